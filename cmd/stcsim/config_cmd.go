@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+func init() {
+	register(&command{name: "config", summary: "show the effective config, " +
+		"or list the built-in ones", run: runConfig})
+}
+
+func runConfig(args []string) int {
+	if len(args) == 0 || (args[0] != "show" && args[0] != "list") {
+		fmt.Fprintln(os.Stderr, "usage: stcsim config show [--config NAME|PATH]... [--set key=value]...\n"+
+			"       stcsim config list")
+		return exitUsage
+	}
+	if args[0] == "list" {
+		for _, n := range configs.Builtin() {
+			ld, err := configs.Load([]string{n}, nil)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "stcsim: built-in %s: %v\n", n, err)
+				return exitInternal
+			}
+			fmt.Printf("%-12s %s\n", n, ld.Config.Description)
+		}
+		return exitOK
+	}
+	fs := newFlagSet("config show", "[--config NAME|PATH]... [--set key=value]...")
+	var cf configFlags
+	cf.add(fs)
+	if code, ok := parseFlags(fs, args[1:]); !ok {
+		return code
+	}
+	ld, code := cf.load()
+	if ld == nil {
+		return code
+	}
+	os.Stdout.Write(ld.YAML())
+	return exitOK
+}

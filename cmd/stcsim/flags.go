@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, ",") }
+
+func (m *multiFlag) Set(v string) error {
+	*m = append(*m, v)
+	return nil
+}
+
+// configFlags are the --config and --set flags shared by commands that
+// load a GPU config.
+type configFlags struct {
+	configs multiFlag
+	sets    multiFlag
+}
+
+func (c *configFlags) add(fs *flag.FlagSet) {
+	fs.Var(&c.configs, "config", "GPU config: built-in name ("+
+		strings.Join(configs.Builtin(), ", ")+") or YAML file; repeat "+
+		"to overlay (default "+configs.Default+")")
+	fs.Var(&c.sets, "set", "override one config value, key.path=value "+
+		"(repeatable)")
+}
+
+// load loads the effective config; on failure it prints why and returns
+// the usage exit status.
+func (c *configFlags) load() (*configs.Loaded, int) {
+	ld, err := configs.Load(c.configs, c.sets)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim:", err)
+		return nil, exitUsage
+	}
+	return ld, exitOK
+}
+
+// newFlagSet makes a flag set that reports errors instead of exiting.
+func newFlagSet(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("stcsim "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fs.SetOutput(os.Stderr)
+		fmt.Fprintf(os.Stderr, "usage: stcsim %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args; ok is false when the caller should return code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.Usage()
+		return exitOK, false
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+		fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return exitOK, true
+}

@@ -1,0 +1,73 @@
+// Command stcsim is the cycle-level simulator of NVIDIA Ampere sparse tensor
+// cores: it runs GEMM workloads dense and 2:4-sparse on a configured GPU and
+// reports cycles, throughput, traffic and where time goes.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/tebeka/atexit"
+)
+
+// Exit statuses (the command's contract).
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitUsage    = 2
+)
+
+// Version is the tool version recorded next to every result.
+const Version = "0.1.0"
+
+// command is one subcommand; each lives in its own file and registers
+// itself from init.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func main() {
+	atexit.Exit(dispatch(os.Args[1:]))
+}
+
+func dispatch(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" ||
+		args[0] == "help" {
+		usage()
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Println("stcsim", Version)
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "stcsim: unknown command %q\n\n", args[0])
+		usage()
+		return exitUsage
+	}
+	return c.run(args[1:])
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: stcsim COMMAND [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun 'stcsim COMMAND -h' for a command's flags.")
+}

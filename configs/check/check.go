@@ -1,0 +1,112 @@
+// Package check holds the small vocabulary that config sections use to
+// report invalid values. It is a leaf package: the config loader turns each
+// Error into a message naming the file, the line and the full key.
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Error is one invalid value. Path is relative to the section that found it
+// (for example "bytes_per_clk"); the loader prefixes the section's own path.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e Error) Error() string { return e.Path + ": " + e.Msg }
+
+// List collects errors of one section.
+type List []Error
+
+// Add records one error.
+func (l *List) Add(path, format string, args ...any) {
+	*l = append(*l, Error{Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Prefix returns the errors with prefix+"." put before every path.
+func (l List) Prefix(prefix string) List {
+	out := make(List, len(l))
+	for i, e := range l {
+		out[i] = Error{Path: join(prefix, e.Path), Msg: e.Msg}
+	}
+	return out
+}
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
+
+// Positive requires v > 0.
+func (l *List) Positive(path string, v int) {
+	if v <= 0 {
+		l.Add(path, "must be > 0 (got %d)", v)
+	}
+}
+
+// PositiveF requires v > 0.
+func (l *List) PositiveF(path string, v float64) {
+	if !(v > 0) {
+		l.Add(path, "must be > 0 (got %g)", v)
+	}
+}
+
+// NonNegative requires v >= 0.
+func (l *List) NonNegative(path string, v int) {
+	if v < 0 {
+		l.Add(path, "must be >= 0 (got %d)", v)
+	}
+}
+
+// Range requires lo <= v <= hi.
+func (l *List) Range(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		l.Add(path, "must be in [%d, %d] (got %d)", lo, hi, v)
+	}
+}
+
+// PowerOfTwo requires v to be a positive power of two.
+func (l *List) PowerOfTwo(path string, v int) {
+	if v <= 0 || v&(v-1) != 0 {
+		l.Add(path, "must be a power of two (got %d)", v)
+	}
+}
+
+// OneOf requires v to be one of allowed.
+func (l *List) OneOf(path, v string, allowed ...string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	l.Add(path, "must be one of %s (got %q)", strings.Join(allowed, ", "), v)
+}
+
+// OneOfInt requires v to be one of allowed.
+func (l *List) OneOfInt(path string, v int, allowed []int) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	s := make([]string, len(allowed))
+	for i, a := range allowed {
+		s[i] = fmt.Sprint(a)
+	}
+	l.Add(path, "must be one of %s (got %d)", strings.Join(s, ", "), v)
+}
+
+// Sorted returns the errors ordered by path, for stable messages.
+func (l List) Sorted() List {
+	out := append(List(nil), l...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

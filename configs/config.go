@@ -1,0 +1,218 @@
+package configs
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// Config is one GPU: every parameter the model uses. Sections are typed by
+// the package that models them (tensor core, memory); the SM, kernel
+// library and simulation controls are typed here.
+type Config struct {
+	// Base names a config this one overlays (a built-in name or a path
+	// relative to this file); it is resolved when loading.
+	Base        string            `yaml:"base,omitempty"`
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description"`
+	GPU         GPUConfig         `yaml:"gpu"`
+	SM          SMConfig          `yaml:"sm"`
+	TensorCore  tensorcore.Config `yaml:"tensorcore"`
+	Memory      memory.Config     `yaml:",inline"`
+	Kernel      KernelConfig      `yaml:"kernel"`
+	Sim         SimConfig         `yaml:"sim"`
+}
+
+// GPUConfig holds chip-level parameters.
+type GPUConfig struct {
+	ClockMHz int `yaml:"clock_mhz"`
+	SMCount  int `yaml:"sm_count"`
+}
+
+// SMConfig holds the streaming multiprocessor's parameters.
+type SMConfig struct {
+	SubPartitions int `yaml:"sub_partitions"`
+	// WarpSchedulers is the number of warp schedulers per sub-partition.
+	WarpSchedulers int `yaml:"warp_schedulers"`
+	// IssuePerClk is instructions issued per scheduler per cycle.
+	IssuePerClk int `yaml:"issue_per_clk"`
+	MaxWarps    int `yaml:"max_warps"`
+	MaxThreads  int `yaml:"max_threads"`
+	MaxCTAs     int `yaml:"max_ctas"`
+	// Registers is the number of 32-bit registers per SM.
+	Registers int `yaml:"registers"`
+	// RegisterFileBytesPerClk is the operand-collector read bandwidth of one
+	// sub-partition's register file.
+	RegisterFileBytesPerClk int `yaml:"register_file_bytes_per_clk"`
+	// BarrierLatency is the cycles from the last warp arriving at a CTA
+	// barrier to the warps resuming.
+	BarrierLatency int `yaml:"barrier_latency"`
+	// CTALaunchLatency is the cycles from a CTA slot freeing to the next
+	// CTA's first instruction.
+	CTALaunchLatency int `yaml:"cta_launch_latency"`
+	// KernelLaunchLatency is the cycles added once per kernel launch.
+	KernelLaunchLatency int `yaml:"kernel_launch_latency"`
+}
+
+// TileConfig is one kernel of the library: a CUTLASS-style threadblock
+// tile, its warp tile and its cp.async pipeline depth.
+type TileConfig struct {
+	BM         int      `yaml:"bm"`
+	BN         int      `yaml:"bn"`
+	BK         int      `yaml:"bk"` // logical K per k-step (before compression)
+	WarpM      int      `yaml:"warp_m"`
+	WarpN      int      `yaml:"warp_n"`
+	Stages     int      `yaml:"stages"`
+	Modes      []string `yaml:"modes"`      // dense, sparse
+	Precisions []string `yaml:"precisions"` // fp16, bf16, tf32, int8
+}
+
+// Name is the tile's identifier, as reported in results and accepted by
+// kernel.force: BMxBNxBK_WMxWN_sS.
+func (t TileConfig) Name() string {
+	return fmt.Sprintf("%dx%dx%d_%dx%d_s%d", t.BM, t.BN, t.BK, t.WarpM,
+		t.WarpN, t.Stages)
+}
+
+// Warps is the number of warps of one CTA.
+func (t TileConfig) Warps() int { return (t.BM / t.WarpM) * (t.BN / t.WarpN) }
+
+// Supports says whether the tile is offered for a mode and precision.
+func (t TileConfig) Supports(mode, precision string) bool {
+	return contains(t.Modes, mode) && contains(t.Precisions, precision)
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// KernelConfig is the kernel library and its selection rule.
+type KernelConfig struct {
+	// Force pins one tile by name ("" lets the heuristic choose).
+	Force string `yaml:"force"`
+	// SplitK lists the split-K factors the heuristic may try.
+	SplitK []int `yaml:"split_k"`
+	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.
+	Beta       float64      `yaml:"beta"`
+	Candidates []TileConfig `yaml:"candidates"`
+}
+
+// SimConfig holds controls of the simulation itself.
+type SimConfig struct {
+	Seed uint64 `yaml:"seed"`
+	// MemoryGranularity is "fast" (tile-granular transfers through
+	// bandwidth-and-latency models) or "detailed" (every line request
+	// through Akita caches and DRAM).
+	MemoryGranularity string `yaml:"memory_granularity"`
+	// ExtrapolateWaves simulates the first waves of a kernel and
+	// extrapolates the steady state for the rest.
+	ExtrapolateWaves bool `yaml:"extrapolate_waves"`
+}
+
+// Validate checks the whole config; paths are full keys.
+func (c *Config) Validate() check.List {
+	var l check.List
+	if c.Name == "" {
+		l.Add("name", "must be set")
+	}
+	l.Positive("gpu.clock_mhz", c.GPU.ClockMHz)
+	l.Positive("gpu.sm_count", c.GPU.SMCount)
+	l = append(l, c.SM.validate().Prefix("sm")...)
+	l = append(l, c.TensorCore.Validate().Prefix("tensorcore")...)
+	l = append(l, c.Memory.Validate()...)
+	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
+	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	return l.Sorted()
+}
+
+func (s SMConfig) validate() check.List {
+	var l check.List
+	l.Positive("sub_partitions", s.SubPartitions)
+	l.Positive("warp_schedulers", s.WarpSchedulers)
+	l.Positive("issue_per_clk", s.IssuePerClk)
+	l.Positive("max_warps", s.MaxWarps)
+	l.Positive("max_threads", s.MaxThreads)
+	l.Positive("max_ctas", s.MaxCTAs)
+	l.Positive("registers", s.Registers)
+	l.Positive("register_file_bytes_per_clk", s.RegisterFileBytesPerClk)
+	l.NonNegative("barrier_latency", s.BarrierLatency)
+	l.NonNegative("cta_launch_latency", s.CTALaunchLatency)
+	l.NonNegative("kernel_launch_latency", s.KernelLaunchLatency)
+	if s.MaxThreads != s.MaxWarps*32 && s.MaxWarps > 0 {
+		l.Add("max_threads", "inconsistent: max_warps %d x 32 = %d",
+			s.MaxWarps, s.MaxWarps*32)
+	}
+	return l
+}
+
+func (k KernelConfig) validate(c *Config) check.List {
+	var l check.List
+	if len(k.Candidates) == 0 {
+		l.Add("candidates", "must list at least one tile configuration")
+	}
+	for _, f := range k.SplitK {
+		l.Range("split_k", f, 1, 64)
+	}
+	if len(k.SplitK) == 0 {
+		l.Add("split_k", "must list at least one factor (1 = no split-K)")
+	}
+	if k.Beta != 0 && k.Beta != 1 {
+		l.Add("beta", "must be 0 or 1 (got %g)", k.Beta)
+	}
+	names := map[string]bool{}
+	for i, t := range k.Candidates {
+		p := fmt.Sprintf("candidates[%d]", i)
+		l = append(l, t.validate(c).Prefix(p)...)
+		names[t.Name()] = true
+	}
+	if k.Force != "" && !names[k.Force] {
+		all := make([]string, 0, len(k.Candidates))
+		for _, t := range k.Candidates {
+			all = append(all, t.Name())
+		}
+		l.Add("force", "%q is not a candidate (have %s)", k.Force,
+			strings.Join(all, ", "))
+	}
+	return l
+}
+
+func (t TileConfig) validate(c *Config) check.List {
+	var l check.List
+	l.PowerOfTwo("bm", t.BM)
+	l.PowerOfTwo("bn", t.BN)
+	l.PowerOfTwo("bk", t.BK)
+	l.PowerOfTwo("warp_m", t.WarpM)
+	l.PowerOfTwo("warp_n", t.WarpN)
+	l.Range("stages", t.Stages, 2, 16)
+	if len(l) > 0 {
+		return l
+	}
+	if t.WarpM > t.BM || t.WarpN > t.BN {
+		l.Add("warp_m", "warp tile %dx%d larger than threadblock tile %dx%d",
+			t.WarpM, t.WarpN, t.BM, t.BN)
+	}
+	if t.Warps()*32 > c.SM.MaxThreads {
+		l.Add("bm", "%d warps exceed sm.max_threads", t.Warps())
+	}
+	if len(t.Modes) == 0 {
+		l.Add("modes", "must list dense and/or sparse")
+	}
+	for _, m := range t.Modes {
+		l.OneOf("modes", m, "dense", "sparse")
+	}
+	if len(t.Precisions) == 0 {
+		l.Add("precisions", "must list at least one precision")
+	}
+	for _, p := range t.Precisions {
+		l.OneOf("precisions", p, tensorcore.Names...)
+	}
+	return l
+}

@@ -1,0 +1,296 @@
+package configs
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stcsim/stcsim/configs/check"
+)
+
+//go:embed *.yaml
+var builtin embed.FS
+
+// Default is the config used when none is named.
+const Default = "a100-40gb"
+
+// Builtin lists the names of the embedded GPU configs.
+func Builtin() []string {
+	entries, _ := builtin.ReadDir(".")
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BuiltinSource returns the YAML text of an embedded config.
+func BuiltinSource(name string) ([]byte, bool) {
+	b, err := builtin.ReadFile(name + ".yaml")
+	return b, err == nil
+}
+
+// Error is a config that could not be loaded: every problem found, each
+// naming where it came from.
+type Error struct{ Problems []string }
+
+func (e *Error) Error() string {
+	return "invalid config:\n  " + strings.Join(e.Problems, "\n  ")
+}
+
+// pos is where a key's value came from.
+type pos struct {
+	file string
+	line int
+}
+
+func (p pos) String() string {
+	if p.line == 0 {
+		return p.file
+	}
+	return fmt.Sprintf("%s:%d", p.file, p.line)
+}
+
+// Loaded is an effective config plus where each value came from.
+type Loaded struct {
+	Config  *Config
+	Sources []string // the --config names/paths, then the --set overrides
+	origin  map[string]pos
+	tree    *yaml.Node
+	depth   int
+}
+
+// Load reads configs in order (each a built-in name or a file path; the
+// first is the base, the rest overlay it), applies key=value overrides and
+// validates the result. With no specs it loads Default.
+func Load(specs []string, sets []string) (*Loaded, error) {
+	if len(specs) == 0 {
+		specs = []string{Default}
+	}
+	ld := &Loaded{origin: map[string]pos{}}
+	var problems []string
+	for _, spec := range specs {
+		if err := ld.mergeSource(spec); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	for _, s := range sets {
+		if err := ld.applySet(s); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &Error{Problems: problems}
+	}
+	return ld, ld.finish(specs, sets)
+}
+
+func (ld *Loaded) finish(specs, sets []string) error {
+	cfg := &Config{}
+	dec := yaml.NewDecoder(bytes.NewReader(mustMarshal(ld.tree)))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil {
+		return &Error{Problems: []string{err.Error()}}
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return &Error{Problems: ld.describe(errs)}
+	}
+	ld.Config = cfg
+	ld.Sources = append(append([]string{}, specs...), setLabels(sets)...)
+	return nil
+}
+
+func setLabels(sets []string) []string {
+	out := make([]string, len(sets))
+	for i, s := range sets {
+		out[i] = "--set " + s
+	}
+	return out
+}
+
+func mustMarshal(n *yaml.Node) []byte {
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		panic(fmt.Sprintf("re-marshal of a parsed YAML tree failed: %v", err))
+	}
+	return b
+}
+
+// describe turns validation errors into messages with file and line.
+func (ld *Loaded) describe(errs check.List) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		where, ok := ld.lookup(e.Path)
+		if !ok {
+			out = append(out, fmt.Sprintf("key %s: missing from every "+
+				"config (%s)", e.Path, e.Msg))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: key %s: %s", where, e.Path, e.Msg))
+	}
+	return out
+}
+
+// lookup finds the origin of a path or of its nearest set ancestor.
+func (ld *Loaded) lookup(path string) (pos, bool) {
+	for p := path; p != ""; p = parent(p) {
+		if o, ok := ld.origin[p]; ok {
+			return o, true
+		}
+	}
+	return pos{}, false
+}
+
+func parent(p string) string {
+	if i := strings.LastIndexAny(p, ".["); i > 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// Origin says where the value of a key came from ("file:line" or the
+// --set flag).
+func (ld *Loaded) Origin(path string) string {
+	o, ok := ld.lookup(path)
+	if !ok {
+		return "unset"
+	}
+	return o.String()
+}
+
+func (ld *Loaded) mergeSource(spec string) error {
+	data, label, err := readSource(spec)
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %v", label, err)
+	}
+	if len(doc.Content) == 0 {
+		return fmt.Errorf("%s: empty config", label)
+	}
+	root := doc.Content[0]
+	if err := checkNode(label, root, reflect.TypeOf(Config{}), ""); err != nil {
+		return err
+	}
+	if err := ld.mergeBase(spec, label, root); err != nil {
+		return err
+	}
+	ld.record(label, root, "")
+	if ld.tree == nil {
+		ld.tree = root
+		return nil
+	}
+	mergeNode(ld.tree, root)
+	return nil
+}
+
+// mergeBase loads the config named by a "base:" key before the file that
+// names it, and drops the key.
+func (ld *Loaded) mergeBase(spec, label string, root *yaml.Node) error {
+	j := findKey(root, "base")
+	if j < 0 {
+		return nil
+	}
+	base := root.Content[j+1].Value
+	root.Content = append(root.Content[:j], root.Content[j+2:]...)
+	ld.depth++
+	defer func() { ld.depth-- }()
+	if ld.depth > 8 {
+		return fmt.Errorf("%s: base chain too deep (a cycle?)", label)
+	}
+	if _, ok := BuiltinSource(base); !ok && !filepath.IsAbs(base) {
+		base = filepath.Join(filepath.Dir(spec), base)
+	}
+	if err := ld.mergeSource(base); err != nil {
+		return fmt.Errorf("%s: base %q: %w", label, base, err)
+	}
+	return nil
+}
+
+func readSource(spec string) ([]byte, string, error) {
+	if b, ok := BuiltinSource(spec); ok && !strings.ContainsAny(spec, "/.") {
+		return b, spec + ".yaml (built-in)", nil
+	}
+	b, err := os.ReadFile(spec)
+	if err != nil {
+		return nil, spec, fmt.Errorf("config %q: not a built-in config "+
+			"(%s) and not a readable file: %v", spec,
+			strings.Join(Builtin(), ", "), err)
+	}
+	return b, spec, nil
+}
+
+// record notes the origin of every key under n.
+func (ld *Loaded) record(label string, n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := joinPath(path, k.Value)
+			ld.origin[p] = pos{label, k.Line}
+			ld.record(label, v, p)
+		}
+	case yaml.SequenceNode:
+		for i, v := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			ld.origin[p] = pos{label, v.Line}
+			ld.record(label, v, p)
+		}
+	}
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// mergeNode overlays src onto dst: mappings merge key by key, anything
+// else (scalars, lists) is replaced.
+func mergeNode(dst, src *yaml.Node) {
+	if dst.Kind != yaml.MappingNode || src.Kind != yaml.MappingNode {
+		*dst = *src
+		return
+	}
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		if j := findKey(dst, k.Value); j >= 0 {
+			mergeNode(dst.Content[j+1], v)
+			continue
+		}
+		dst.Content = append(dst.Content, k, v)
+	}
+}
+
+func findKey(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// YAML renders the effective config, with a header naming its sources.
+func (ld *Loaded) YAML() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# effective stcsim config\n# sources: %s\n",
+		strings.Join(ld.Sources, ", "))
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(ld.Config); err != nil {
+		panic(fmt.Sprintf("encode config: %v", err))
+	}
+	return b.Bytes()
+}

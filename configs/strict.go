@@ -1,0 +1,215 @@
+package configs
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// checkNode walks a parsed YAML tree against the Go type it must decode
+// into and reports the first unknown key or wrong type with its file, line
+// and full key.
+func checkNode(label string, n *yaml.Node, t reflect.Type, path string) error {
+	if t.Kind() == reflect.Struct {
+		return checkMapping(label, n, t, path)
+	}
+	if t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 {
+		if n.Kind != yaml.SequenceNode {
+			return typeError(label, n, path, "a list")
+		}
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if err := checkNode(label, c, t.Elem(), p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return typeError(label, n, path, kindName(t))
+	}
+	v := reflect.New(t)
+	if err := n.Decode(v.Interface()); err != nil {
+		return typeError(label, n, path, kindName(t))
+	}
+	return nil
+}
+
+func typeError(label string, n *yaml.Node, path, want string) error {
+	got := n.Value
+	if n.Kind != yaml.ScalarNode {
+		got = map[yaml.Kind]string{yaml.MappingNode: "a mapping",
+			yaml.SequenceNode: "a list"}[n.Kind]
+	} else {
+		got = fmt.Sprintf("%q", got)
+	}
+	return fmt.Errorf("%s:%d: key %s: wrong type: want %s, got %s",
+		label, n.Line, path, want, got)
+}
+
+func checkMapping(label string, n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return typeError(label, n, path, "a mapping")
+	}
+	fields := yamlFields(t)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ft, ok := fields[k.Value]
+		if !ok {
+			return fmt.Errorf("%s:%d: unknown key %s (allowed here: %s)",
+				label, k.Line, joinPath(path, k.Value), keyList(fields))
+		}
+		if err := checkNode(label, v, ft, joinPath(path, k.Value)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// yamlFields maps the YAML keys of a struct (following inline fields) to
+// their types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if opts == "inline" {
+			for k, v := range yamlFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func keyList(fields map[string]reflect.Type) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+// typeAt resolves a dotted key path (list elements as [i]) to its Go type.
+func typeAt(path string) (reflect.Type, error) {
+	t := reflect.TypeOf(Config{})
+	walked := ""
+	for _, part := range strings.Split(path, ".") {
+		name, idx, hasIdx := strings.Cut(part, "[")
+		fields := yamlFields(t)
+		ft, ok := fields[name]
+		if t.Kind() != reflect.Struct || !ok {
+			return nil, fmt.Errorf("unknown key %s (allowed after %q: %s)",
+				joinPath(walked, name), walked, keyList(fields))
+		}
+		t = ft
+		walked = joinPath(walked, name)
+		if hasIdx {
+			if t.Kind() != reflect.Slice || !strings.HasSuffix(idx, "]") {
+				return nil, fmt.Errorf("key %s is not a list", walked)
+			}
+			t = t.Elem()
+			walked += "[" + idx
+		}
+	}
+	return t, nil
+}
+
+// applySet applies one key.path=value override.
+func (ld *Loaded) applySet(kv string) error {
+	key, value, ok := strings.Cut(kv, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return fmt.Errorf("--set %q: want key.path=value", kv)
+	}
+	t, err := typeAt(key)
+	if err != nil {
+		return fmt.Errorf("--set %s: %v", kv, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
+		doc = yaml.Node{Content: []*yaml.Node{{Kind: yaml.ScalarNode,
+			Tag: "!!str", Value: value}}}
+	}
+	val := doc.Content[0]
+	label := "--set " + kv
+	if err := checkNode(label, val, t, key); err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, "wrong type"); i >= 0 {
+			msg = msg[i:]
+		}
+		return fmt.Errorf("--set %s: value %q is not valid for %s: %s", kv,
+			value, key, msg)
+	}
+	if ld.tree == nil {
+		return fmt.Errorf("--set %s: no config loaded to override", kv)
+	}
+	if err := setPath(ld.tree, key, val); err != nil {
+		return fmt.Errorf("--set %s: %v", kv, err)
+	}
+	ld.origin[key] = pos{file: label}
+	ld.record(label, val, key)
+	return nil
+}
+
+// setPath puts val at the dotted path, creating mappings as needed.
+func setPath(root *yaml.Node, path string, val *yaml.Node) error {
+	n := root
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		name, idx, hasIdx := strings.Cut(part, "[")
+		last := i == len(parts)-1 && !hasIdx
+		j := findKey(n, name)
+		if j < 0 {
+			child := &yaml.Node{Kind: yaml.MappingNode}
+			if last {
+				child = val
+			}
+			n.Content = append(n.Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Value: name}, child)
+			n = child
+		} else if last {
+			*n.Content[j+1] = *val
+		} else {
+			n = n.Content[j+1]
+		}
+		if hasIdx {
+			var k int
+			if _, err := fmt.Sscanf(idx, "%d]", &k); err != nil ||
+				n.Kind != yaml.SequenceNode || k < 0 || k >= len(n.Content) {
+				return fmt.Errorf("no list element %s[%s", name, idx)
+			}
+			if i == len(parts)-1 {
+				*n.Content[k] = *val
+				return nil
+			}
+			n = n.Content[k]
+		}
+	}
+	return nil
+}
+
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Uint64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a " + t.Kind().String()
+}

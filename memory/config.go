@@ -1,0 +1,140 @@
+package memory
+
+import "github.com/stcsim/stcsim/configs/check"
+
+// SharedMemoryConfig is the per-SM shared memory (the carve-out of the
+// unified L1/shared array).
+type SharedMemoryConfig struct {
+	CarveoutKB        int   `yaml:"carveout_kb"`
+	CarveoutOptionsKB []int `yaml:"carveout_options_kb"`
+	Banks             int   `yaml:"banks"`
+	BankBytes         int   `yaml:"bank_bytes"`
+	BytesPerClk       int   `yaml:"bytes_per_clk"`
+	Latency           int   `yaml:"latency"`
+}
+
+// L1Config is the per-SM L1 data cache.
+type L1Config struct {
+	TotalKB     int `yaml:"total_kb"` // unified L1 + shared array
+	LineBytes   int `yaml:"line_bytes"`
+	SectorBytes int `yaml:"sector_bytes"`
+	Ways        int `yaml:"ways"`
+	HitLatency  int `yaml:"hit_latency"`
+	BytesPerClk int `yaml:"bytes_per_clk"`
+}
+
+// L2Config is the partitioned, sliced L2.
+type L2Config struct {
+	SizeKB             int    `yaml:"size_kb"`
+	Partitions         int    `yaml:"partitions"`
+	SlicesPerPartition int    `yaml:"slices_per_partition"`
+	LineBytes          int    `yaml:"line_bytes"`
+	SectorBytes        int    `yaml:"sector_bytes"`
+	Ways               int    `yaml:"ways"`
+	NearLatency        int    `yaml:"near_latency"`
+	FarLatency         int    `yaml:"far_latency"`
+	BytesPerClk        int    `yaml:"bytes_per_clk"`
+	Hash               string `yaml:"hash"`
+}
+
+// CrossbarConfig is the SM-to-L2 crossbar.
+type CrossbarConfig struct {
+	PortBytesPerClk int `yaml:"port_bytes_per_clk"`
+}
+
+// DRAMConfig is the device memory.
+type DRAMConfig struct {
+	Kind          string  `yaml:"kind"`
+	Channels      int     `yaml:"channels"`
+	BandwidthGBps float64 `yaml:"bandwidth_gbps"`
+	Efficiency    float64 `yaml:"efficiency"`
+	Latency       int     `yaml:"latency"`
+	SizeGB        int     `yaml:"size_gb"`
+}
+
+// Config is the whole memory hierarchy.
+type Config struct {
+	SharedMemory SharedMemoryConfig `yaml:"shared_memory"`
+	L1           L1Config           `yaml:"l1"`
+	L2           L2Config           `yaml:"l2"`
+	Crossbar     CrossbarConfig     `yaml:"crossbar"`
+	DRAM         DRAMConfig         `yaml:"dram"`
+}
+
+// Validate checks the section.
+func (c *Config) Validate() check.List {
+	var l check.List
+	s := c.SharedMemory
+	l.OneOfInt("shared_memory.carveout_kb", s.CarveoutKB, s.CarveoutOptionsKB)
+	l.PowerOfTwo("shared_memory.banks", s.Banks)
+	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
+	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)
+	l.Positive("shared_memory.latency", s.Latency)
+	for _, kb := range s.CarveoutOptionsKB {
+		if kb > c.L1.TotalKB {
+			l.Add("shared_memory.carveout_options_kb", "option %d KB "+
+				"exceeds l1.total_kb (%d)", kb, c.L1.TotalKB)
+		}
+	}
+	l.Positive("l1.total_kb", c.L1.TotalKB)
+	l.PowerOfTwo("l1.line_bytes", c.L1.LineBytes)
+	l.PowerOfTwo("l1.sector_bytes", c.L1.SectorBytes)
+	l.PowerOfTwo("l1.ways", c.L1.Ways)
+	l.Positive("l1.hit_latency", c.L1.HitLatency)
+	l.Positive("l1.bytes_per_clk", c.L1.BytesPerClk)
+	l2 := c.L2
+	l.Positive("l2.size_kb", l2.SizeKB)
+	l.Positive("l2.partitions", l2.Partitions)
+	l.Positive("l2.slices_per_partition", l2.SlicesPerPartition)
+	l.PowerOfTwo("l2.line_bytes", l2.LineBytes)
+	l.PowerOfTwo("l2.sector_bytes", l2.SectorBytes)
+	l.PowerOfTwo("l2.ways", l2.Ways)
+	l.Positive("l2.near_latency", l2.NearLatency)
+	l.Positive("l2.far_latency", l2.FarLatency)
+	l.Positive("l2.bytes_per_clk", l2.BytesPerClk)
+	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
+	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
+	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e")
+	l.Positive("dram.channels", c.DRAM.Channels)
+	l.PositiveF("dram.bandwidth_gbps", c.DRAM.BandwidthGBps)
+	if !(c.DRAM.Efficiency > 0 && c.DRAM.Efficiency <= 1) {
+		l.Add("dram.efficiency", "must be in (0, 1] (got %g)", c.DRAM.Efficiency)
+	}
+	l.Positive("dram.latency", c.DRAM.Latency)
+	l.Positive("dram.size_gb", c.DRAM.SizeGB)
+	if len(l) == 0 {
+		l = append(l, c.consistency()...)
+	}
+	return l
+}
+
+func (c *Config) consistency() check.List {
+	var l check.List
+	l2 := c.L2
+	slices := l2.Partitions * l2.SlicesPerPartition
+	if l2.SizeKB%slices != 0 {
+		l.Add("l2.size_kb", "%d KB does not divide into %d slices", l2.SizeKB, slices)
+	} else {
+		sliceBytes := l2.SizeKB * 1024 / slices
+		sets := sliceBytes / (l2.LineBytes * l2.Ways)
+		if sets <= 0 || sets&(sets-1) != 0 {
+			l.Add("l2.size_kb", "each slice (%d B, %d-way, %d B lines) "+
+				"must have a power-of-two number of sets (got %d)",
+				sliceBytes, l2.Ways, l2.LineBytes, sets)
+		}
+	}
+	if l2.SectorBytes > l2.LineBytes {
+		l.Add("l2.sector_bytes", "must not exceed l2.line_bytes")
+	}
+	if l2.FarLatency < l2.NearLatency {
+		l.Add("l2.far_latency", "must be >= l2.near_latency (%d)", l2.NearLatency)
+	}
+	if c.L1.SectorBytes > c.L1.LineBytes {
+		l.Add("l1.sector_bytes", "must not exceed l1.line_bytes")
+	}
+	if c.DRAM.Latency < l2.FarLatency {
+		l.Add("dram.latency", "must be >= l2.far_latency (%d): a DRAM "+
+			"access passes through L2", l2.FarLatency)
+	}
+	return l
+}
