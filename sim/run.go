@@ -1,0 +1,32 @@
+package sim
+
+import (
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// Version is the tool version recorded next to every result.
+const Version = "0.1.0"
+
+// Job is what one simulation run covers: workloads in modes.
+type Job struct {
+	Workloads []*workloads.Trace
+	Modes     []string // "dense", "sparse"
+	// Progress, when set, is called as GEMM simulations finish.
+	Progress func(done, total int)
+}
+
+// Report is the result of a run: the machine-readable output contract.
+type Report struct {
+	Tool    string        `json:"tool"`
+	Version string        `json:"version"`
+	Config  string        `json:"config"`
+	Results []LayerResult `json:"results"`
+	Totals  []Total       `json:"totals"`
+}
+
+// Run simulates every GEMM of the job's workloads in every mode on the
+// effective config and returns the per-layer results and totals.
+func Run(ld *configs.Loaded, job Job) (*Report, error) {
+	return newRunner(ld, job).run()
+}
