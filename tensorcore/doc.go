@@ -1,0 +1,13 @@
+// Package tensorcore models the NVIDIA Ampere tensor core of one SM
+// sub-partition, dense and 2:4 sparse, functionally and in time.
+//
+// Functional model: magnitude pruning to N:M patterns (PruneMagnitude,
+// PrunePairwise for int4's pair-wise 4:8), pattern checks, compression to
+// the hardware format with PTX mma.sp::ordered_metadata metadata
+// (Compress, Metadata, UnpackMetadata), the per-lane register layout of
+// mma.sp (SparseLayout), and instruction-level MMA / MMASp where the sparse
+// path muxes B through the metadata indices as the hardware does.
+//
+// Timing model: Unit, an Akita component fed with runs of MMAs by the SM
+// model; MicroTC is the tensor-core microbenchmark. See docs/tensorcore.md.
+package tensorcore
