@@ -1,4 +1,19 @@
+// Package workloads describes what stcsim runs: GEMM traces (one GEMM per
+// row, read from CSV or JSON files or generated from ResNet and BERT layer
+// descriptions) and the weights whose 2:4 masks a replay uses.
+//
+// Orientation (see docs/workloads.md): A is the M x K weight operand, the
+// one that may be 2:4-sparse, with the 2:4 groups running along K; B is the
+// K x N activation operand. A convolution is an implicit GEMM with M =
+// output channels, N = batch x P x Q, K = C x R x S; a linear layer has M =
+// out_features, N = tokens, K = in_features.
 package workloads
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // GEMM is one GEMM of a workload: D = A x B (+ C), with A the M x K operand
 // that may be 2:4-sparse along K (a layer's weights), B the K x N
@@ -22,6 +37,10 @@ type GEMM struct {
 	Weights string `json:"weights,omitempty"`
 	// Note says how the GEMM was derived (padding, orientation).
 	Note string `json:"note,omitempty"`
+	// UnpaddedM and UnpaddedK are the layer's own M and K when M and K were
+	// padded up for the sparse kernel (see Pad); 0 when not padded.
+	UnpaddedM int `json:"unpadded_m,omitempty"`
+	UnpaddedK int `json:"unpadded_k,omitempty"`
 }
 
 // Trace is a workload: an ordered list of GEMMs.
@@ -29,3 +48,136 @@ type Trace struct {
 	Name  string `json:"name"`
 	GEMMs []GEMM `json:"gemms"`
 }
+
+// Sparsity values a trace row may carry.
+const (
+	Sparse24 = "2:4"
+	Sparse12 = "1:2"
+	Dense    = "dense"
+)
+
+// Precisions lists the input precisions a trace row may carry, in a fixed
+// order (the tensor-core config has a section for each).
+var Precisions = []string{"fp16", "bf16", "tf32", "int8"}
+
+// The ASP rule (NVIDIA apex.contrib.sparsity): a Linear or Conv weight is
+// pruned only when its output count is a multiple of ASPOutMultiple and its
+// input count (in_features, or input channels C) a multiple of
+// ASPInMultiple. Other layers stay dense in the sparse network.
+const (
+	ASPOutMultiple = 8
+	ASPInMultiple  = 16
+)
+
+// ASPEligible reports whether a layer with out outputs and in inputs
+// (channels for a convolution) is pruned under the ASP rule.
+func ASPEligible(out, in int) bool {
+	return out > 0 && in > 0 && out%ASPOutMultiple == 0 &&
+		in%ASPInMultiple == 0
+}
+
+// MACs is the multiply-accumulate count of one run of the GEMM as it will
+// execute (padded shape): M x N x K x Batch.
+func (g GEMM) MACs() int64 {
+	return int64(g.M) * int64(g.N) * int64(g.K) * int64(max(g.Batch, 1))
+}
+
+// UsefulMACs is MACs on the layer's own (unpadded) shape.
+func (g GEMM) UsefulMACs() int64 {
+	m, k := g.M, g.K
+	if g.UnpaddedM > 0 {
+		m = g.UnpaddedM
+	}
+	if g.UnpaddedK > 0 {
+		k = g.UnpaddedK
+	}
+	return int64(m) * int64(g.N) * int64(k) * int64(max(g.Batch, 1))
+}
+
+// SparseApplied reports whether the GEMM runs sparse in the sparse variant
+// of the network: its Sparsity is not "dense", K is a whole number of
+// pattern groups, and M % minOut == 0 and K % minIn == 0 (a min <= 0 skips
+// that check). Callers applying the ASP rule to a GEMM pass
+// ASPOutMultiple, ASPInMultiple; generated rows already encode the rule in
+// Sparsity (it is decided on the layer's channels, not on K).
+func (g GEMM) SparseApplied(minOut, minIn int) bool {
+	group := PatternGroup(g.Sparsity)
+	if group == 0 || g.K%group != 0 {
+		return false
+	}
+	if minOut > 0 && g.M%minOut != 0 {
+		return false
+	}
+	if minIn > 0 && g.K%minIn != 0 {
+		return false
+	}
+	return true
+}
+
+// PatternGroup is the group width along K of a sparsity value (4 for
+// "2:4", 2 for "1:2"), or 0 for "dense" and unknown values.
+func PatternGroup(sparsity string) int {
+	switch sparsity {
+	case Sparse24:
+		return 4
+	case Sparse12:
+		return 2
+	}
+	return 0
+}
+
+// MACs is the total multiply-accumulate count of one pass of the
+// workload as it executes: the sum of MACs x Count.
+func (t *Trace) MACs() int64 {
+	var s int64
+	for _, g := range t.GEMMs {
+		s += g.MACs() * int64(g.Count)
+	}
+	return s
+}
+
+// UsefulMACs is MACs without the padding.
+func (t *Trace) UsefulMACs() int64 {
+	var s int64
+	for _, g := range t.GEMMs {
+		s += g.UsefulMACs() * int64(g.Count)
+	}
+	return s
+}
+
+// ParseGEMM reads an "MxNxK" shape, as given to --gemm.
+func ParseGEMM(s string) (m, n, k int, err error) {
+	parts := strings.Split(s, "x")
+	if len(parts) != 3 {
+		return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: want MxNxK, "+
+			"like 4096x4096x4096", s)
+	}
+	var v [3]int
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s %q is "+
+				"not a whole number", s, dimName[i], p)
+		}
+		if x <= 0 {
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s must be "+
+				"> 0, got %d", s, dimName[i], x)
+		}
+		if x > MaxDim {
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s %d is "+
+				"above the limit %d", s, dimName[i], x, MaxDim)
+		}
+		v[i] = x
+	}
+	return v[0], v[1], v[2], nil
+}
+
+var dimName = [3]string{"M", "N", "K"}
+
+// MaxDim bounds every GEMM dimension, count and batch; a trace row's
+// MACs x Count is further bounded by MaxMACs, so sums stay far from int64
+// overflow.
+const (
+	MaxDim  = 1 << 30
+	MaxMACs = 1 << 56
+)

@@ -1,0 +1,257 @@
+package workloads
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// ParseJSON reads a JSON trace: {"name": ..., "gemms": [{...}, ...]} with
+// the same fields as the CSV columns. name is the file name used in errors,
+// and the trace's name when the file gives none. Unknown and repeated keys,
+// nulls, missing required fields and trailing data are errors.
+func ParseJSON(r io.Reader, name string) (*Trace, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	p := &jsonParser{file: name, data: data,
+		dec: json.NewDecoder(bytes.NewReader(data))}
+	p.dec.UseNumber()
+	t, err := p.trace()
+	if err != nil {
+		return nil, err
+	}
+	if t.Name == "" {
+		t.Name = name
+	}
+	return t, nil
+}
+
+type jsonParser struct {
+	file string
+	data []byte
+	dec  *json.Decoder
+}
+
+// next is the offset of the next token: after whitespace and the
+// separators ',' and ':' that follow the decoder's position.
+func (p *jsonParser) next() int {
+	off := int(p.dec.InputOffset())
+	for off < len(p.data) {
+		switch p.data[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+func (p *jsonParser) errAt(off int, field string, err error) error {
+	off = min(max(off, 0), len(p.data))
+	line := 1 + bytes.Count(p.data[:off], []byte("\n"))
+	col := off + 1
+	if nl := bytes.LastIndexByte(p.data[:off], '\n'); nl >= 0 {
+		col = off - nl
+	}
+	return &ParseError{File: p.file, Line: line, Column: col, Field: field,
+		Err: err}
+}
+
+// tokenErr positions a decoder error: syntax errors carry their offset.
+func (p *jsonParser) tokenErr(off int, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return p.errAt(int(se.Offset), "", err)
+	}
+	if err == io.EOF {
+		return p.errAt(len(p.data), "", errors.New("unexpected end of file"))
+	}
+	return p.errAt(off, "", err)
+}
+
+// expect reads one delimiter token.
+func (p *jsonParser) expect(d json.Delim, what string) error {
+	off := p.next()
+	tok, err := p.dec.Token()
+	if err != nil {
+		return p.tokenErr(off, err)
+	}
+	if tok != d {
+		return p.errAt(off, "", fmt.Errorf("want %s, got %v", what, tok))
+	}
+	return nil
+}
+
+// key reads an object key, or reports the end of the object.
+func (p *jsonParser) key() (k string, off int, end bool, err error) {
+	off = p.next()
+	tok, err := p.dec.Token()
+	if err != nil {
+		return "", off, false, p.tokenErr(off, err)
+	}
+	if tok == json.Delim('}') {
+		return "", off, true, nil
+	}
+	s, ok := tok.(string)
+	if !ok {
+		return "", off, false, p.errAt(off, "", fmt.Errorf("want a key, got %v", tok))
+	}
+	return s, off, false, nil
+}
+
+// value reads one raw value; nulls are refused.
+func (p *jsonParser) value(key string) (json.RawMessage, int, error) {
+	off := p.next()
+	var raw json.RawMessage
+	if err := p.dec.Decode(&raw); err != nil {
+		return nil, off, p.tokenErr(off, err)
+	}
+	if string(raw) == "null" {
+		return nil, off, p.errAt(off, key, errors.New("null is not allowed"))
+	}
+	return raw, off, nil
+}
+
+func (p *jsonParser) trace() (*Trace, error) {
+	if err := p.expect('{', "'{' starting the trace object"); err != nil {
+		return nil, err
+	}
+	t := &Trace{}
+	seen := map[string]bool{}
+	for {
+		k, koff, end, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		if end {
+			break
+		}
+		if seen[k] {
+			return nil, p.errAt(koff, k, errors.New("key given twice"))
+		}
+		seen[k] = true
+		switch k {
+		case "name":
+			raw, off, err := p.value(k)
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(raw, &t.Name); err != nil {
+				return nil, p.errAt(off, k, errors.New("want a string"))
+			}
+		case "gemms":
+			if t.GEMMs, err = p.gemms(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.errAt(koff, k, errors.New(`unknown key (want "name", "gemms")`))
+		}
+	}
+	if !seen["gemms"] {
+		return nil, p.errAt(0, "gemms", errors.New("missing required key"))
+	}
+	if off := p.next(); off < len(p.data) {
+		return nil, p.errAt(off, "", errors.New("trailing data after the trace object"))
+	}
+	return t, nil
+}
+
+func (p *jsonParser) gemms() ([]GEMM, error) {
+	start := p.next()
+	if err := p.expect('[', "'[' starting the GEMM list"); err != nil {
+		return nil, err
+	}
+	var out []GEMM
+	for p.dec.More() {
+		g, err := p.gemm()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	if err := p.expect(']', "']' ending the GEMM list"); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, p.errAt(start, "gemms", errors.New("no GEMMs in the list"))
+	}
+	return out, nil
+}
+
+func (p *jsonParser) gemm() (GEMM, error) {
+	start := p.next()
+	if err := p.expect('{', "'{' starting a GEMM"); err != nil {
+		return GEMM{}, err
+	}
+	var g GEMM
+	ints := map[string]*int{"m": &g.M, "n": &g.N, "k": &g.K,
+		"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
+		"unpadded_k": &g.UnpaddedK}
+	strs := map[string]*string{"name": &g.Name, "precision": &g.Precision,
+		"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note}
+	pos := map[string]int{}
+	for {
+		k, koff, end, err := p.key()
+		if err != nil {
+			return GEMM{}, err
+		}
+		if end {
+			break
+		}
+		if _, dup := pos[k]; dup {
+			return GEMM{}, p.errAt(koff, k, errors.New("key given twice"))
+		}
+		raw, off, err := p.value(k)
+		if err != nil {
+			return GEMM{}, err
+		}
+		pos[k] = off
+		if s, ok := strs[k]; ok {
+			if json.Unmarshal(raw, s) != nil {
+				return GEMM{}, p.errAt(off, k, errors.New("want a string"))
+			}
+			continue
+		}
+		v, ok := ints[k]
+		if !ok {
+			return GEMM{}, p.errAt(koff, k, fmt.Errorf("unknown key (known: "+
+				"%v and optional %v)", requiredColumns, optionalColumns))
+		}
+		if json.Unmarshal(raw, v) != nil {
+			return GEMM{}, p.errAt(off, k, fmt.Errorf("want a whole number, got %s", raw))
+		}
+	}
+	for _, c := range requiredColumns {
+		if _, ok := pos[c]; !ok {
+			return GEMM{}, p.errAt(start, c, errors.New("missing required key"))
+		}
+	}
+	if fe := g.check(); fe != nil {
+		return GEMM{}, p.errAt(pos[fe.field], fe.field, fe.err)
+	}
+	return g, nil
+}
+
+// WriteJSON writes the trace in the JSON format ParseJSON reads, indented,
+// one GEMM per object.
+func (t *Trace) WriteJSON(w io.Writer) error {
+	out := struct {
+		Name  string `json:"name"`
+		GEMMs []GEMM `json:"gemms"`
+	}{t.Name, slices.Clip(t.GEMMs)}
+	if out.GEMMs == nil {
+		out.GEMMs = []GEMM{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write trace %s: %w", t.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package workloads
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Load reads a trace file, CSV or JSON by its extension (.csv, .json).
+// Relative weight paths in the rows are taken relative to the file's
+// directory and returned joined with it. A CSV trace (and a JSON trace
+// without "name") is named after the file, without the extension.
+func Load(path string) (*Trace, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	parse := map[string]func(*os.File, string) (*Trace, error){
+		".csv":  func(f *os.File, n string) (*Trace, error) { return ParseCSV(f, n) },
+		".json": func(f *os.File, n string) (*Trace, error) { return ParseJSON(f, n) },
+	}[ext]
+	if parse == nil {
+		return nil, fmt.Errorf("trace %s: unknown extension %q (want .csv or .json)", path, ext)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace: %w", err)
+	}
+	defer f.Close()
+	t, err := parse(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if t.Name == path {
+		t.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	dir := filepath.Dir(path)
+	for i := range t.GEMMs {
+		w := t.GEMMs[i].Weights
+		if w != "" && !filepath.IsAbs(w) {
+			t.GEMMs[i].Weights = filepath.Join(dir, w)
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,127 @@
+package workloads
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"unicode"
+)
+
+// ParseError is a bad trace file or row: it names the file, the 1-based
+// line and column where the problem is, and the field.
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	// Field is the CSV column or JSON key at fault; empty for errors of
+	// the file's structure.
+	Field string
+	Err   error
+}
+
+func (e *ParseError) Error() string {
+	pos := fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
+	if e.Field == "" {
+		return pos + ": " + e.Err.Error()
+	}
+	return pos + ": " + e.Field + ": " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// fieldError is a bad value of one field, before its position is known.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func badField(field, format string, args ...any) *fieldError {
+	return &fieldError{field: field, err: fmt.Errorf(format, args...)}
+}
+
+// Validate checks one row; the error names the field at fault.
+func (g *GEMM) Validate() error {
+	if fe := g.check(); fe != nil {
+		return fmt.Errorf("%s: %w", fe.field, fe.err)
+	}
+	return nil
+}
+
+// check validates a row and says which field is wrong.
+func (g *GEMM) check() *fieldError {
+	if g.Name == "" {
+		return badField("name", "must not be empty")
+	}
+	if g.Name[0] == '#' {
+		return badField("name", "must not start with '#' (the CSV comment marker)")
+	}
+	for _, f := range []struct{ field, v string }{{"name", g.Name},
+		{"weights", g.Weights}, {"note", g.Note}} {
+		if hasControl(f.v) {
+			return badField(f.field, "control character or invalid UTF-8 in %q", f.v)
+		}
+	}
+	for _, d := range []struct {
+		field string
+		v     int
+	}{{"m", g.M}, {"n", g.N}, {"k", g.K}, {"count", g.Count},
+		{"batch", g.Batch}} {
+		if d.v <= 0 || d.v > MaxDim {
+			return badField(d.field, "must be in 1..%d, got %d", MaxDim, d.v)
+		}
+	}
+	if !slices.Contains(Precisions, g.Precision) {
+		return badField("precision", "unknown precision %q (want one of %v)",
+			g.Precision, Precisions)
+	}
+	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
+		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",
+			g.Sparsity, Sparse24, Sparse12, Dense)
+	}
+	if fe := checkUnpadded("unpadded_m", g.UnpaddedM, g.M); fe != nil {
+		return fe
+	}
+	if fe := checkUnpadded("unpadded_k", g.UnpaddedK, g.K); fe != nil {
+		return fe
+	}
+	total := new(big.Int).SetInt64(int64(g.M))
+	for _, v := range []int{g.N, g.K, g.Batch, g.Count} {
+		total.Mul(total, big.NewInt(int64(v)))
+	}
+	if total.Cmp(big.NewInt(MaxMACs)) > 0 {
+		return badField("count", "m x n x k x batch x count = %s MACs is "+
+			"above the limit %d", total, int64(MaxMACs))
+	}
+	return nil
+}
+
+func checkUnpadded(field string, v, padded int) *fieldError {
+	if v < 0 || v > padded {
+		return badField(field, "must be 0 (not padded) or in 1..%d, got %d",
+			padded, v)
+	}
+	return nil
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks every row of the trace.
+func (t *Trace) Validate() error {
+	if len(t.GEMMs) == 0 {
+		return fmt.Errorf("trace %s has no GEMMs", t.Name)
+	}
+	for i := range t.GEMMs {
+		if err := t.GEMMs[i].Validate(); err != nil {
+			return fmt.Errorf("trace %s GEMM %d (%s): %w", t.Name, i+1,
+				t.GEMMs[i].Name, err)
+		}
+	}
+	return nil
+}
