@@ -1,0 +1,293 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// Assignment is one grid value of a point: key=value.
+type Assignment struct {
+	Key   string
+	Value string
+}
+
+// Point is one effective config of the sweep.
+type Point struct {
+	// Index is the point's place in the grid order (0-based).
+	Index int
+	// Grid are the point's grid values, in axis order.
+	Grid []Assignment
+	// Loaded is the validated effective config.
+	Loaded *configs.Loaded
+	// Hash identifies the effective config: the hex SHA-256 prefix of
+	// ConfigYAML, so two ways of writing the same config share results.
+	Hash string
+	// ConfigYAML is the effective config as stored.
+	ConfigYAML []byte
+}
+
+// Label is the point's grid values as "k=v k=v" (or "base" for an empty
+// grid).
+func (p *Point) Label() string {
+	if len(p.Grid) == 0 {
+		return "base"
+	}
+	parts := make([]string, len(p.Grid))
+	for i, a := range p.Grid {
+		parts[i] = a.Key + "=" + a.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// gridJSON is the grid values as a JSON list of [key, value] pairs, in
+// axis order.
+func (p *Point) gridJSON() string {
+	pairs := make([][2]string, len(p.Grid))
+	for i, a := range p.Grid {
+		pairs[i] = [2]string{a.Key, a.Value}
+	}
+	b, _ := json.Marshal(pairs)
+	return string(b)
+}
+
+// Workload is a resolved workload with the hash of its GEMM list.
+type Workload struct {
+	Trace *workloads.Trace
+	Hash  string
+}
+
+// Unit is one piece of work: one point running one workload in all modes.
+type Unit struct {
+	Point    *Point
+	Workload *Workload
+}
+
+// Plan is a checked sweep: every point validated, every workload loaded.
+type Plan struct {
+	Spec      *Spec
+	Points    []*Point
+	Workloads []*Workload
+	Modes     []string
+}
+
+// Units lists the work in a fixed order: points in grid order, each with
+// the workloads in spec order.
+func (p *Plan) Units() []Unit {
+	out := make([]Unit, 0, len(p.Points)*len(p.Workloads))
+	for _, pt := range p.Points {
+		for _, w := range p.Workloads {
+			out = append(out, Unit{Point: pt, Workload: w})
+		}
+	}
+	return out
+}
+
+// Shard is a deterministic share of the units: the i-th of n (1-based).
+type Shard struct{ I, N int }
+
+// ParseShard reads "i/n" with 1 <= i <= n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, "+
+			"like 1/4", s)
+	}
+	return Shard{I: i, N: n}, nil
+}
+
+// Select returns the shard's units: every n-th unit starting at i-1, so
+// that the shards partition the work and balance it.
+func (s Shard) Select(units []Unit) []Unit {
+	if s.N <= 1 {
+		return units
+	}
+	var out []Unit
+	for k := s.I - 1; k < len(units); k += s.N {
+		out = append(out, units[k])
+	}
+	return out
+}
+
+// Resolver loads the workloads a sweep names as models or trace files
+// (GEMM lists need no resolver). A nil function rejects that kind.
+type Resolver struct {
+	Model func(name string, batch, seq int) (*workloads.Trace, error)
+	Trace func(path string) (*workloads.Trace, error)
+}
+
+// Plan expands the grid and validates every point's effective config and
+// every workload before anything runs, so a bad key or value fails the
+// sweep up front, naming the key.
+func (s *Spec) Plan(r Resolver) (*Plan, error) {
+	p := &Plan{Spec: s, Modes: s.Modes}
+	hashes := map[string]int{}
+	for i, grid := range s.combinations() {
+		pt, err := s.point(i, grid)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := hashes[pt.Hash]; dup {
+			return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
+				"have the same effective config", s.file, j+1,
+				p.Points[j].Label(), i+1, pt.Label())
+		}
+		hashes[pt.Hash] = i
+		p.Points = append(p.Points, pt)
+	}
+	names := map[string]bool{}
+	for i, ws := range s.Workloads {
+		tr, err := s.workload(ws, r)
+		if err != nil {
+			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: %w",
+				s.file, ws.line, i, err)
+		}
+		if names[tr.Name] {
+			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+
+				"workload name %q used twice", s.file, ws.line, i, tr.Name)
+		}
+		names[tr.Name] = true
+		p.Workloads = append(p.Workloads, &Workload{Trace: tr,
+			Hash: traceHash(tr)})
+	}
+	return p, nil
+}
+
+// combinations expands the grid axes and zip groups into the points'
+// assignments; the first axis varies slowest.
+func (s *Spec) combinations() [][]Assignment {
+	// Each dimension is a list of options; an option sets one or more keys.
+	var dims [][][]Assignment
+	for _, ax := range s.Grid {
+		var opts [][]Assignment
+		for _, v := range ax.Values {
+			opts = append(opts, []Assignment{{ax.Key, v}})
+		}
+		dims = append(dims, opts)
+	}
+	for _, group := range s.Zip {
+		opts := make([][]Assignment, len(group[0].Values))
+		for j := range opts {
+			for _, ax := range group {
+				opts[j] = append(opts[j], Assignment{ax.Key, ax.Values[j]})
+			}
+		}
+		dims = append(dims, opts)
+	}
+	out := [][]Assignment{nil}
+	for _, opts := range dims {
+		var next [][]Assignment
+		for _, prefix := range out {
+			for _, o := range opts {
+				c := append(append([]Assignment{}, prefix...), o...)
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func (s *Spec) point(i int, grid []Assignment) (*Point, error) {
+	sets := append([]string{}, s.Set...)
+	for _, a := range grid {
+		sets = append(sets, a.Key+"="+a.Value)
+	}
+	pt := &Point{Index: i, Grid: grid}
+	ld, err := configs.Load(s.ConfigSpecs(), sets)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: point %d (%s): %w", s.file, i+1,
+			pt.Label(), err)
+	}
+	body, err := yaml.Marshal(ld.Config)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: point %d: encode config: %w",
+			s.file, i+1, err)
+	}
+	sum := sha256.Sum256(body)
+	pt.Loaded, pt.ConfigYAML, pt.Hash = ld, body, hex.EncodeToString(sum[:8])
+	return pt, nil
+}
+
+func (s *Spec) workload(ws WorkloadSpec, r Resolver) (*workloads.Trace, error) {
+	switch {
+	case ws.Model != "":
+		if r.Model == nil {
+			return nil, fmt.Errorf("model %q: built-in models are not "+
+				"available in this build", ws.Model)
+		}
+		return r.Model(ws.Model, ws.Batch, ws.Seq)
+	case ws.Trace != "":
+		if r.Trace == nil {
+			return nil, fmt.Errorf("trace %q: trace files are not "+
+				"available in this build", ws.Trace)
+		}
+		return r.Trace(s.resolve(ws.Trace))
+	}
+	return gemmList(ws)
+}
+
+// gemmList builds a workload from "MxNxK" shapes.
+func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
+	tr := &workloads.Trace{Name: ws.Name}
+	if tr.Name == "" {
+		tr.Name = "gemms"
+	}
+	prec, sp := ws.Precision, ws.Sparsity
+	if prec == "" {
+		prec = "fp16"
+	}
+	if sp == "" {
+		sp = "2:4"
+	}
+	seen := map[string]bool{}
+	for _, shape := range ws.GEMMs {
+		m, n, k, err := parseGEMM(shape)
+		if err != nil {
+			return nil, err
+		}
+		if seen[shape] {
+			return nil, fmt.Errorf("gemm %s listed twice", shape)
+		}
+		seen[shape] = true
+		tr.GEMMs = append(tr.GEMMs, workloads.GEMM{Name: shape, M: m, N: n,
+			K: k, Precision: prec, Sparsity: sp, Count: 1, Batch: 1})
+	}
+	return tr, nil
+}
+
+func parseGEMM(s string) (m, n, k int, err error) {
+	parts := strings.Split(s, "x")
+	var v [3]int
+	if len(parts) == 3 {
+		for i, p := range parts {
+			v[i], err = strconv.Atoi(p)
+			if err != nil || v[i] <= 0 {
+				break
+			}
+		}
+	}
+	if len(parts) != 3 || err != nil || v[0] <= 0 || v[1] <= 0 || v[2] <= 0 {
+		return 0, 0, 0, fmt.Errorf("gemm %q: want MxNxK with positive "+
+			"integers, like 4096x4096x4096", s)
+	}
+	return v[0], v[1], v[2], nil
+}
+
+// traceHash identifies a workload's content, so a store never mixes
+// results of two different workloads under one name.
+func traceHash(tr *workloads.Trace) string {
+	b, _ := json.Marshal(tr)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

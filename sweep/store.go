@@ -1,0 +1,324 @@
+package sweep
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+
+	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
+
+	"github.com/stcsim/stcsim/sim"
+)
+
+// schemaVersion is stored in the meta table; a store of another version is
+// refused rather than misread.
+const schemaVersion = "1"
+
+// schema is the results store. A point (config_hash, workload) is
+// committed in one transaction together with its results and totals, so a
+// row in points means the point's results are complete.
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS configs (
+	config_hash TEXT PRIMARY KEY,
+	config_yaml TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS points (
+	config_hash   TEXT NOT NULL,
+	workload      TEXT NOT NULL,
+	workload_hash TEXT NOT NULL,
+	modes         TEXT NOT NULL,
+	grid          TEXT NOT NULL,
+	tool_version  TEXT NOT NULL,
+	PRIMARY KEY (config_hash, workload)
+);
+CREATE TABLE IF NOT EXISTS results (
+	config_hash TEXT NOT NULL,
+	workload    TEXT NOT NULL,
+	layer       TEXT NOT NULL,
+	mode        TEXT NOT NULL,
+	seq         INTEGER NOT NULL,
+	time_us     REAL NOT NULL,
+	tflops      REAL NOT NULL,
+	dram_gbps   REAL NOT NULL,
+	speedup     REAL NOT NULL,
+	record      TEXT NOT NULL,
+	PRIMARY KEY (config_hash, workload, layer, mode)
+);
+CREATE TABLE IF NOT EXISTS totals (
+	config_hash TEXT NOT NULL,
+	workload    TEXT NOT NULL,
+	mode        TEXT NOT NULL,
+	time_us     REAL NOT NULL,
+	speedup     REAL NOT NULL,
+	PRIMARY KEY (config_hash, workload, mode)
+);
+`
+
+// Store is an SQLite results store. Its methods are safe for concurrent
+// use, and several processes may write one store: SQLite's locking, WAL
+// mode and a busy timeout serialise their transactions.
+type Store struct {
+	path string
+	db   *sql.DB
+	mu   sync.Mutex // serialises this process's write transactions
+}
+
+// Open opens or creates the store at path.
+func Open(path string) (*Store, error) {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "60000")
+	q.Set("_synchronous", "FULL")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{path: path, db: db}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// OpenExisting opens a store that must already exist.
+func OpenExisting(path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return Open(path)
+}
+
+func (s *Store) init() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("not an stcsim results store? %w", err)
+	}
+	var v string
+	err = tx.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := tx.Exec(`INSERT INTO meta VALUES ('schema', ?)`,
+			schemaVersion); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	case v != schemaVersion:
+		return fmt.Errorf("store schema version %s, this stcsim reads %s",
+			v, schemaVersion)
+	}
+	return tx.Commit()
+}
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store; committed points are on disk.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		s.db.Close()
+		return fmt.Errorf("close store %s: %w", s.path, err)
+	}
+	return s.db.Close()
+}
+
+// Done reports whether the unit is already in the store. A stored point
+// with the same config and workload name but a different workload content
+// or mode list is an error: the store belongs to another sweep.
+func (s *Store) Done(u Unit, modes []string) (bool, error) {
+	var wh, ms string
+	err := s.db.QueryRow(`SELECT workload_hash, modes FROM points
+		WHERE config_hash=? AND workload=?`, u.Point.Hash,
+		u.Workload.Trace.Name).Scan(&wh, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	if err := sameUnit(s.path, u, wh, ms, modes); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func sameUnit(path string, u Unit, wh, ms string, modes []string) error {
+	if wh != u.Workload.Hash {
+		return fmt.Errorf("store %s already holds workload %q for config %s "+
+			"with different GEMMs; use another --db", path,
+			u.Workload.Trace.Name, u.Point.Hash)
+	}
+	if want := strings.Join(modes, ","); ms != want {
+		return fmt.Errorf("store %s holds workload %q for config %s in "+
+			"modes %s, this sweep asks for %s; use another --db", path,
+			u.Workload.Trace.Name, u.Point.Hash, ms, want)
+	}
+	return nil
+}
+
+// Commit stores a finished unit and its report in one transaction. It
+// returns false, storing nothing, when another writer committed the unit
+// first.
+func (s *Store) Commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok, err := s.commit(u, modes, rep)
+	if err != nil {
+		return false, fmt.Errorf("store %s: commit point %d (%s) workload "+
+			"%s: %w", s.path, u.Point.Index+1, u.Point.Label(),
+			u.Workload.Trace.Name, err)
+	}
+	return ok, nil
+}
+
+func (s *Store) commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	name := u.Workload.Trace.Name
+	res, err := tx.Exec(`INSERT OR IGNORE INTO points VALUES (?,?,?,?,?,?)`,
+		u.Point.Hash, name, u.Workload.Hash, strings.Join(modes, ","),
+		u.Point.gridJSON(), rep.Version)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO configs VALUES (?,?)`,
+		u.Point.Hash, string(u.Point.ConfigYAML)); err != nil {
+		return false, err
+	}
+	for i, r := range rep.Results {
+		if r.Workload != name {
+			return false, fmt.Errorf("report holds workload %q, want %q",
+				r.Workload, name)
+		}
+		rec, err := json.Marshal(r)
+		if err != nil {
+			return false, err
+		}
+		if _, err := tx.Exec(`INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?)`,
+			u.Point.Hash, name, r.Layer, r.Mode, i, r.TimeUS, r.TFLOPS,
+			r.DRAMGBps, r.Speedup, string(rec)); err != nil {
+			return false, fmt.Errorf("layer %s mode %s: %w", r.Layer, r.Mode, err)
+		}
+	}
+	for _, t := range rep.Totals {
+		if _, err := tx.Exec(`INSERT INTO totals VALUES (?,?,?,?,?)`,
+			u.Point.Hash, t.Workload, t.Mode, t.TimeUS, t.Speedup); err != nil {
+			return false, fmt.Errorf("total %s %s: %w", t.Workload, t.Mode, err)
+		}
+	}
+	return true, tx.Commit()
+}
+
+// Merge copies every point of the stores at paths into s. Points already
+// in s are kept; a point present in both with different content is an
+// error. Each input is merged in one transaction.
+func (s *Store) Merge(paths ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range paths {
+		in, err := OpenExisting(p) // checks the input's schema
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if err := in.Close(); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if err := s.mergeOne(p); err != nil {
+			return fmt.Errorf("merge %s into %s: %w", p, s.path, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) mergeOne(path string) error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, path); err != nil {
+		return err
+	}
+	defer conn.ExecContext(ctx, `DETACH DATABASE src`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var clash string
+	err = tx.QueryRow(`SELECT p.workload || ' config ' || p.config_hash
+		FROM src.points p JOIN main.points m USING (config_hash, workload)
+		WHERE p.workload_hash != m.workload_hash OR p.modes != m.modes
+		LIMIT 1`).Scan(&clash)
+	if err == nil {
+		return fmt.Errorf("both stores hold workload %s with different "+
+			"GEMMs or modes", clash)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO main.configs SELECT * FROM src.configs`,
+		`INSERT OR IGNORE INTO main.results SELECT * FROM src.results r
+			WHERE NOT EXISTS (SELECT 1 FROM main.points m
+			WHERE m.config_hash=r.config_hash AND m.workload=r.workload)`,
+		`INSERT OR IGNORE INTO main.totals SELECT * FROM src.totals t
+			WHERE NOT EXISTS (SELECT 1 FROM main.points m
+			WHERE m.config_hash=t.config_hash AND m.workload=t.workload)`,
+		`INSERT OR IGNORE INTO main.points SELECT * FROM src.points`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Check runs SQLite's integrity check and verifies that every point has
+// its results.
+func (s *Store) Check() error {
+	var res string
+	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("store %s: integrity check: %s", s.path, res)
+	}
+	var orphan string
+	err := s.db.QueryRow(`SELECT workload || ' config ' || config_hash
+		FROM points p WHERE NOT EXISTS (SELECT 1 FROM results r
+		WHERE r.config_hash=p.config_hash AND r.workload=p.workload)
+		LIMIT 1`).Scan(&orphan)
+	if err == nil {
+		return fmt.Errorf("store %s: point %s has no results", s.path, orphan)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return nil
+}

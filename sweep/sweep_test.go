@@ -1,0 +1,463 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
+)
+
+// testSpec varies three keys (one grid axis of two values, one zipped
+// pair of two) over two workloads: 2 x 2 points x 2 workloads = 8 units.
+const testSpec = `
+name: test
+configs: [a100-40gb]
+set: ["sim.seed=7"]
+workloads:
+  - name: small
+    gemms: [256x256x256, 512x256x1024]
+  - name: big
+    gemms: [2048x2048x2048]
+    precision: bf16
+modes: [dense, sparse]
+grid:
+  shared_memory.bytes_per_clk: [64, 128]
+zip:
+  - l2.size_kb: [20480, 40960]
+    dram.bandwidth_gbps: [1000, 1555]
+`
+
+// fakeRun stands in for sim.Run: a deterministic report whose numbers
+// depend on the config and the GEMMs, so that results differ per point.
+// STCSIM_FAKE_DELAY_MS slows it down for the interruption tests.
+func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
+	if ms, _ := strconv.Atoi(os.Getenv("STCSIM_FAKE_DELAY_MS")); ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	c := ld.Config
+	rep := &sim.Report{Tool: "stcsim", Version: sim.Version, Config: c.Name}
+	for _, tr := range job.Workloads {
+		totals := map[string]float64{}
+		for _, g := range tr.GEMMs {
+			flops := 2 * float64(g.M) * float64(g.N) * float64(g.K)
+			bytes := 2 * float64(g.M*g.K+g.K*g.N+g.M*g.N)
+			dense := flops/(float64(c.GPU.SMCount)*1e6) +
+				bytes/(c.Memory.DRAM.BandwidthGBps*1e3) +
+				float64(c.Memory.L2.SizeKB)/1e6 + 1e3/float64(c.Memory.SharedMemory.BytesPerClk)
+			for _, m := range job.Modes {
+				t := dense
+				if m == "sparse" {
+					t = dense * 0.6
+				}
+				r := sim.LayerResult{Workload: tr.Name, Layer: g.Name, M: g.M,
+					N: g.N, K: g.K, Batch: 1, Precision: g.Precision, Mode: m,
+					Count: 1, TimeUS: t, TFLOPS: flops / t / 1e6,
+					DRAMGBps: bytes / t / 1e3}
+				if m == "sparse" {
+					r.Speedup = dense / t
+				}
+				rep.Results = append(rep.Results, r)
+				totals[m] += t
+			}
+		}
+		for _, m := range job.Modes {
+			t := sim.Total{Workload: tr.Name, Mode: m, TimeUS: totals[m]}
+			if m == "sparse" {
+				t.Speedup = totals["dense"] / totals[m]
+			}
+			rep.Totals = append(rep.Totals, t)
+		}
+	}
+	return rep, nil
+}
+
+func mustPlan(t *testing.T, spec string) *Plan {
+	t.Helper()
+	s, err := Parse([]byte(spec), filepath.Join(t.TempDir(), "sweep.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Resolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runAll(t *testing.T, p *Plan, db string, opt Options) Summary {
+	t.Helper()
+	st, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if opt.Run == nil {
+		opt.Run = fakeRun
+	}
+	sum, err := Run(context.Background(), p, st, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+func export(t *testing.T, db string) []byte {
+	t.Helper()
+	st, err := OpenExisting(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ExportCSV(rows)
+}
+
+func TestPlanPoints(t *testing.T) {
+	p := mustPlan(t, testSpec)
+	want := []string{
+		"shared_memory.bytes_per_clk=64 l2.size_kb=20480 dram.bandwidth_gbps=1000",
+		"shared_memory.bytes_per_clk=64 l2.size_kb=40960 dram.bandwidth_gbps=1555",
+		"shared_memory.bytes_per_clk=128 l2.size_kb=20480 dram.bandwidth_gbps=1000",
+		"shared_memory.bytes_per_clk=128 l2.size_kb=40960 dram.bandwidth_gbps=1555",
+	}
+	if len(p.Points) != len(want) {
+		t.Fatalf("%d points, want %d", len(p.Points), len(want))
+	}
+	for i, pt := range p.Points {
+		if pt.Label() != want[i] {
+			t.Errorf("point %d: %s, want %s", i, pt.Label(), want[i])
+		}
+	}
+	if got := p.Points[2].Loaded.Config.Memory.SharedMemory.BytesPerClk; got != 128 {
+		t.Errorf("point 3 bytes_per_clk %d, want 128", got)
+	}
+	if got := p.Points[0].Loaded.Config.Sim.Seed; got != 7 {
+		t.Errorf("set sim.seed not applied: %d", got)
+	}
+	if len(p.Units()) != 8 {
+		t.Errorf("%d units, want 8", len(p.Units()))
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	base := "workloads: [{gemms: [64x64x64]}]\n"
+	tests := []struct {
+		name, spec, want string
+	}{
+		{"unknown spec key", base + "grdi: {}\n", "field grdi not found"},
+		{"unknown config key", base + "grid: {l2.size_kbb: [1]}\n",
+			"unknown key l2.size_kbb"},
+		{"bad value type", base + "grid: {gpu.sm_count: [many]}\n",
+			"gpu.sm_count"},
+		{"invalid value", base + "grid: {gpu.sm_count: [108, 0]}\n",
+			"point 2 (gpu.sm_count=0)"},
+		{"zip length", base + "zip: [{l2.size_kb: [1, 2], gpu.sm_count: [1]}]\n",
+			"equal length"},
+		{"key twice", base + "grid: {gpu.sm_count: [1]}\nzip: [{gpu.sm_count: [2]}]\n",
+			"already varied"},
+		{"same config", base + "grid: {gpu.sm_count: [108, 108]}\n",
+			"same effective config"},
+		{"bad mode", base + "modes: [sparse, fast]\n", `"fast"`},
+		{"bad gemm", "workloads: [{gemms: [64x64]}]\n", "want MxNxK"},
+		{"two kinds", "workloads: [{gemms: [64x64x64], model: bert}]\n",
+			"exactly one of"},
+		{"no workloads", "grid: {gpu.sm_count: [1]}\n", "at least one workload"},
+		{"model unavailable", "workloads: [{model: resnet50, batch: 1}]\n",
+			"not available"},
+		{"empty values", base + "grid: {gpu.sm_count: []}\n", "non-empty list"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse([]byte(tc.spec), "x.yaml")
+			if err == nil {
+				_, err = s.Plan(Resolver{})
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestResumeSkipsFinished(t *testing.T) {
+	p := mustPlan(t, testSpec)
+	db := filepath.Join(t.TempDir(), "r.db")
+	if s := runAll(t, p, db, Options{Jobs: 2}); s.Ran != 8 || s.Skipped != 0 {
+		t.Fatalf("first run: %+v", s)
+	}
+	first := export(t, db)
+	calls := 0
+	count := func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
+		calls++
+		return fakeRun(ld, job)
+	}
+	if s := runAll(t, p, db, Options{Jobs: 1, Run: count}); s.Ran != 0 || s.Skipped != 8 {
+		t.Fatalf("second run: %+v", s)
+	}
+	if calls != 0 {
+		t.Errorf("re-run simulated %d units", calls)
+	}
+	if !bytes.Equal(first, export(t, db)) {
+		t.Error("re-run changed the store")
+	}
+	// 8 units x 3 GEMMs... small has 2 GEMMs, big 1: 4 points x 3 x 2 modes.
+	if n := bytes.Count(first, []byte("\n")) - 1; n != 24 {
+		t.Errorf("%d exported rows, want 24", n)
+	}
+}
+
+func TestRunStopsOnError(t *testing.T) {
+	p := mustPlan(t, testSpec)
+	db := filepath.Join(t.TempDir(), "e.db")
+	st, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n := 0
+	failThird := func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
+		n++
+		if n == 3 {
+			return nil, fmt.Errorf("boom")
+		}
+		return fakeRun(ld, job)
+	}
+	sum, err := Run(context.Background(), p, st, Options{Jobs: 1, Run: failThird})
+	if err == nil || !strings.Contains(err.Error(), "boom") ||
+		!strings.Contains(err.Error(), "point 2") {
+		t.Fatalf("error %v, want boom at point 2", err)
+	}
+	if sum.Ran != 2 {
+		t.Errorf("ran %d before the failure, want 2", sum.Ran)
+	}
+	if err := st.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestShardedMergedEqualsUnsharded(t *testing.T) {
+	p := mustPlan(t, testSpec)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.db")
+	runAll(t, p, full, Options{Jobs: 2})
+	for _, n := range []int{2, 3} {
+		var shards []string
+		total := 0
+		for i := 1; i <= n; i++ {
+			db := filepath.Join(dir, fmt.Sprintf("s%d-%d.db", n, i))
+			s := runAll(t, p, db, Options{Jobs: 1, Shard: Shard{I: i, N: n}})
+			total += s.Ran
+			shards = append(shards, db)
+		}
+		if total != 8 {
+			t.Errorf("%d shards ran %d units, want 8", n, total)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("merged%d.db", n))
+		st, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Merging a shard twice must not duplicate anything.
+		if err := st.Merge(append(shards, shards[0])...); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if a, b := export(t, full), export(t, out); !bytes.Equal(a, b) {
+			t.Errorf("%d shards merged differ from unsharded:\n%s\nvs\n%s", n, b, a)
+		}
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, bad := range []string{"0/2", "3/2", "1", "a/b", "1/0", ""} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if s, err := ParseShard("2/3"); err != nil || s != (Shard{2, 3}) {
+		t.Errorf("2/3: %v %v", s, err)
+	}
+}
+
+func TestExportOrderNumeric(t *testing.T) {
+	p := mustPlan(t, testSpec)
+	db := filepath.Join(t.TempDir(), "o.db")
+	runAll(t, p, db, Options{Jobs: 3})
+	st, err := OpenExisting(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v0, _ := GridValue(rows[0].Grid, "shared_memory.bytes_per_clk")
+	vN, _ := GridValue(rows[len(rows)-1].Grid, "shared_memory.bytes_per_clk")
+	if v0 != "64" || vN != "128" {
+		t.Errorf("order: first %s last %s, want 64 then 128", v0, vN)
+	}
+	js := ExportJSON(rows)
+	if !bytes.Contains(js, []byte(`"shared_memory.bytes_per_clk": "64"`)) {
+		t.Errorf("JSON export lacks grid values:\n%.300s", js)
+	}
+}
+
+// The interruption tests run real sweeps in child processes (this test
+// binary re-executed) so that kill -9 hits a process mid-write.
+
+const childEnv = "STCSIM_SWEEP_CHILD"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		os.Exit(childSweep(spec, os.Getenv("STCSIM_SWEEP_DB")))
+	}
+	os.Exit(m.Run())
+}
+
+func childSweep(specPath, db string) int {
+	s, err := Load(specPath)
+	if err == nil {
+		var p *Plan
+		if p, err = s.Plan(Resolver{}); err == nil {
+			var st *Store
+			if st, err = Open(db); err == nil {
+				_, err = Run(context.Background(), p, st,
+					Options{Jobs: 2, Run: fakeRun})
+				if cerr := st.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func startChild(t *testing.T, spec, db string, delayMS int) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+spec, "STCSIM_SWEEP_DB="+db,
+		"STCSIM_FAKE_DELAY_MS="+strconv.Itoa(delayMS))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func pointsIn(t *testing.T, db string) int {
+	t.Helper()
+	st, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.db.Close()
+	var n int
+	if err := st.db.QueryRow(`SELECT count(*) FROM points`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func writeSpec(t *testing.T) (string, *Plan) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sweep.yaml")
+	if err := os.WriteFile(path, []byte(testSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Plan(Resolver{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, p
+}
+
+func TestKill9Resumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	spec, p := writeSpec(t)
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.db")
+	runAll(t, p, ref, Options{Jobs: 2})
+	db := filepath.Join(dir, "killed.db")
+	// Kill after the first commits of each round, at varying offsets from
+	// the last commit so that some kills land mid-transaction.
+	for round, extra := range []time.Duration{0, 7 * time.Millisecond,
+		25 * time.Millisecond} {
+		before := pointsIn(t, db)
+		child := startChild(t, spec, db, 60)
+		deadline := time.Now().Add(10 * time.Second)
+		for pointsIn(t, db) == before && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		time.Sleep(extra)
+		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		after := pointsIn(t, db)
+		t.Logf("round %d: %d -> %d points committed before kill -9",
+			round, before, after)
+		if after <= before {
+			t.Fatalf("round %d: no progress or lost points: %d -> %d",
+				round, before, after)
+		}
+	}
+	if n := pointsIn(t, db); n == 8 {
+		t.Fatal("children finished before being killed; the test proves nothing")
+	}
+	s := runAll(t, p, db, Options{Jobs: 2})
+	if s.Ran+s.Skipped != 8 || s.Skipped == 0 {
+		t.Errorf("resume: %+v", s)
+	}
+	if a, b := export(t, ref), export(t, db); !bytes.Equal(a, b) {
+		t.Errorf("killed and resumed differs from uninterrupted:\n%s\nvs\n%s", b, a)
+	}
+}
+
+func TestTwoWritersOneStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	spec, p := writeSpec(t)
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.db")
+	runAll(t, p, ref, Options{Jobs: 2})
+	db := filepath.Join(dir, "shared.db")
+	a := startChild(t, spec, db, 10)
+	b := startChild(t, spec, db, 10)
+	if err := a.Wait(); err != nil {
+		t.Errorf("writer 1: %v", err)
+	}
+	if err := b.Wait(); err != nil {
+		t.Errorf("writer 2: %v", err)
+	}
+	if x, y := export(t, ref), export(t, db); !bytes.Equal(x, y) {
+		t.Errorf("two writers' store differs from one writer's:\n%s\nvs\n%s", y, x)
+	}
+}
