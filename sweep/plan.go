@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -247,12 +248,19 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if prec == "" {
 		prec = "fp16"
 	}
+	if _, err := (&tensorcore.Config{}).Get(prec); err != nil {
+		return nil, fmt.Errorf("precision: %w", err)
+	}
 	if sp == "" {
-		sp = "2:4"
+		sp = workloads.SparsityFor(prec)
+	}
+	if sp != workloads.Dense && workloads.PatternGroup(sp) == 0 {
+		return nil, fmt.Errorf("sparsity %q: want %s, %s or %s", sp,
+			workloads.Sparse24, workloads.Sparse12, workloads.Dense)
 	}
 	seen := map[string]bool{}
 	for _, shape := range ws.GEMMs {
-		m, n, k, err := parseGEMM(shape)
+		m, n, k, err := workloads.ParseGEMM(shape)
 		if err != nil {
 			return nil, err
 		}
@@ -264,24 +272,6 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 			K: k, Precision: prec, Sparsity: sp, Count: 1, Batch: 1})
 	}
 	return tr, nil
-}
-
-func parseGEMM(s string) (m, n, k int, err error) {
-	parts := strings.Split(s, "x")
-	var v [3]int
-	if len(parts) == 3 {
-		for i, p := range parts {
-			v[i], err = strconv.Atoi(p)
-			if err != nil || v[i] <= 0 {
-				break
-			}
-		}
-	}
-	if len(parts) != 3 || err != nil || v[0] <= 0 || v[1] <= 0 || v[2] <= 0 {
-		return 0, 0, 0, fmt.Errorf("gemm %q: want MxNxK with positive "+
-			"integers, like 4096x4096x4096", s)
-	}
-	return v[0], v[1], v[2], nil
 }
 
 // traceHash identifies a workload's content, so a store never mixes

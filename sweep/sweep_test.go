@@ -175,6 +175,7 @@ func TestSpecErrors(t *testing.T) {
 			"same effective config"},
 		{"bad mode", base + "modes: [sparse, fast]\n", `"fast"`},
 		{"bad gemm", "workloads: [{gemms: [64x64]}]\n", "want MxNxK"},
+		{"bad precision", "workloads: [{gemms: [64x64x64], precision: fp8}]\n", "fp8"},
 		{"two kinds", "workloads: [{gemms: [64x64x64], model: bert}]\n",
 			"exactly one of"},
 		{"no workloads", "grid: {gpu.sm_count: [1]}\n", "at least one workload"},

@@ -1,0 +1,176 @@
+// Package progress reports how far a long run has got: a redrawn bar on a
+// terminal, occasional plain log lines when stderr is a file or a pipe
+// (batch jobs, CI), and nothing in quiet mode.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bar tracks done of total items. Its methods are safe for concurrent
+// use; a nil *Bar does nothing.
+type Bar struct {
+	mu      sync.Mutex
+	out     io.Writer
+	tty     bool
+	label   string
+	total   int
+	done    int
+	start   time.Time
+	now     func() time.Time
+	last    time.Time // last line or redraw
+	lastPct int       // last logged percentage step (plain mode)
+	ended   bool
+}
+
+// logEvery bounds how often plain mode logs: at most one line per 10 %
+// step, and at least one per minute while progress is being made.
+const (
+	logStepPct   = 10
+	logMaxSilent = time.Minute
+	redrawEvery  = 100 * time.Millisecond
+	barWidth     = 30
+)
+
+// New starts a bar of total items named label on stderr: a bar when
+// stderr is a terminal, plain lines otherwise, nothing when quiet.
+func New(total int, label string, quiet bool) *Bar {
+	if quiet {
+		return nil
+	}
+	return NewWriter(os.Stderr, isTerminal(os.Stderr), total, label)
+}
+
+// NewWriter starts a bar on w; tty selects the redrawn bar over plain
+// lines.
+func NewWriter(w io.Writer, tty bool, total int, label string) *Bar {
+	return newBar(w, tty, total, label, time.Now)
+}
+
+func newBar(w io.Writer, tty bool, total int, label string,
+	now func() time.Time) *Bar {
+	b := &Bar{out: w, tty: tty, label: label, total: total, now: now}
+	b.start = b.now()
+	b.last = b.start
+	if !tty {
+		fmt.Fprintf(w, "%s: %d to do\n", label, total)
+	}
+	return b
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Add records n more items done.
+func (b *Bar) Add(n int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.set(b.done + n)
+}
+
+// Set records that done items are finished (for callbacks that report
+// absolute counts, like sim.Job.Progress).
+func (b *Bar) Set(done int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.set(done)
+}
+
+func (b *Bar) set(done int) {
+	if b.ended {
+		return
+	}
+	b.done = done
+	now := b.now()
+	if b.tty {
+		if now.Sub(b.last) >= redrawEvery || b.done >= b.total {
+			b.last = now
+			fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K")
+		}
+		return
+	}
+	pct := 0
+	if b.total > 0 {
+		pct = 100 * b.done / b.total
+	}
+	step := pct / logStepPct * logStepPct
+	if step > b.lastPct || now.Sub(b.last) >= logMaxSilent {
+		b.lastPct, b.last = step, now
+		fmt.Fprintln(b.out, b.plainLine(now))
+	}
+}
+
+// Done ends the bar: a final line with the elapsed time.
+func (b *Bar) Done() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return
+	}
+	b.ended = true
+	now := b.now()
+	if b.tty {
+		fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K\n")
+		return
+	}
+	fmt.Fprintf(b.out, "%s: %d/%d done in %s\n", b.label, b.done, b.total,
+		round(now.Sub(b.start)))
+}
+
+func (b *Bar) barLine(now time.Time) string {
+	frac := 1.0
+	if b.total > 0 {
+		frac = float64(b.done) / float64(b.total)
+	}
+	if frac > 1 {
+		frac = 1
+	}
+	fill := int(frac * barWidth)
+	return fmt.Sprintf("%s [%s%s] %d/%d %3.0f%% %s ETA %s", b.label,
+		strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill),
+		b.done, b.total, 100*frac, round(now.Sub(b.start)), b.eta(now))
+}
+
+func (b *Bar) plainLine(now time.Time) string {
+	pct := 0
+	if b.total > 0 {
+		pct = 100 * b.done / b.total
+	}
+	return fmt.Sprintf("%s: %d/%d (%d%%) elapsed %s, ETA %s", b.label,
+		b.done, b.total, pct, round(now.Sub(b.start)), b.eta(now))
+}
+
+// eta extrapolates the mean time per item so far.
+func (b *Bar) eta(now time.Time) string {
+	if b.done <= 0 || b.total <= 0 {
+		return "?"
+	}
+	if b.done >= b.total {
+		return "0s"
+	}
+	per := now.Sub(b.start) / time.Duration(b.done)
+	return round(per * time.Duration(b.total-b.done)).String()
+}
+
+func round(d time.Duration) time.Duration {
+	if d > 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}

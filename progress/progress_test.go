@@ -1,0 +1,74 @@
+package progress
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClock advances by step on every reading.
+func fakeClock(step time.Duration) func() time.Time {
+	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(step)
+		return t
+	}
+}
+
+func TestPlainLinesAreSparse(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, false, 200, "sweep", fakeClock(time.Second))
+	for i := 0; i < 200; i++ {
+		b.Add(1)
+	}
+	b.Done()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	// Start line, one per 10 % step (10), final line.
+	if len(lines) != 12 {
+		t.Fatalf("%d lines, want 12:\n%s", len(lines), out.String())
+	}
+	if lines[0] != "sweep: 200 to do" {
+		t.Errorf("first line %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "sweep: 20/200 (10%) elapsed 20s, ETA 3m0s") {
+		t.Errorf("second line %q", lines[1])
+	}
+	if lines[11] != "sweep: 200/200 done in 3m21s" {
+		t.Errorf("last line %q", lines[11])
+	}
+}
+
+func TestPlainLogsWhenSlow(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, false, 1000, "run", fakeClock(2 * time.Minute))
+	b.Add(1) // 0 %, but two minutes since the last line
+	if !strings.Contains(out.String(), "run: 1/1000 (0%)") {
+		t.Errorf("no line after a silent minute:\n%s", out.String())
+	}
+}
+
+func TestTerminalBar(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, true, 4, "points", fakeClock(time.Second))
+	b.Add(1)
+	b.Add(1)
+	b.Done()
+	s := out.String()
+	for _, want := range []string{"\rpoints [", "1/4  25%", "2/4  50%",
+		"ETA 2s", "\x1b[K\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("bar output lacks %q:\n%q", want, s)
+		}
+	}
+}
+
+func TestQuietAndNil(t *testing.T) {
+	b := New(10, "x", true)
+	if b != nil {
+		t.Fatal("quiet bar is not nil")
+	}
+	b.Add(3) // must not panic
+	b.Set(5)
+	b.Done()
+}
