@@ -41,7 +41,7 @@ func TestPlainLinesAreSparse(t *testing.T) {
 
 func TestPlainLogsWhenSlow(t *testing.T) {
 	var out bytes.Buffer
-	b := newBar(&out, false, 1000, "run", fakeClock(2 * time.Minute))
+	b := newBar(&out, false, 1000, "run", fakeClock(2*time.Minute))
 	b.Add(1) // 0 %, but two minutes since the last line
 	if !strings.Contains(out.String(), "run: 1/1000 (0%)") {
 		t.Errorf("no line after a silent minute:\n%s", out.String())
