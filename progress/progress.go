@@ -37,7 +37,7 @@ const (
 	barWidth     = 30
 )
 
-// New starts a bar of total items named label on stderr: a bar when
+// New starts a bar of total items (0 if not known yet, see Set) named label on stderr: a bar when
 // stderr is a terminal, plain lines otherwise, nothing when quiet.
 func New(total int, label string, quiet bool) *Bar {
 	if quiet {
@@ -57,7 +57,7 @@ func newBar(w io.Writer, tty bool, total int, label string,
 	b := &Bar{out: w, tty: tty, label: label, total: total, now: now}
 	b.start = b.now()
 	b.last = b.start
-	if !tty {
+	if !tty && total > 0 {
 		fmt.Fprintf(w, "%s: %d to do\n", label, total)
 	}
 	return b
@@ -78,14 +78,16 @@ func (b *Bar) Add(n int) {
 	b.set(b.done + n)
 }
 
-// Set records that done items are finished (for callbacks that report
-// absolute counts, like sim.Job.Progress).
-func (b *Bar) Set(done int) {
+// Set records that done of total items are finished, for callbacks that
+// report absolute counts (like sim.Job.Progress) and for totals known
+// only once work has started.
+func (b *Bar) Set(done, total int) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.total = total
 	b.set(done)
 }
 

@@ -48,6 +48,17 @@ func TestPlainLogsWhenSlow(t *testing.T) {
 	}
 }
 
+func TestSetWithLateTotal(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, false, 0, "GEMMs", fakeClock(time.Second))
+	b.Set(5, 10)
+	b.Done()
+	want := "GEMMs: 5/10 (50%) elapsed 1s, ETA 1s\nGEMMs: 5/10 done in 2s\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
 func TestTerminalBar(t *testing.T) {
 	var out bytes.Buffer
 	b := newBar(&out, true, 4, "points", fakeClock(time.Second))
@@ -69,6 +80,6 @@ func TestQuietAndNil(t *testing.T) {
 		t.Fatal("quiet bar is not nil")
 	}
 	b.Add(3) // must not panic
-	b.Set(5)
+	b.Set(5, 10)
 	b.Done()
 }
