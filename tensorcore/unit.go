@@ -1,0 +1,404 @@
+package tensorcore
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// Mode selects the dense or the 2:4-sparse datapath.
+type Mode int
+
+// The two datapaths of the tensor core.
+const (
+	Dense Mode = iota
+	Sparse
+)
+
+func (m Mode) String() string {
+	if m == Sparse {
+		return "sparse"
+	}
+	return "dense"
+}
+
+// ParseMode reads "dense" or "sparse".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "dense":
+		return Dense, nil
+	case "sparse":
+		return Sparse, nil
+	}
+	return Dense, fmt.Errorf("unknown mode %q (want dense or sparse)", s)
+}
+
+// Request is a run of Count independent MMAs of the configured dense or
+// sparse shape of one precision, issued back to back by one warp.
+type Request struct {
+	Mode      Mode
+	Precision string // "fp16", "bf16", "tf32", "int8"
+	Count     int    // >= 1
+	// Issued, if set, runs at the cycle the run's last MMA issues (the
+	// warp may go on).
+	Issued func(cycle uint64)
+	// Done, if set, runs at the cycle the run's last result is written
+	// back.
+	Done func(cycle uint64)
+}
+
+// ModeStats counts the work of one datapath.
+type ModeStats struct {
+	Instructions uint64
+	// BusyCycles is issue-slot occupancy: issue interval x instructions.
+	BusyCycles uint64
+	// ActualFMAs counts multiplies performed (a sparse MMA skips half).
+	ActualFMAs uint64
+	// DenseEquivFMAs counts the FMAs of the logical (uncompressed) shape.
+	DenseEquivFMAs uint64
+}
+
+func (s *ModeStats) add(o ModeStats) {
+	s.Instructions += o.Instructions
+	s.BusyCycles += o.BusyCycles
+	s.ActualFMAs += o.ActualFMAs
+	s.DenseEquivFMAs += o.DenseEquivFMAs
+}
+
+// Stats are a unit's totals and the split by datapath.
+type Stats struct {
+	ModeStats
+	Dense, Sparse ModeStats
+}
+
+// Stage is one pipeline stage of a datapath.
+type Stage struct {
+	Name   string
+	Cycles int
+}
+
+// path is the timing of one precision on one datapath.
+type path struct {
+	interval uint64
+	latency  uint64
+	stages   []Stage
+	perMMA   ModeStats // the counts of one instruction
+}
+
+// HookPosIssue and HookPosComplete mark, for hooks on a Unit, an MMA
+// issuing and its result being written back (Item is a HookItem). In
+// batched fidelity they fire once per run, with the run's last MMA.
+var (
+	HookPosIssue    = &sim.HookPos{Name: "TCIssue"}
+	HookPosComplete = &sim.HookPos{Name: "TCComplete"}
+)
+
+// HookItem describes the MMA a hook fires for.
+type HookItem struct {
+	Mode      Mode
+	Precision string
+	Cycle     uint64
+	Count     int // MMAs the event stands for (1 in instruction fidelity)
+}
+
+// Unit is the tensor core of one SM sub-partition, as an Akita component.
+//
+// It is event-driven rather than ticking: between requests nothing
+// happens, and a ticking component would spend one event per cycle on an
+// idle or steadily issuing unit. Requests are served in FIFO order; a run
+// starts at max(submit cycle, the cycle the issue slot frees), its MMAs
+// issue every issue_interval cycles, and each result is ready latency
+// cycles after its issue. In batched fidelity a run is one computation
+// plus its callback events; in instruction fidelity every MMA is an issue
+// event followed by one event per pipeline stage (for sparse, metadata
+// decode and selector mux in front of the dot-product array) and a
+// write-back event. Both give the same cycles by construction, and the
+// tests check it.
+type Unit struct {
+	*sim.ComponentBase
+	engine  sim.Engine
+	clock   clock.Clock
+	batched bool
+	paths   map[string][2]*path
+
+	freeAt    uint64 // first cycle the issue slot is free
+	queue     []*run // instruction fidelity: runs not fully issued
+	issueNext bool   // an issue event is pending
+	stats     Stats
+}
+
+type run struct {
+	req  Request
+	path *path
+	left int
+}
+
+// Builder builds Units (Akita builder style).
+type Builder struct {
+	engine sim.Engine
+	freq   sim.Freq
+	cfg    Config
+}
+
+// MakeBuilder returns a builder with a 1 GHz clock.
+func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
+
+// WithEngine sets the engine.
+func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+
+// WithFreq sets the clock.
+func (b Builder) WithFreq(f sim.Freq) Builder { b.freq = f; return b }
+
+// WithConfig sets the tensor-core parameters.
+func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+
+// Build makes the unit. The config must be valid (configs.Load validates
+// it); an invalid one, a missing engine or an invalid Akita name is a
+// programming error and panics.
+func (b Builder) Build(name string) *Unit {
+	if b.engine == nil {
+		panic("tensorcore: Builder needs WithEngine")
+	}
+	if l := b.cfg.Validate(); len(l) > 0 {
+		msgs := make([]string, len(l))
+		for i, e := range l {
+			msgs[i] = e.Error()
+		}
+		panic("tensorcore: invalid config: " + strings.Join(msgs, "; "))
+	}
+	sim.NameMustBeValid(name)
+	u := &Unit{
+		ComponentBase: sim.NewComponentBase(name),
+		engine:        b.engine,
+		clock:         clock.Clock{Freq: b.freq},
+		batched:       b.cfg.Fidelity != "instruction",
+		paths:         map[string][2]*path{},
+	}
+	for _, n := range Names {
+		p, _ := b.cfg.Get(n)
+		u.paths[n] = [2]*path{densePath(p), sparsePath(p)}
+	}
+	return u
+}
+
+func densePath(p *Precision) *path {
+	sh, _ := ParseShape(p.DenseShape)
+	fmas := uint64(sh.FMAs())
+	return &path{
+		interval: uint64(p.DenseIssueInterval),
+		latency:  uint64(p.DenseLatency),
+		stages:   DenseStages(p),
+		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(p.DenseIssueInterval),
+			ActualFMAs: fmas, DenseEquivFMAs: fmas},
+	}
+}
+
+func sparsePath(p *Precision) *path {
+	sh, _ := ParseShape(p.SparseShape)
+	pat, _ := ParsePattern(p.SparsePattern)
+	fmas := uint64(sh.FMAs())
+	return &path{
+		interval: uint64(p.SparseIssueInterval),
+		latency:  uint64(p.SparseLatency),
+		stages:   SparseStages(p),
+		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(p.SparseIssueInterval),
+			ActualFMAs: fmas * uint64(pat.N) / uint64(pat.M), DenseEquivFMAs: fmas},
+	}
+}
+
+var dotStageNames = []string{"operand read", "multiply", "add tree", "accumulate"}
+
+// DenseStages splits dense_latency over dense_stages (earlier stages take
+// the remainder): the operand read and the dot-product array.
+func DenseStages(p *Precision) []Stage {
+	return split(p.DenseLatency, p.DenseStages, func(i int) string {
+		if p.DenseStages == len(dotStageNames) {
+			return dotStageNames[i]
+		}
+		return fmt.Sprintf("dot-product stage %d", i)
+	})
+}
+
+// SparseStages is the sparse datapath: the dense stages with the extra
+// sparse_stages - dense_stages stages (metadata decode, selector mux)
+// inserted after the operand read, taking sparse_latency - dense_latency
+// cycles. When the extra latency cannot give each extra stage a cycle,
+// sparse_latency is split evenly over sparse_stages instead.
+func SparseStages(p *Precision) []Stage {
+	extra := p.SparseStages - p.DenseStages
+	extraCycles := p.SparseLatency - p.DenseLatency
+	if extra < 1 || extraCycles < extra {
+		return split(p.SparseLatency, p.SparseStages, func(i int) string {
+			return fmt.Sprintf("sparse stage %d", i)
+		})
+	}
+	front := split(extraCycles, extra, func(i int) string {
+		if extra == 2 {
+			return []string{"metadata decode", "selector mux"}[i]
+		}
+		return fmt.Sprintf("metadata/mux stage %d", i)
+	})
+	dense := DenseStages(p)
+	out := append([]Stage{dense[0]}, front...)
+	return append(out, dense[1:]...)
+}
+
+func split(cycles, n int, name func(int) string) []Stage {
+	out := make([]Stage, n)
+	for i := range out {
+		out[i] = Stage{Name: name(i), Cycles: cycles / n}
+		if i < cycles%n {
+			out[i].Cycles++
+		}
+	}
+	return out
+}
+
+// Check says whether the unit can serve r.
+func (u *Unit) Check(r Request) error {
+	if _, ok := u.paths[r.Precision]; !ok {
+		return fmt.Errorf("%s: unknown precision %q", u.Name(), r.Precision)
+	}
+	if r.Mode != Dense && r.Mode != Sparse {
+		return fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
+	}
+	if r.Count < 1 {
+		return fmt.Errorf("%s: request of %d MMAs", u.Name(), r.Count)
+	}
+	return nil
+}
+
+// Submit queues a run at cycle now (the current cycle of u's clock). The
+// callbacks run from u's own events. A request Check rejects is a
+// programming error and panics.
+func (u *Unit) Submit(now uint64, r Request) {
+	if err := u.Check(r); err != nil {
+		panic(err)
+	}
+	p := u.paths[r.Precision][r.Mode]
+	if u.batched {
+		u.submitBatched(now, r, p)
+		return
+	}
+	u.queue = append(u.queue, &run{req: r, path: p, left: r.Count})
+	if !u.issueNext {
+		u.issueNext = true
+		u.issueAt(max(now, u.freeAt))
+	}
+}
+
+func (u *Unit) submitBatched(now uint64, r Request, p *path) {
+	start := max(now, u.freeAt)
+	n := uint64(r.Count)
+	last := start + (n-1)*p.interval
+	u.freeAt = start + n*p.interval
+	done := last + p.latency
+	u.count(r.Mode, p, n)
+	u.hook(HookPosIssue, r, last, r.Count)
+	if r.Issued != nil {
+		u.at(last, func() { r.Issued(last) })
+	}
+	u.at(done, func() {
+		u.hook(HookPosComplete, r, done, r.Count)
+		if r.Done != nil {
+			r.Done(done)
+		}
+	})
+}
+
+func (u *Unit) issueAt(c uint64) { u.at(c, func() { u.issue(c) }) }
+
+// issue issues the head run's next MMA at cycle now and schedules the
+// next issue.
+func (u *Unit) issue(now uint64) {
+	head := u.queue[0]
+	head.left--
+	last := head.left == 0
+	u.count(head.req.Mode, head.path, 1)
+	u.hook(HookPosIssue, head.req, now, 1)
+	u.freeAt = now + head.path.interval
+	u.advance(head, last, 0, now)
+	if last {
+		u.queue = u.queue[1:]
+		if head.req.Issued != nil {
+			head.req.Issued(now)
+		}
+	}
+	u.issueNext = len(u.queue) > 0
+	if u.issueNext {
+		u.issueAt(u.freeAt)
+	}
+}
+
+// advance moves an MMA that entered stage s at cycle t to the next stage,
+// or writes its result back after the last one.
+func (u *Unit) advance(r *run, last bool, s int, t uint64) {
+	if s == len(r.path.stages) {
+		u.hook(HookPosComplete, r.req, t, 1)
+		if last && r.req.Done != nil {
+			r.req.Done(t)
+		}
+		return
+	}
+	next := t + uint64(r.path.stages[s].Cycles)
+	u.at(next, func() { u.advance(r, last, s+1, next) })
+}
+
+func (u *Unit) count(m Mode, p *path, n uint64) {
+	s := ModeStats{Instructions: n * p.perMMA.Instructions, BusyCycles: n * p.perMMA.BusyCycles,
+		ActualFMAs: n * p.perMMA.ActualFMAs, DenseEquivFMAs: n * p.perMMA.DenseEquivFMAs}
+	u.stats.ModeStats.add(s)
+	if m == Sparse {
+		u.stats.Sparse.add(s)
+	} else {
+		u.stats.Dense.add(s)
+	}
+}
+
+func (u *Unit) hook(pos *sim.HookPos, r Request, cycle uint64, count int) {
+	if u.NumHooks() == 0 {
+		return
+	}
+	u.InvokeHook(sim.HookCtx{Domain: u, Pos: pos,
+		Item: HookItem{Mode: r.Mode, Precision: r.Precision, Cycle: cycle, Count: count}})
+}
+
+// at schedules fn at cycle c (never before the engine's present).
+func (u *Unit) at(c uint64, fn func()) {
+	t := u.clock.Time(c)
+	if now := u.engine.CurrentTime(); t < now {
+		t = now
+	}
+	u.engine.Schedule(clock.NewEvent(t, u, fn))
+}
+
+// Handle runs the unit's own callback events.
+func (u *Unit) Handle(e sim.Event) error {
+	ev, ok := e.(*clock.Event)
+	if !ok {
+		return fmt.Errorf("%s: unexpected event %T", u.Name(), e)
+	}
+	ev.Fn()
+	return nil
+}
+
+// NotifyRecv is unused: the unit has no ports (the SM calls Submit).
+func (u *Unit) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+
+// NotifyPortFree is unused: the unit has no ports.
+func (u *Unit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+
+// Stats returns the counts so far (final once the engine has drained).
+func (u *Unit) Stats() Stats { return u.stats }
+
+// Stages returns the pipeline stages of a precision's datapath.
+func (u *Unit) Stages(precision string, m Mode) ([]Stage, error) {
+	p, ok := u.paths[precision]
+	if !ok || (m != Dense && m != Sparse) {
+		return nil, fmt.Errorf("%s: no datapath %s %s", u.Name(), precision, m)
+	}
+	return append([]Stage(nil), p[m].stages...), nil
+}
