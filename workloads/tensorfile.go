@@ -1,0 +1,469 @@
+package workloads
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Tensor is a dense tensor read from a weight file, values widened to
+// float32 (exact for float16 and bfloat16).
+type Tensor struct {
+	// Name is the tensor's name in a safetensors file; empty for .npy.
+	Name  string
+	DType string // as in the file: "<f2", "<f4", "F16", "BF16", ...
+	Shape []int
+	Data  []float32
+}
+
+// MaxTensorElements bounds the size of a tensor read from a file.
+const MaxTensorElements = 1 << 31
+
+// elements is the product of the shape, or an error when a dimension is
+// negative or the product is beyond MaxTensorElements.
+func elements(shape []int) (int, error) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("negative dimension in shape %v", shape)
+		}
+		if d > 0 && n > MaxTensorElements/d {
+			return 0, fmt.Errorf("shape %v has more than %d elements", shape,
+				MaxTensorElements)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// readExactly reads want bytes, then requires the end of the input.
+func readExactly(r io.Reader, want int) ([]byte, error) {
+	buf, err := io.ReadAll(io.LimitReader(r, int64(want)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) < want {
+		return nil, fmt.Errorf("truncated: data has %d bytes, the header "+
+			"promises %d", len(buf), want)
+	}
+	if len(buf) > want {
+		return nil, fmt.Errorf("trailing bytes after the %d bytes of data", want)
+	}
+	return buf, nil
+}
+
+// decodeFloats widens little- or big-endian float16, bfloat16, float32 or
+// float64 values to float32.
+func decodeFloats(b []byte, kind string, order binary.ByteOrder) []float32 {
+	size := map[string]int{"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[kind]
+	out := make([]float32, len(b)/size)
+	for i := range out {
+		e := b[i*size : (i+1)*size]
+		switch kind {
+		case "f16":
+			out[i] = Float16ToFloat32(order.Uint16(e))
+		case "bf16":
+			out[i] = math.Float32frombits(uint32(order.Uint16(e)) << 16)
+		case "f32":
+			out[i] = math.Float32frombits(order.Uint32(e))
+		case "f64":
+			out[i] = float32(math.Float64frombits(order.Uint64(e)))
+		}
+	}
+	return out
+}
+
+// Float16ToFloat32 converts IEEE binary16 bits to float32 (exactly).
+func Float16ToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // inf, NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp == 0 && frac == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: normalise
+		e := uint32(127 - 15 + 1)
+		for frac&0x400 == 0 {
+			frac <<= 1
+			e--
+		}
+		return math.Float32frombits(sign | e<<23 | (frac&0x3ff)<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
+
+// ---- NumPy .npy ----
+
+var npyMagic = []byte("\x93NUMPY")
+
+// npyKinds maps a .npy descr's type code (after the byte-order mark) to
+// the decoded kind.
+var npyKinds = map[string]string{"f2": "f16", "f4": "f32", "f8": "f64"}
+
+// ReadNPY reads a NumPy .npy array (format versions 1.0 to 3.0) of
+// float16, float32 or float64 in C order. name is used in errors.
+func ReadNPY(r io.Reader, name string) (*Tensor, error) {
+	t, err := readNPY(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return t, nil
+}
+
+func readNPY(r io.Reader) (*Tensor, error) {
+	pre := make([]byte, 8)
+	if _, err := io.ReadFull(r, pre); err != nil {
+		return nil, errors.New("not a .npy file: shorter than its 8-byte preamble")
+	}
+	if !bytes.Equal(pre[:6], npyMagic) {
+		return nil, errors.New(`not a .npy file: missing the "\x93NUMPY" magic`)
+	}
+	major := pre[6]
+	var hlen int
+	switch major {
+	case 1:
+		var b [2]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, errors.New("truncated .npy header length")
+		}
+		hlen = int(binary.LittleEndian.Uint16(b[:]))
+	case 2, 3:
+		var b [4]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, errors.New("truncated .npy header length")
+		}
+		hlen = int(binary.LittleEndian.Uint32(b[:]))
+		if hlen > 1<<20 {
+			return nil, fmt.Errorf(".npy header of %d bytes is implausibly long", hlen)
+		}
+	default:
+		return nil, fmt.Errorf("unsupported .npy format version %d.%d", major, pre[7])
+	}
+	hdr := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, fmt.Errorf("truncated .npy header: want %d bytes", hlen)
+	}
+	descr, fortran, shape, err := parseNPYHeader(string(hdr))
+	if err != nil {
+		return nil, fmt.Errorf(".npy header %q: %w", strings.TrimSpace(string(hdr)), err)
+	}
+	if fortran {
+		return nil, errors.New("Fortran-order arrays are not supported " +
+			"(save with numpy.ascontiguousarray)")
+	}
+	var order binary.ByteOrder
+	switch descr[0] {
+	case '<':
+		order = binary.LittleEndian
+	case '>':
+		order = binary.BigEndian
+	default:
+		return nil, fmt.Errorf("dtype %q: want a float16, float32 or float64 "+
+			"with an explicit byte order ('<f2', '<f4', '<f8')", descr)
+	}
+	kind, ok := npyKinds[descr[1:]]
+	if !ok {
+		return nil, fmt.Errorf("unsupported dtype %q: want float16 ('<f2'), "+
+			"float32 ('<f4') or float64 ('<f8')", descr)
+	}
+	n, err := elements(shape)
+	if err != nil {
+		return nil, err
+	}
+	size := map[string]int{"f16": 2, "f32": 4, "f64": 8}[kind]
+	data, err := readExactly(r, n*size)
+	if err != nil {
+		return nil, err
+	}
+	return &Tensor{DType: descr, Shape: shape,
+		Data: decodeFloats(data, kind, order)}, nil
+}
+
+// parseNPYHeader reads the Python dict literal of a .npy header:
+// {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
+func parseNPYHeader(h string) (descr string, fortran bool, shape []int, err error) {
+	s := strings.TrimRight(h, " \n")
+	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
+		return "", false, nil, errors.New("not a dict literal")
+	}
+	s = strings.TrimSpace(s[1 : len(s)-1])
+	seen := map[string]bool{}
+	for s != "" {
+		var key string
+		key, s, err = pyString(s)
+		if err != nil {
+			return "", false, nil, err
+		}
+		s = strings.TrimSpace(s)
+		if !strings.HasPrefix(s, ":") {
+			return "", false, nil, fmt.Errorf("want ':' after key %q", key)
+		}
+		s = strings.TrimSpace(s[1:])
+		if seen[key] {
+			return "", false, nil, fmt.Errorf("key %q given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "descr":
+			descr, s, err = pyString(s)
+			if err == nil && len(descr) < 2 {
+				err = fmt.Errorf("bad descr %q", descr)
+			}
+		case "fortran_order":
+			switch {
+			case strings.HasPrefix(s, "False"):
+				s = s[5:]
+			case strings.HasPrefix(s, "True"):
+				fortran, s = true, s[4:]
+			default:
+				err = errors.New("fortran_order: want True or False")
+			}
+		case "shape":
+			shape, s, err = pyTuple(s)
+		default:
+			err = fmt.Errorf("unknown key %q", key)
+		}
+		if err != nil {
+			return "", false, nil, err
+		}
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, ",") {
+			s = strings.TrimSpace(s[1:])
+		} else if s != "" {
+			return "", false, nil, fmt.Errorf("want ',' after the value of %q", key)
+		}
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return "", false, nil, fmt.Errorf("missing key %q", k)
+		}
+	}
+	return descr, fortran, shape, nil
+}
+
+// pyString reads a quoted Python string without escapes.
+func pyString(s string) (string, string, error) {
+	if s == "" || (s[0] != '\'' && s[0] != '"') {
+		return "", s, errors.New("want a quoted string")
+	}
+	end := strings.IndexByte(s[1:], s[0])
+	if end < 0 {
+		return "", s, errors.New("unterminated string")
+	}
+	v := s[1 : 1+end]
+	if strings.ContainsRune(v, '\\') {
+		return "", s, errors.New("escapes in strings are not supported")
+	}
+	return v, s[2+end:], nil
+}
+
+// pyTuple reads a tuple of non-negative integers: (), (3,), (3, 4).
+func pyTuple(s string) ([]int, string, error) {
+	if !strings.HasPrefix(s, "(") {
+		return nil, s, errors.New("shape: want a tuple")
+	}
+	end := strings.IndexByte(s, ')')
+	if end < 0 {
+		return nil, s, errors.New("shape: unterminated tuple")
+	}
+	body, rest := strings.TrimSpace(s[1:end]), s[end+1:]
+	shape := []int{}
+	if body == "" {
+		return shape, rest, nil
+	}
+	parts := strings.Split(body, ",")
+	if strings.TrimSpace(parts[len(parts)-1]) == "" {
+		parts = parts[:len(parts)-1]
+	}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		p = strings.TrimSuffix(p, "L") // Python 2 longs
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return nil, s, fmt.Errorf("shape: bad dimension %q", p)
+		}
+		shape = append(shape, v)
+	}
+	return shape, rest, nil
+}
+
+// WriteNPY writes a float32 little-endian C-order .npy (format 1.0).
+func WriteNPY(w io.Writer, shape []int, data []float32) error {
+	n, err := elements(shape)
+	if err != nil {
+		return err
+	}
+	if n != len(data) {
+		return fmt.Errorf("write .npy: shape %v needs %d values, have %d",
+			shape, n, len(data))
+	}
+	dims := make([]string, len(shape))
+	for i, d := range shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		tuple += ","
+	}
+	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }", tuple)
+	// Pad so that the data starts on a 64-byte boundary, newline last.
+	total := len(npyMagic) + 2 + 2 + len(hdr) + 1
+	hdr += strings.Repeat(" ", (64-total%64)%64) + "\n"
+	buf := bytes.NewBuffer(make([]byte, 0, 10+len(hdr)+4*len(data)))
+	buf.Write(npyMagic)
+	buf.Write([]byte{1, 0})
+	binary.Write(buf, binary.LittleEndian, uint16(len(hdr)))
+	buf.WriteString(hdr)
+	for _, v := range data {
+		binary.Write(buf, binary.LittleEndian, math.Float32bits(v))
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write .npy: %w", err)
+	}
+	return nil
+}
+
+// ---- safetensors ----
+
+// safetensorsKinds maps a safetensors dtype to the decoded kind.
+var safetensorsKinds = map[string]string{"F16": "f16", "BF16": "bf16",
+	"F32": "f32", "F64": "f64"}
+
+type safetensorsEntry struct {
+	DType       string  `json:"dtype"`
+	Shape       []int   `json:"shape"`
+	DataOffsets []int64 `json:"data_offsets"`
+}
+
+// ReadSafetensors reads one tensor of a .safetensors file: the one named
+// tensor, or the only tensor when tensor is empty. Supported dtypes: F16,
+// BF16, F32, F64. name is used in errors.
+func ReadSafetensors(r io.Reader, name, tensor string) (*Tensor, error) {
+	t, err := readSafetensors(r, tensor)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return t, nil
+}
+
+func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
+	var lenb [8]byte
+	if _, err := io.ReadFull(r, lenb[:]); err != nil {
+		return nil, errors.New("not a safetensors file: shorter than its 8-byte header length")
+	}
+	hlen := binary.LittleEndian.Uint64(lenb[:])
+	if hlen > 100<<20 {
+		return nil, fmt.Errorf("safetensors header of %d bytes is implausibly long", hlen)
+	}
+	hdr, err := io.ReadAll(io.LimitReader(r, int64(hlen)))
+	if err != nil || uint64(len(hdr)) != hlen {
+		return nil, fmt.Errorf("truncated safetensors header: want %d bytes", hlen)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
+	}
+	delete(raw, "__metadata__")
+	names := make([]string, 0, len(raw))
+	for n := range raw {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if tensor == "" {
+		if len(names) != 1 {
+			return nil, fmt.Errorf("the file holds %d tensors, name one "+
+				"(file.safetensors#NAME or --tensor): %s", len(names),
+				listNames(names))
+		}
+		tensor = names[0]
+	}
+	entryRaw, ok := raw[tensor]
+	if !ok {
+		return nil, fmt.Errorf("no tensor %q (have: %s)", tensor, listNames(names))
+	}
+	var e safetensorsEntry
+	dec := json.NewDecoder(bytes.NewReader(entryRaw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("tensor %q header: %w", tensor, err)
+	}
+	kind, ok := safetensorsKinds[e.DType]
+	if !ok {
+		return nil, fmt.Errorf("tensor %q: unsupported dtype %q (want F16, "+
+			"BF16, F32 or F64)", tensor, e.DType)
+	}
+	n, err := elements(e.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %w", tensor, err)
+	}
+	size := map[string]int{"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[kind]
+	if len(e.DataOffsets) != 2 || e.DataOffsets[0] < 0 ||
+		e.DataOffsets[1] < e.DataOffsets[0] ||
+		e.DataOffsets[1]-e.DataOffsets[0] != int64(n*size) {
+		return nil, fmt.Errorf("tensor %q: data_offsets %v do not hold %d "+
+			"%s values of shape %v", tensor, e.DataOffsets, n, e.DType, e.Shape)
+	}
+	if _, err := io.CopyN(io.Discard, r, e.DataOffsets[0]); err != nil {
+		return nil, fmt.Errorf("tensor %q: truncated before its data at "+
+			"offset %d", tensor, e.DataOffsets[0])
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(n*size)))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < n*size {
+		return nil, fmt.Errorf("tensor %q: truncated: %d of %d data bytes",
+			tensor, len(data), n*size)
+	}
+	return &Tensor{Name: tensor, DType: e.DType, Shape: e.Shape,
+		Data: decodeFloats(data, kind, binary.LittleEndian)}, nil
+}
+
+func listNames(names []string) string {
+	if len(names) > 20 {
+		return strings.Join(names[:20], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-20)
+	}
+	return strings.Join(names, ", ")
+}
+
+// WriteSafetensors writes tensors (float32, "F32") in the safetensors
+// format, in the given order. Used by tests and tools.
+func WriteSafetensors(w io.Writer, tensors []Tensor) error {
+	hdr := map[string]safetensorsEntry{}
+	var off int64
+	for _, t := range tensors {
+		n, err := elements(t.Shape)
+		if err != nil || n != len(t.Data) {
+			return fmt.Errorf("write safetensors: tensor %q: shape %v does "+
+				"not match %d values", t.Name, t.Shape, len(t.Data))
+		}
+		hdr[t.Name] = safetensorsEntry{DType: "F32", Shape: t.Shape,
+			DataOffsets: []int64{off, off + int64(4*n)}}
+		off += int64(4 * n)
+	}
+	js, err := json.Marshal(hdr)
+	if err != nil {
+		return fmt.Errorf("write safetensors: %w", err)
+	}
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, uint64(len(js)))
+	buf.Write(js)
+	for _, t := range tensors {
+		for _, v := range t.Data {
+			binary.Write(&buf, binary.LittleEndian, math.Float32bits(v))
+		}
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write safetensors: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,473 @@
+package workloads
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// Weights is a layer's weight as the sparse A operand: the M x K matrix
+// with its structured-sparse mask applied, and its compressed form (kept
+// values plus the PTX-format metadata the replay loads).
+type Weights struct {
+	Path       string
+	Matrix     tensorcore.Matrix
+	Compressed *tensorcore.Compressed
+}
+
+// MetadataBytes is the size of the metadata of the whole matrix.
+func (w *Weights) MetadataBytes() int { return w.Compressed.MetadataBytes() }
+
+// Names of the files `stcsim prune` writes into its output directory.
+const (
+	ValuesFile   = "values.npy"   // kept values, float32 [M, K*N/M]
+	MetadataFile = "metadata.bin" // tensorcore.Compressed.Metadata words, little-endian, MetadataBytes long
+	PrunedFile   = "pruned.npy"   // the pruned tensor, float32, in the input's own shape
+	SummaryFile  = "summary.json" // PruneSummary
+)
+
+// ReadTensor reads a weight tensor: a .npy file, or one tensor of a
+// .safetensors file named by tensor or by a "#NAME" suffix of the path
+// (neither is needed when the file holds a single tensor).
+func ReadTensor(path, tensor string) (*Tensor, error) {
+	file := path
+	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
+		file = path[:i+len(".safetensors")]
+		if tensor == "" {
+			tensor = path[i+len(".safetensors#"):]
+		}
+	}
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".npy" && ext != ".safetensors" {
+		return nil, fmt.Errorf("weights %s: unknown extension %q (want .npy or .safetensors)", path, ext)
+	}
+	if ext == ".npy" && tensor != "" {
+		return nil, fmt.Errorf("weights %s: a .npy file holds one unnamed tensor; --tensor applies to .safetensors", path)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("open weights: %w", err)
+	}
+	defer f.Close()
+	if ext == ".npy" {
+		return ReadNPY(f, file)
+	}
+	return ReadSafetensors(f, file, tensor)
+}
+
+// GEMMView is the tensor as the M x K A operand: a 2-D [out, in] Linear
+// weight as is; a 4-D [out, C, R, S] Conv weight (PyTorch's OIHW layout)
+// as out x (R*S*C) with C fastest, the implicit-GEMM K order of NHWC
+// kernels, so that 2:4 groups run along input channels as NVIDIA ASP
+// prunes them.
+func (t *Tensor) GEMMView() (tensorcore.Matrix, error) {
+	switch len(t.Shape) {
+	case 2:
+		return tensorcore.Matrix{Rows: t.Shape[0], Cols: t.Shape[1],
+			Data: t.Data}, nil
+	case 4:
+		o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+		m := tensorcore.NewMatrix(o, r*s*c)
+		for oi := range o {
+			for ci := range c {
+				for ri := range r {
+					for si := range s {
+						v := t.Data[((oi*c+ci)*r+ri)*s+si]
+						m.Data[oi*m.Cols+(ri*s+si)*c+ci] = v
+					}
+				}
+			}
+		}
+		return m, nil
+	}
+	return tensorcore.Matrix{}, fmt.Errorf("weight of shape %v: want a 2-D "+
+		"[out, in] Linear or 4-D [out, in, kh, kw] Conv weight", t.Shape)
+}
+
+// fromGEMMView is the inverse of GEMMView: m laid out in t's shape.
+func (t *Tensor) fromGEMMView(m tensorcore.Matrix) []float32 {
+	if len(t.Shape) != 4 {
+		return m.Data
+	}
+	o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+	out := make([]float32, len(m.Data))
+	for oi := range o {
+		for ci := range c {
+			for ri := range r {
+				for si := range s {
+					out[((oi*c+ci)*r+ri)*s+si] = m.Data[oi*m.Cols+(ri*s+si)*c+ci]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// PruneSummary is what `stcsim prune` reports and writes to summary.json.
+type PruneSummary struct {
+	Source string `json:"source"`
+	Tensor string `json:"tensor,omitempty"`
+	DType  string `json:"dtype"`
+	Shape  []int  `json:"shape"`
+	// GEMMShape is [M, K] of the A-operand view (see Tensor.GEMMView).
+	GEMMShape [2]int `json:"gemm_shape"`
+	Pattern   string `json:"pattern"`
+	// Mode is "prune" (magnitude pruning) or "verify" (input must already
+	// hold the pattern).
+	Mode string `json:"mode"`
+	// InputValid says whether the input already held the pattern;
+	// InputError names the first row and group that broke it.
+	InputValid bool   `json:"input_valid"`
+	InputError string `json:"input_error,omitempty"`
+	// ValidMask says whether the output holds the pattern (always true
+	// after pruning; after verify, equal to InputValid).
+	ValidMask bool  `json:"valid_mask"`
+	Elements  int   `json:"elements"`
+	NonzeroIn int64 `json:"nonzero_in"`
+	// NonzeroOut and Sparsity (the zero fraction) describe the output.
+	NonzeroOut int64   `json:"nonzero_out"`
+	Sparsity   float64 `json:"sparsity"`
+	// KeptMagnitude is sum |w| kept over sum |w| of the input (1 when the
+	// input is all zeros).
+	KeptMagnitude float64  `json:"kept_magnitude_fraction"`
+	ValueBytes    int      `json:"value_bytes"` // as float32 in values.npy
+	MetadataBytes int      `json:"metadata_bytes"`
+	Files         []string `json:"files,omitempty"`
+}
+
+// PruneResult is a pruned (or verified) weight.
+type PruneResult struct {
+	Summary    PruneSummary
+	Tensor     *Tensor // the input
+	Pruned     tensorcore.Matrix
+	Compressed *tensorcore.Compressed
+}
+
+// Prune prunes t's GEMM view by magnitude to pattern p (keep the p.N
+// largest |w| of every p.M along K), or with verify only checks that it
+// already holds p (an error names the first bad row and group). K must be
+// a multiple of p.M.
+func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneResult, error) {
+	m, err := t.GEMMView()
+	if err != nil {
+		return nil, fmt.Errorf("prune %s: %w", source, err)
+	}
+	if m.Cols%p.M != 0 {
+		return nil, fmt.Errorf("prune %s: K = %d is not a multiple of %d, "+
+			"the %s group width", source, m.Cols, p.M, p)
+	}
+	if err := finite(m); err != nil {
+		return nil, fmt.Errorf("prune %s: %w", source, err)
+	}
+	s := PruneSummary{Source: source, Tensor: t.Name, DType: t.DType,
+		Shape: t.Shape, GEMMShape: [2]int{m.Rows, m.Cols}, Pattern: p.String(),
+		Mode: "prune", Elements: len(m.Data)}
+	if verify {
+		s.Mode = "verify"
+	}
+	inErr := tensorcore.CheckPattern(m, p)
+	s.InputValid = inErr == nil
+	if inErr != nil {
+		s.InputError = inErr.Error()
+	}
+	out := m
+	if !verify {
+		out = tensorcore.PruneMagnitude(m, p)
+	}
+	s.ValidMask = tensorcore.CheckPattern(out, p) == nil
+	var absIn, absOut float64
+	for i, v := range m.Data {
+		absIn += math.Abs(float64(v))
+		absOut += math.Abs(float64(out.Data[i]))
+		if v != 0 {
+			s.NonzeroIn++
+		}
+		if out.Data[i] != 0 {
+			s.NonzeroOut++
+		}
+	}
+	s.KeptMagnitude = 1
+	if absIn > 0 {
+		s.KeptMagnitude = absOut / absIn
+	}
+	if s.Elements > 0 {
+		s.Sparsity = 1 - float64(s.NonzeroOut)/float64(s.Elements)
+	}
+	r := &PruneResult{Summary: s, Tensor: t, Pruned: out}
+	if !s.ValidMask {
+		return r, nil
+	}
+	c, err := tensorcore.Compress(out, p)
+	if err != nil {
+		return nil, fmt.Errorf("prune %s: %w", source, err)
+	}
+	r.Compressed = c
+	r.Summary.ValueBytes = 4 * len(c.Values)
+	r.Summary.MetadataBytes = c.MetadataBytes()
+	return r, nil
+}
+
+func finite(m tensorcore.Matrix) error {
+	for i, v := range m.Data {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("value at row %d, column %d is %v", i/m.Cols, i%m.Cols, v)
+		}
+	}
+	return nil
+}
+
+// WriteDir writes the compressed values, the metadata, the pruned tensor
+// and summary.json into dir (created if missing). A result whose mask is
+// not valid writes only the summary.
+func (r *PruneResult) WriteDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("prune output: %w", err)
+	}
+	r.Summary.Files = nil
+	if r.Compressed != nil {
+		c := r.Compressed
+		if err := writeFile(dir, ValuesFile, func(f *os.File) error {
+			return WriteNPY(f, []int{c.Rows, c.KeptCols()}, c.Values)
+		}); err != nil {
+			return err
+		}
+		meta := make([]byte, 4*len(c.Metadata()))
+		for i, w := range c.Metadata() {
+			binary.LittleEndian.PutUint32(meta[4*i:], w)
+		}
+		if err := os.WriteFile(filepath.Join(dir, MetadataFile),
+			meta[:c.MetadataBytes()], 0o644); err != nil {
+			return fmt.Errorf("prune output: %w", err)
+		}
+		if err := writeFile(dir, PrunedFile, func(f *os.File) error {
+			return WriteNPY(f, r.Tensor.Shape, r.Tensor.fromGEMMView(r.Pruned))
+		}); err != nil {
+			return err
+		}
+		r.Summary.Files = []string{ValuesFile, MetadataFile, PrunedFile}
+	}
+	r.Summary.Files = append(r.Summary.Files, SummaryFile)
+	js, err := json.MarshalIndent(r.Summary, "", "  ")
+	if err != nil {
+		return fmt.Errorf("prune summary: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), append(js, '\n'), 0o644); err != nil {
+		return fmt.Errorf("prune output: %w", err)
+	}
+	return nil
+}
+
+func writeFile(dir, name string, write func(*os.File) error) error {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return fmt.Errorf("prune output: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("prune output %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("prune output: %w", err)
+	}
+	return nil
+}
+
+// LoadWeights loads the 2:4 weight a trace row points at and checks it
+// against the row's m x k: a directory written by `stcsim prune` (its
+// metadata is decoded and validated), or a .npy / .safetensors[#NAME]
+// tensor that must already be 2:4 sparse along K. K must be a multiple
+// of 4.
+func LoadWeights(path string, m, k int) (*Weights, error) {
+	return loadWeights(path, m, k, tensorcore.Pattern{N: 2, M: 4})
+}
+
+// LoadRowWeights loads the weight of a trace row with the row's pattern;
+// the file's shape must be the layer's own (unpadded) M x K, and the
+// weight is zero-padded to the row's M x K when the row was padded.
+func LoadRowWeights(g GEMM) (*Weights, error) {
+	p, err := rowPattern(g)
+	if err != nil {
+		return nil, err
+	}
+	m, k := g.M, g.K
+	if g.UnpaddedM > 0 {
+		m = g.UnpaddedM
+	}
+	if g.UnpaddedK > 0 {
+		k = g.UnpaddedK
+	}
+	w, err := loadWeights(g.Weights, m, k, p)
+	if err != nil {
+		return nil, fmt.Errorf("row %s: %w", g.Name, err)
+	}
+	if m == g.M && k == g.K {
+		return w, nil
+	}
+	padded := tensorcore.NewMatrix(g.M, g.K)
+	for r := range m {
+		copy(padded.Data[r*g.K:r*g.K+k], w.Matrix.Data[r*k:(r+1)*k])
+	}
+	c, err := tensorcore.Compress(padded, p)
+	if err != nil {
+		return nil, fmt.Errorf("row %s: pad weights: %w", g.Name, err)
+	}
+	return &Weights{Path: w.Path, Matrix: padded, Compressed: c}, nil
+}
+
+func rowPattern(g GEMM) (tensorcore.Pattern, error) {
+	if PatternGroup(g.Sparsity) == 0 {
+		return tensorcore.Pattern{}, fmt.Errorf("row %s: sparsity %q has no "+
+			"weight mask", g.Name, g.Sparsity)
+	}
+	return tensorcore.ParsePattern(g.Sparsity)
+}
+
+func loadWeights(path string, m, k int, p tensorcore.Pattern) (*Weights, error) {
+	if k%p.M != 0 {
+		return nil, fmt.Errorf("weights %s: K = %d is not a multiple of %d, "+
+			"the %s group width", path, k, p.M, p)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return loadPrunedDir(path, m, k, p)
+	}
+	t, err := ReadTensor(path, "")
+	if err != nil {
+		return nil, err
+	}
+	a, err := t.GEMMView()
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w", path, err)
+	}
+	if a.Rows != m || a.Cols != k {
+		return nil, fmt.Errorf("weights %s: shape %v is %dx%d as M x K, the "+
+			"trace row wants %dx%d", path, t.Shape, a.Rows, a.Cols, m, k)
+	}
+	c, err := tensorcore.Compress(a, p)
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w (prune it first: stcsim prune --in %s --out DIR)",
+			path, err, path)
+	}
+	return &Weights{Path: path, Matrix: a, Compressed: c}, nil
+}
+
+// loadPrunedDir reads the compressed values and metadata that `stcsim
+// prune` wrote.
+func loadPrunedDir(dir string, m, k int, p tensorcore.Pattern) (*Weights, error) {
+	js, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w", dir, err)
+	}
+	var s PruneSummary
+	if err := json.Unmarshal(js, &s); err != nil {
+		return nil, fmt.Errorf("weights %s: %s: %w", dir, SummaryFile, err)
+	}
+	if !s.ValidMask {
+		return nil, fmt.Errorf("weights %s: its summary says the mask is not "+
+			"a valid %s (%s)", dir, s.Pattern, s.InputError)
+	}
+	if s.Pattern != p.String() {
+		return nil, fmt.Errorf("weights %s: pattern %s, the trace row wants %s",
+			dir, s.Pattern, p)
+	}
+	if s.GEMMShape != [2]int{m, k} {
+		return nil, fmt.Errorf("weights %s: shape %dx%d as M x K, the trace "+
+			"row wants %dx%d", dir, s.GEMMShape[0], s.GEMMShape[1], m, k)
+	}
+	vf, err := os.Open(filepath.Join(dir, ValuesFile))
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w", dir, err)
+	}
+	defer vf.Close()
+	vals, err := ReadNPY(vf, filepath.Join(dir, ValuesFile))
+	if err != nil {
+		return nil, fmt.Errorf("weights: %w", err)
+	}
+	kept := k / p.M * p.N
+	if len(vals.Shape) != 2 || vals.Shape[0] != m || vals.Shape[1] != kept {
+		return nil, fmt.Errorf("weights %s: %s has shape %v, want [%d %d]",
+			dir, ValuesFile, vals.Shape, m, kept)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %w", dir, err)
+	}
+	words := make([]uint32, (len(raw)+3)/4)
+	for i, b := range raw {
+		words[i/4] |= uint32(b) << (8 * (i % 4))
+	}
+	c, err := tensorcore.FromMetadata(vals.Data, words, m, k, p)
+	if err != nil {
+		return nil, fmt.Errorf("weights %s: %s: %w", dir, MetadataFile, err)
+	}
+	if len(raw) != c.MetadataBytes() {
+		return nil, fmt.Errorf("weights %s: %s has %d bytes, want %d", dir,
+			MetadataFile, len(raw), c.MetadataBytes())
+	}
+	return &Weights{Path: dir, Matrix: c.Decompress(), Compressed: c}, nil
+}
+
+// SyntheticValue is element (r, c) of the synthetic m x k weight of seed:
+// uniform in [-1, 1), a pure function of (seed, r*k + c) (splitmix64), so
+// any tile of the matrix can be made without the rest.
+func SyntheticValue(k int, seed uint64, r, c int) float32 {
+	x := seed + uint64(r*k+c+1)*0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return float32(x>>40)/(1<<23) - 1
+}
+
+// SyntheticWeights is the deterministic dense m x k weight of a seed,
+// for rows without a weight file; prune it with tensorcore.PruneMagnitude.
+func SyntheticWeights(m, k int, seed uint64) tensorcore.Matrix {
+	return SyntheticTile(m, k, seed, 0, 0, m, k)
+}
+
+// SyntheticTile is the rows x cols block at (r0, c0) of
+// SyntheticWeights(m, k, seed), made without the rest of the matrix.
+func SyntheticTile(m, k int, seed uint64, r0, c0, rows, cols int) tensorcore.Matrix {
+	t := tensorcore.NewMatrix(rows, cols)
+	for r := range rows {
+		for c := range cols {
+			t.Data[r*cols+c] = SyntheticValue(k, seed, r0+r, c0+c)
+		}
+	}
+	return t
+}
+
+// ErrNoWeights is returned by RowWeights for a dense row.
+var ErrNoWeights = errors.New("dense row: no sparse weight")
+
+// RowWeights is the sparse weight of a row: the file it names
+// (LoadRowWeights), or else the synthetic weight of seed pruned by
+// magnitude to the row's pattern. It materialises the whole M x K matrix;
+// use SyntheticTile for samples of large layers.
+func RowWeights(g GEMM, seed uint64) (*Weights, error) {
+	if PatternGroup(g.Sparsity) == 0 {
+		return nil, fmt.Errorf("row %s: %w", g.Name, ErrNoWeights)
+	}
+	if g.Weights != "" {
+		return LoadRowWeights(g)
+	}
+	p, err := rowPattern(g)
+	if err != nil {
+		return nil, err
+	}
+	if g.K%p.M != 0 {
+		return nil, fmt.Errorf("row %s: K = %d is not a multiple of %d, the %s group width",
+			g.Name, g.K, p.M, p)
+	}
+	a := tensorcore.PruneMagnitude(SyntheticWeights(g.M, g.K, seed), p)
+	c, err := tensorcore.Compress(a, p)
+	if err != nil {
+		return nil, fmt.Errorf("row %s: %w", g.Name, err)
+	}
+	return &Weights{Matrix: a, Compressed: c}, nil
+}
