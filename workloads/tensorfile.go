@@ -160,18 +160,12 @@ func readNPY(r io.Reader) (*Tensor, error) {
 		return nil, errors.New("Fortran-order arrays are not supported " +
 			"(save with numpy.ascontiguousarray)")
 	}
-	var order binary.ByteOrder
-	switch descr[0] {
-	case '<':
-		order = binary.LittleEndian
-	case '>':
-		order = binary.BigEndian
-	default:
-		return nil, fmt.Errorf("dtype %q: want a float16, float32 or float64 "+
-			"with an explicit byte order ('<f2', '<f4', '<f8')", descr)
-	}
 	kind, ok := npyKinds[descr[1:]]
-	if !ok {
+	var order binary.ByteOrder = binary.LittleEndian
+	if descr[0] == '>' {
+		order = binary.BigEndian
+	}
+	if !ok || (descr[0] != '<' && descr[0] != '>') {
 		return nil, fmt.Errorf("unsupported dtype %q: want float16 ('<f2'), "+
 			"float32 ('<f4') or float64 ('<f8')", descr)
 	}
