@@ -112,11 +112,12 @@ type HookItem struct {
 // starts at max(submit cycle, the cycle the issue slot frees), its MMAs
 // issue every issue_interval cycles, and each result is ready latency
 // cycles after its issue. In batched fidelity a run is one computation
-// plus its callback events; in instruction fidelity every MMA is an issue
-// event followed by one event per pipeline stage (for sparse, metadata
-// decode and selector mux in front of the dot-product array) and a
-// write-back event. Both give the same cycles by construction, and the
-// tests check it.
+// plus its callback events. In instruction fidelity every MMA is issued
+// into a pipeline and moved through its stages (for sparse, metadata
+// decode and selector mux in front of the dot-product array) to write
+// back; the pipeline steps only at cycles where an MMA issues or leaves a
+// stage. Both give the same cycles by construction, and the tests check
+// it.
 type Unit struct {
 	*sim.ComponentBase
 	engine  sim.Engine
@@ -124,10 +125,13 @@ type Unit struct {
 	batched bool
 	paths   map[string][2]*path
 
-	freeAt    uint64 // first cycle the issue slot is free
-	queue     []*run // instruction fidelity: runs not fully issued
-	issueNext bool   // an issue event is pending
-	stats     Stats
+	freeAt uint64 // first cycle the issue slot is free
+	stats  Stats
+
+	// instruction fidelity
+	queue []*run          // runs not fully issued, FIFO
+	pipe  []*inflight     // MMAs in the pipeline, in issue order
+	wakes map[uint64]bool // cycles a step event is scheduled for
 }
 
 type run struct {
@@ -176,6 +180,7 @@ func (b Builder) Build(name string) *Unit {
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
 		paths:         map[string][2]*path{},
+		wakes:         map[uint64]bool{},
 	}
 	for _, n := range Names {
 		p, _ := b.cfg.Get(n)
@@ -284,10 +289,7 @@ func (u *Unit) Submit(now uint64, r Request) {
 		return
 	}
 	u.queue = append(u.queue, &run{req: r, path: p, left: r.Count})
-	if !u.issueNext {
-		u.issueNext = true
-		u.issueAt(max(now, u.freeAt))
-	}
+	u.wakeAt(max(now, u.freeAt))
 }
 
 func (u *Unit) submitBatched(now uint64, r Request, p *path) {
@@ -309,42 +311,87 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 	})
 }
 
-func (u *Unit) issueAt(c uint64) { u.at(c, func() { u.issue(c) }) }
+// inflight is one MMA in the pipeline (instruction fidelity).
+type inflight struct {
+	run   *run
+	last  bool   // the run's last MMA
+	stage int    // index into run.path.stages
+	until uint64 // cycle it leaves its stage
+}
 
-// issue issues the head run's next MMA at cycle now and schedules the
-// next issue.
+// wakeAt makes sure the pipeline steps at cycle c.
+func (u *Unit) wakeAt(c uint64) {
+	if u.wakes[c] {
+		return
+	}
+	u.wakes[c] = true
+	u.at(c, func() { u.step(c) })
+}
+
+// step moves the pipeline at cycle now: every MMA whose stage ends now
+// moves to its next stage (or writes back), then the next MMA issues if
+// the issue slot is free. The order drains before it fills, so an MMA
+// never meets the one behind it; the next step is scheduled at the next
+// cycle where a stage ends or the slot frees, so idle cycles cost nothing.
+func (u *Unit) step(now uint64) {
+	u.advance(now)
+	u.issue(now)
+	delete(u.wakes, now)
+	next, ok := uint64(0), false
+	for _, m := range u.pipe {
+		if !ok || m.until < next {
+			next, ok = m.until, true
+		}
+	}
+	if len(u.queue) > 0 && (!ok || u.freeAt < next) {
+		next, ok = max(u.freeAt, now), true
+	}
+	if ok {
+		u.wakeAt(next)
+	}
+}
+
+func (u *Unit) advance(now uint64) {
+	kept := u.pipe[:0]
+	var done []*inflight
+	for _, m := range u.pipe {
+		if m.until == now {
+			m.stage++
+			if m.stage == len(m.run.path.stages) {
+				done = append(done, m)
+				continue
+			}
+			m.until += uint64(m.run.path.stages[m.stage].Cycles)
+		}
+		kept = append(kept, m)
+	}
+	u.pipe = kept
+	for _, m := range done { // callbacks last: they may Submit
+		u.hook(HookPosComplete, m.run.req, now, 1)
+		if m.last && m.run.req.Done != nil {
+			m.run.req.Done(now)
+		}
+	}
+}
+
 func (u *Unit) issue(now uint64) {
+	if len(u.queue) == 0 || u.freeAt > now {
+		return
+	}
 	head := u.queue[0]
 	head.left--
 	last := head.left == 0
 	u.count(head.req.Mode, head.path, 1)
 	u.hook(HookPosIssue, head.req, now, 1)
 	u.freeAt = now + head.path.interval
-	u.advance(head, last, 0, now)
+	u.pipe = append(u.pipe, &inflight{run: head, last: last,
+		until: now + uint64(head.path.stages[0].Cycles)})
 	if last {
 		u.queue = u.queue[1:]
 		if head.req.Issued != nil {
 			head.req.Issued(now)
 		}
 	}
-	u.issueNext = len(u.queue) > 0
-	if u.issueNext {
-		u.issueAt(u.freeAt)
-	}
-}
-
-// advance moves an MMA that entered stage s at cycle t to the next stage,
-// or writes its result back after the last one.
-func (u *Unit) advance(r *run, last bool, s int, t uint64) {
-	if s == len(r.path.stages) {
-		u.hook(HookPosComplete, r.req, t, 1)
-		if last && r.req.Done != nil {
-			r.req.Done(t)
-		}
-		return
-	}
-	next := t + uint64(r.path.stages[s].Cycles)
-	u.at(next, func() { u.advance(r, last, s+1, next) })
 }
 
 func (u *Unit) count(m Mode, p *path, n uint64) {
