@@ -1,0 +1,242 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
+)
+
+// sampleReport is a two-workload report with plausible numbers; the plots
+// only draw what it holds. STCSIM_KEEP_PLOTS=DIR keeps the files to look
+// at.
+func sampleReport(layers int) *sim.Report {
+	rep := &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "a100-40gb"}
+	for _, w := range []string{"resnet50", "bert/large"} {
+		var dt, st float64
+		for i := 0; i < layers; i++ {
+			m, n, k := 256<<(i%4), 1024*(1+i%3), 576*(1+i%5)
+			flops := 2 * float64(m*n*k)
+			d := sim.LayerResult{Workload: w, Layer: fmt.Sprintf("layer%d.conv", i),
+				M: m, N: n, K: k, Batch: 1, Precision: "fp16", Mode: "dense",
+				SparseApplied: false, Count: 1 + i%3, Kernel: "128x128x32_64x64_s5",
+				SplitK: 1, Bound: "compute",
+				DRAMReadBytes: uint64(2 * (m*k + k*n)), DRAMWriteBytes: uint64(2 * m * n),
+				Breakdown: sim.Breakdown{Compute: 0.6, Smem: 0.1, L2: 0.1, DRAM: 0.1, Latency: 0.1}}
+			d.TimeUS = flops / 250e6 * (1 + 0.3*float64(i%2))
+			d.TFLOPS = flops / d.TimeUS / 1e6
+			s := d
+			s.Mode, s.SparseApplied = "sparse", true
+			s.TimeUS = d.TimeUS / (1.1 + 0.1*float64(i%6))
+			s.TFLOPS = flops / s.TimeUS / 1e6
+			s.DRAMReadBytes = uint64(2*(m*k*9/16) + 2*k*n)
+			s.Breakdown = sim.Breakdown{Compute: 0.4, Smem: 0.15, L2: 0.1, DRAM: 0.25, Latency: 0.1}
+			s.Speedup = d.TimeUS / s.TimeUS
+			rep.Results = append(rep.Results, d, s)
+			dt += d.TimeUS * float64(d.Count)
+			st += s.TimeUS * float64(s.Count)
+		}
+		rep.Totals = append(rep.Totals, sim.Total{Workload: w, Mode: "dense", TimeUS: dt},
+			sim.Total{Workload: w, Mode: "sparse", TimeUS: st, Speedup: dt / st})
+	}
+	return rep
+}
+
+func loadDefault(t *testing.T) *configs.Loaded {
+	t.Helper()
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ld
+}
+
+func plotDir(t *testing.T) string {
+	if d := os.Getenv("STCSIM_KEEP_PLOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+func TestWritePlots(t *testing.T) {
+	ld := loadDefault(t)
+	tests := []struct {
+		name   string
+		layers int
+		modes  []string
+		want   []string
+	}{
+		{"both modes", 12, []string{"dense", "sparse"}, []string{
+			"resnet50-speedup", "resnet50-breakdown-dense",
+			"resnet50-breakdown-sparse", "resnet50-roofline",
+			"bert_large-speedup", "bert_large-roofline"}},
+		{"dense only", 3, []string{"dense"}, []string{
+			"resnet50-breakdown-dense", "resnet50-roofline"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := sampleReport(tc.layers)
+			if len(tc.modes) == 1 {
+				rep = onlyMode(rep, tc.modes[0])
+			}
+			dir := plotDir(t)
+			files, err := WritePlots(dir, rep, ld.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				for _, ext := range []string{".png", ".svg"} {
+					if !containsString(files, w+ext) {
+						t.Errorf("%s%s not written (have %v)", w, ext, files)
+					}
+				}
+			}
+			if len(tc.modes) == 1 && containsString(files, "resnet50-speedup.png") {
+				t.Error("speedup plot drawn without sparse results")
+			}
+			for _, f := range files {
+				checkImage(t, filepath.Join(dir, f))
+			}
+		})
+	}
+}
+
+func onlyMode(rep *sim.Report, mode string) *sim.Report {
+	out := &sim.Report{Tool: rep.Tool, Version: rep.Version, Config: rep.Config}
+	for _, r := range rep.Results {
+		if r.Mode == mode {
+			out.Results = append(out.Results, r)
+		}
+	}
+	for _, t := range rep.Totals {
+		if t.Mode == mode {
+			t.Speedup = 0
+			out.Totals = append(out.Totals, t)
+		}
+	}
+	return out
+}
+
+func checkImage(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".svg") {
+		if !bytes.Contains(data, []byte("<svg")) {
+			t.Errorf("%s: not an SVG", path)
+		}
+		return
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 300 {
+		t.Errorf("%s: %dx%d is too small to read", path, b.Dx(), b.Dy())
+	}
+}
+
+func TestPeakMatchesWhitepaper(t *testing.T) {
+	ld := loadDefault(t)
+	// A100 whitepaper: 312 dense / 624 sparse FP16 tensor TFLOPS, 156 /
+	// 312 TF32, 624 / 1248 INT8 TOPS.
+	tests := []struct {
+		prec          string
+		dense, sparse float64
+	}{{"fp16", 312, 624}, {"tf32", 156, 312}, {"int8", 624, 1248}}
+	for _, tc := range tests {
+		d, err := Peak(ld.Config, tc.prec, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := Peak(ld.Config, tc.prec, true)
+		if math.Abs(d-tc.dense) > 1 || math.Abs(s-tc.sparse) > 2 {
+			t.Errorf("%s: peak %.1f / %.1f, want %.0f / %.0f", tc.prec, d, s,
+				tc.dense, tc.sparse)
+		}
+	}
+	if _, err := Peak(ld.Config, "fp8", false); err == nil {
+		t.Error("fp8 accepted")
+	}
+}
+
+func TestIntensity(t *testing.T) {
+	r := sim.LayerResult{M: 1024, N: 1024, K: 1024, Batch: 2,
+		DRAMReadBytes: 4 << 20, DRAMWriteBytes: 2 << 20}
+	want := 2.0 * 1024 * 1024 * 1024 * 2 / (6 << 20)
+	if got := Intensity(r); math.Abs(got-want) > 1e-9 {
+		t.Errorf("intensity %g, want %g", got, want)
+	}
+	if Intensity(sim.LayerResult{M: 1, N: 1, K: 1}) != 0 {
+		t.Error("no DRAM bytes should give 0")
+	}
+}
+
+func TestLinePlot(t *testing.T) {
+	dir := plotDir(t)
+	series := []Series{
+		{Label: "resnet50", X: []string{"64", "128", "256"}, Y: []float64{1.2, 1.4, 1.5}},
+		{Label: "bert-large", X: []string{"64", "128", "256"}, Y: []float64{1.3, 1.5, 1.6}},
+	}
+	tests := []struct {
+		file    string
+		series  []Series
+		wantErr string
+	}{
+		{"numeric.png", series, ""},
+		{"numeric.svg", series, ""},
+		{"nominal.png", []Series{{Label: "a", X: []string{"2:4", "1:2"},
+			Y: []float64{1.5, 1.8}}}, ""},
+		{"bad.pdf", series, "want a .png or .svg"},
+	}
+	for _, tc := range tests {
+		err := LinePlot(filepath.Join(dir, tc.file), "title", "x (unit)",
+			"y (unit)", tc.series)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want %q", tc.file, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		checkImage(t, filepath.Join(dir, tc.file))
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	ld := loadDefault(t)
+	rep := sampleReport(3)
+	plots := []string{"resnet50-speedup.png", "resnet50-speedup.svg",
+		"bert_large-roofline.png"}
+	md := string(Markdown(rep, ld, plots))
+	for _, want := range []string{
+		"# stcsim report", "config `a100-40gb`",
+		"fp16 312 dense / 624 sparse TFLOPS",
+		"| workload | dense time (µs) | sparse time (µs) | speedup |",
+		"## resnet50", "## bert/large",
+		"| layer0.conv | 256x1024x576 | 1 |",
+		"![resnet50 speedup](resnet50-speedup.png) ([SVG](resnet50-speedup.svg))",
+		"![bert/large roofline](bert_large-roofline.png)\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "resnet50-speedup.png") != 1 {
+		t.Error("plot embedded under the wrong workload")
+	}
+}

@@ -1,0 +1,202 @@
+package sweep
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stcsim/stcsim/report"
+)
+
+// Metrics are the quantities a sweep plot can show, with their axis
+// labels.
+var Metrics = map[string]string{
+	"speedup":   "sparse speedup over dense (x)",
+	"time_us":   "time per pass (µs)",
+	"tflops":    "achieved throughput (TFLOPS)",
+	"dram_gbps": "DRAM bandwidth (GB/s)",
+}
+
+// Query selects what a sweep plot shows: metric Y against grid key X, one
+// line per workload or per layer (and per mode, except for speedup, and
+// per value of any other varied key), over the points matching Where.
+type Query struct {
+	X, Y, By string
+	Where    []Assignment
+}
+
+// Series extracts the lines of a sweep plot from a store's rows; X values
+// are ordered numerically where they are numbers.
+func Series(rows []Row, q Query) ([]report.Series, error) {
+	if _, ok := Metrics[q.Y]; !ok {
+		return nil, fmt.Errorf("--y %q: want speedup, time_us, tflops or "+
+			"dram_gbps", q.Y)
+	}
+	if q.By != "workload" && q.By != "layer" {
+		return nil, fmt.Errorf("--by %q: want workload or layer", q.By)
+	}
+	keys := gridKeys(rows)
+	if !contains(keys, q.X) {
+		return nil, fmt.Errorf("--x %s: no stored point varies that key "+
+			"(varied keys: %s)", q.X, strings.Join(keys, ", "))
+	}
+	for _, w := range q.Where {
+		if !contains(keys, w.Key) {
+			return nil, fmt.Errorf("--where %s: no stored point varies that "+
+				"key (varied keys: %s)", w.Key, strings.Join(keys, ", "))
+		}
+	}
+	acc := newAccumulator(q)
+	for _, r := range rows {
+		if acc.selected(r) {
+			acc.add(r, keys)
+		}
+	}
+	return acc.series()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sums gathers one plotted point: the sums behind its metric.
+type sums struct {
+	timeUS, flops, dramBytes, denseUS float64
+	speedup                           float64
+	n                                 int
+	config                            string
+}
+
+type lineKey struct{ label, x string }
+
+type accumulator struct {
+	q      Query
+	points map[lineKey]*sums
+	labels []string
+	seen   map[string]bool
+}
+
+func newAccumulator(q Query) *accumulator {
+	return &accumulator{q: q, points: map[lineKey]*sums{},
+		seen: map[string]bool{}}
+}
+
+func (a *accumulator) selected(r Row) bool {
+	if _, ok := GridValue(r.Grid, a.q.X); !ok {
+		return false
+	}
+	for _, w := range a.q.Where {
+		if v, _ := GridValue(r.Grid, w.Key); v != w.Value {
+			return false
+		}
+	}
+	if a.q.Y == "speedup" {
+		return r.Mode == "sparse" && r.Speedup > 0
+	}
+	return true
+}
+
+// label names the line a row belongs to.
+func (a *accumulator) label(r Row, keys []string) string {
+	parts := []string{r.Workload}
+	if a.q.By == "layer" {
+		parts[0] += " " + r.Layer
+	}
+	if a.q.Y != "speedup" {
+		parts = append(parts, r.Mode)
+	}
+	for _, k := range keys {
+		if k == a.q.X || a.fixed(k) {
+			continue
+		}
+		v, _ := GridValue(r.Grid, k)
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *accumulator) fixed(key string) bool {
+	for _, w := range a.q.Where {
+		if w.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *accumulator) add(r Row, keys []string) {
+	x, _ := GridValue(r.Grid, a.q.X)
+	lk := lineKey{a.label(r, keys), x}
+	s := a.points[lk]
+	if s == nil {
+		s = &sums{config: r.ConfigHash}
+		a.points[lk] = s
+		if !a.seen[lk.label] {
+			a.seen[lk.label] = true
+			a.labels = append(a.labels, lk.label)
+		}
+	}
+	if s.config != r.ConfigHash {
+		s.config = "ambiguous"
+	}
+	c := float64(r.Count)
+	t := r.TimeUS * c
+	s.timeUS += t
+	s.flops += 2 * float64(r.M) * float64(r.N) * float64(r.K) *
+		float64(max(1, r.Batch)) * c
+	s.dramBytes += float64(r.DRAMReadBytes+r.DRAMWriteBytes) * c
+	if r.Speedup > 0 {
+		s.denseUS += t * r.Speedup
+	}
+	s.speedup = r.Speedup
+	s.n++
+}
+
+func (s *sums) value(metric string) float64 {
+	switch metric {
+	case "speedup":
+		if s.n == 1 {
+			return s.speedup
+		}
+		return s.denseUS / s.timeUS
+	case "time_us":
+		return s.timeUS
+	case "tflops":
+		return s.flops / s.timeUS / 1e6
+	}
+	return s.dramBytes / s.timeUS / 1e3
+}
+
+func (a *accumulator) series() ([]report.Series, error) {
+	var out []report.Series
+	for _, l := range a.labels {
+		var xs []string
+		for k := range a.points {
+			if k.label == l {
+				xs = append(xs, k.x)
+			}
+		}
+		sort.Slice(xs, func(i, j int) bool { return CompareValues(xs[i], xs[j]) < 0 })
+		s := report.Series{Label: l}
+		for _, x := range xs {
+			p := a.points[lineKey{l, x}]
+			if p.config == "ambiguous" {
+				return nil, fmt.Errorf("line %q at %s=%s mixes several "+
+					"configs with the same grid values; narrow it with "+
+					"--where", l, a.q.X, x)
+			}
+			s.X = append(s.X, x)
+			s.Y = append(s.Y, p.value(a.q.Y))
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no stored results match")
+	}
+	return out, nil
+}
