@@ -44,6 +44,32 @@ func TestRoundTo(t *testing.T) {
 	}
 }
 
+// TestRepresentableMatchesRoundTo compares the bit test with rounding on
+// random float32 bit patterns and on values near each format's edges.
+func TestRepresentableMatchesRoundTo(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var xs []float32
+	for i := 0; i < 200000; i++ {
+		xs = append(xs, math.Float32frombits(rng.Uint32()))
+	}
+	for e := -30; e <= 20; e++ {
+		for m := 0; m < 64; m++ {
+			xs = append(xs, float32(math.Ldexp(1+float64(m)/1024, e)), float32(math.Ldexp(float64(m), e)))
+		}
+	}
+	xs = append(xs, 65504, 65505, 65536, -128, 127, 127.5, 128, 0.5)
+	for _, prec := range Names {
+		for _, x := range xs {
+			if math.IsNaN(float64(x)) {
+				continue
+			}
+			if got, want := Representable(x, prec), RoundTo(x, prec) == x; got != want {
+				t.Fatalf("%s: Representable(%g) = %v, RoundTo says %v", prec, x, got, want)
+			}
+		}
+	}
+}
+
 func mat(rows, cols int, v ...float32) Matrix { return Matrix{Rows: rows, Cols: cols, Data: v} }
 
 func TestPruneMagnitude(t *testing.T) {

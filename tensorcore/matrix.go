@@ -80,12 +80,37 @@ func RoundTo(x float32, precision string) float32 {
 	return float32(r)
 }
 
-// Representable says whether x is exactly a value of the precision.
+// Representable says whether x is exactly a value of the precision (NaN
+// and infinities are values of the float formats). It reads the float32
+// bits: a format with fewer mantissa bits must have the dropped ones zero.
 func Representable(x float32, precision string) bool {
-	if math.IsNaN(float64(x)) {
-		return precision != "int8"
+	b := math.Float32bits(x)
+	switch precision {
+	case "bf16":
+		return b&0xFFFF == 0 || isNaN32(b)
+	case "tf32":
+		return b&0x1FFF == 0 || isNaN32(b)
+	case "fp16":
+		return fp16Representable(b)
+	case "int8":
+		return x == float32(math.Trunc(float64(x))) && x >= -128 && x <= 127
 	}
-	return RoundTo(x, precision) == x
+	return false
+}
+
+func isNaN32(b uint32) bool { return b&0x7F800000 == 0x7F800000 && b&0x7FFFFF != 0 }
+
+func fp16Representable(b uint32) bool {
+	exp := int(b>>23&0xFF) - 127
+	switch {
+	case b&0x7FFFFFFF == 0 || exp == 128: // zero, inf, NaN
+		return true
+	case exp > 15 || exp < -24:
+		return false
+	case exp >= -14: // fp16 normal: 10 mantissa bits
+		return b&0x1FFF == 0
+	}
+	return b&(1<<(13-14-exp)-1) == 0 // fp16 subnormal: multiples of 2^-24
 }
 
 // RoundMatrix rounds every element to the precision.

@@ -24,9 +24,14 @@ func TestMicroTCPeaks(t *testing.T) {
 	for _, fid := range []string{"batched", "instruction"} {
 		opt := DefaultMicroOptions
 		if fid == "instruction" {
-			opt.MMAsPerTC = 1024 // keeps the test fast; the tail then costs 0.3 %
+			// Keeps the test fast (TestMicroTCFidelitiesAgree checks the
+			// fidelities agree); the drain tail then costs 0.6 %.
+			opt.MMAsPerTC = 512
 		}
 		for _, tc := range tests {
+			if fid == "instruction" && tc.prec != "fp16" {
+				continue
+			}
 			r, err := MicroTCWith(a100(fid), 108, 4, 1410, tc.prec, tc.mode, opt)
 			if err != nil {
 				t.Fatal(err)
