@@ -247,3 +247,11 @@ func (s *Spec) resolve(p string) string {
 	}
 	return filepath.Join(s.dir, p)
 }
+
+// Label names the sweep: its name, or the sweep file's base name.
+func (s *Spec) Label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return strings.TrimSuffix(filepath.Base(s.file), filepath.Ext(s.file))
+}

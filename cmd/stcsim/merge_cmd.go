@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stcsim/stcsim/sweep"
+)
+
+func init() {
+	register(&command{name: "merge", summary: "combine sweep results " +
+		"stores (e.g. the shards of a sweep) into one", run: runMerge})
+}
+
+func runMerge(args []string) int {
+	fs := newFlagSet("merge", "OUT.db IN.db [IN.db...]")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) < 2 {
+		return usageError(fs, "want an output store and at least one input")
+	}
+	out, ins := pos[0], pos[1:]
+	for _, in := range ins {
+		if sameFile(out, in) {
+			return usageError(fs, "input %s is the output store", in)
+		}
+		if _, err := os.Stat(in); err != nil {
+			return usageError(fs, "input %s: %v", in, err)
+		}
+	}
+	st, err := sweep.Open(out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		return exitInternal
+	}
+	err = st.Merge(ins...)
+	if err == nil {
+		err = st.Check()
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		return exitInternal
+	}
+	fmt.Fprintf(os.Stderr, "merged %d stores into %s\n", len(ins), out)
+	return exitOK
+}
+
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/sweep"
+)
+
+func init() {
+	register(&command{name: "results", summary: "export a sweep results " +
+		"store as CSV or JSON", run: runResults})
+}
+
+func runResults(args []string) int {
+	if len(args) == 0 || args[0] != "export" {
+		fmt.Fprintln(os.Stderr, "usage: stcsim results export DB "+
+			"[--format csv|json] [--out FILE]")
+		return exitUsage
+	}
+	fs := newFlagSet("results export", "DB [--format csv|json] [--out FILE]")
+	format := fs.String("format", "csv", "csv or json")
+	out := fs.String("out", "", "write to this file instead of standard output")
+	pos, code, ok := parseArgs(fs, args[1:])
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "want exactly one store, got %d arguments", len(pos))
+	}
+	if *format != "csv" && *format != "json" {
+		return usageError(fs, "--format %q: want csv or json", *format)
+	}
+	rows, err := readRows(pos[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim results:", err)
+		return exitUsage
+	}
+	data := sweep.ExportCSV(rows)
+	if *format == "json" {
+		data = sweep.ExportJSON(rows)
+	}
+	if *out != "" {
+		if err := report.WriteAtomic(*out, data); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim results:", err)
+			return exitInternal
+		}
+		return exitOK
+	}
+	if _, err := os.Stdout.Write(data); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim results:", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// readRows reads every result of an existing store.
+func readRows(path string) ([]sweep.Row, error) {
+	st, err := sweep.OpenExisting(path)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Rows()
+}

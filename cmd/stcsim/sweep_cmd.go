@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/tebeka/atexit"
+
+	"github.com/stcsim/stcsim/progress"
+	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// exitInterrupted is the status of a sweep stopped by Ctrl-C or SIGTERM
+// (128 + SIGINT, as shells report it).
+const exitInterrupted = 130
+
+func init() {
+	register(&command{name: "sweep", summary: "run a grid of configs over " +
+		"workloads into a resumable results store", run: runSweep})
+}
+
+// parseArgs parses flags placed before, between or after positional
+// arguments and returns the positionals.
+func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return nil, exitOK, false
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+			fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
+			return nil, exitUsage, false
+		}
+		if fs.NArg() == 0 {
+			return pos, exitOK, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func usageError(fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
+	return exitUsage
+}
+
+// workloadResolver loads the models and trace files a sweep names.
+var workloadResolver = sweep.Resolver{
+	Model: workloads.Model,
+	Trace: workloads.Load,
+}
+
+func runSweep(args []string) int {
+	fs := newFlagSet("sweep", "SPEC.yaml [--db FILE] [--jobs N] [--shard i/n] [--quiet]")
+	db := fs.String("db", "", "results store (SQLite); default NAME.db "+
+		"in the current directory, NAME being the sweep file's")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "points simulated at once")
+	shard := fs.String("shard", "", "run only the i-th of n deterministic "+
+		"shares of the points, i/n with 1 <= i <= n")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "want exactly one sweep file, got %d arguments", len(pos))
+	}
+	if *jobs < 1 {
+		return usageError(fs, "--jobs %d: must be >= 1", *jobs)
+	}
+	var sh sweep.Shard
+	if *shard != "" {
+		var err error
+		if sh, err = sweep.ParseShard(*shard); err != nil {
+			return usageError(fs, "%v", err)
+		}
+	}
+	spec, err := sweep.Load(pos[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return exitUsage
+	}
+	plan, err := spec.Plan(workloadResolver)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return exitUsage
+	}
+	if *db == "" {
+		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
+	}
+	return executeSweep(plan, *db, sweep.Options{Jobs: *jobs, Shard: sh}, *quiet)
+}
+
+func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) int {
+	st, err := sweep.Open(db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return exitInternal
+	}
+	var closeOnce sync.Once
+	closeStore := func() {
+		closeOnce.Do(func() {
+			if err := st.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+			}
+		})
+	}
+	// On a fatal exit anywhere, finished points are already committed;
+	// closing checkpoints the WAL so the store is one self-contained file.
+	atexit.Register(closeStore)
+	defer closeStore()
+
+	ctx, stop := interruptible()
+	defer stop()
+	units := opt.Shard.Select(plan.Units())
+	shardNote := ""
+	if opt.Shard.N > 1 {
+		shardNote = fmt.Sprintf(", shard %d/%d: %d units", opt.Shard.I,
+			opt.Shard.N, len(units))
+	}
+	if !quiet {
+		fmt.Fprintf(os.Stderr, "sweep %s: %d points x %d workloads = %d "+
+			"units%s; store %s\n", plan.Spec.Label(), len(plan.Points),
+			len(plan.Workloads), len(plan.Units()), shardNote, db)
+	}
+	var bar *progress.Bar
+	opt.Started = func(todo, skipped int) {
+		if !quiet && skipped > 0 {
+			fmt.Fprintf(os.Stderr, "%d units already in the store, "+
+				"skipped\n", skipped)
+		}
+		bar = progress.New(todo, "points", quiet)
+	}
+	opt.Finished = func(sweep.Unit) { bar.Add(1) }
+	sum, err := sweep.Run(ctx, plan, st, opt)
+	bar.Done()
+	if !quiet {
+		fmt.Fprintf(os.Stderr, "%d simulated, %d skipped (already stored)",
+			sum.Ran, sum.Skipped)
+		if sum.Raced > 0 {
+			fmt.Fprintf(os.Stderr, ", %d committed first by another sweep", sum.Raced)
+		}
+		fmt.Fprintln(os.Stderr)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(os.Stderr, "stcsim sweep: interrupted; finished points "+
+			"are in %s, run the same command again to resume\n", db)
+		return exitInterrupted
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "stcsim sweep: %v\nfinished points are in "+
+			"%s; run the same command again to resume\n", err, db)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// interruptible returns a context cancelled by the first SIGINT or
+// SIGTERM: the sweep then starts nothing new and lets running points
+// commit. A second signal exits at once through atexit (running points
+// are lost, committed ones are not).
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(os.Stderr, "\nstcsim sweep: stopping after the running "+
+			"points commit (interrupt again to quit now)")
+		cancel()
+		select {
+		case <-sigs:
+			atexit.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSweepCommandsRejectBadInput checks the usage errors of the sweep,
+// merge, results and plot commands; none of them simulates anything.
+func TestSweepCommandsRejectBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badKey := writeFile(t, dir, "bad.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
+		"grid: {l2.size_kbb: [1, 2]}\n")
+	good := writeFile(t, dir, "good.yaml", "workloads: [{gemms: [64x64x64]}]\n")
+	notDB := writeFile(t, dir, "not.db", "hello")
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no spec", []string{"sweep"}, exitUsage},
+		{"two specs", []string{"sweep", good, good}, exitUsage},
+		{"bad key", []string{"sweep", badKey, "--db", filepath.Join(dir, "x.db")}, exitUsage},
+		{"missing spec", []string{"sweep", filepath.Join(dir, "none.yaml")}, exitUsage},
+		{"bad shard", []string{"sweep", good, "--shard", "3/2"}, exitUsage},
+		{"bad jobs", []string{"sweep", "--jobs", "0", good}, exitUsage},
+		{"merge one arg", []string{"merge", filepath.Join(dir, "o.db")}, exitUsage},
+		{"merge missing input", []string{"merge", filepath.Join(dir, "o.db"),
+			filepath.Join(dir, "missing.db")}, exitUsage},
+		{"merge into input", []string{"merge", notDB, notDB}, exitUsage},
+		{"merge not a store", []string{"merge", filepath.Join(dir, "o2.db"), notDB}, exitInternal},
+		{"results no verb", []string{"results"}, exitUsage},
+		{"results bad format", []string{"results", "export", notDB, "--format", "xml"}, exitUsage},
+		{"results missing db", []string{"results", "export", filepath.Join(dir, "none.db")}, exitUsage},
+		{"plot no x", []string{"plot", notDB}, exitUsage},
+		{"plot not a store", []string{"plot", notDB, "--x", "gpu.sm_count"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dispatch(tc.args); got != tc.want {
+				t.Errorf("%v: exit %d, want %d", tc.args, got, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
+		t.Error("a sweep with an invalid key created its store")
+	}
+}
+
+func TestAxisLabel(t *testing.T) {
+	for key, want := range map[string]string{
+		"dram.bandwidth_gbps":            "dram.bandwidth_gbps (GB/s)",
+		"shared_memory.bytes_per_clk":    "shared_memory.bytes_per_clk (B/clock)",
+		"gpu.sm_count":                   "gpu.sm_count (SMs)",
+		"tensorcore.fp16.sparse_pattern": "tensorcore.fp16.sparse_pattern",
+	} {
+		if got := axisLabel(key); got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
