@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"testing"
+)
+
+// captureMicroTCStdout runs f with os.Stdout redirected and returns what it wrote.
+func captureMicroTCStdout(t *testing.T, f func() int) (string, int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	code := f()
+	os.Stdout = old
+	w.Close()
+	return string(<-done), code
+}
+
+func TestMicroTCJSON(t *testing.T) {
+	out, code := captureMicroTCStdout(t, func() int {
+		return dispatch([]string{"micro", "tc", "--precision", "fp16", "--format", "json"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Results []struct {
+			Precision     string  `json:"precision"`
+			Mode          string  `json:"mode"`
+			TFLOPS        float64 `json:"tflops"`
+			FMAPerClk     float64 `json:"fma_per_clk_per_sm"`
+			LatencyCycles float64 `json:"latency_cycles"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	peaks := map[string]float64{"dense": 312, "sparse": 624} // A100 whitepaper
+	if len(doc.Results) != 2 {
+		t.Fatalf("%d results", len(doc.Results))
+	}
+	for _, r := range doc.Results {
+		if r.Precision != "fp16" || math.Abs(r.TFLOPS/peaks[r.Mode]-1) > 0.01 {
+			t.Errorf("%+v", r)
+		}
+	}
+}
+
+func TestMicroTCUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--mode", "half"}, {"--precision", "fp8"}, {"--format", "xml"},
+		{"--mmas", "0"}, {"--set", "tensorcore.fidelity=exact"}, {"extra"},
+	} {
+		_, code := captureMicroTCStdout(t, func() int {
+			return dispatch(append([]string{"micro", "tc"}, args...))
+		})
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
