@@ -177,7 +177,7 @@ func Pad(g GEMM) GEMM {
 		what = append(what, fmt.Sprintf("K %d->%d", g.K, k))
 		g.UnpaddedK, g.K = g.K, k
 	}
-	note := fmt.Sprintf("padded %s for the sparse kernel (%s wants M%%%d, K%%%d)",
+	note := fmt.Sprintf(padNotePrefix+"%s for the sparse kernel (%s wants M%%%d, K%%%d)",
 		strings.Join(what, ", "), g.Precision, mMul, kMul)
 	if g.Note != "" {
 		note = g.Note + "; " + note
@@ -307,3 +307,43 @@ func ranges(nums []int) string {
 	}
 	return b.String()
 }
+
+// WithPrecision returns a copy of the trace in precision p: every row
+// takes p, sparse rows take p's pattern (SparsityFor) and are re-padded
+// from their own (unpadded) shape to p's alignment (SparseAlign).
+func (t *Trace) WithPrecision(p string) (*Trace, error) {
+	if !slices.Contains(Precisions, p) {
+		return nil, fmt.Errorf("unknown precision %q (want one of %v)", p, Precisions)
+	}
+	out := &Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	for i, g := range out.GEMMs {
+		g.Precision = p
+		if g.Sparsity != Dense {
+			g.Sparsity = SparsityFor(p)
+			g = Pad(unpad(g))
+		}
+		out.GEMMs[i] = g
+	}
+	return out, nil
+}
+
+// unpad undoes Pad: the layer's own M and K, without Pad's note.
+func unpad(g GEMM) GEMM {
+	if g.UnpaddedM == 0 && g.UnpaddedK == 0 {
+		return g
+	}
+	if g.UnpaddedM > 0 {
+		g.M, g.UnpaddedM = g.UnpaddedM, 0
+	}
+	if g.UnpaddedK > 0 {
+		g.K, g.UnpaddedK = g.UnpaddedK, 0
+	}
+	if i := strings.Index(g.Note, padNotePrefix); i == 0 {
+		g.Note = ""
+	} else if i := strings.Index(g.Note, "; "+padNotePrefix); i >= 0 {
+		g.Note = g.Note[:i]
+	}
+	return g
+}
+
+const padNotePrefix = "padded "

@@ -256,3 +256,28 @@ func TestCompactNames(t *testing.T) {
 		}
 	}
 }
+
+func TestWithPrecision(t *testing.T) {
+	fp16, _ := Build("resnet50", Options{Batch: 1})
+	int8, _ := Build("resnet50", Options{Batch: 1, Precision: "int8"})
+	tf32, _ := Build("resnet50", Options{Batch: 1, Precision: "tf32"})
+	for _, c := range []struct {
+		p    string
+		want *Trace
+	}{{"int8", int8}, {"tf32", tf32}, {"fp16", fp16}} {
+		got, err := fp16.WithPrecision(c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("WithPrecision(%s) differs from building in %s", c.p, c.p)
+		}
+		back, _ := got.WithPrecision("fp16")
+		if !reflect.DeepEqual(back, fp16) {
+			t.Errorf("WithPrecision(%s) then fp16 differs from fp16", c.p)
+		}
+	}
+	if _, err := fp16.WithPrecision("fp64"); err == nil {
+		t.Error("WithPrecision(fp64) accepted")
+	}
+}

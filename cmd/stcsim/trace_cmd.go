@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/stcsim/stcsim/workloads"
+)
+
+func init() {
+	register(&command{name: "trace", summary: "export a built-in model's " +
+		"GEMM trace, list the models, or check trace files", run: runTrace})
+}
+
+const traceUsage = "usage: stcsim trace export --workload NAME|FILE [--batch N] [--seq S] " +
+	"[--resolution R] [--precision P] [--per-layer] [--format csv|json]\n" +
+	"       stcsim trace list\n" +
+	"       stcsim trace check FILE..."
+
+func runTrace(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, traceUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "export":
+		return runTraceExport(args[1:])
+	case "list":
+		return runTraceList(args[1:])
+	case "check":
+		return runTraceCheck(args[1:])
+	case "-h", "--help", "help":
+		fmt.Fprintln(os.Stderr, traceUsage)
+		return exitOK
+	}
+	fmt.Fprintf(os.Stderr, "stcsim trace: unknown subcommand %q\n%s\n", args[0], traceUsage)
+	return exitUsage
+}
+
+func runTraceExport(args []string) int {
+	fs := newFlagSet("trace export", "--workload NAME|FILE [flags]")
+	workload := fs.String("workload", "", "built-in model ("+
+		strings.Join(workloads.Models(), ", ")+") or a trace file to convert")
+	batch := fs.Int("batch", workloads.DefaultBatch, "images (ResNet) or sequences (BERT) per pass")
+	seq := fs.Int("seq", workloads.DefaultSeq, "BERT sequence length")
+	res := fs.Int("resolution", workloads.DefaultResolution, "ResNet input height = width")
+	precision := fs.String("precision", "", "fp16, bf16, tf32 or int8 "+
+		"(default fp16 for models, each row's own for files)")
+	perLayer := fs.Bool("per-layer", false, "one row per layer (do not merge identical GEMMs)")
+	format := fs.String("format", "csv", "csv or json")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	t, err := exportTrace(*workload, workloads.Options{Batch: *batch, Seq: *seq,
+		Resolution: *res, Precision: *precision, PerLayer: *perLayer}, *format)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
+		return exitUsage
+	}
+	w := bufio.NewWriter(os.Stdout)
+	if *format == "json" {
+		err = t.WriteJSON(w)
+	} else {
+		err = t.WriteCSV(w)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// exportTrace builds the model or loads the file to export.
+func exportTrace(name string, o workloads.Options, format string) (*workloads.Trace, error) {
+	if format != "csv" && format != "json" {
+		return nil, fmt.Errorf("--format %q: want csv or json", format)
+	}
+	if name == "" {
+		return nil, fmt.Errorf("--workload is required (a model: %s; or a trace file)",
+			strings.Join(workloads.Models(), ", "))
+	}
+	if slices.Contains(workloads.Models(), name) {
+		return workloads.Build(name, o)
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("--workload %q: not a model (%s) and not a "+
+			"readable trace file", name, strings.Join(workloads.Models(), ", "))
+	}
+	t, err := workloads.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if o.Precision != "" {
+		return t.WithPrecision(o.Precision)
+	}
+	return t, nil
+}
+
+func runTraceList(args []string) int {
+	fs := newFlagSet("trace list", "")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\trows\tGEMMs/pass\tG MACs/pass\tsparse share of MACs\tdefaults")
+	for _, n := range workloads.Models() {
+		t, err := workloads.Build(n, workloads.Options{})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "stcsim trace list: %s: %v\n", n, err)
+			return exitInternal
+		}
+		gemms, sparse := 0, int64(0)
+		for _, g := range t.GEMMs {
+			gemms += g.Count
+			if g.Sparsity != workloads.Dense {
+				sparse += g.UsefulMACs() * int64(g.Count)
+			}
+		}
+		defaults := fmt.Sprintf("batch %d, %dx%d", workloads.DefaultBatch,
+			workloads.DefaultResolution, workloads.DefaultResolution)
+		if strings.HasPrefix(n, "bert") {
+			defaults = fmt.Sprintf("batch %d, seq %d", workloads.DefaultBatch,
+				workloads.DefaultSeq)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f%%\t%s, fp16\n", n, len(t.GEMMs), gemms,
+			float64(t.UsefulMACs())/1e9,
+			100*float64(sparse)/float64(t.UsefulMACs()), defaults)
+	}
+	if err := tw.Flush(); err != nil {
+		return exitInternal
+	}
+	return exitOK
+}
+
+// runTraceCheck parses trace files and loads the weights their rows name.
+func runTraceCheck(args []string) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(os.Stderr, "usage: stcsim trace check FILE...")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return exitOK
+		}
+		return exitUsage
+	}
+	code := exitOK
+	for _, path := range args {
+		t, err := workloads.Load(path)
+		if err == nil {
+			err = checkRowWeights(t)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim trace check:", err)
+			code = exitUsage
+			continue
+		}
+		fmt.Printf("%s: ok: %d rows, %.3f G MACs per pass (%.3f G with padding)\n",
+			path, len(t.GEMMs), float64(t.UsefulMACs())/1e9, float64(t.MACs())/1e9)
+	}
+	return code
+}
+
+func checkRowWeights(t *workloads.Trace) error {
+	for _, g := range t.GEMMs {
+		if g.Weights == "" {
+			continue
+		}
+		if _, err := workloads.LoadRowWeights(g); err != nil {
+			return fmt.Errorf("trace %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
