@@ -160,6 +160,10 @@ func (p *Precision) validate() check.List {
 	if 1<<p.MetadataBits < pat.M {
 		l.Add("metadata_bits", "%d bits cannot index %d positions",
 			p.MetadataBits, pat.M)
+	} else if w := metaFieldBits(pat); p.MetadataBits != w {
+		l.Add("metadata_bits", "%s metadata is %d bits per kept value "+
+			"(the PTX encoding Compress writes), not %d", pat, w,
+			p.MetadataBits)
 	}
 	return l
 }

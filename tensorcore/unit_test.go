@@ -16,9 +16,13 @@ import (
 // configs package cannot be imported here (it imports tensorcore).
 func a100(fidelity string) Config {
 	p := func(fma int, dsh, ssh, pat string) Precision {
+		bits := 2
+		if pat == "1:2" {
+			bits = 4
+		}
 		return Precision{DenseFMAPerClk: fma, DenseShape: dsh, DenseIssueInterval: 8,
 			DenseLatency: 32, DenseStages: 4, SparseShape: ssh, SparseIssueInterval: 8,
-			SparseLatency: 36, SparseStages: 6, SparsePattern: pat, MetadataBits: 2}
+			SparseLatency: 36, SparseStages: 6, SparsePattern: pat, MetadataBits: bits}
 	}
 	return Config{Fidelity: fidelity,
 		FP16: p(256, "m16n8k16", "m16n8k32", "2:4"), BF16: p(256, "m16n8k16", "m16n8k32", "2:4"),
