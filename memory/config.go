@@ -25,16 +25,19 @@ type L1Config struct {
 
 // L2Config is the partitioned, sliced L2.
 type L2Config struct {
-	SizeKB             int    `yaml:"size_kb"`
-	Partitions         int    `yaml:"partitions"`
-	SlicesPerPartition int    `yaml:"slices_per_partition"`
-	LineBytes          int    `yaml:"line_bytes"`
-	SectorBytes        int    `yaml:"sector_bytes"`
-	Ways               int    `yaml:"ways"`
-	NearLatency        int    `yaml:"near_latency"`
-	FarLatency         int    `yaml:"far_latency"`
-	BytesPerClk        int    `yaml:"bytes_per_clk"`
-	Hash               string `yaml:"hash"`
+	SizeKB             int `yaml:"size_kb"`
+	Partitions         int `yaml:"partitions"`
+	SlicesPerPartition int `yaml:"slices_per_partition"`
+	LineBytes          int `yaml:"line_bytes"`
+	SectorBytes        int `yaml:"sector_bytes"`
+	Ways               int `yaml:"ways"`
+	NearLatency        int `yaml:"near_latency"`
+	FarLatency         int `yaml:"far_latency"`
+	BytesPerClk        int `yaml:"bytes_per_clk"`
+	// Efficiency is the fraction of BytesPerClk that the slices sustain
+	// on streaming reads (tag and bank pipeline bubbles).
+	Efficiency float64 `yaml:"efficiency"`
+	Hash       string  `yaml:"hash"`
 }
 
 // CrossbarConfig is the SM-to-L2 crossbar.

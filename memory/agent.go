@@ -1,0 +1,335 @@
+package memory
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/mem/cache"
+	"github.com/sarchlab/akita/v3/mem/cache/writeback"
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// Unloaded cycles that the Akita path adds on its own (measured with
+// TestDetailedUnloadedLatency): a hit's round trip through the
+// connections and the writeback cache's pipeline, and the extra of a
+// miss's fetch and fill. The agent and the DRAM channels subtract them so
+// that unloaded latencies equal the configured ones.
+const (
+	akitaHitCycles  = 4
+	akitaMissCycles = 3
+)
+
+// lineOp is one line request of the detailed model.
+type lineOp struct {
+	sm    int
+	slice int
+	addr  uint64 // slice-local address
+	bytes uint64
+	write bool
+	lat   float64
+	xfer  *transfer
+}
+
+// transfer is one Read or Write: done runs when its last line arrives.
+type transfer struct {
+	remaining int
+	finish    uint64
+	done      func(cycle uint64)
+}
+
+// agent stands for the SMs' side of the crossbar. Each SM's line
+// requests wait in a FIFO and leave at the SM's port bandwidth; responses
+// are delayed by the rest of the configured latency. It ticks while it
+// has requests to issue, and sleeps otherwise (woken by responses).
+type agent struct {
+	*sim.TickingComponent
+	cb        clock.Callbacks
+	p         params
+	toL2      []sim.Port // one per slice, so no slice blocks another
+	control   sim.Port
+	slices    []*writeback.Cache
+	queues    [][]*lineOp
+	credit    []float64
+	portSpent []float64
+	sliceReqs []uint64
+	last      uint64
+	inflight  map[string]*lineOp
+	l1        []*tagArray
+	l1s       []server
+	classOf   map[uint64]Class
+	flushTodo []int
+	flushWait int
+	flushDone func(uint64)
+
+	stats        Stats
+	readSectors  uint64
+	writeSectors uint64
+}
+
+func newAgent(engine sim.Engine, clk clock.Clock, p params,
+	classOf map[uint64]Class) *agent {
+	a := &agent{cb: clock.Callbacks{Engine: engine, Clock: clk}, p: p,
+		queues: make([][]*lineOp, p.numSMs), credit: make([]float64, p.numSMs),
+		portSpent: make([]float64, p.numSMs),
+		sliceReqs: make([]uint64, p.slices),
+		inflight:  map[string]*lineOp{}, classOf: classOf,
+		l1: make([]*tagArray, p.numSMs), l1s: newServers(p.numSMs, p.l1Rate)}
+	a.TickingComponent = sim.NewTickingComponent("Memory.Agent", engine,
+		clk.Freq, a)
+	for i := 0; i < p.slices; i++ {
+		name := sim.BuildNameWithIndex("Memory.Agent", "ToL2", i)
+		port := sim.NewLimitNumMsgPort(a, 1<<12, name)
+		a.AddPort(name, port)
+		a.toL2 = append(a.toL2, port)
+	}
+	a.control = sim.NewLimitNumMsgPort(a, 1<<10, "Memory.Agent.Control")
+	a.AddPort("Control", a.control)
+	if p.l1Sets > 0 {
+		for i := range a.l1 {
+			a.l1[i] = newTagArray(p.l1Sets, p.l1Ways)
+		}
+	}
+	return a
+}
+
+// Handle runs the agent's own timed callbacks and its ticks.
+func (a *agent) Handle(e sim.Event) error {
+	if ev, ok := e.(*clock.Event); ok {
+		ev.Fn()
+		return nil
+	}
+	return a.TickingComponent.Handle(e)
+}
+
+func (a *agent) submit(now uint64, sm int, class Class, r Region,
+	viaL1, write bool, done func(cycle uint64)) {
+	a.stats.Requests++
+	x := &transfer{remaining: 1, finish: now, done: done}
+	r.forEachLine(a.p.lineBytes, a.p.secBytes, func(s lineSpan) {
+		mask := s.mask
+		if viaL1 {
+			mask = a.throughL1(now, sm, class, s, x)
+		}
+		if mask != 0 {
+			a.enqueue(sm, class, s.line, mask, write, x)
+		}
+	})
+	a.arrive(x, now, false) // the submit's own reference
+	a.TickNow(a.cb.Clock.Time(now))
+}
+
+// throughL1 serves a line from the SM's L1 and returns the sectors that
+// missed.
+func (a *agent) throughL1(now uint64, sm int, class Class, s lineSpan,
+	x *transfer) uint64 {
+	bytes := float64(bits.OnesCount64(s.mask)) * float64(a.p.secBytes)
+	a.stats.L1Bytes += uint64(bytes)
+	a.stats.PerClass[class].L1Bytes += uint64(bytes)
+	_, end := a.l1s[sm].reserve(float64(now), bytes)
+	x.finish = max(x.finish, uint64(math.Ceil(end+a.p.l1Lat-1e-9)))
+	if a.l1[sm] == nil {
+		a.stats.L1MissSectors += uint64(bits.OnesCount64(s.mask))
+		return s.mask
+	}
+	miss, _ := a.l1[sm].access(s.line, s.mask, false, class)
+	n := uint64(bits.OnesCount64(miss))
+	a.stats.L1MissSectors += n
+	a.stats.L1HitSectors += uint64(bits.OnesCount64(s.mask)) - n
+	return miss
+}
+
+// enqueue queues one request per sector: the Akita slices are built with
+// sector-sized blocks, so that hits, misses and DRAM traffic are counted
+// in sectors as in the fast model.
+func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
+	x *transfer) {
+	sl, local := a.p.amap.slice(line)
+	lat := a.p.hitLatency(sm, sl)
+	a.classOf[line] = class
+	for m := mask; m != 0; m &= m - 1 {
+		sec := uint64(bits.TrailingZeros64(m))
+		op := &lineOp{sm: sm, slice: sl,
+			addr:  local*a.p.lineBytes + sec*a.p.secBytes,
+			bytes: a.p.secBytes, write: write, lat: lat, xfer: x}
+		a.queues[sm] = append(a.queues[sm], op)
+		x.remaining++
+	}
+	n := uint64(bits.OnesCount64(mask))
+	a.stats.L2Bytes += n * a.p.secBytes
+	a.stats.PerClass[class].L2Bytes += n * a.p.secBytes
+	if write {
+		a.writeSectors += n
+	} else {
+		a.readSectors += n
+	}
+}
+
+// Tick issues queued requests within each SM's port credit, then sends
+// pending flush requests and drains responses.
+func (a *agent) Tick(now sim.VTimeInSec) bool {
+	cyc := a.cb.Clock.Cycle(now)
+	progress := a.receive(now)
+	progress = a.receiveControl(now) || progress
+	progress = a.sendFlush(now) || progress
+	progress = a.issue(now, cyc) || progress
+	return progress || a.queued()
+}
+
+func (a *agent) queued() bool {
+	for _, q := range a.queues {
+		if len(q) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *agent) issue(now sim.VTimeInSec, cyc uint64) bool {
+	elapsed := float64(cyc - a.last)
+	a.last = cyc
+	progress := false
+	for sm := range a.queues {
+		a.credit[sm] = min(float64(a.p.lineBytes),
+			a.credit[sm]+elapsed*a.p.portRate)
+		for len(a.queues[sm]) > 0 && a.credit[sm] > 0 {
+			op := a.queues[sm][0]
+			if !a.send(now, op) {
+				break
+			}
+			a.credit[sm] -= float64(op.bytes)
+			a.portSpent[sm] += float64(op.bytes) / a.p.portRate
+			a.queues[sm][0] = nil
+			a.queues[sm] = a.queues[sm][1:]
+			progress = true
+		}
+	}
+	return progress
+}
+
+func (a *agent) send(now sim.VTimeInSec, op *lineOp) bool {
+	dst := a.slices[op.slice].GetPortByName("Top")
+	src := a.toL2[op.slice]
+	var msg sim.Msg
+	if op.write {
+		msg = mem.WriteReqBuilder{}.WithSendTime(now).WithSrc(src).
+			WithDst(dst).WithPID(1).WithAddress(op.addr).
+			WithData(make([]byte, op.bytes)).Build()
+	} else {
+		msg = mem.ReadReqBuilder{}.WithSendTime(now).WithSrc(src).
+			WithDst(dst).WithPID(1).WithAddress(op.addr).
+			WithByteSize(op.bytes).Build()
+	}
+	if err := src.Send(msg); err != nil {
+		return false
+	}
+	a.sliceReqs[op.slice]++
+	a.inflight[msg.Meta().ID] = op
+	return true
+}
+
+// receive takes responses and schedules each line's arrival at the SM
+// after the rest of its latency.
+func (a *agent) receive(now sim.VTimeInSec) bool {
+	progress := false
+	for _, p := range a.toL2 {
+		progress = a.receiveFrom(now, p) || progress
+	}
+	return progress
+}
+
+func (a *agent) receiveFrom(now sim.VTimeInSec, p sim.Port) bool {
+	progress := false
+	for m := p.Retrieve(now); m != nil; m = p.Retrieve(now) {
+		op := a.inflight[m.(sim.Rsp).GetRspTo()]
+		delete(a.inflight, m.(sim.Rsp).GetRspTo())
+		rest := op.lat - akitaHitCycles
+		if op.write {
+			rest = oneWay(op.lat) - akitaHitCycles
+		}
+		at := a.cb.Clock.Cycle(now) + uint64(max(0, math.Round(rest)))
+		x := op.xfer
+		a.cb.At(a, at, func() { a.arrive(x, at, true) })
+		progress = true
+	}
+	return progress
+}
+
+// arrive counts one line (or the submit itself) in; the transfer is done
+// with its last one. inEvent says the caller runs in the agent's own
+// event at cycle cyc, so done may be called directly.
+func (a *agent) arrive(x *transfer, cyc uint64, inEvent bool) {
+	x.finish = max(x.finish, cyc)
+	x.remaining--
+	if x.remaining > 0 {
+		return
+	}
+	fin := x.finish
+	if inEvent && fin == cyc {
+		x.done(fin)
+		return
+	}
+	a.cb.At(a, fin, func() { x.done(fin) })
+}
+
+func (a *agent) flush(now uint64, done func(cycle uint64)) {
+	a.flushDone = done
+	a.flushWait = len(a.slices)
+	for i := range a.slices {
+		a.flushTodo = append(a.flushTodo, i)
+	}
+	a.TickNow(a.cb.Clock.Time(now))
+}
+
+func (a *agent) sendFlush(now sim.VTimeInSec) bool {
+	progress := false
+	for len(a.flushTodo) > 0 {
+		dst := a.slices[a.flushTodo[0]].GetPortByName("Control")
+		req := cache.FlushReqBuilder{}.WithSendTime(now).
+			WithSrc(a.control).WithDst(dst).Build()
+		if a.control.Send(req) != nil {
+			return progress
+		}
+		a.flushTodo = a.flushTodo[1:]
+		progress = true
+	}
+	return progress
+}
+
+func (a *agent) receiveControl(now sim.VTimeInSec) bool {
+	progress := false
+	for m := a.control.Retrieve(now); m != nil; m = a.control.Retrieve(now) {
+		progress = true
+		if _, ok := m.(*cache.FlushRsp); !ok {
+			continue
+		}
+		a.flushWait--
+		if a.flushWait == 0 && a.flushDone != nil {
+			done := a.flushDone
+			a.flushDone = nil
+			c := a.cb.Clock.Cycle(now)
+			a.cb.At(a, c, func() { done(c) })
+		}
+	}
+	return progress
+}
+
+func (a *agent) maxPortBusy() float64 {
+	var m float64
+	for _, s := range a.portSpent {
+		m = max(m, s)
+	}
+	return m
+}
+
+// maxSliceBusy is the busiest slice's request count times its service
+// time (one sector request per slice cycle).
+func (a *agent) maxSliceBusy() uint64 {
+	var m uint64
+	for _, n := range a.sliceReqs {
+		m = max(m, n)
+	}
+	return uint64(float64(m)*float64(a.p.secBytes)/a.p.sliceRate + 0.5)
+}

@@ -1,0 +1,74 @@
+package memory
+
+// Class is a traffic class: which operand of a GEMM a transfer carries.
+// Every byte the hierarchy moves is accounted to one class.
+type Class int
+
+// The traffic classes of a (sparse) GEMM.
+const (
+	AValues  Class = iota // A operand values (compressed when sparse)
+	AMeta                 // 2:4 metadata of A
+	BOperand              // B operand
+	CRead                 // C read in the epilogue (beta != 0)
+	DWrite                // D written by the epilogue
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"a_values", "a_metadata", "b",
+	"c_read", "d_write"}
+
+// String is the class's name in results ("a_values", "a_metadata", "b",
+// "c_read", "d_write").
+func (c Class) String() string {
+	if c < 0 || c >= NumClasses {
+		return "unknown"
+	}
+	return classNames[c]
+}
+
+// Region is a 2-D tile of global memory: Rows rows of RowBytes bytes,
+// Pitch bytes apart, the first starting at Base.
+type Region struct {
+	Base     uint64
+	Rows     int
+	RowBytes int
+	Pitch    uint64
+}
+
+// Bytes is the region's size.
+func (r Region) Bytes() uint64 { return uint64(r.Rows) * uint64(r.RowBytes) }
+
+// lineSpan is the part of one cache line a region touches: the line's
+// index (address / line size) and a mask of the sectors touched.
+type lineSpan struct {
+	line uint64
+	mask uint64
+}
+
+// forEachLine calls fn for every (line, sector mask) a region touches,
+// rows in order, lines in address order within a row. A line touched by
+// two rows (pitch smaller than a line) is reported once per row.
+func (r Region) forEachLine(lineBytes, sectorBytes uint64, fn func(lineSpan)) {
+	for row := 0; row < r.Rows; row++ {
+		start := r.Base + uint64(row)*r.Pitch
+		end := start + uint64(r.RowBytes)
+		for a := start; a < end; {
+			line := a / lineBytes
+			lineEnd := (line + 1) * lineBytes
+			stop := min(end, lineEnd)
+			first := (a - line*lineBytes) / sectorBytes
+			last := (stop - 1 - line*lineBytes) / sectorBytes
+			fn(lineSpan{line: line, mask: sectorRange(first, last)})
+			a = stop
+		}
+	}
+}
+
+// sectorRange is a mask with bits first..last set.
+func sectorRange(first, last uint64) uint64 {
+	n := last - first + 1
+	if n >= 64 {
+		return ^uint64(0)
+	}
+	return ((uint64(1) << n) - 1) << first
+}

@@ -1,0 +1,129 @@
+package memory
+
+import (
+	"math"
+
+	"github.com/sarchlab/akita/v3/mem/cache/writeback"
+	"github.com/sarchlab/akita/v3/mem/mem"
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// detailed sends every line through Akita components: an agent that
+// stands for the SMs' crossbar ports, one Akita writeback cache per L2
+// slice and one DRAM channel component per channel. L1 (used only by
+// loads through L1) is the same tag model as in the fast granularity.
+type detailed struct {
+	agent    *agent
+	slices   []*writeback.Cache
+	channels []*dramChannel
+	classOf  map[uint64]Class // line -> class of its last access
+	// sliceOfPort maps a slice's bottom port to its index.
+	sliceOfPort map[sim.Port]int
+}
+
+// Slice constants. Akita's writeback cache serves one request per cycle
+// and is not sectored, so the slices are built with sector-sized blocks
+// and run at sliceRate/sectorBytes times the SM clock: one sector per
+// slice cycle is sliceRate bytes per SM cycle. The MSHR and in-flight
+// fetch limits are set high so that Akita's miss pipeline, not a
+// modelled resource, never limits a slice below its configured rate.
+const (
+	sliceBankLatency = 1
+	sliceMSHR        = 512
+	portBuf          = 64
+)
+
+func newDetailed(engine sim.Engine, clk clock.Clock, p params) *detailed {
+	d := &detailed{classOf: map[uint64]Class{}, sliceOfPort: map[sim.Port]int{}}
+	d.agent = newAgent(engine, clk, p, d.classOf)
+	sliceFreq := sim.Freq(float64(clk.Freq) * p.sliceRate /
+		float64(p.secBytes))
+	l2Conn := sim.NewDirectConnection("Memory.L2Conn", engine, clk.Freq)
+	ctlConn := sim.NewDirectConnection("Memory.CtlConn", engine, clk.Freq)
+	dramConn := sim.NewDirectConnection("Memory.DRAMConn", engine, clk.Freq)
+	for _, port := range d.agent.toL2 {
+		l2Conn.PlugIn(port, portBuf)
+	}
+	ctlConn.PlugIn(d.agent.control, portBuf)
+	for i := 0; i < p.cfg.DRAM.Channels; i++ {
+		ch := newDRAMChannel(engine, clk, p, i, d)
+		d.channels = append(d.channels, ch)
+		dramConn.PlugIn(ch.top, portBuf)
+	}
+	for i := 0; i < p.slices; i++ {
+		c := writeback.MakeBuilder().
+			WithEngine(engine).WithFreq(sliceFreq).
+			WithByteSize(uint64(p.l2Sets*p.l2Ways) * p.lineBytes).
+			WithWayAssociativity(p.l2Ways).
+			WithLog2BlockSize(uint64(math.Log2(float64(p.secBytes)))).
+			WithNumMSHREntry(sliceMSHR).
+			WithMaxInflightFetch(sliceMSHR).
+			WithMaxInflightEviction(sliceMSHR).
+			WithBankLatency(sliceBankLatency).
+			WithLowModuleFinder(&channelFinder{p: &d.agent.p, slice: i,
+				channels: d.channels}).
+			Build(sim.BuildNameWithIndex("Memory", "L2Slice", i))
+		d.slices = append(d.slices, c)
+		l2Conn.PlugIn(c.GetPortByName("Top"), portBuf)
+		ctlConn.PlugIn(c.GetPortByName("Control"), portBuf)
+		dramConn.PlugIn(c.GetPortByName("Bottom"), portBuf)
+		d.sliceOfPort[c.GetPortByName("Bottom")] = i
+	}
+	d.agent.slices = d.slices
+	return d
+}
+
+// channelFinder routes a slice's misses and evictions to the DRAM channel
+// of the line (slices see slice-local addresses).
+type channelFinder struct {
+	p        *params
+	slice    int
+	channels []*dramChannel
+}
+
+// Find implements mem.LowModuleFinder.
+func (f *channelFinder) Find(addr uint64) sim.Port {
+	line := f.p.amap.lineOf(f.slice, addr/f.p.lineBytes)
+	return f.channels[f.p.amap.channel(line)].top
+}
+
+func (d *detailed) Read(now uint64, sm int, class Class, r Region,
+	viaL1 bool, done func(cycle uint64)) {
+	d.agent.submit(now, sm, class, r, viaL1, false, done)
+}
+
+func (d *detailed) Write(now uint64, sm int, class Class, r Region,
+	done func(cycle uint64)) {
+	d.agent.submit(now, sm, class, r, false, true, done)
+}
+
+func (d *detailed) Flush(now uint64, done func(cycle uint64)) {
+	d.agent.flush(now, done)
+}
+
+func (d *detailed) Stats() Stats {
+	s := d.agent.stats
+	s.MaxL1Busy = maxSpent(d.agent.l1s)
+	s.MaxPortBusy = uint64(d.agent.maxPortBusy() + 0.5)
+	var ch []server
+	for _, c := range d.channels {
+		s.DRAMReadBytes += c.readBytes
+		s.DRAMWriteBytes += c.writeBytes
+		for k := range s.PerClass {
+			s.PerClass[k].DRAMReadBytes += c.perClass[k].DRAMReadBytes
+			s.PerClass[k].DRAMWriteBytes += c.perClass[k].DRAMWriteBytes
+		}
+		ch = append(ch, c.srv)
+	}
+	s.MaxChannelBusy = maxSpent(ch)
+	s.L2MissSectors = s.DRAMReadBytes / d.agent.p.secBytes
+	s.L2HitSectors = d.agent.readSectors - min(d.agent.readSectors,
+		s.L2MissSectors)
+	s.L2HitSectors += d.agent.writeSectors
+	s.MaxSliceBusy = d.agent.maxSliceBusy()
+	return s
+}
+
+var _ mem.LowModuleFinder = (*channelFinder)(nil)

@@ -1,0 +1,225 @@
+package memory
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// fast is the tile-granular hierarchy. A request is split into lines;
+// each line is looked up in its slice's tag model (so L2 reuse between
+// CTAs is real) and booked on the bandwidth servers it crosses: the SM's
+// L1 (loads through L1), the slice, the DRAM channel (misses) and the
+// SM's crossbar port. The request completes when its slowest part does,
+// plus the latency of the farthest level it reached. Nothing is
+// allocated per line.
+type fast struct {
+	*sim.ComponentBase
+	cb    clock.Callbacks
+	p     params
+	l2    []*tagArray // per slice
+	l1    []*tagArray // per SM; nil entries when L1 has no capacity
+	slice []calendar
+	chans []calendar
+	ports []server
+	l1s   []server
+	stats Stats
+}
+
+func newFast(engine sim.Engine, clk clock.Clock, p params) *fast {
+	f := &fast{
+		ComponentBase: sim.NewComponentBase("Memory"),
+		cb:            clock.Callbacks{Engine: engine, Clock: clk},
+		p:             p,
+		l2:            make([]*tagArray, p.slices),
+		l1:            make([]*tagArray, p.numSMs),
+		slice:         newCalendars(p.slices, p.sliceRate),
+		chans:         newCalendars(p.cfg.DRAM.Channels, p.chanRate),
+		ports:         newServers(p.numSMs, p.portRate),
+		l1s:           newServers(p.numSMs, p.l1Rate),
+	}
+	for i := range f.l2 {
+		f.l2[i] = newTagArray(p.l2Sets, p.l2Ways)
+	}
+	if p.l1Sets > 0 {
+		for i := range f.l1 {
+			f.l1[i] = newTagArray(p.l1Sets, p.l1Ways)
+		}
+	}
+	return f
+}
+
+func newServers(n int, rate float64) []server {
+	s := make([]server, n)
+	for i := range s {
+		s[i].rate = rate
+	}
+	return s
+}
+
+// Handle runs the completion callbacks the model schedules for itself.
+func (f *fast) Handle(e sim.Event) error {
+	e.(*clock.Event).Fn()
+	return nil
+}
+
+// request is the running state of one Read or Write.
+type request struct {
+	now    float64
+	sm     int
+	class  Class
+	viaL1  bool
+	write  bool
+	issue  float64 // when the next line leaves the SM's crossbar port
+	finish float64 // latest completion of any line so far
+}
+
+// Read implements Hierarchy.
+func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
+	done func(cycle uint64)) {
+	q := request{now: float64(now), sm: sm, class: class, viaL1: viaL1,
+		finish: float64(now)}
+	f.run(&q, r, done)
+}
+
+// Write implements Hierarchy.
+func (f *fast) Write(now uint64, sm int, class Class, r Region,
+	done func(cycle uint64)) {
+	q := request{now: float64(now), sm: sm, class: class, write: true,
+		finish: float64(now)}
+	f.run(&q, r, done)
+}
+
+// run serves a request line by line. Lines leave the SM's crossbar port
+// one after another at the port's bandwidth; each line's slice and DRAM
+// channel are booked from the moment it leaves.
+func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
+	f.stats.Requests++
+	port := &f.ports[q.sm]
+	q.issue = max(q.now, port.busy)
+	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+		f.line(q, s)
+	})
+	if q.issue > port.busy {
+		port.spent += q.issue - max(q.now, port.busy)
+		port.busy = q.issue
+	}
+	f.complete(q.finish, done)
+}
+
+func (f *fast) complete(finish float64, done func(cycle uint64)) {
+	c := uint64(math.Ceil(finish - 1e-9))
+	f.cb.At(f, c, func() { done(c) })
+}
+
+// line serves one line of a request.
+func (f *fast) line(q *request, s lineSpan) {
+	mask := s.mask
+	if q.viaL1 {
+		mask = f.lineL1(q, s)
+		if mask == 0 {
+			return
+		}
+	}
+	f.lineL2(q, s.line, mask)
+}
+
+// lineL1 looks a line up in the SM's L1 and returns the sectors that
+// missed (to be fetched from L2).
+func (f *fast) lineL1(q *request, s lineSpan) uint64 {
+	bytes := f.sectorBytes(s.mask)
+	f.stats.L1Bytes += uint64(bytes)
+	f.stats.PerClass[q.class].L1Bytes += uint64(bytes)
+	start, _ := f.l1s[q.sm].reserve(q.now, bytes)
+	q.finish = max(q.finish, start+f.p.l1Lat+bytes/f.p.l1Rate)
+	t := f.l1[q.sm]
+	if t == nil {
+		f.stats.L1MissSectors += uint64(bits.OnesCount64(s.mask))
+		return s.mask
+	}
+	miss, _ := t.access(s.line, s.mask, false, q.class)
+	n := uint64(bits.OnesCount64(miss))
+	f.stats.L1MissSectors += n
+	f.stats.L1HitSectors += uint64(bits.OnesCount64(s.mask)) - n
+	return miss
+}
+
+func (f *fast) sectorBytes(mask uint64) float64 {
+	return float64(bits.OnesCount64(mask)) * float64(f.p.secBytes)
+}
+
+// lineL2 books a line on its slice and, for missing sectors, on its DRAM
+// channel.
+func (f *fast) lineL2(q *request, line, mask uint64) {
+	sl, local := f.p.amap.slice(line)
+	bytes := f.sectorBytes(mask)
+	at := q.issue
+	q.issue += bytes / f.p.portRate
+	f.stats.L2Bytes += uint64(bytes)
+	f.stats.PerClass[q.class].L2Bytes += uint64(bytes)
+	miss, ev := f.l2[sl].access(local, mask, q.write, q.class)
+	if ev.sectors != 0 {
+		f.writeBack(at, sl, ev)
+	}
+	lat := f.p.hitLatency(q.sm, sl)
+	end := f.slice[sl].reserve(at, bytes)
+	if q.write {
+		f.stats.L2HitSectors += uint64(bits.OnesCount64(mask))
+		q.finish = max(q.finish, end+oneWay(lat))
+		return
+	}
+	q.finish = max(q.finish, end+lat)
+	nMiss := uint64(bits.OnesCount64(miss))
+	f.stats.L2MissSectors += nMiss
+	f.stats.L2HitSectors += uint64(bits.OnesCount64(mask)) - nMiss
+	if miss != 0 {
+		f.fill(q, at, line, miss, lat)
+	}
+}
+
+// oneWay is the latency of a write: done when L2 has accepted the data,
+// half of a load's round trip.
+func oneWay(lat float64) float64 { return lat / 2 }
+
+// fill reads missing sectors from DRAM.
+func (f *fast) fill(q *request, at float64, line, miss uint64, lat float64) {
+	bytes := f.sectorBytes(miss)
+	f.stats.DRAMReadBytes += uint64(bytes)
+	f.stats.PerClass[q.class].DRAMReadBytes += uint64(bytes)
+	end := f.chans[f.p.amap.channel(line)].reserve(at, bytes)
+	q.finish = max(q.finish, end+lat+f.p.dramExtra)
+}
+
+// writeBack books a dirty victim's sectors on its DRAM channel; it is off
+// the critical path of the request that evicted it.
+func (f *fast) writeBack(now float64, sl int, ev eviction) float64 {
+	bytes := f.sectorBytes(ev.sectors)
+	f.stats.DRAMWriteBytes += uint64(bytes)
+	f.stats.PerClass[ev.class].DRAMWriteBytes += uint64(bytes)
+	line := f.p.amap.lineOf(sl, ev.local)
+	return f.chans[f.p.amap.channel(line)].reserve(now, bytes)
+}
+
+// Flush implements Hierarchy.
+func (f *fast) Flush(now uint64, done func(cycle uint64)) {
+	finish := float64(now)
+	for sl, t := range f.l2 {
+		t.cleanAll(func(ev eviction) {
+			finish = max(finish, f.writeBack(float64(now), sl, ev))
+		})
+	}
+	f.complete(finish, done)
+}
+
+// Stats implements Hierarchy.
+func (f *fast) Stats() Stats {
+	s := f.stats
+	s.MaxL1Busy = maxSpent(f.l1s)
+	s.MaxSliceBusy = maxCalendarSpent(f.slice)
+	s.MaxChannelBusy = maxCalendarSpent(f.chans)
+	s.MaxPortBusy = maxSpent(f.ports)
+	return s
+}

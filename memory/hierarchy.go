@@ -1,0 +1,160 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// Hierarchy is everything below the SMs' shared memory: L1 (per SM), the
+// crossbar, the L2 slices and DRAM. All times are SM-clock cycles.
+// Requests must arrive in non-decreasing `now` (the engine's current
+// cycle when called from an event).
+type Hierarchy interface {
+	// Read brings a region to SM sm. viaL1=false is cp.async (LDGSTS),
+	// which bypasses L1 (global to shared); viaL1=true is an ordinary load
+	// through L1 (the epilogue's C read). done(cycle) is called from the
+	// hierarchy's own Akita event when the last byte has reached the SM.
+	Read(now uint64, sm int, class Class, r Region, viaL1 bool,
+		done func(cycle uint64))
+	// Write stores a region from SM sm (the epilogue's D) into L2
+	// (write-back: DRAM is written on eviction or at Flush). done is
+	// called when L2 has accepted the last byte.
+	Write(now uint64, sm int, class Class, r Region, done func(cycle uint64))
+	// Flush writes every dirty L2 line back to DRAM (end of kernel);
+	// done is called when the last write has reached DRAM. Stats include
+	// the flushed bytes afterwards.
+	Flush(now uint64, done func(cycle uint64))
+	// Stats is the traffic so far.
+	Stats() Stats
+}
+
+// ClassStats is the traffic of one class.
+type ClassStats struct {
+	L1Bytes        uint64 `json:"l1_bytes"`
+	L2Bytes        uint64 `json:"l2_bytes"`
+	DRAMReadBytes  uint64 `json:"dram_read_bytes"`
+	DRAMWriteBytes uint64 `json:"dram_write_bytes"`
+}
+
+// Stats is the traffic through the hierarchy and how busy each level was.
+type Stats struct {
+	// L1Bytes are bytes the SMs read through L1 (hits and fills).
+	L1Bytes uint64 `json:"l1_bytes"`
+	// L2Bytes are bytes moved between the SMs and L2 (reads and writes).
+	L2Bytes        uint64 `json:"l2_bytes"`
+	DRAMReadBytes  uint64 `json:"dram_read_bytes"`
+	DRAMWriteBytes uint64 `json:"dram_write_bytes"`
+	// PerClass splits the same traffic by operand class.
+	PerClass [NumClasses]ClassStats `json:"per_class"`
+	// L1 and L2 hits and misses, counted in sectors.
+	L1HitSectors  uint64 `json:"l1_hit_sectors"`
+	L1MissSectors uint64 `json:"l1_miss_sectors"`
+	L2HitSectors  uint64 `json:"l2_hit_sectors"`
+	L2MissSectors uint64 `json:"l2_miss_sectors"`
+	// Busy cycles of the busiest server of each level, for bottleneck
+	// attribution: an L1, an L2 slice, a DRAM channel, a crossbar port.
+	MaxL1Busy      uint64 `json:"max_l1_busy_cycles"`
+	MaxSliceBusy   uint64 `json:"max_slice_busy_cycles"`
+	MaxChannelBusy uint64 `json:"max_channel_busy_cycles"`
+	MaxPortBusy    uint64 `json:"max_port_busy_cycles"`
+	// Requests is the number of Read and Write calls.
+	Requests uint64 `json:"requests"`
+}
+
+// L2HitRate is the fraction of L2 sector accesses that hit (0 when none).
+func (s Stats) L2HitRate() float64 {
+	n := s.L2HitSectors + s.L2MissSectors
+	if n == 0 {
+		return 0
+	}
+	return float64(s.L2HitSectors) / float64(n)
+}
+
+// MetadataBytes are the bytes of A's sparsity metadata read from L2.
+func (s Stats) MetadataBytes() uint64 { return s.PerClass[AMeta].L2Bytes }
+
+// New builds the hierarchy for numSMs SMs in the given granularity:
+// "fast" (tile-granular bandwidth-and-latency model with a real tag model)
+// or "detailed" (every line through Akita writeback caches and DRAM
+// channel components).
+func New(engine sim.Engine, clk clock.Clock, cfg Config, numSMs int,
+	granularity string) (Hierarchy, error) {
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("memory config: %v", errs[0])
+	}
+	if numSMs <= 0 {
+		return nil, fmt.Errorf("memory: numSMs must be > 0 (got %d)", numSMs)
+	}
+	if clk.Freq <= 0 {
+		return nil, fmt.Errorf("memory: clock frequency must be > 0")
+	}
+	p := deriveParams(cfg, clk, numSMs)
+	switch granularity {
+	case "fast", "":
+		return newFast(engine, clk, p), nil
+	case "detailed":
+		return newDetailed(engine, clk, p), nil
+	}
+	return nil, fmt.Errorf("memory: granularity must be fast or detailed "+
+		"(got %q)", granularity)
+}
+
+// params are the derived quantities both granularities share.
+type params struct {
+	cfg                 Config
+	numSMs              int
+	lineBytes, secBytes uint64
+	slices, partitions  int
+	slicesPerPart       int
+	l2Sets, l2Ways      int
+	l1Sets, l1Ways      int
+	amap                addressMap
+	sliceRate, chanRate float64 // bytes per cycle
+	portRate, l1Rate    float64
+	nearLat, farLat     float64
+	dramExtra           float64 // DRAM access beyond an L2 hit
+	l1Lat               float64
+}
+
+func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
+	l2 := cfg.L2
+	slices := l2.Partitions * l2.SlicesPerPartition
+	sliceBytes := l2.SizeKB * 1024 / slices
+	l1Bytes := (cfg.L1.TotalKB - cfg.SharedMemory.CarveoutKB) * 1024
+	chanGBps := cfg.DRAM.BandwidthGBps * cfg.DRAM.Efficiency /
+		float64(cfg.DRAM.Channels)
+	return params{
+		cfg: cfg, numSMs: numSMs,
+		lineBytes: uint64(l2.LineBytes), secBytes: uint64(l2.SectorBytes),
+		slices: slices, partitions: l2.Partitions,
+		slicesPerPart: l2.SlicesPerPartition,
+		l2Sets:        sliceBytes / (l2.LineBytes * l2.Ways), l2Ways: l2.Ways,
+		l1Sets: l1Bytes / (cfg.L1.LineBytes * cfg.L1.Ways),
+		l1Ways: cfg.L1.Ways,
+		amap: addressMap{slices: uint64(slices),
+			channels: uint64(cfg.DRAM.Channels), xor: l2.Hash == "xor"},
+		sliceRate: float64(l2.BytesPerClk) * l2.Efficiency / float64(slices),
+		chanRate:  chanGBps * 1e9 / float64(clk.Freq),
+		portRate:  float64(cfg.Crossbar.PortBytesPerClk),
+		l1Rate:    float64(cfg.L1.BytesPerClk),
+		nearLat:   float64(l2.NearLatency), farLat: float64(l2.FarLatency),
+		dramExtra: float64(cfg.DRAM.Latency) -
+			float64(l2.NearLatency+l2.FarLatency)/2,
+		l1Lat: float64(cfg.L1.HitLatency),
+	}
+}
+
+// partitionOf is the L2 partition an SM is attached to: SMs are split
+// into equal contiguous groups (GPCs attach to one partition each).
+func (p *params) partitionOf(sm int) int { return sm * p.partitions / p.numSMs }
+
+// hitLatency is the L2 hit latency from SM sm to slice s.
+func (p *params) hitLatency(sm, s int) float64 {
+	if s/p.slicesPerPart == p.partitionOf(sm) {
+		return p.nearLat
+	}
+	return p.farLat
+}

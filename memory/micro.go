@@ -1,0 +1,265 @@
+package memory
+
+import (
+	"math/rand/v2"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// MicroResult is one microbenchmark figure: a latency plateau, a
+// bandwidth, or (Kind "latency_curve") one point of the latency sweep.
+type MicroResult struct {
+	Kind  string  `json:"kind"`  // latency | bandwidth | latency_curve
+	Level string  `json:"level"` // l1 | l2_near | l2_far | l2 | dram; curve: all | near_home | far_home
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"` // cycles | GB/s
+	// WorkingSetBytes is the footprint the figure was measured with.
+	WorkingSetBytes uint64 `json:"working_set_bytes,omitempty"`
+}
+
+// microSM is the SM the latency benchmarks run on (partition 0).
+const microSM = 0
+
+// MicroMem runs the memory microbenchmarks on the fast model, as
+// RRZE-HPC gpu-benches does on hardware: pointer-chase latency over
+// working sets (a sweep, and one plateau per level) and streaming
+// bandwidth of all SMs per level. Shared memory is set to its smallest
+// carve-out, as those kernels use none, so L1 has its full size.
+func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
+	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
+	if _, err := New(sim.NewSerialEngine(), clk, cfg, numSMs, "fast"); err != nil {
+		return nil, err
+	}
+	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
+	out := m.plateaus()
+	out = append(out, m.bandwidths()...)
+	return append(out, m.sweep()...), nil
+}
+
+func minInt(xs []int) int {
+	m := 0
+	for i, x := range xs {
+		if i == 0 || x < m {
+			m = x
+		}
+	}
+	return m
+}
+
+type micro struct {
+	cfg    Config
+	clk    clock.Clock
+	numSMs int
+	gran   string // "" = fast
+}
+
+func (m micro) build() (sim.Engine, Hierarchy, params) {
+	e := sim.NewSerialEngine()
+	h, _ := New(e, m.clk, m.cfg, m.numSMs, m.gran)
+	return e, h, deriveParams(m.cfg, m.clk, m.numSMs)
+}
+
+// Working sets of the plateaus, relative to the level's capacity.
+func (m micro) l1Bytes() uint64 {
+	return uint64(m.cfg.L1.TotalKB-m.cfg.SharedMemory.CarveoutKB) * 1024
+}
+
+func (m micro) l2Bytes() uint64 { return uint64(m.cfg.L2.SizeKB) * 1024 }
+
+func (m micro) plateaus() []MicroResult {
+	l1, l2 := m.l1Bytes()/2, m.l2Bytes()/4
+	dram := m.l2Bytes() * 4
+	return []MicroResult{
+		m.latency("l1", l1, homeAny),
+		m.latency("l2_near", l2, homeNear),
+		m.latency("l2_far", l2, homeFar),
+		m.latency("dram", dram, homeAny),
+	}
+}
+
+func (m micro) latency(level string, ws uint64, home homeFilter) MicroResult {
+	return MicroResult{Kind: "latency", Level: level, Unit: "cycles",
+		Value: m.chase(ws, home), WorkingSetBytes: ws}
+}
+
+// sweep is the latency-vs-working-set curve, for all lines and for lines
+// homed in the near and in the far L2 partition.
+func (m micro) sweep() []MicroResult {
+	var out []MicroResult
+	curves := []struct {
+		name string
+		home homeFilter
+	}{{"all", homeAny}, {"near_home", homeNear}, {"far_home", homeFar}}
+	for _, c := range curves {
+		for ws := uint64(16 << 10); ws <= 4*m.l2Bytes(); ws *= 4 {
+			out = append(out, MicroResult{Kind: "latency_curve",
+				Level: c.name, Unit: "cycles", WorkingSetBytes: ws,
+				Value: m.chase(ws, c.home)})
+		}
+	}
+	return out
+}
+
+type homeFilter int
+
+const (
+	homeAny homeFilter = iota
+	homeNear
+	homeFar
+)
+
+// chaseMeasured is how many loads of the second pass are timed.
+const chaseMeasured = 4096
+
+// chase is a pointer chase from SM microSM over ws bytes of lines (one
+// 8-byte pointer per line, in a random cyclic order): one pass to warm the
+// caches, then the mean latency of the next loads.
+func (m micro) chase(ws uint64, home homeFilter) float64 {
+	e, h, p := m.build()
+	lines := m.chaseLines(p, ws, home)
+	var total, count uint64
+	n := len(lines) + min(len(lines), chaseMeasured)
+	var step func(i int, now uint64)
+	step = func(i int, now uint64) {
+		if i == n {
+			return
+		}
+		r := Region{Base: lines[i%len(lines)] * p.lineBytes, Rows: 1,
+			RowBytes: 8, Pitch: 8}
+		h.Read(now, microSM, AValues, r, true, func(c uint64) {
+			if i >= len(lines) {
+				total += c - now
+				count++
+			}
+			step(i+1, c)
+		})
+	}
+	step(0, 0)
+	_ = e.Run()
+	return float64(total) / float64(count)
+}
+
+// chaseLines are ws bytes' worth of lines (homed as asked) in a fixed
+// random order.
+func (m micro) chaseLines(p params, ws uint64, home homeFilter) []uint64 {
+	want := int(max(1, ws/p.lineBytes))
+	lines := make([]uint64, 0, want)
+	for l := uint64(0); len(lines) < want; l++ {
+		if m.homeOK(p, l, home) {
+			lines = append(lines, l)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(lines), func(i, j int) {
+		lines[i], lines[j] = lines[j], lines[i]
+	})
+	return lines
+}
+
+func (m micro) homeOK(p params, line uint64, home homeFilter) bool {
+	if home == homeAny {
+		return true
+	}
+	s, _ := p.amap.slice(line)
+	near := s/p.slicesPerPart == p.partitionOf(microSM)
+	return near == (home == homeNear)
+}
+
+func (m micro) bandwidths() []MicroResult {
+	l1 := m.l1Bytes() / 2
+	l2 := m.l2Bytes() / 4
+	return []MicroResult{
+		m.bandwidth("l1", l1, true, true),
+		m.bandwidth("l2", l2, false, false),
+		m.bandwidth("dram", 2*m.l2Bytes(), false, false),
+	}
+}
+
+// Streaming kernel shape: every SM keeps streamInFlight requests of
+// streamChunk bytes outstanding (gpu-stream style: enough loads in flight
+// to cover the latency).
+const (
+	streamChunk    = 4096
+	streamInFlight = 8
+)
+
+// bandwidth streams: every SM reads chunks of a buffer of ws bytes. With
+// private, each SM has its own ws-byte buffer (the L1 test); otherwise the
+// SMs share one buffer, each taking its part. For levels the buffer fits
+// in, one untimed pass warms the caches first; then one pass is timed.
+func (m micro) bandwidth(level string, ws uint64, private, viaL1 bool) MicroResult {
+	e, h, _ := m.build()
+	per := ws / uint64(m.numSMs) / streamChunk * streamChunk
+	if private {
+		per = ws / streamChunk * streamChunk
+	}
+	run := func(at uint64) (end, bytes uint64) {
+		for sm := 0; sm < m.numSMs; sm++ {
+			base := uint64(sm) * per
+			if private {
+				base = uint64(sm) * (per + 1<<20)
+			}
+			s := &streamer{h: h, sm: sm, class: BOperand, viaL1: viaL1,
+				base: base, bytes: per, inFlight: streamInFlight,
+				chunk: streamChunk}
+			s.onDone = func(c uint64) { end = max(end, c); bytes += s.bytes }
+			s.start(at)
+		}
+		_ = e.Run()
+		return end, bytes
+	}
+	var t0 uint64
+	if ws <= m.l2Bytes() {
+		t0, _ = run(0)
+	}
+	t1, bytes := run(t0)
+	gbps := float64(bytes) / float64(t1-t0) * float64(m.clk.Freq) / 1e9
+	return MicroResult{Kind: "bandwidth", Level: level, Unit: "GB/s",
+		Value: gbps, WorkingSetBytes: ws}
+}
+
+// streamer reads bytes from base in chunk-sized rows with at most
+// inFlight reads outstanding, then calls onDone with the last completion.
+type streamer struct {
+	h        Hierarchy
+	sm       int
+	class    Class
+	viaL1    bool
+	base     uint64
+	bytes    uint64
+	chunk    uint64
+	inFlight int
+	next     uint64 // offset of the next chunk
+	pending  int
+	last     uint64
+	onDone   func(cycle uint64)
+}
+
+func (s *streamer) start(now uint64) {
+	for i := 0; i < s.inFlight; i++ {
+		s.issue(now)
+	}
+	if s.pending == 0 {
+		s.onDone(now)
+	}
+}
+
+func (s *streamer) issue(now uint64) {
+	if s.next >= s.bytes {
+		return
+	}
+	n := min(s.chunk, s.bytes-s.next)
+	r := Region{Base: s.base + s.next, Rows: 1, RowBytes: int(n), Pitch: n}
+	s.next += n
+	s.pending++
+	s.h.Read(now, s.sm, s.class, r, s.viaL1, func(c uint64) {
+		s.pending--
+		s.last = max(s.last, c)
+		s.issue(c)
+		if s.pending == 0 {
+			s.onDone(s.last)
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package memory
+
+// server is a "busy-until" bandwidth server: one resource (a slice, a DRAM
+// channel, a crossbar port, an L1) that moves rate bytes per cycle and
+// serves reservations in arrival order. Requests arrive in non-decreasing
+// time, so reserving from max(now, busy) is causal. Times are fractional
+// cycles so that sub-cycle transfers add up without rounding drift.
+type server struct {
+	rate  float64 // bytes per cycle
+	busy  float64 // cycle at which the last reservation ends
+	spent float64 // cycles spent serving (for utilisation)
+}
+
+// reserve books bytes starting no earlier than now; it returns the start
+// and end of the transfer.
+func (s *server) reserve(now float64, bytes float64) (start, end float64) {
+	start = max(now, s.busy)
+	d := bytes / s.rate
+	s.busy = start + d
+	s.spent += d
+	return start, s.busy
+}
+
+// maxSpent is the largest busy time of a set of servers, in whole cycles.
+func maxSpent(ss []server) uint64 {
+	var m float64
+	for i := range ss {
+		m = max(m, ss[i].spent)
+	}
+	return uint64(m + 0.5)
+}
+
+// calendar is a bandwidth server for a resource shared by many SMs (an
+// L2 slice, a DRAM channel). Requests are booked when an SM issues them,
+// but their lines reach the resource later, each at its own time (after
+// the SM's crossbar port has sent the lines before it). A busy-until
+// server would make a line that arrives early wait behind a line booked
+// earlier for a later time. The calendar instead keeps the bytes booked
+// in each window of calendarWidth cycles: a line takes the free capacity
+// of the window it arrives in and spills into later windows when that is
+// full. Windows are kept in a ring of calendarWindows entries covering
+// the booking horizon.
+type calendar struct {
+	rate  float64 // bytes per cycle
+	win   []int64 // absolute window index held by each ring slot
+	used  []float64
+	spent float64
+}
+
+const (
+	calendarWidth   = 16 // cycles per window
+	calendarWindows = 1024
+)
+
+func newCalendars(n int, rate float64) []calendar {
+	cs := make([]calendar, n)
+	for i := range cs {
+		cs[i] = calendar{rate: rate, win: make([]int64, calendarWindows),
+			used: make([]float64, calendarWindows)}
+		for j := range cs[i].win {
+			cs[i].win[j] = -1
+		}
+	}
+	return cs
+}
+
+// reserve books bytes arriving at cycle at and returns when the last of
+// them has been served.
+func (c *calendar) reserve(at, bytes float64) float64 {
+	c.spent += bytes / c.rate
+	capacity := c.rate * calendarWidth
+	w := int64(at / calendarWidth)
+	first := true
+	for {
+		s := c.slot(w)
+		start := float64(w) * calendarWidth
+		free := capacity - c.used[s]
+		if first {
+			free = min(free, (start+calendarWidth-at)*c.rate)
+		}
+		take := max(0, min(free, bytes))
+		c.used[s] += take
+		bytes -= take
+		if bytes <= 0 {
+			end := start + c.used[s]/c.rate
+			if first {
+				end = max(end, at+take/c.rate)
+			}
+			return end
+		}
+		w++
+		first = false
+	}
+}
+
+// slot is the ring entry of window w, cleared when it last held an older
+// window.
+func (c *calendar) slot(w int64) int {
+	s := int(w % calendarWindows)
+	if c.win[s] < w {
+		c.win[s] = w
+		c.used[s] = 0
+	}
+	return s
+}
+
+// maxCalendarSpent is the largest busy time of a set of calendars.
+func maxCalendarSpent(cs []calendar) uint64 {
+	var m float64
+	for i := range cs {
+		m = max(m, cs[i].spent)
+	}
+	return uint64(m + 0.5)
+}

@@ -1,0 +1,87 @@
+package memory
+
+// tagArray is a set-associative, sectored tag store with true LRU, kept in
+// flat arrays (no maps, no allocation per access) because the fast model
+// looks up every line of every tile. Ways of set s are entries
+// s*ways .. s*ways+ways-1.
+type tagArray struct {
+	sets, ways int
+	tag        []uint64 // local line index + 1; 0 = invalid
+	valid      []uint64 // sector mask
+	dirty      []uint64 // sector mask
+	class      []uint8  // class that last wrote the line
+	stamp      []uint64 // LRU: last use
+	clock      uint64
+}
+
+func newTagArray(sets, ways int) *tagArray {
+	n := sets * ways
+	return &tagArray{sets: sets, ways: ways, tag: make([]uint64, n),
+		valid: make([]uint64, n), dirty: make([]uint64, n),
+		class: make([]uint8, n), stamp: make([]uint64, n)}
+}
+
+// eviction describes a dirty victim.
+type eviction struct {
+	local   uint64
+	sectors uint64 // dirty mask
+	class   Class
+}
+
+// access looks up a line, fills the sectors in mask and returns the mask
+// of sectors that missed. With write, the sectors become dirty and need no
+// fill. A dirty victim is returned in ev (ev.sectors != 0).
+func (t *tagArray) access(local, mask uint64, write bool, c Class) (
+	miss uint64, ev eviction) {
+	t.clock++
+	base := int(local%uint64(t.sets)) * t.ways
+	e := t.find(base, local+1)
+	if e < 0 {
+		e = t.victim(base)
+		if t.tag[e] != 0 && t.dirty[e] != 0 {
+			ev = eviction{t.tag[e] - 1, t.dirty[e], Class(t.class[e])}
+		}
+		t.tag[e], t.valid[e], t.dirty[e] = local+1, 0, 0
+	}
+	t.stamp[e] = t.clock
+	miss = mask &^ t.valid[e]
+	t.valid[e] |= mask
+	if write {
+		t.dirty[e] |= mask
+		t.class[e] = uint8(c)
+	}
+	return miss, ev
+}
+
+func (t *tagArray) find(base int, tag uint64) int {
+	for w := base; w < base+t.ways; w++ {
+		if t.tag[w] == tag {
+			return w
+		}
+	}
+	return -1
+}
+
+// victim is an invalid way if there is one, else the least recently used.
+func (t *tagArray) victim(base int) int {
+	v := base
+	for w := base; w < base+t.ways; w++ {
+		if t.tag[w] == 0 {
+			return w
+		}
+		if t.stamp[w] < t.stamp[v] {
+			v = w
+		}
+	}
+	return v
+}
+
+// cleanAll reports every dirty line to fn and marks it clean.
+func (t *tagArray) cleanAll(fn func(eviction)) {
+	for e := range t.tag {
+		if t.tag[e] != 0 && t.dirty[e] != 0 {
+			fn(eviction{t.tag[e] - 1, t.dirty[e], Class(t.class[e])})
+			t.dirty[e] = 0
+		}
+	}
+}
