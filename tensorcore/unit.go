@@ -303,6 +303,9 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 	if r.Issued != nil {
 		u.at(last, func() { r.Issued(last) })
 	}
+	if r.Done == nil && u.NumHooks() == 0 {
+		return // nobody to tell
+	}
 	u.at(done, func() {
 		u.hook(HookPosComplete, r, done, r.Count)
 		if r.Done != nil {
