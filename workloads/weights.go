@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -254,11 +255,14 @@ func (r *PruneResult) WriteDir(dir string) error {
 		r.Summary.Files = []string{ValuesFile, MetadataFile, PrunedFile}
 	}
 	r.Summary.Files = append(r.Summary.Files, SummaryFile)
-	js, err := json.MarshalIndent(r.Summary, "", "  ")
-	if err != nil {
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.Summary); err != nil {
 		return fmt.Errorf("prune summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SummaryFile), append(js, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), js.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("prune output: %w", err)
 	}
 	return nil

@@ -82,6 +82,14 @@ func exportTrace(name string, o workloads.Options, format string) (*workloads.Tr
 	if format != "csv" && format != "json" {
 		return nil, fmt.Errorf("--format %q: want csv or json", format)
 	}
+	for _, v := range []struct {
+		flag string
+		v    int
+	}{{"--batch", o.Batch}, {"--seq", o.Seq}, {"--resolution", o.Resolution}} {
+		if v.v < 1 {
+			return nil, fmt.Errorf("%s %d: must be >= 1", v.flag, v.v)
+		}
+	}
 	if name == "" {
 		return nil, fmt.Errorf("--workload is required (a model: %s; or a trace file)",
 			strings.Join(workloads.Models(), ", "))

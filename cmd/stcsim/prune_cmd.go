@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+func init() {
+	register(&command{name: "prune", summary: "prune a weight tensor 2:4 " +
+		"by magnitude (or verify it), write values, metadata and a summary",
+		run: runPrune})
+}
+
+func runPrune(args []string) int {
+	fs := newFlagSet("prune", "--in W.npy|W.safetensors [--tensor NAME] "+
+		"--out DIR [--pattern 2:4] [--verify] [--format text|json]")
+	in := fs.String("in", "", "weight file: .npy, or .safetensors (one tensor, "+
+		"chosen by --tensor or a #NAME suffix)")
+	tensor := fs.String("tensor", "", "tensor name inside a .safetensors file")
+	out := fs.String("out", "", "output directory for "+workloads.ValuesFile+", "+
+		workloads.MetadataFile+", "+workloads.PrunedFile+" and "+
+		workloads.SummaryFile+" (optional with --verify)")
+	pattern := fs.String("pattern", "2:4", "structured-sparsity pattern N:M along K (1:2 for tf32)")
+	verify := fs.Bool("verify", false, "do not prune: check that the tensor "+
+		"already holds the pattern (exit status 1 if not)")
+	format := fs.String("format", "text", "summary on standard output: text or json")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	p, err := tensorcore.ParsePattern(*pattern)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("--pattern: %w", err)
+	case *in == "":
+		err = fmt.Errorf("--in is required")
+	case *out == "" && !*verify:
+		err = fmt.Errorf("--out is required (unless --verify)")
+	case *format != "text" && *format != "json":
+		err = fmt.Errorf("--format %q: want text or json", *format)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		return exitUsage
+	}
+	t, err := workloads.ReadTensor(*in, *tensor)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		return exitUsage
+	}
+	r, err := workloads.Prune(t, *in, p, *verify)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		return exitUsage
+	}
+	if *out != "" {
+		if err := r.WriteDir(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+			return exitInternal
+		}
+	}
+	printPruneSummary(&r.Summary, *format)
+	if !r.Summary.ValidMask {
+		fmt.Fprintf(os.Stderr, "stcsim prune: %s: %s\n", *in, r.Summary.InputError)
+		return exitInternal
+	}
+	return exitOK
+}
+
+func printPruneSummary(s *workloads.PruneSummary, format string) {
+	if format == "json" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		enc.Encode(s)
+		return
+	}
+	name := s.Source
+	if s.Tensor != "" {
+		name += "#" + s.Tensor
+	}
+	fmt.Printf("%s: %s %v, as A operand %d x %d (M x K)\n", name, s.DType,
+		s.Shape, s.GEMMShape[0], s.GEMMShape[1])
+	if s.InputValid {
+		fmt.Printf("input already %s sparse\n", s.Pattern)
+	} else {
+		fmt.Printf("input not %s sparse (%s)\n", s.Pattern, s.InputError)
+	}
+	if s.Mode == "prune" {
+		fmt.Printf("pruned %s by magnitude: kept %.2f%% of the total |w|\n",
+			s.Pattern, 100*s.KeptMagnitude)
+	}
+	fmt.Printf("mask valid: %v; sparsity %.2f%% (%d of %d nonzero)\n",
+		s.ValidMask, 100*s.Sparsity, s.NonzeroOut, s.Elements)
+	if s.ValidMask {
+		fmt.Printf("compressed: %d value bytes (float32), %d metadata bytes\n",
+			s.ValueBytes, s.MetadataBytes)
+	}
+	if len(s.Files) > 0 {
+		fmt.Printf("wrote: %v\n", s.Files)
+	}
+}
