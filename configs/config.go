@@ -101,8 +101,11 @@ type KernelConfig struct {
 	// SplitK lists the split-K factors the heuristic may try.
 	SplitK []int `yaml:"split_k"`
 	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.
-	Beta       float64      `yaml:"beta"`
-	Candidates []TileConfig `yaml:"candidates"`
+	Beta float64 `yaml:"beta"`
+	// SimulatedCandidates is how many of the pre-model's best candidates
+	// are simulated in full to pick the kernel.
+	SimulatedCandidates int          `yaml:"simulated_candidates"`
+	Candidates          []TileConfig `yaml:"candidates"`
 }
 
 // SimConfig holds controls of the simulation itself.
@@ -164,6 +167,7 @@ func (k KernelConfig) validate(c *Config) check.List {
 	if len(k.SplitK) == 0 {
 		l.Add("split_k", "must list at least one factor (1 = no split-K)")
 	}
+	l.Range("simulated_candidates", k.SimulatedCandidates, 1, 64)
 	if k.Beta != 0 && k.Beta != 1 {
 		l.Add("beta", "must be 0 or 1 (got %g)", k.Beta)
 	}

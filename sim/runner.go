@@ -2,17 +2,197 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 type runner struct {
 	ld  *configs.Loaded
+	cfg *configs.Config
 	job Job
 }
 
-func newRunner(ld *configs.Loaded, job Job) *runner { return &runner{ld: ld, job: job} }
+func newRunner(ld *configs.Loaded, job Job) *runner {
+	return &runner{ld: ld, cfg: ld.Config, job: job}
+}
+
+// layerJob is one record to produce: a workload GEMM in one mode.
+type layerJob struct {
+	workload string
+	gemm     workloads.GEMM
+	mode     string
+	shape    gemmShape
+}
 
 func (r *runner) run() (*Report, error) {
-	return nil, fmt.Errorf("the GPU model is not built yet")
+	jobs, err := r.layerJobs()
+	if err != nil {
+		return nil, err
+	}
+	kernels, err := r.simulateDistinct(jobs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Tool: "stcsim", Version: Version, Config: r.cfg.Name}
+	for _, j := range jobs {
+		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
+	}
+	addSpeedups(rep)
+	return rep, nil
+}
+
+// layerJobs expands workloads x modes into records, in workload order.
+func (r *runner) layerJobs() ([]layerJob, error) {
+	var jobs []layerJob
+	for _, w := range r.job.Workloads {
+		for _, g := range w.GEMMs {
+			if _, err := r.cfg.TensorCore.Get(g.Precision); err != nil {
+				return nil, fmt.Errorf("workload %s layer %s: %w", w.Name,
+					g.Name, err)
+			}
+			for _, m := range r.job.Modes {
+				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
+					mode: m, shape: shapeOf(g, m)})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// shapeOf is the GEMM a record runs: the sparse variant runs the sparse
+// kernel only where the layer is pruned.
+func shapeOf(g workloads.GEMM, mode string) gemmShape {
+	return gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
+		Precision: g.Precision,
+		Sparse:    mode == "sparse" && g.Sparsity != "dense"}
+}
+
+// simulateDistinct simulates each distinct GEMM shape once, in parallel
+// (each simulation has its own engine, so results do not depend on the
+// schedule).
+func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult, error) {
+	var shapes []gemmShape
+	seen := map[gemmShape]bool{}
+	for _, j := range jobs {
+		if !seen[j.shape] {
+			seen[j.shape] = true
+			shapes = append(shapes, j.shape)
+		}
+	}
+	results := make([]*kernelResult, len(shapes))
+	errs := make([]error, len(shapes))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	work := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i], errs[i] = selectKernel(r.cfg, shapes[i])
+				mu.Lock()
+				done++
+				if r.job.Progress != nil {
+					r.job.Progress(done, len(shapes))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range shapes {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	out := map[gemmShape]*kernelResult{}
+	for i, s := range shapes {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[s] = results[i]
+	}
+	return out, nil
+}
+
+// record turns a simulated kernel into the output record of one layer.
+func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
+	g := j.gemm
+	clockHz := float64(r.cfg.GPU.ClockMHz) * 1e6
+	sec := float64(k.cycles) / clockHz
+	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
+		float64(max(1, g.Batch))
+	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
+		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
+		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
+		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: k.cycles,
+		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
+		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
+		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
+		Note: g.Note}
+	fillTraffic(&res, k, sec)
+	if k.plan.paddedK != g.K {
+		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
+			"sparse kernel", g.K, k.plan.paddedK))
+	}
+	return res
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// addSpeedups fills each sparse record's speedup over the dense record of
+// the same layer, and the per-workload totals.
+func addSpeedups(rep *Report) {
+	type key struct{ w, l string }
+	dense := map[key]float64{}
+	var order []string
+	totals := map[string]map[string]float64{}
+	for _, r := range rep.Results {
+		if totals[r.Workload] == nil {
+			totals[r.Workload] = map[string]float64{}
+			order = append(order, r.Workload)
+		}
+		totals[r.Workload][r.Mode] += r.TimeUS * float64(r.Count)
+		if r.Mode == "dense" {
+			dense[key{r.Workload, r.Layer}] = r.TimeUS
+		}
+	}
+	for i, r := range rep.Results {
+		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == "sparse" {
+			rep.Results[i].Speedup = d / r.TimeUS
+		}
+	}
+	for _, w := range order {
+		for _, m := range []string{"dense", "sparse"} {
+			t, ok := totals[w][m]
+			if !ok {
+				continue
+			}
+			tot := Total{Workload: w, Mode: m, TimeUS: t}
+			if d, ok := totals[w]["dense"]; ok && m == "sparse" {
+				tot.Speedup = d / t
+			}
+			rep.Totals = append(rep.Totals, tot)
+		}
+	}
+}
+
+// fillTraffic copies the memory hierarchy's accounting into a record.
+func fillTraffic(res *LayerResult, k *kernelResult, sec float64) {
+	m := k.mem
+	res.DRAMReadBytes = m.DRAMReadBytes
+	res.DRAMWriteBytes = m.DRAMWriteBytes
+	res.DRAMGBps = float64(m.DRAMReadBytes+m.DRAMWriteBytes) / sec / 1e9
+	res.L2HitRate = m.L2HitRate()
+	res.MetadataBytes = m.MetadataBytes()
+	res.SmemBytes = k.smemBytes
+	res.L2Bytes = m.L2Bytes
 }

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/progress"
+	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// Defaults of the main job (stcsim run with no flags).
+var defaultWorkloads = []string{"resnet50", "bert-large"}
+
+const (
+	defaultBatch = 32
+	defaultSeq   = 128
+)
+
+func init() {
+	register(&command{name: "run", summary: "simulate workloads or GEMMs " +
+		"dense and sparse and report per-layer results", run: runRun})
+}
+
+type runFlags struct {
+	cf        configFlags
+	workloads multiFlag
+	gemms     multiFlag
+	batch     int
+	seq       int
+	precision string
+	mode      string
+	format    string
+	out       string
+	quiet     bool
+	monitor   bool
+	traceDB   string
+}
+
+func (f *runFlags) add(fs *flag.FlagSet) {
+	f.cf.add(fs)
+	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
+		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
+	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
+		"tokens x batch, K: reduction); repeatable")
+	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads")
+	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
+	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
+		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
+	fs.StringVar(&f.mode, "mode", "both", "dense, sparse or both")
+	fs.StringVar(&f.format, "format", "table", "standard output: table, csv or json")
+	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
+		"config.yaml, report.md and plots")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
+	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
+		"for Daisen) of the simulated kernels into this file")
+}
+
+func runRun(args []string) int {
+	fs := newFlagSet("run", "[flags]")
+	var f runFlags
+	f.add(fs)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	ld, code := f.cf.load()
+	if ld == nil {
+		return code
+	}
+	job, err := f.job(ld.Config)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		return exitUsage
+	}
+	return execute(ld, job, &f)
+}
+
+// job turns the flags into the workloads and modes to simulate.
+func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
+	var job sim.Job
+	modes, err := parseMode(f.mode)
+	if err != nil {
+		return job, err
+	}
+	job.Modes = modes
+	if err := f.checkScalars(); err != nil {
+		return job, err
+	}
+	names := f.workloads
+	if len(names) == 0 && len(f.gemms) == 0 {
+		names = defaultWorkloads
+	}
+	for _, n := range names {
+		t, err := loadWorkload(n, f.batch, f.seq)
+		if err != nil {
+			return job, err
+		}
+		job.Workloads = append(job.Workloads, t)
+	}
+	if len(f.gemms) > 0 {
+		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"))
+		if err != nil {
+			return job, err
+		}
+		job.Workloads = append(job.Workloads, t)
+	}
+	if f.precision != "" {
+		for _, t := range job.Workloads {
+			for i := range t.GEMMs {
+				t.GEMMs[i].Precision = f.precision
+			}
+		}
+	}
+	return job, checkSparseK(cfg, job)
+}
+
+func (f *runFlags) precisionOr(def string) string {
+	if f.precision == "" {
+		return def
+	}
+	return f.precision
+}
+
+func (f *runFlags) checkScalars() error {
+	if f.precision != "" {
+		if _, err := (&tensorcore.Config{}).Get(f.precision); err != nil {
+			return fmt.Errorf("--precision: %v", err)
+		}
+	}
+	if f.batch < 1 {
+		return fmt.Errorf("--batch %d: must be >= 1", f.batch)
+	}
+	if f.seq < 1 {
+		return fmt.Errorf("--seq %d: must be >= 1", f.seq)
+	}
+	switch f.format {
+	case "table", "csv", "json":
+	default:
+		return fmt.Errorf("--format %q: want table, csv or json", f.format)
+	}
+	return nil
+}
+
+func parseMode(m string) ([]string, error) {
+	switch m {
+	case "dense", "sparse":
+		return []string{m}, nil
+	case "both":
+		return []string{"dense", "sparse"}, nil
+	}
+	return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+}
+
+// loadWorkload resolves a --workload value: a model name or a trace file.
+func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
+	for _, m := range workloads.Models() {
+		if m == name {
+			return workloads.Model(name, batch, seq)
+		}
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, fmt.Errorf("--workload %q: not a model (%s) and not a "+
+			"readable trace file", name, strings.Join(workloads.Models(), ", "))
+	}
+	return workloads.Load(name)
+}
+
+// gemmTrace makes the "gemm" workload of the --gemm flags.
+func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
+	t := &workloads.Trace{Name: "gemm"}
+	for _, s := range specs {
+		m, n, k, err := workloads.ParseGEMM(s)
+		if err != nil {
+			return nil, fmt.Errorf("--gemm %q: %v", s, err)
+		}
+		t.GEMMs = append(t.GEMMs, workloads.GEMM{
+			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
+			Precision: precision, Sparsity: "2:4", Count: 1, Batch: 1})
+	}
+	return t, nil
+}
+
+// checkSparseK rejects sparse GEMMs whose K is not a whole number of the
+// precision's sparsity chunks.
+func checkSparseK(cfg *configs.Config, job sim.Job) error {
+	sparse := false
+	for _, m := range job.Modes {
+		sparse = sparse || m == "sparse"
+	}
+	if !sparse {
+		return nil
+	}
+	for _, t := range job.Workloads {
+		for _, g := range t.GEMMs {
+			if g.Sparsity == "dense" {
+				continue
+			}
+			prec, err := cfg.TensorCore.Get(g.Precision)
+			if err != nil {
+				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
+			}
+			pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
+			if g.K%pat.M != 0 {
+				return fmt.Errorf("%s layer %s: K=%d is not a multiple of "+
+					"the %s sparse chunk (%d) of %s", t.Name, g.Name, g.K,
+					pat, pat.M, g.Precision)
+			}
+		}
+	}
+	return nil
+}
+
+// execute runs the job and writes the outputs.
+func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
+	bar := progress.New(0, "GEMMs simulated", f.quiet)
+	job.Progress = func(done, total int) { bar.Set(done, total) }
+	rep, err := sim.Run(ld, job)
+	bar.Done()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		return exitInternal
+	}
+	if f.out != "" {
+		if err := report.WriteRun(f.out, rep, ld); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim run:", err)
+			return exitInternal
+		}
+	}
+	switch f.format {
+	case "json":
+		os.Stdout.Write(report.JSON(rep))
+	case "csv":
+		os.Stdout.Write(report.CSV(rep))
+	default:
+		report.Table(os.Stdout, rep)
+	}
+	return exitOK
+}

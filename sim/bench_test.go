@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+func loadTest(tb testing.TB, sets ...string) *configs.Config {
+	tb.Helper()
+	ld, err := configs.Load(nil, sets)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ld.Config
+}
+
+// BenchmarkKernel2048 simulates one 2048^3 FP16 kernel of a fixed tile,
+// dense and sparse.
+func BenchmarkKernel2048(b *testing.B) {
+	cfg := loadTest(b)
+	for _, sparse := range []bool{false, true} {
+		g := gemmShape{M: 2048, N: 2048, K: 2048, Batch: 1,
+			Precision: "fp16", Sparse: sparse}
+		t := cfg.Kernel.Candidates[10]
+		p, err := planKernel(cfg, g, t, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := "dense"
+		if sparse {
+			name = "sparse"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := simulateKernel(cfg, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

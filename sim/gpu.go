@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"fmt"
+
+	akita "github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// gpu is one simulated GPU running one kernel: SMs with their
+// sub-partitions' tensor cores and shared memory, the CTA scheduler, and
+// the memory hierarchy, all on one Akita serial engine.
+type gpu struct {
+	cfg    *configs.Config
+	engine akita.Engine
+	clk    clock.Clock
+	mem    memory.Hierarchy
+	sms    []*smUnit
+	plan   *kernelPlan
+
+	nextCTA   int
+	doneCTAs  int
+	endCycle  uint64
+	startedAt uint64
+	acct      timeAccount
+}
+
+// buildGPU makes the GPU of a config for one kernel plan. One
+// parameterised builder serves every config.
+func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
+	g := &gpu{cfg: cfg, engine: akita.NewSerialEngine(),
+		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
+	mem, err := memory.New(g.engine, g.clk, cfg.Memory, cfg.GPU.SMCount,
+		cfg.Sim.MemoryGranularity)
+	if err != nil {
+		return nil, fmt.Errorf("build memory hierarchy: %w", err)
+	}
+	g.mem = mem
+	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
+	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
+	for i := 0; i < cfg.GPU.SMCount; i++ {
+		g.sms = append(g.sms, g.buildSM(i))
+	}
+	return g, nil
+}
+
+func (g *gpu) buildSM(id int) *smUnit {
+	name := akita.BuildNameWithIndex("GPU", "SM", id)
+	sm := &smUnit{gpu: g, id: id,
+		ComponentBase: akita.NewComponentBase(name),
+		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory)}
+	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
+	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
+		tc := tensorcore.MakeBuilder().
+			WithEngine(g.engine).
+			WithFreq(g.clk.Freq).
+			WithConfig(g.cfg.TensorCore).
+			Build(akita.BuildNameWithIndex(name, "TC", p))
+		sm.tcs = append(sm.tcs, tc)
+	}
+	return sm
+}
+
+// run launches the kernel and runs the engine to completion.
+func (g *gpu) run() error {
+	for slot := 0; slot < g.plan.occupancy; slot++ {
+		for _, sm := range g.sms {
+			if g.nextCTA >= g.plan.ctas {
+				break
+			}
+			sm.launchAt(g.startedAt, g.nextCTA)
+			g.nextCTA++
+		}
+	}
+	if err := g.engine.Run(); err != nil {
+		return err
+	}
+	if g.doneCTAs != g.plan.ctas {
+		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+
+			"deadlocked", g.plan.name(), g.doneCTAs, g.plan.ctas)
+	}
+	return nil
+}
+
+// ctaFinished frees the CTA's slot and launches the next CTA there.
+func (g *gpu) ctaFinished(sm *smUnit, at uint64) {
+	g.doneCTAs++
+	g.endCycle = max(g.endCycle, at)
+	if g.nextCTA < g.plan.ctas {
+		sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency), g.nextCTA)
+		g.nextCTA++
+	}
+}
+
+// memoryReason classifies a tile load by its latency: one that took at
+// least the DRAM load-to-use latency waited on DRAM, otherwise on L2.
+func (g *gpu) memoryReason(issued, landed uint64) reason {
+	if landed-issued >= uint64(g.cfg.Memory.DRAM.Latency) {
+		return whyDRAM
+	}
+	return whyL2
+}
+
+// issueInterval is the cycles between MMAs of the plan's mode on one
+// tensor core.
+func (g *gpu) issueInterval(p *kernelPlan) int {
+	prec, _ := g.cfg.TensorCore.Get(p.shape.Precision)
+	if p.shape.Sparse {
+		return prec.SparseIssueInterval
+	}
+	return prec.DenseIssueInterval
+}

@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// gemmShape is one GEMM to run: D[M x N] = A[M x K] x B[K x N], Batch
+// times, in one mode.
+type gemmShape struct {
+	M, N, K, Batch int
+	Precision      string
+	Sparse         bool
+}
+
+// kernelPlan is a GEMM mapped onto one tile configuration: everything the
+// SM needs to run its CTAs.
+type kernelPlan struct {
+	shape  gemmShape
+	tile   configs.TileConfig
+	splitK int
+
+	inst       tensorcore.Shape // MMA instruction shape
+	pattern    tensorcore.Pattern
+	elemBytes  int
+	outBytes   int
+	tilesM     int
+	tilesN     int
+	kSteps     int // k-steps per CTA
+	kPerSplit  int // logical K per split (multiple of BK)
+	paddedK    int // K rounded up to the sparse kernel's granularity
+	ctas       int
+	warps      int
+	occupancy  int // CTAs per SM
+	limit      string
+	swizzle    int
+	aStageB    int // bytes of A values per stage
+	metaStageB int // bytes of A metadata per stage
+	bStageB    int // bytes of B per stage
+	// Per warp per k-step:
+	groups     int // k-groups (instruction K slices) per k-step
+	mmaPerGrp  int // MMAs per k-group
+	fragBytes  int // ldmatrix bytes per k-step (A values + B)
+	metaFragB  int // metadata bytes read from shared memory per k-step
+	regsPerThr int
+}
+
+// accumulatorBytes is the size of one accumulator element (FP32 or INT32).
+const accumulatorBytes = 4
+
+func outputBytes(precision string) int {
+	switch precision {
+	case "tf32":
+		return 4
+	case "int8":
+		return 1
+	}
+	return 2
+}
+
+// planKernel maps a GEMM onto a tile; it fails when the tile cannot run it.
+func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK int) (*kernelPlan, error) {
+	p := &kernelPlan{shape: g, tile: t, splitK: splitK,
+		elemBytes: tensorcore.ElementBytes(g.Precision),
+		outBytes:  outputBytes(g.Precision)}
+	prec, err := cfg.TensorCore.Get(g.Precision)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.setInstruction(prec, g.Sparse); err != nil {
+		return nil, err
+	}
+	if t.BK%p.inst.K != 0 {
+		return nil, fmt.Errorf("tile %s: bk %d is not a multiple of the "+
+			"instruction K %d", t.Name(), t.BK, p.inst.K)
+	}
+	if t.WarpM%p.inst.M != 0 || t.WarpN%p.inst.N != 0 {
+		return nil, fmt.Errorf("tile %s: warp tile not a multiple of %s",
+			t.Name(), p.inst)
+	}
+	p.grid(cfg)
+	p.stageBytes()
+	p.warpWork()
+	if err := p.fit(cfg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *kernelPlan) setInstruction(prec *tensorcore.Precision, sparse bool) error {
+	var err error
+	if sparse {
+		p.inst, err = tensorcore.ParseShape(prec.SparseShape)
+		if err == nil {
+			p.pattern, err = tensorcore.ParsePattern(prec.SparsePattern)
+		}
+		return err
+	}
+	p.inst, err = tensorcore.ParseShape(prec.DenseShape)
+	p.pattern = tensorcore.Pattern{N: 1, M: 1}
+	return err
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// grid sizes the launch: tiles, split-K ranges and k-steps. A sparse
+// kernel needs K in whole tiles (libraries pad A and B with zeros along
+// K); a dense one predicates the last partial k-step.
+func (p *kernelPlan) grid(cfg *configs.Config) {
+	t, g := p.tile, p.shape
+	p.tilesM = ceilDiv(g.M, t.BM)
+	p.tilesN = ceilDiv(g.N, t.BN)
+	p.paddedK = g.K
+	if g.Sparse {
+		p.paddedK = ceilDiv(g.K, t.BK) * t.BK
+	}
+	p.kPerSplit = ceilDiv(ceilDiv(p.paddedK, p.splitK), t.BK) * t.BK
+	p.kSteps = ceilDiv(p.kPerSplit, t.BK)
+	p.ctas = p.tilesM * p.tilesN * p.splitK * g.Batch
+	p.warps = t.Warps()
+	p.swizzle = 1
+	for p.swizzle < 8 && p.swizzle*2 <= p.tilesM {
+		p.swizzle *= 2
+	}
+}
+
+// stageBytes sizes one cp.async stage: A values (compressed when sparse),
+// A metadata in the reordered tile-contiguous layout, and B.
+func (p *kernelPlan) stageBytes() {
+	t := p.tile
+	keptK := t.BK * p.pattern.N / p.pattern.M
+	p.aStageB = t.BM * keptK * p.elemBytes
+	if p.shape.Sparse {
+		p.metaStageB = t.BM * keptK * 2 / 8
+	}
+	p.bStageB = t.BN * t.BK * p.elemBytes
+}
+
+// warpWork sizes one warp's work per k-step: fragments loaded with
+// ldmatrix (A values, B, and the metadata words) and MMAs issued.
+func (p *kernelPlan) warpWork() {
+	t := p.tile
+	p.groups = t.BK / p.inst.K
+	p.mmaPerGrp = (t.WarpM / p.inst.M) * (t.WarpN / p.inst.N)
+	keptInstK := p.inst.K * p.pattern.N / p.pattern.M
+	aFrag := t.WarpM * keptInstK * p.elemBytes
+	bFrag := t.WarpN * p.inst.K * p.elemBytes
+	p.fragBytes = p.groups * (aFrag + bFrag)
+	if p.shape.Sparse {
+		p.metaFragB = p.groups * t.WarpM * keptInstK * 2 / 8
+	}
+	acc := t.WarpM * t.WarpN / 32
+	frag := 2 * (aFrag + bFrag) / 4 / 32
+	p.regsPerThr = min(255, acc+frag+40)
+}
+
+// smemPerCTA is the shared memory of one CTA: its cp.async stages.
+func (p *kernelPlan) smemPerCTA() int {
+	return p.tile.Stages * (p.aStageB + p.metaStageB + p.bStageB)
+}
+
+// fit computes occupancy from the SM's limits and fails when not even one
+// CTA fits.
+func (p *kernelPlan) fit(cfg *configs.Config) error {
+	sm := cfg.SM
+	threads := p.warps * 32
+	smemKB := cfg.Memory.SharedMemory.CarveoutKB
+	limits := []struct {
+		name string
+		n    int
+	}{
+		{"cta slots", sm.MaxCTAs},
+		{"threads", sm.MaxThreads / threads},
+		{"registers", sm.Registers / (p.regsPerThr * threads)},
+		{"shared memory", smemKB * 1024 / max(1, p.smemPerCTA())},
+	}
+	p.occupancy = 1 << 30
+	for _, l := range limits {
+		if l.n < p.occupancy {
+			p.occupancy, p.limit = l.n, l.name
+		}
+	}
+	if p.occupancy < 1 {
+		return fmt.Errorf("tile %s: one CTA needs %d KB of shared memory "+
+			"(%d stages), more than the %d KB carve-out", p.tile.Name(),
+			ceilDiv(p.smemPerCTA(), 1024), p.tile.Stages, smemKB)
+	}
+	return nil
+}
+
+// name is the kernel identifier reported in results.
+func (p *kernelPlan) name() string {
+	n := p.tile.Name()
+	if p.splitK > 1 {
+		n += fmt.Sprintf("_splitk%d", p.splitK)
+	}
+	return n
+}
+
+// ctaCoord maps a CTA's launch index to its output tile and K split, in
+// rasterization order: CUTLASS-style swizzle, bands of p.swizzle tile rows
+// walked column by column so that co-resident CTAs share A and B tiles.
+func (p *kernelPlan) ctaCoord(i int) (batch, tm, tn, split int) {
+	perGEMM := p.tilesM * p.tilesN
+	split = i / (perGEMM * p.shape.Batch)
+	rest := i % (perGEMM * p.shape.Batch)
+	batch = rest / perGEMM
+	t := rest % perGEMM
+	band := t / (p.swizzle * p.tilesN)
+	inBand := t % (p.swizzle * p.tilesN)
+	rows := min(p.swizzle, p.tilesM-band*p.swizzle)
+	tm = band*p.swizzle + inBand%rows
+	tn = inBand / rows
+	return batch, tm, tn, split
+}

@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+// candidatePlans lists every (tile, split-K) of the library that can run
+// the GEMM, with why the others cannot.
+func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
+	mode := "dense"
+	if g.Sparse {
+		mode = "sparse"
+	}
+	var plans []*kernelPlan
+	var rejected []string
+	for _, t := range cfg.Kernel.Candidates {
+		if !t.Supports(mode, g.Precision) {
+			continue
+		}
+		if cfg.Kernel.Force != "" && t.Name() != cfg.Kernel.Force {
+			continue
+		}
+		for _, sk := range splitFactors(cfg, g, t) {
+			p, err := planKernel(cfg, g, t, sk)
+			if err != nil {
+				rejected = append(rejected, err.Error())
+				continue
+			}
+			plans = append(plans, p)
+		}
+	}
+	return plans, rejected
+}
+
+// splitFactors are the split-K factors worth trying: split-K only pays
+// when the output tiles alone cannot fill the GPU and K is deep enough to
+// give every split at least a few k-steps.
+func splitFactors(cfg *configs.Config, g gemmShape, t configs.TileConfig) []int {
+	tiles := ceilDiv(g.M, t.BM) * ceilDiv(g.N, t.BN) * g.Batch
+	out := []int{1}
+	for _, f := range cfg.Kernel.SplitK {
+		if f > 1 && tiles < cfg.GPU.SMCount && g.K/f >= 4*t.BK {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// estimate is the cheap pre-model that ranks candidates before the best
+// few are simulated: per-SM tensor-core and shared-memory time over the
+// CTAs each SM gets, against L2 and DRAM streaming time, plus fill.
+func estimate(cfg *configs.Config, p *kernelPlan) float64 {
+	ctasPerSM := float64(ceilDiv(p.ctas, cfg.GPU.SMCount))
+	interval := float64(issueInterval(cfg, p))
+	tc := float64(p.warps*p.groups*p.mmaPerGrp) * interval /
+		float64(cfg.SM.SubPartitions)
+	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
+	smem := (float64(p.warps*(p.fragBytes+p.metaFragB)) + stage) /
+		float64(cfg.Memory.SharedMemory.BytesPerClk)
+	smTime := ctasPerSM * float64(p.kSteps) * max(tc, smem)
+	l2 := float64(p.ctas*p.kSteps) * stage /
+		float64(cfg.Memory.L2.BytesPerClk)
+	g := p.shape
+	dramBytes := float64(g.Batch) * (float64(g.M*p.paddedK*p.pattern.N/
+		p.pattern.M*p.elemBytes) + float64(g.N*p.paddedK*p.elemBytes) +
+		float64(g.M*g.N*p.outBytes))
+	dram := dramBytes / dramBytesPerClk(cfg)
+	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
+		float64(p.tile.Stages)*max(tc, smem)
+	if p.splitK > 1 {
+		fill += float64(cfg.SM.KernelLaunchLatency) +
+			float64(p.splitK*g.M*g.N*accumulatorBytes)/dramBytesPerClk(cfg)
+	}
+	return max(smTime, l2, dram) + fill
+}
+
+func dramBytesPerClk(cfg *configs.Config) float64 {
+	d := cfg.Memory.DRAM
+	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
+}
+
+func issueInterval(cfg *configs.Config, p *kernelPlan) int {
+	prec, _ := cfg.TensorCore.Get(p.shape.Precision)
+	if p.shape.Sparse {
+		return prec.SparseIssueInterval
+	}
+	return prec.DenseIssueInterval
+}
+
+// Sampling bounds: a candidate is ranked by simulating its first waves
+// and k-steps, then the best is simulated in full.
+const (
+	sampleWaves  = 2
+	sampleKSteps = 48
+)
+
+// samplePlan is the plan cut to its first sampleWaves waves of CTAs and
+// sampleKSteps k-steps per CTA, and the factor that scales the sample's
+// cycles to the whole kernel.
+func samplePlan(cfg *configs.Config, p *kernelPlan) (*kernelPlan, float64) {
+	s := *p
+	perWave := cfg.GPU.SMCount * p.occupancy
+	s.ctas = min(p.ctas, sampleWaves*perWave)
+	s.kSteps = min(p.kSteps, sampleKSteps)
+	if s.ctas == p.ctas && s.kSteps == p.kSteps {
+		return p, 1
+	}
+	waves := float64(ceilDiv(p.ctas, perWave)) / float64(ceilDiv(s.ctas, perWave))
+	return &s, waves * float64(p.kSteps) / float64(s.kSteps)
+}
+
+// selectKernel ranks the library's candidates the way a library's
+// heuristic plus profiling would: the cheap pre-model keeps the best
+// kernel.simulated_candidates, each is simulated on a sample (its first
+// waves and k-steps), and the fastest is simulated in full.
+func selectKernel(cfg *configs.Config, g gemmShape) (*kernelResult, error) {
+	plans, rejected := candidatePlans(cfg, g)
+	if len(plans) == 0 {
+		return nil, noKernelError(cfg, g, rejected)
+	}
+	sort.SliceStable(plans, func(i, j int) bool {
+		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
+	})
+	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+	var best *kernelPlan
+	var bestFull *kernelResult
+	bestEst := 0.0
+	for _, p := range plans {
+		sp, scale := samplePlan(cfg, p)
+		r, err := simulateKernel(cfg, sp)
+		if err != nil {
+			return nil, err
+		}
+		est := float64(r.cycles) * scale
+		if best == nil || est < bestEst {
+			best, bestEst, bestFull = p, est, nil
+			if sp == p {
+				bestFull = r
+			}
+		}
+	}
+	if bestFull != nil {
+		return bestFull, nil
+	}
+	return simulateKernel(cfg, best)
+}
+
+func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
+	mode := "dense"
+	if g.Sparse {
+		mode = "sparse"
+	}
+	why := "no candidate tile lists this mode and precision"
+	if cfg.Kernel.Force != "" {
+		why = fmt.Sprintf("kernel.force=%s does not offer it", cfg.Kernel.Force)
+	}
+	if len(rejected) > 0 {
+		why = strings.Join(rejected, "; ")
+	}
+	return fmt.Errorf("no kernel in the library can run the %s %s GEMM "+
+		"%dx%dx%d: %s", mode, g.Precision, g.M, g.N, g.K, why)
+}

@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
+)
+
+// kernelResult is one simulated kernel (plus its split-K reduction).
+type kernelResult struct {
+	plan      *kernelPlan
+	cycles    uint64
+	tcBusy    uint64 // issue-slot cycles over all tensor cores
+	tcUnits   int
+	breakdown Breakdown
+	mem       memory.Stats
+	smemBytes uint64
+	// flushCycles is the L2 write-back after the kernel (not in cycles).
+	flushCycles uint64
+}
+
+// simulateKernel builds a GPU for the plan, runs the kernel and, for
+// split-K, the reduction of the partial sums.
+func simulateKernel(cfg *configs.Config, plan *kernelPlan) (*kernelResult, error) {
+	g, err := buildGPU(cfg, plan)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.run(); err != nil {
+		return nil, err
+	}
+	end := g.endCycle
+	if plan.splitK > 1 {
+		end = g.reduce(end)
+	}
+	flushed, err := g.flush(end)
+	if err != nil {
+		return nil, err
+	}
+	r := &kernelResult{plan: plan, cycles: end,
+		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
+		breakdown: g.acct.breakdown(end), mem: g.mem.Stats()}
+	for _, sm := range g.sms {
+		for _, tc := range sm.tcs {
+			r.tcBusy += tc.Stats().BusyCycles
+		}
+		r.smemBytes += sm.smem.Stats().Bytes
+	}
+	r.flushCycles = flushed - end
+	return r, nil
+}
+
+// flush writes back D from L2 after the kernel, so that DRAM write bytes
+// count the output (the kernel's time does not include the write-back,
+// which overlaps the next kernel on hardware).
+func (g *gpu) flush(at uint64) (uint64, error) {
+	done := at
+	g.sms[0].at(at, func() {
+		g.mem.Flush(at, func(c uint64) { done = c })
+	})
+	if err := g.engine.Run(); err != nil {
+		return 0, err
+	}
+	return done, nil
+}
+
+// reduce runs the split-K reduction as a second kernel: each SM in turn
+// takes output tiles, reads their FP32 partials of every split and writes
+// the final D tile.
+func (g *gpu) reduce(start uint64) uint64 {
+	p := g.plan
+	tiles := p.tilesM * p.tilesN * p.shape.Batch
+	next := 0
+	end := start
+	var take func(sm *smUnit, at uint64)
+	take = func(sm *smUnit, at uint64) {
+		if next >= tiles {
+			end = max(end, at)
+			return
+		}
+		t := next
+		next++
+		g.reduceTile(sm, at, t, func(done uint64) { take(sm, done) })
+	}
+	launch := start + uint64(g.cfg.SM.KernelLaunchLatency)
+	for _, sm := range g.sms {
+		s := sm
+		s.at(launch, func() { take(s, launch) })
+	}
+	if err := g.engine.Run(); err != nil {
+		panic(fmt.Sprintf("split-K reduction: %v", err))
+	}
+	return end
+}
+
+func (g *gpu) reduceTile(sm *smUnit, now uint64, t int, done func(uint64)) {
+	p := g.plan
+	parts := p.splitK
+	last := now
+	for s := 0; s < p.splitK; s++ {
+		c := &cta{sm: sm, plan: p, split: s}
+		c.batch = t / (p.tilesM * p.tilesN)
+		c.tm = (t % (p.tilesM * p.tilesN)) / p.tilesN
+		c.tn = t % p.tilesN
+		g.mem.Read(now, sm.id, memory.CRead, c.outputRegion(baseSplit,
+			accumulatorBytes), true, func(at uint64) {
+			last = max(last, at)
+			parts--
+			if parts == 0 {
+				c.split = 0
+				g.mem.Write(last, sm.id, memory.DWrite,
+					c.outputRegion(baseD, p.outBytes), done)
+			}
+		})
+	}
+}

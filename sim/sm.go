@@ -1,0 +1,260 @@
+package sim
+
+import (
+	akita "github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// smUnit is one SM: an Akita component whose events advance the CTAs it
+// hosts. Its sub-partitions' tensor cores and its shared memory are its
+// parts; warps of a CTA go to sub-partition (warp id mod sub-partitions),
+// as the hardware's warp schedulers are assigned.
+type smUnit struct {
+	*akita.ComponentBase
+	gpu  *gpu
+	id   int
+	cb   clock.Callbacks
+	tcs  []*tensorcore.Unit
+	smem *memory.SharedMemory
+}
+
+// Handle runs the callbacks the SM scheduled for itself.
+func (s *smUnit) Handle(e akita.Event) error {
+	e.(*clock.Event).Fn()
+	return nil
+}
+
+// at runs fn at cycle c (now or later) as one of the SM's own events.
+func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
+
+// launchAt starts CTA idx on this SM at cycle c.
+func (s *smUnit) launchAt(c uint64, idx int) {
+	s.at(c, func() { newCTA(s, idx).launch(c) })
+}
+
+// cta is one threadblock in flight: its cp.async stages, its warps and the
+// barrier that ends each k-step.
+type cta struct {
+	sm    *smUnit
+	plan  *kernelPlan
+	batch int
+	tm    int
+	tn    int
+	split int
+
+	stageParts []int    // loads outstanding per k-step's stage
+	stageIssue []uint64 // cycle the stage's loads were issued
+	stageReady []uint64 // cycle the stage landed in shared memory (0: not yet)
+	stageWhy   []reason
+
+	kt        int    // k-step being computed or next to compute
+	busy      bool   // a k-step is in progress
+	arrived   int    // warps at the k-step's barrier
+	barrier   uint64 // cycle the last warp reached the barrier
+	barrierBy reason // what delayed the last warp
+	lastDone  uint64 // last MMA result of the CTA
+	results   int    // warps whose last MMA results are written back
+}
+
+func newCTA(s *smUnit, idx int) *cta {
+	p := s.gpu.plan
+	c := &cta{sm: s, plan: p}
+	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
+	c.stageParts = make([]int, p.kSteps)
+	c.stageIssue = make([]uint64, p.kSteps)
+	c.stageReady = make([]uint64, p.kSteps)
+	c.stageWhy = make([]reason, p.kSteps)
+	return c
+}
+
+// launch issues the multistage prologue: the first stages-1 k-steps'
+// tiles, then waits for the first one.
+func (c *cta) launch(now uint64) {
+	for k := 0; k < min(c.plan.tile.Stages-1, c.plan.kSteps); k++ {
+		c.loadStage(now, k)
+	}
+	c.barrier = now
+	c.barrierBy = whyLatency
+}
+
+// loadStage issues the cp.async copies of k-step k's A values, A metadata
+// and B tiles.
+func (c *cta) loadStage(now uint64, k int) {
+	c.stageIssue[k] = now
+	regions := c.stageRegions(k)
+	for _, r := range regions {
+		if r.region.Rows == 0 || r.region.RowBytes == 0 {
+			continue
+		}
+		c.stageParts[k]++
+	}
+	for _, r := range regions {
+		if r.region.Rows == 0 || r.region.RowBytes == 0 {
+			continue
+		}
+		c.sm.gpu.mem.Read(now, c.sm.id, r.class, r.region, false,
+			func(at uint64) { c.partLanded(k, at) })
+	}
+}
+
+// partLanded notes one load of stage k arriving at the SM; when all have,
+// the cp.async stores into shared memory finish the stage.
+func (c *cta) partLanded(k int, at uint64) {
+	c.stageParts[k]--
+	if c.stageParts[k] > 0 {
+		return
+	}
+	p := c.plan
+	bytes := p.aStageB + p.metaStageB + p.bStageB
+	ready := c.sm.smem.Access(at, memory.CpAsyncStore, bytes)
+	c.stageReady[k] = max(ready, 1)
+	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
+	c.tryStart()
+}
+
+// tryStart begins the next k-step once its stage has landed and every warp
+// has passed the previous barrier.
+func (c *cta) tryStart() {
+	if c.busy || c.kt >= c.plan.kSteps || c.stageReady[c.kt] == 0 {
+		return
+	}
+	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
+	why := c.barrierBy
+	if c.stageReady[c.kt] > start {
+		start, why = c.stageReady[c.kt], c.stageWhy[c.kt]
+	}
+	c.busy = true
+	c.sm.at(start, func() { c.compute(start, why) })
+}
+
+// compute runs k-step kt: the stage stages-1 ahead is issued into the
+// buffer freed by the last barrier, and every warp loads its fragments and
+// issues its MMAs.
+func (c *cta) compute(now uint64, why reason) {
+	p := c.plan
+	if next := c.kt + p.tile.Stages - 1; next < p.kSteps {
+		c.loadStage(now, next)
+	}
+	c.arrived = 0
+	c.barrier = 0
+	for w := 0; w < p.warps; w++ {
+		c.warpStep(now, w, why)
+	}
+}
+
+// warpStep is one warp's k-step: ldmatrix of its A and B fragments (and
+// metadata words for sparse), overlapped with its MMAs, which start when
+// the first k-group's fragments are in registers.
+func (c *cta) warpStep(now uint64, w int, why reason) {
+	p := c.plan
+	s := c.sm
+	fragDone := s.smem.Access(now, memory.LdMatrix, p.fragBytes)
+	if p.metaFragB > 0 {
+		fragDone = max(fragDone, s.smem.Access(now, memory.LDS32, p.metaFragB))
+	}
+	first := c.firstFragment(now, fragDone)
+	if first > now+uint64(s.gpu.cfg.Memory.SharedMemory.Latency) {
+		why = whySmem
+	}
+	sp := w % len(s.tcs)
+	s.at(first, func() { c.issueMMAs(first, w, sp, fragDone, why) })
+}
+
+// firstFragment estimates when the first k-group's fragments are in
+// registers: the fragments stream in order, so the first group lands
+// (groups-1)/groups of the transfer before the last.
+func (c *cta) firstFragment(now, fragDone uint64) uint64 {
+	p := c.plan
+	bw := uint64(c.sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)
+	rest := uint64(p.fragBytes+p.metaFragB) * uint64(p.groups-1) /
+		uint64(p.groups) / bw
+	if fragDone-now > rest {
+		return fragDone - rest
+	}
+	return now
+}
+
+// issueMMAs submits the warp's k-step to its sub-partition's tensor core
+// as two runs: the k-groups before the last, and the last. The warp
+// reaches the k-step's barrier once it has issued the first run (CUTLASS's
+// multistage loop waits for the next stage and syncs before issuing the
+// last k-group's MMAs, so the barrier and the next fragment loads hide
+// under them).
+func (c *cta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
+	p := c.plan
+	tc := c.sm.tcs[sp]
+	mode := tensorcore.Dense
+	if p.shape.Sparse {
+		mode = tensorcore.Sparse
+	}
+	unit := c.sm.id*len(c.sm.tcs) + sp
+	interval := uint64(c.sm.gpu.issueInterval(p))
+	account := func(count int, tcWhy reason) func(uint64) {
+		return func(at uint64) {
+			start := at - uint64(count-1)*interval
+			if start > now {
+				tcWhy = whyCompute
+			}
+			c.sm.gpu.acct.run(unit, start, at+interval, tcWhy)
+		}
+	}
+	last := c.kt == p.kSteps-1
+	head := (p.groups - 1) * p.mmaPerGrp
+	if head == 0 {
+		c.warpArrived(max(now, fragDone), why)
+	} else {
+		acc := account(head, why)
+		tc.Submit(now, tensorcore.Request{Mode: mode,
+			Precision: p.shape.Precision, Count: head,
+			Issued: func(at uint64) {
+				acc(at)
+				arrive := max(at+1, fragDone)
+				c.warpArrived(arrive, whySmemIf(fragDone > at+1, why))
+			}})
+	}
+	tc.Submit(now, tensorcore.Request{Mode: mode,
+		Precision: p.shape.Precision, Count: p.mmaPerGrp,
+		Issued: account(p.mmaPerGrp, why),
+		Done: func(at uint64) {
+			if last {
+				c.mmaDone(at)
+			}
+		}})
+}
+
+func whySmemIf(cond bool, otherwise reason) reason {
+	if cond {
+		return whySmem
+	}
+	return otherwise
+}
+
+// warpArrived records a warp at the k-step's barrier.
+func (c *cta) warpArrived(at uint64, why reason) {
+	if at >= c.barrier {
+		c.barrier, c.barrierBy = at, why
+	}
+	c.arrived++
+	if c.arrived < c.plan.warps {
+		return
+	}
+	c.busy = false
+	c.kt++
+	if c.kt < c.plan.kSteps {
+		c.tryStart()
+	}
+}
+
+// mmaDone counts the last k-step's MMA results; when every warp's are
+// written back, the epilogue runs.
+func (c *cta) mmaDone(at uint64) {
+	c.lastDone = max(c.lastDone, at)
+	c.results++
+	if c.results < c.plan.warps {
+		return
+	}
+	c.sm.at(c.lastDone, func() { c.epilogue(c.lastDone) })
+}
