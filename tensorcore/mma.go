@@ -45,22 +45,34 @@ func MMASp(a *Compressed, b, c Matrix, precision string) (Matrix, error) {
 	p := a.Pattern
 	kept := a.KeptCols()
 	d := NewMatrix(c.Rows, c.Cols)
-	col := make([]float32, b.Rows)
-	sel := make([]float32, kept) // the muxed B operand of one row
-	for j := 0; j < b.Cols; j++ {
-		for k := range col {
-			col[k] = b.At(k, j)
+	bt := transpose(b)             // one B column per output column j
+	sel := make([]int, kept)       // mux outputs: the B row each kept value meets
+	muxed := make([]float32, kept) // the B operand after the muxes
+	for i := 0; i < a.Rows; i++ {
+		idx := a.Indices[i*kept : (i+1)*kept]
+		for s := range sel {
+			sel[s] = (s/p.N)*p.M + int(idx[s])
 		}
-		for i := 0; i < a.Rows; i++ {
-			idx := a.Indices[i*kept : (i+1)*kept]
-			for s := range sel {
-				chunk := s / p.N
-				sel[s] = selectorMux(col[chunk*p.M:(chunk+1)*p.M], idx[s])
+		for j := 0; j < b.Cols; j++ {
+			col := bt.Data[j*b.Rows : (j+1)*b.Rows]
+			for s := range muxed {
+				chunk := sel[s] - int(idx[s])
+				muxed[s] = selectorMux(col[chunk:chunk+p.M], idx[s])
 			}
-			d.Set(i, j, dot(a.Values[i*kept:(i+1)*kept], sel, c.At(i, j), precision))
+			d.Set(i, j, dot(a.Values[i*kept:(i+1)*kept], muxed, c.At(i, j), precision))
 		}
 	}
 	return d, finish(d, precision)
+}
+
+func transpose(m Matrix) Matrix {
+	t := NewMatrix(m.Cols, m.Rows)
+	for r := 0; r < m.Rows; r++ {
+		for c := 0; c < m.Cols; c++ {
+			t.Data[c*m.Rows+r] = m.Data[r*m.Cols+c]
+		}
+	}
+	return t
 }
 
 // selectorMux is one M-to-1 multiplexer in front of a multiplier: the
