@@ -198,3 +198,35 @@ func TestUnitCheck(t *testing.T) {
 		}
 	}
 }
+
+type countHook struct{ issue, complete int }
+
+func (h *countHook) Func(ctx sim.HookCtx) {
+	it := ctx.Item.(HookItem)
+	if ctx.Pos == HookPosIssue {
+		h.issue += it.Count
+	} else {
+		h.complete += it.Count
+	}
+}
+
+// TestHooks: both fidelities report every MMA's issue and completion.
+func TestHooks(t *testing.T) {
+	for _, f := range []string{"batched", "instruction"} {
+		e := sim.NewSerialEngine()
+		u := MakeBuilder().WithEngine(e).WithConfig(a100(f)).Build("TC")
+		h := &countHook{}
+		u.AcceptHook(h)
+		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * sim.GHz}}
+		d.at(0, func() {
+			u.Submit(0, Request{Mode: Sparse, Precision: "int8", Count: 5})
+			u.Submit(0, Request{Mode: Dense, Precision: "tf32", Count: 2})
+		})
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if h.issue != 7 || h.complete != 7 {
+			t.Errorf("%s: %d issued, %d completed, want 7 and 7", f, h.issue, h.complete)
+		}
+	}
+}
