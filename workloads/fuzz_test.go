@@ -79,3 +79,15 @@ func FuzzReadNPY(f *testing.F) {
 		ReadNPY(bytes.NewReader(in), "f.npy")
 	})
 }
+
+// FuzzReadSafetensors: no safetensors input panics.
+func FuzzReadSafetensors(f *testing.F) {
+	var b bytes.Buffer
+	WriteSafetensors(&b, []Tensor{{Name: "w", Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}}})
+	f.Add(b.Bytes(), "")
+	f.Add(b.Bytes(), "w")
+	f.Add([]byte("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":{\"dtype\":1}}"), "a")
+	f.Fuzz(func(t *testing.T, in []byte, tensor string) {
+		ReadSafetensors(bytes.NewReader(in), "f.safetensors", tensor)
+	})
+}

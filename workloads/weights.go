@@ -26,6 +26,27 @@ type Weights struct {
 // MetadataBytes is the size of the metadata of the whole matrix.
 func (w *Weights) MetadataBytes() int { return w.Compressed.MetadataBytes() }
 
+// Tile is the rows x cols block of the weight at (r0, c0), compressed with
+// the weight's pattern: an MMA's A fragment for functional checks on a
+// sample of tiles. c0 and cols must be multiples of the pattern's group.
+func (w *Weights) Tile(r0, c0, rows, cols int) (*tensorcore.Compressed, error) {
+	m, p := w.Matrix, w.Compressed.Pattern
+	if r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || r0+rows > m.Rows ||
+		c0+cols > m.Cols {
+		return nil, fmt.Errorf("weights %s: tile %dx%d at (%d, %d) is "+
+			"outside the %dx%d weight", w.Path, rows, cols, r0, c0, m.Rows, m.Cols)
+	}
+	if c0%p.M != 0 || cols%p.M != 0 {
+		return nil, fmt.Errorf("weights %s: tile columns %d..%d do not align "+
+			"with the %s groups", w.Path, c0, c0+cols-1, p)
+	}
+	t := tensorcore.NewMatrix(rows, cols)
+	for r := range rows {
+		copy(t.Data[r*cols:(r+1)*cols], m.Data[(r0+r)*m.Cols+c0:(r0+r)*m.Cols+c0+cols])
+	}
+	return tensorcore.Compress(t, p)
+}
+
 // Names of the files `stcsim prune` writes into its output directory.
 const (
 	ValuesFile   = "values.npy"   // kept values, float32 [M, K*N/M]
@@ -338,8 +359,13 @@ func loadWeights(path string, m, k int, p tensorcore.Pattern) (*Weights, error) 
 		return nil, fmt.Errorf("weights %s: K = %d is not a multiple of %d, "+
 			"the %s group width", path, k, p.M, p)
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	st, err := os.Stat(path)
+	if err == nil && st.IsDir() {
 		return loadPrunedDir(path, m, k, p)
+	}
+	if err != nil && filepath.Ext(path) == "" {
+		return nil, fmt.Errorf("weights: %w (want a directory written by "+
+			"stcsim prune, a .npy or a .safetensors file)", err)
 	}
 	t, err := ReadTensor(path, "")
 	if err != nil {

@@ -370,3 +370,28 @@ func TestFloat16(t *testing.T) {
 		t.Error("0x7e00 is not NaN")
 	}
 }
+
+func TestWeightsTile(t *testing.T) {
+	g := GEMM{Name: "l", M: 32, N: 8, K: 64, Precision: "fp16", Sparsity: "2:4", Count: 1, Batch: 1}
+	w, err := RowWeights(g, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile, err := w.Tile(16, 32, 16, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tile.Decompress()
+	for r := range 16 {
+		for c := range 32 {
+			if d.At(r, c) != w.Matrix.At(16+r, 32+c) {
+				t.Fatalf("tile (%d,%d) differs", r, c)
+			}
+		}
+	}
+	for _, c := range [][4]int{{0, 2, 16, 32}, {20, 0, 16, 32}, {0, 0, 0, 4}, {0, 0, 16, 30}} {
+		if _, err := w.Tile(c[0], c[1], c[2], c[3]); err == nil {
+			t.Errorf("Tile%v accepted", c)
+		}
+	}
+}
