@@ -56,6 +56,9 @@ func runPlot(args []string) int {
 		return exitUsage
 	}
 	title := fmt.Sprintf("%s vs %s, per %s", *y, *x, *by)
+	if len(where) > 0 {
+		title += " (" + strings.Join(where, ", ") + ")"
+	}
 	if err := report.LinePlot(*out, title, axisLabel(*x), sweep.Metrics[*y], series); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage

@@ -71,6 +71,8 @@ func runSweep(args []string) int {
 	shard := fs.String("shard", "", "run only the i-th of n deterministic "+
 		"shares of the points, i/n with 1 <= i <= n")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	dryRun := fs.Bool("dry-run", false, "check the sweep and list its points "+
+		"without running anything")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -98,10 +100,28 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
+	if *dryRun {
+		if !*quiet {
+			listPoints(plan, sh)
+		}
+		return exitOK
+	}
 	if *db == "" {
 		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
 	}
 	return executeSweep(plan, *db, sweep.Options{Jobs: *jobs, Shard: sh}, *quiet)
+}
+
+// listPoints prints the plan: one line per point of the shard.
+func listPoints(plan *sweep.Plan, sh sweep.Shard) {
+	units := sh.Select(plan.Units())
+	fmt.Printf("sweep %s: %d points x %d workloads = %d units, %d in this "+
+		"shard; all configs valid\n", plan.Spec.Label(), len(plan.Points),
+		len(plan.Workloads), len(plan.Units()), len(units))
+	for _, u := range units {
+		fmt.Printf("  point %d  config %s  %s  %s\n", u.Point.Index+1,
+			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label())
+	}
 }
 
 func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) int {
