@@ -111,8 +111,11 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 		if first == nil {
 			first = lp.sparse
 		}
-		fmt.Fprintf(b, "| %s | %dx%dx%d | %d |", mdEscape(l), first.M, first.N,
-			first.K, first.Count)
+		shape := fmt.Sprintf("%dx%dx%d", first.M, first.N, first.K)
+		if first.Batch > 1 {
+			shape += fmt.Sprintf(" (batch of %d)", first.Batch)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d |", mdEscape(l), shape, first.Count)
 		for _, r := range []*sim.LayerResult{lp.dense, lp.sparse} {
 			if r == nil {
 				b.WriteString(" - | - |")

@@ -34,30 +34,30 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 		base := fileSafe(w)
 		plots := []struct {
 			name string
-			make func() (*plot.Plot, vg.Length, error)
+			make func() (*plot.Plot, size, error)
 		}{
-			{base + "-speedup", func() (*plot.Plot, vg.Length, error) {
+			{base + "-speedup", func() (*plot.Plot, size, error) {
 				return speedupPlot(w, rows, totalOf(rep, w))
 			}},
-			{base + "-breakdown-dense", func() (*plot.Plot, vg.Length, error) {
+			{base + "-breakdown-dense", func() (*plot.Plot, size, error) {
 				return breakdownPlot(w, rows, "dense")
 			}},
-			{base + "-breakdown-sparse", func() (*plot.Plot, vg.Length, error) {
+			{base + "-breakdown-sparse", func() (*plot.Plot, size, error) {
 				return breakdownPlot(w, rows, "sparse")
 			}},
-			{base + "-roofline", func() (*plot.Plot, vg.Length, error) {
+			{base + "-roofline", func() (*plot.Plot, size, error) {
 				return rooflinePlot(w, rows, cfg)
 			}},
 		}
 		for _, pl := range plots {
-			p, width, err := pl.make()
+			p, sz, err := pl.make()
 			if err != nil {
 				return files, fmt.Errorf("plot %s: %w", pl.name, err)
 			}
 			if p == nil {
 				continue // nothing to show (e.g. a dense-only run)
 			}
-			out, err := savePlot(p, width, 4.5*vg.Inch, dir, pl.name)
+			out, err := savePlot(p, sz.w, sz.h, dir, pl.name)
 			if err != nil {
 				return files, err
 			}
@@ -66,6 +66,9 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 	}
 	return files, nil
 }
+
+// size is a plot's width and height.
+type size struct{ w, h vg.Length }
 
 // savePlot writes p as PNG and SVG, atomically, and returns the names.
 func savePlot(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
@@ -148,16 +151,22 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 }
 
 // layerAxis names the bars along X; long lists are rotated so they stay
-// readable. It returns a width that gives every bar room.
-func layerAxis(p *plot.Plot, names []string) vg.Length {
+// readable. It returns a size that gives every bar and label room.
+func layerAxis(p *plot.Plot, names []string) (w, h vg.Length) {
 	p.NominalX(names...)
+	w = max(vg.Length(len(names))*0.22*vg.Inch+2*vg.Inch, 7*vg.Inch)
+	h = 4.5 * vg.Inch
 	if len(names) > 6 {
 		p.X.Tick.Label.Rotation = math.Pi / 3
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
+		longest := vg.Length(0)
+		for _, n := range names {
+			longest = max(longest, p.X.Tick.Label.Width(n))
+		}
+		h += longest * 0.87 // sin 60°: the rotated labels' height
 	}
-	w := vg.Length(len(names)) * 0.22 * vg.Inch
-	return max(w+2*vg.Inch, 7*vg.Inch)
+	return w, h
 }
 
 // layerName labels a layer, with its repeat count.
@@ -170,7 +179,7 @@ func layerName(r sim.LayerResult) string {
 
 // speedupPlot: one bar per layer (sparse over dense time) and the network
 // total, against the 1x line.
-func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot, vg.Length, error) {
+func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot, size, error) {
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {
@@ -180,15 +189,15 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 		}
 	}
 	if len(vals) == 0 || total == nil {
-		return nil, 0, nil
+		return nil, size{}, nil
 	}
 	p := newPlot(w+": 2:4-sparse speedup over dense, per layer",
 		"layer", "speedup (dense time / sparse time, x)")
-	width := layerAxis(p, append(names, "network total"))
+	width, height := layerAxis(p, append(names, "network total"))
 	barW := 0.6 * (width - 1.5*vg.Inch) / vg.Length(len(names)+1)
 	bars, err := plotter.NewBarChart(append(vals, 0), barW)
 	if err != nil {
-		return nil, 0, err
+		return nil, size{}, err
 	}
 	bars.Color = plotutil.Color(0)
 	bars.LineStyle.Width = 0
@@ -196,14 +205,14 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	tot[len(vals)] = total.Speedup
 	totBar, err := plotter.NewBarChart(tot, barW)
 	if err != nil {
-		return nil, 0, err
+		return nil, size{}, err
 	}
 	totBar.Color = plotutil.Color(1)
 	totBar.LineStyle.Width = 0
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1},
 		{X: float64(len(vals)) + 0.5, Y: 1}})
 	if err != nil {
-		return nil, 0, err
+		return nil, size{}, err
 	}
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.Color = color.Gray{Y: 60}
@@ -214,7 +223,7 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	p.Legend.Top = true
 	p.Y.Min = 0
 	p.Y.Max = max(maxOf(vals), total.Speedup, 1) * 1.25
-	return p, width, nil
+	return p, size{width, height}, nil
 }
 
 func maxOf(v plotter.Values) float64 {
@@ -239,7 +248,7 @@ var breakdownParts = []struct {
 
 // breakdownPlot stacks each layer's time per pass (time x count) by the
 // resource it is attributed to.
-func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, vg.Length, error) {
+func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, size, error) {
 	var sel []sim.LayerResult
 	for _, r := range rows {
 		if r.Mode == mode {
@@ -247,7 +256,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, v
 		}
 	}
 	if len(sel) == 0 {
-		return nil, 0, nil
+		return nil, size{}, nil
 	}
 	names := make([]string, len(sel))
 	for i, r := range sel {
@@ -255,7 +264,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, v
 	}
 	p := newPlot(fmt.Sprintf("%s (%s): where each layer's time goes", w, mode),
 		"layer", "time per network pass (µs)")
-	width := layerAxis(p, names)
+	width, height := layerAxis(p, names)
 	barW := 0.7 * (width - 1.5*vg.Inch) / vg.Length(len(sel))
 	var below *plotter.BarChart
 	top := 0.0
@@ -266,7 +275,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, v
 		}
 		bars, err := plotter.NewBarChart(vals, barW)
 		if err != nil {
-			return nil, 0, err
+			return nil, size{}, err
 		}
 		bars.Color = plotutil.Color(i)
 		bars.LineStyle.Width = 0
@@ -282,8 +291,8 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, v
 	}
 	p.Legend.Top = true
 	p.Y.Min = 0
-	p.Y.Max = top * 1.45 // room for the legend above the tallest bar
-	return p, width, nil
+	p.Y.Max = top * 1.7 // room for the legend above the tallest bar
+	return p, size{width, height}, nil
 }
 
 // Peak is a config's compute roof of one precision, in TFLOPS:
@@ -320,7 +329,7 @@ func Intensity(r sim.LayerResult) float64 {
 
 // rooflinePlot: achieved TFLOPS against arithmetic intensity for every
 // layer in each mode, under the config's compute and bandwidth roofs.
-func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.Plot, vg.Length, error) {
+func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.Plot, size, error) {
 	pts := map[string]plotter.XYs{}
 	lo, hi := math.Inf(1), 0.0
 	var precs []string
@@ -336,13 +345,15 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		}
 	}
 	if len(pts) == 0 {
-		return nil, 0, nil
+		return nil, size{}, nil
 	}
 	bw := DRAMRoof(cfg)
 	p := newPlot(w+": roofline ("+cfg.Name+")",
 		"arithmetic intensity (FLOP per DRAM byte)",
 		"TFLOPS (dense-equivalent)")
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	// Both axes are logarithmic: the plot holds log10 values on linear
+	// axes with ticks labelled in real units (gonum's log scale misplaces
+	// the axis label's glyph box and squeezes the plot).
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
 	// Span the ridge points so both roofs show.
 	xmin, xmax := lo/4, hi*4
@@ -350,7 +361,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 	for _, prec := range precs {
 		peak, err := Peak(cfg, prec, true)
 		if err != nil {
-			return nil, 0, err
+			return nil, size{}, err
 		}
 		ridge := peak * 1e3 / bw // the sparse roof's ridge is the rightmost
 		xmin, xmax = min(xmin, ridge/8), max(xmax, ridge*4)
@@ -368,7 +379,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 			peak, _ := Peak(cfg, prec, sparse)
 			roof, err := roofLine(peak, bw, xmin, xmax)
 			if err != nil {
-				return nil, 0, err
+				return nil, size{}, err
 			}
 			roof.Color = plotutil.Color(2*i + j)
 			roof.Width = vg.Points(1.5)
@@ -389,9 +400,9 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		if len(xy) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(xy)
+		sc, err := plotter.NewScatter(log10XY(xy))
 		if err != nil {
-			return nil, 0, err
+			return nil, size{}, err
 		}
 		sc.GlyphStyle.Shape = plotutil.Shape(i)
 		sc.GlyphStyle.Color = plotutil.DarkColors[i]
@@ -399,33 +410,42 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		p.Add(sc)
 		p.Legend.Add(mode+" layers", sc)
 	}
-	p.X.Min, p.X.Max = xmin, xmax
-	p.Y.Min, p.Y.Max = ymin, ymax*1.5
+	p.X.Min, p.X.Max = math.Log10(xmin), math.Log10(xmax)
+	p.Y.Min, p.Y.Max = math.Log10(ymin), math.Log10(ymax*1.5)
 	// Bottom right lies under the flat roofs, where no layer can be.
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
-	return p, 8 * vg.Inch, nil
+	return p, size{8 * vg.Inch, 5 * vg.Inch}, nil
 }
 
-// logTicks labels 1, 2 and 5 times each power of ten inside the axis
-// range (gonum's LogTicks labels powers of ten only, often just one).
+// logTicks marks an axis that holds log10 values at 1, 2 and 5 times
+// each power of ten, labelled with the real values.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	var out []plot.Tick
-	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+	for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
 		for _, m := range []float64{1, 2, 5} {
-			v := m * math.Pow(10, e)
+			v := math.Log10(m) + e
 			if v >= lo && v <= hi {
-				out = append(out, plot.Tick{Value: v,
-					Label: strconv.FormatFloat(v, 'g', -1, 64)})
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(
+					m*math.Pow(10, e), 'g', -1, 64)})
 			}
 		}
 	}
 	return out
 }
 
-// roofLine samples min(peak, bw x intensity) on a log grid.
+func log10XY(xy plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(xy))
+	for i, p := range xy {
+		out[i] = plotter.XY{X: math.Log10(p.X), Y: math.Log10(p.Y)}
+	}
+	return out
+}
+
+// roofLine samples min(peak, bw x intensity) on a log grid, as log10
+// values.
 func roofLine(peakTFLOPS, bwGBps, xmin, xmax float64) (*plotter.Line, error) {
 	const n = 200
 	xy := make(plotter.XYs, n)
@@ -433,7 +453,7 @@ func roofLine(peakTFLOPS, bwGBps, xmin, xmax float64) (*plotter.Line, error) {
 		x := xmin * math.Pow(xmax/xmin, float64(i)/(n-1))
 		xy[i] = plotter.XY{X: x, Y: min(peakTFLOPS, bwGBps*x/1e3)}
 	}
-	return plotter.NewLine(xy)
+	return plotter.NewLine(log10XY(xy))
 }
 
 func containsString(list []string, s string) bool {
