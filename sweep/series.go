@@ -47,12 +47,44 @@ func Series(rows []Row, q Query) ([]report.Series, error) {
 		}
 	}
 	acc := newAccumulator(q)
+	var sel []Row
 	for _, r := range rows {
 		if acc.selected(r) {
-			acc.add(r, keys)
+			sel = append(sel, r)
 		}
 	}
+	labelKeys := freeKeys(sel, keys, q.X)
+	for _, r := range sel {
+		acc.add(r, labelKeys)
+	}
 	return acc.series()
+}
+
+// freeKeys are the grid keys that still vary once X is fixed: each line of
+// the plot is one combination of their values. Keys constant over the
+// selection, and keys zipped with X (one value per X value), are left out.
+func freeKeys(rows []Row, keys []string, x string) []string {
+	var out []string
+	for _, k := range keys {
+		if k == x {
+			continue
+		}
+		perX := map[string]string{}
+		free := false
+		for _, r := range rows {
+			xv, _ := GridValue(r.Grid, x)
+			kv, _ := GridValue(r.Grid, k)
+			if v, ok := perX[xv]; ok && v != kv {
+				free = true
+				break
+			}
+			perX[xv] = kv
+		}
+		if free {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {
@@ -66,10 +98,11 @@ func contains(list []string, s string) bool {
 
 // sums gathers one plotted point: the sums behind its metric.
 type sums struct {
-	timeUS, flops, dramBytes, denseUS float64
-	speedup                           float64
-	n                                 int
-	config                            string
+	timeUS, flops, dramBytes float64
+	// denseUS is the dense time of the sparse layers summed in timeUS
+	// (their speedup times their time), for the speedup metric.
+	denseUS float64
+	config  string
 }
 
 type lineKey struct{ label, x string }
@@ -101,7 +134,8 @@ func (a *accumulator) selected(r Row) bool {
 	return true
 }
 
-// label names the line a row belongs to.
+// label names the line a row belongs to; keys are the grid keys that
+// distinguish lines.
 func (a *accumulator) label(r Row, keys []string) string {
 	parts := []string{r.Workload}
 	if a.q.By == "layer" {
@@ -111,22 +145,10 @@ func (a *accumulator) label(r Row, keys []string) string {
 		parts = append(parts, r.Mode)
 	}
 	for _, k := range keys {
-		if k == a.q.X || a.fixed(k) {
-			continue
-		}
 		v, _ := GridValue(r.Grid, k)
 		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func (a *accumulator) fixed(key string) bool {
-	for _, w := range a.q.Where {
-		if w.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *accumulator) add(r Row, keys []string) {
@@ -142,7 +164,7 @@ func (a *accumulator) add(r Row, keys []string) {
 		}
 	}
 	if s.config != r.ConfigHash {
-		s.config = "ambiguous"
+		s.config = "ambiguous" // two configs at one X on one line
 	}
 	c := float64(r.Count)
 	t := r.TimeUS * c
@@ -153,16 +175,11 @@ func (a *accumulator) add(r Row, keys []string) {
 	if r.Speedup > 0 {
 		s.denseUS += t * r.Speedup
 	}
-	s.speedup = r.Speedup
-	s.n++
 }
 
 func (s *sums) value(metric string) float64 {
 	switch metric {
 	case "speedup":
-		if s.n == 1 {
-			return s.speedup
-		}
 		return s.denseUS / s.timeUS
 	case "time_us":
 		return s.timeUS
