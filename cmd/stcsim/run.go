@@ -111,9 +111,9 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		job.Workloads = append(job.Workloads, t)
 	}
 	if f.precision != "" {
-		for _, t := range job.Workloads {
-			for i := range t.GEMMs {
-				t.GEMMs[i].Precision = f.precision
+		for i, t := range job.Workloads {
+			if job.Workloads[i], err = t.WithPrecision(f.precision); err != nil {
+				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
 	}

@@ -1,0 +1,160 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+func gemmJob(shapes ...[3]int) Job {
+	t := &workloads.Trace{Name: "gemm"}
+	for _, s := range shapes {
+		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: "g", M: s[0],
+			N: s[1], K: s[2], Precision: "fp16", Sparsity: "2:4",
+			Count: 1, Batch: 1})
+		t.GEMMs[len(t.GEMMs)-1].Name = fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2])
+	}
+	return Job{Workloads: []*workloads.Trace{t}, Modes: []string{"dense", "sparse"}}
+}
+
+func run(t *testing.T, job Job, sets ...string) *Report {
+	t.Helper()
+	ld, err := configs.Load(nil, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ld, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	job := gemmJob([3]int{512, 1024, 512})
+	a := run(t, job)
+	b := run(t, job)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("two runs differ:\n%+v\n%+v", a.Results, b.Results)
+	}
+}
+
+func TestRecordsAreConsistent(t *testing.T) {
+	rep := run(t, gemmJob([3]int{1024, 2048, 1024}))
+	if len(rep.Results) != 2 || len(rep.Totals) != 2 {
+		t.Fatalf("want 2 results and 2 totals, got %d and %d",
+			len(rep.Results), len(rep.Totals))
+	}
+	d, s := rep.Results[0], rep.Results[1]
+	if d.Mode != "dense" || s.Mode != "sparse" || !s.SparseApplied {
+		t.Fatalf("modes: %+v %+v", d, s)
+	}
+	for _, r := range rep.Results {
+		b := r.Breakdown
+		sum := b.Compute + b.Smem + b.L2 + b.DRAM + b.Latency
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%s breakdown sums to %g", r.Mode, sum)
+		}
+		if math.Abs(b.Compute-r.TCUtilization) > 0.01 {
+			t.Errorf("%s compute share %g != TC utilization %g", r.Mode,
+				b.Compute, r.TCUtilization)
+		}
+		flops := 2.0 * 1024 * 2048 * 1024 / (r.TimeUS * 1e-6) / 1e12
+		if math.Abs(flops-r.TFLOPS) > 1e-6*flops {
+			t.Errorf("tflops %g, want %g", r.TFLOPS, flops)
+		}
+		if r.DRAMReadBytes < 1024*1024*2 {
+			t.Errorf("%s: DRAM read %d bytes is less than A alone", r.Mode,
+				r.DRAMReadBytes)
+		}
+	}
+	if s.MetadataBytes == 0 || d.MetadataBytes != 0 {
+		t.Errorf("metadata bytes: dense %d, sparse %d", d.MetadataBytes,
+			s.MetadataBytes)
+	}
+	if want := d.TimeUS / s.TimeUS; math.Abs(s.Speedup-want) > 1e-12 {
+		t.Errorf("speedup %g, want %g", s.Speedup, want)
+	}
+}
+
+// The sparse kernel must be faster on a compute-heavy GEMM but not by the
+// full 2x (B still moves at full size through shared memory), and a small
+// GEMM gains less than a large one: fill, epilogue and the few waves weigh
+// more when the sparse kernel halves the main loop.
+func TestSparseSpeedupShape(t *testing.T) {
+	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 1024}))
+	small, large := rep.Results[1].Speedup, rep.Results[3].Speedup
+	if large < 1.3 || large > 1.9 {
+		t.Errorf("large sparse speedup %.3f outside [1.3, 1.9]", large)
+	}
+	if small >= large {
+		t.Errorf("small GEMM speedup %.3f >= large %.3f", small, large)
+	}
+}
+
+func TestBatchedGEMMCountsAllBatches(t *testing.T) {
+	job := gemmJob([3]int{128, 128, 64})
+	job.Modes = []string{"dense"}
+	one := run(t, job).Results[0]
+	job.Workloads[0].GEMMs[0].Batch = 64
+	many := run(t, job).Results[0]
+	if many.Cycles <= one.Cycles || many.DRAMReadBytes < 32*one.DRAMReadBytes {
+		t.Fatalf("batch 64: %d cycles, %d B; batch 1: %d cycles, %d B",
+			many.Cycles, many.DRAMReadBytes, one.Cycles, one.DRAMReadBytes)
+	}
+}
+
+func TestNoKernelFitsIsAnError(t *testing.T) {
+	ld, err := configs.Load(nil, []string{"shared_memory.carveout_kb=8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(ld, gemmJob([3]int{1024, 1024, 1024}))
+	if err == nil || !strings.Contains(err.Error(), "no kernel") ||
+		!strings.Contains(err.Error(), "shared memory") {
+		t.Fatalf("want a no-kernel error naming shared memory, got %v", err)
+	}
+}
+
+func TestForcedKernelIsUsed(t *testing.T) {
+	const tile = "128x128x64_64x64_s4"
+	rep := run(t, gemmJob([3]int{1024, 1024, 1024}), "kernel.force="+tile)
+	for _, r := range rep.Results {
+		if !strings.HasPrefix(r.Kernel, tile) {
+			t.Errorf("%s used %s, want %s", r.Mode, r.Kernel, tile)
+		}
+	}
+}
+
+// Instruction fidelity simulates every MMA; it must agree with the
+// batched default within 1 %.
+func TestFidelitiesAgree(t *testing.T) {
+	job := gemmJob([3]int{512, 512, 1024})
+	force := "kernel.force=128x128x64_64x64_s4"
+	a := run(t, job, force)
+	b := run(t, job, force, "tensorcore.fidelity=instruction")
+	for i := range a.Results {
+		ca, cb := float64(a.Results[i].Cycles), float64(b.Results[i].Cycles)
+		if math.Abs(ca-cb)/ca > 0.01 {
+			t.Errorf("%s: batched %v cycles, instruction %v",
+				a.Results[i].Mode, ca, cb)
+		}
+	}
+}
+
+func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
+	job := gemmJob([3]int{256, 256, 16384})
+	job.Modes = []string{"dense"}
+	r := run(t, job).Results[0]
+	if r.SplitK < 2 {
+		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)
+	}
+	if r.DRAMWriteBytes < 256*256*2 {
+		t.Fatalf("D not written: %d B", r.DRAMWriteBytes)
+	}
+}
