@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -146,8 +147,35 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = vg.Points(10)
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Y.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// niceTicks labels about six round values (1, 2, 2.5 or 5 times a power
+// of ten apart); gonum's default often labels only two.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		r := math.Round(v/step) * step // no 0.30000000000000004
+		out = append(out, plot.Tick{Value: r,
+			Label: strconv.FormatFloat(r, 'g', 6, 64)})
+	}
+	return out
 }
 
 // layerAxis names the bars along X; long lists are rotated so they stay
@@ -506,6 +534,10 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 		}
 		pad := 0.05 * (hi - lo)
 		p.X.Min, p.X.Max = lo-pad, hi+pad
+		p.X.Tick.Marker = niceTicks{}
+		if len(xs) <= 12 {
+			p.X.Tick.Marker = valueTicks(xs) // tick exactly the swept values
+		}
 	} else {
 		names := make([]string, len(xs))
 		for v, i := range xs {
@@ -534,6 +566,16 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return WriteAtomic(path, buf.Bytes())
+}
+
+// valueTicks marks each X value, labelled as written.
+func valueTicks(xs map[string]float64) plot.ConstantTicks {
+	var ticks plot.ConstantTicks
+	for label, v := range xs {
+		ticks = append(ticks, plot.Tick{Value: v, Label: label})
+	}
+	sort.Slice(ticks, func(i, j int) bool { return ticks[i].Value < ticks[j].Value })
+	return ticks
 }
 
 // xPositions places X values: at their numeric value when all are
