@@ -57,7 +57,7 @@ func runPlot(args []string) int {
 	}
 	title := fmt.Sprintf("%s vs %s, per %s", *y, *x, *by)
 	if len(where) > 0 {
-		title += " (" + strings.Join(where, ", ") + ")"
+		title += "\n(" + strings.Join(where, ", ") + ")"
 	}
 	if err := report.LinePlot(*out, title, axisLabel(*x), sweep.Metrics[*y], series); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)

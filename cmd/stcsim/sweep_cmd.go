@@ -115,9 +115,12 @@ func runSweep(args []string) int {
 // listPoints prints the plan: one line per point of the shard.
 func listPoints(plan *sweep.Plan, sh sweep.Shard) {
 	units := sh.Select(plan.Units())
-	fmt.Printf("sweep %s: %d points x %d workloads = %d units, %d in this "+
-		"shard; all configs valid\n", plan.Spec.Label(), len(plan.Points),
-		len(plan.Workloads), len(plan.Units()), len(units))
+	fmt.Printf("sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
+		len(plan.Points), len(plan.Workloads), len(plan.Units()))
+	if sh.N > 1 {
+		fmt.Printf(", %d in shard %d/%d", len(units), sh.I, sh.N)
+	}
+	fmt.Println("; all configs valid")
 	for _, u := range units {
 		fmt.Printf("  point %d  config %s  %s  %s\n", u.Point.Index+1,
 			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label())
@@ -162,7 +165,7 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 			fmt.Fprintf(os.Stderr, "%d units already in the store, "+
 				"skipped\n", skipped)
 		}
-		bar = progress.New(todo, "points", quiet)
+		bar = progress.New(todo, "points", quiet || todo == 0)
 	}
 	opt.Finished = func(sweep.Unit) { bar.Add(1) }
 	sum, err := sweep.Run(ctx, plan, st, opt)
