@@ -15,6 +15,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // testSpec varies three keys (one grid axis of two values, one zipped
@@ -460,5 +461,81 @@ func TestTwoWritersOneStore(t *testing.T) {
 	}
 	if x, y := export(t, ref), export(t, db); !bytes.Equal(x, y) {
 		t.Errorf("two writers' store differs from one writer's:\n%s\nvs\n%s", y, x)
+	}
+}
+
+// TestRealSimulator runs a small sweep through sim.Run (no fake) and checks
+// that what the store holds is what the simulator reported.
+func TestRealSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	p := mustPlan(t, `
+workloads: [{name: tiny, gemms: [256x256x256]}]
+grid: {gpu.sm_count: [54, 108]}
+`)
+	db := filepath.Join(t.TempDir(), "real.db")
+	st, err := Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := Run(context.Background(), p, st, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 2 points x 2 modes", len(rows))
+	}
+	want, err := sim.Run(p.Points[1].Loaded, sim.Job{
+		Workloads: []*workloads.Trace{p.Workloads[0].Trace}, Modes: p.Modes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want.Results {
+		found := false
+		for _, r := range rows {
+			if r.ConfigHash == p.Points[1].Hash && r.Mode == w.Mode {
+				found = true
+				if r.LayerResult != w {
+					t.Errorf("stored %+v, simulator says %+v", r.LayerResult, w)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no stored row for mode %s", w.Mode)
+		}
+	}
+}
+
+// BenchmarkCommit measures committing one unit (a 3-GEMM workload in two
+// modes: 6 result rows) in its own transaction.
+func BenchmarkCommit(b *testing.B) {
+	s, err := Parse([]byte(testSpec), "bench.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := s.Plan(Resolver{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := p.Units()[0]
+	st, err := Open(filepath.Join(b.TempDir(), "b.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	rep, _ := fakeRun(u.Point.Loaded, sim.Job{
+		Workloads: []*workloads.Trace{u.Workload.Trace}, Modes: p.Modes})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pt := *u.Point
+		pt.Hash = fmt.Sprintf("%016x", i)
+		if _, err := st.Commit(Unit{Point: &pt, Workload: u.Workload}, p.Modes, rep); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
