@@ -412,7 +412,7 @@ func TestKill9Resumes(t *testing.T) {
 	for round, extra := range []time.Duration{0, 7 * time.Millisecond,
 		25 * time.Millisecond} {
 		before := pointsIn(t, db)
-		child := startChild(t, spec, db, 60)
+		child := startChild(t, spec, db, 150)
 		deadline := time.Now().Add(10 * time.Second)
 		for pointsIn(t, db) == before && time.Now().Before(deadline) {
 			time.Sleep(2 * time.Millisecond)
