@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -99,9 +101,27 @@ func (a *Axes) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// UnmarshalYAML records the workload's line for error messages.
+// UnmarshalYAML decodes strictly (node.Decode does not inherit the
+// decoder's KnownFields) and records the line for error messages.
 func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 	type plain WorkloadSpec
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a workload is a mapping (model:, "+
+			"trace: or gemms:)", n.Line)
+	}
+	var keys []string
+	t := reflect.TypeOf(plain{})
+	for i := 0; i < t.NumField(); i++ {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" {
+			keys = append(keys, tag)
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !slices.Contains(keys, k.Value) {
+			return fmt.Errorf("line %d: unknown workload key %q (allowed: %s)",
+				k.Line, k.Value, strings.Join(keys, ", "))
+		}
+	}
 	var p plain
 	if err := n.Decode(&p); err != nil {
 		return err

@@ -179,6 +179,8 @@ func TestSpecErrors(t *testing.T) {
 		{"bad precision", "workloads: [{gemms: [64x64x64], precision: fp8}]\n", "fp8"},
 		{"two kinds", "workloads: [{gemms: [64x64x64], model: bert}]\n",
 			"exactly one of"},
+		{"unknown workload key", "workloads: [{gemms: [64x64x64], batchh: 2}]\n",
+			`unknown workload key "batchh"`},
 		{"no workloads", "grid: {gpu.sm_count: [1]}\n", "at least one workload"},
 		{"model unavailable", "workloads: [{model: resnet50, batch: 1}]\n",
 			"not available"},
