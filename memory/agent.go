@@ -17,9 +17,13 @@ import (
 // connections and the writeback cache's pipeline, and the extra of a
 // miss's fetch and fill. The agent and the DRAM channels subtract them so
 // that unloaded latencies equal the configured ones.
+// issueWindow is how many queued requests of an SM the crossbar looks at
+// per cycle (its per-slice queues).
+const issueWindow = 64
+
 const (
-	akitaHitCycles  = 4
-	akitaMissCycles = 3
+	akitaHitCycles  = 6
+	akitaMissCycles = 8
 )
 
 // lineOp is one line request of the detailed model.
@@ -52,7 +56,9 @@ type agent struct {
 	control   sim.Port
 	slices    []*writeback.Cache
 	queues    [][]*lineOp
-	credit    []float64
+	credit    []float64 // per SM port, bytes
+	slCredit  []float64 // per L2 slice, bytes
+	rr        int       // SM served first in the next tick
 	portSpent []float64
 	sliceReqs []uint64
 	last      uint64
@@ -73,6 +79,7 @@ func newAgent(engine sim.Engine, clk clock.Clock, p params,
 	classOf map[uint64]Class) *agent {
 	a := &agent{cb: clock.Callbacks{Engine: engine, Clock: clk}, p: p,
 		queues: make([][]*lineOp, p.numSMs), credit: make([]float64, p.numSMs),
+		slCredit:  make([]float64, p.slices),
 		portSpent: make([]float64, p.numSMs),
 		sliceReqs: make([]uint64, p.slices),
 		inflight:  map[string]*lineOp{}, classOf: classOf,
@@ -187,25 +194,51 @@ func (a *agent) queued() bool {
 	return false
 }
 
+// issue sends queued requests. Two bandwidths bound it: each SM's
+// crossbar port and each L2 slice (a request waits, blocking its SM's
+// queue, until its slice has credit). SMs are served round-robin.
 func (a *agent) issue(now sim.VTimeInSec, cyc uint64) bool {
 	elapsed := float64(cyc - a.last)
 	a.last = cyc
-	progress := false
-	for sm := range a.queues {
-		a.credit[sm] = min(float64(a.p.lineBytes),
-			a.credit[sm]+elapsed*a.p.portRate)
-		for len(a.queues[sm]) > 0 && a.credit[sm] > 0 {
-			op := a.queues[sm][0]
-			if !a.send(now, op) {
-				break
-			}
-			a.credit[sm] -= float64(op.bytes)
-			a.portSpent[sm] += float64(op.bytes) / a.p.portRate
-			a.queues[sm][0] = nil
-			a.queues[sm] = a.queues[sm][1:]
-			progress = true
-		}
+	for s := range a.slCredit {
+		a.slCredit[s] = min(max(float64(a.p.secBytes), a.p.sliceRate),
+			a.slCredit[s]+elapsed*a.p.sliceRate)
 	}
+	progress := false
+	n := len(a.queues)
+	for i := 0; i < n; i++ {
+		sm := (a.rr + i) % n
+		a.credit[sm] = min(max(float64(a.p.lineBytes), a.p.portRate),
+			a.credit[sm]+elapsed*a.p.portRate)
+		progress = a.issueSM(now, sm) || progress
+	}
+	a.rr = (a.rr + 1) % n
+	return progress
+}
+
+// issueSM sends an SM's queued requests while its port has credit. The
+// crossbar keeps a queue per destination slice, so a request whose slice
+// is busy does not block the ones behind it: the first issueWindow
+// requests are scanned in order and each is sent when its slice has
+// credit.
+func (a *agent) issueSM(now sim.VTimeInSec, sm int) bool {
+	progress := false
+	q := a.queues[sm]
+	for i := 0; i < len(q) && i < issueWindow && a.credit[sm] > 0; i++ {
+		op := q[i]
+		if op == nil || a.slCredit[op.slice] <= 0 || !a.send(now, op) {
+			continue
+		}
+		a.credit[sm] -= float64(op.bytes)
+		a.slCredit[op.slice] -= float64(op.bytes)
+		a.portSpent[sm] += float64(op.bytes) / a.p.portRate
+		q[i] = nil
+		progress = true
+	}
+	for len(q) > 0 && q[0] == nil {
+		q = q[1:]
+	}
+	a.queues[sm] = q
 	return progress
 }
 

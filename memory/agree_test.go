@@ -10,13 +10,16 @@ import (
 func TestFastAgreesWithDetailed(t *testing.T) {
 	cfg := testConfig(t, "a100-40gb")
 	cases := []gemmTraffic{
-		{m: 512, n: 512, k: 512, bm: 128, bn: 128, bk: 64, stages: 4, sms: 16},
-		{m: 512, n: 512, k: 1024, bm: 128, bn: 128, bk: 128, stages: 3,
-			sparse: true, sms: 16},
-		{m: 256, n: 1024, k: 512, bm: 128, bn: 64, bk: 64, stages: 4,
-			beta: true, sms: 32},
+		{m: 512, n: 512, k: 256, bm: 128, bn: 128, bk: 64, stages: 4, sms: 16},
+		{m: 512, n: 256, k: 512, bm: 128, bn: 128, bk: 128, stages: 3,
+			sparse: true, sms: 8},
+		{m: 256, n: 512, k: 256, bm: 128, bn: 64, bk: 64, stages: 4,
+			beta: true, sms: 16},
 		{m: 128, n: 2048, k: 256, bm: 64, bn: 128, bk: 64, stages: 6,
 			sparse: true, sms: 8},
+		// DRAM-bound: 64 SMs stream a B of 4 MiB once.
+		{m: 128, n: 4096, k: 512, bm: 64, bn: 128, bk: 64, stages: 4,
+			sms: 64},
 	}
 	for _, g := range cases {
 		t.Run(g.String(), func(t *testing.T) {

@@ -95,6 +95,9 @@ func (c *Config) Validate() check.List {
 	l.Positive("l2.near_latency", l2.NearLatency)
 	l.Positive("l2.far_latency", l2.FarLatency)
 	l.Positive("l2.bytes_per_clk", l2.BytesPerClk)
+	if !(l2.Efficiency > 0 && l2.Efficiency <= 1) {
+		l.Add("l2.efficiency", "must be in (0, 1] (got %g)", l2.Efficiency)
+	}
 	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
 	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
 	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e")
@@ -132,8 +135,25 @@ func (c *Config) consistency() check.List {
 	if l2.FarLatency < l2.NearLatency {
 		l.Add("l2.far_latency", "must be >= l2.near_latency (%d)", l2.NearLatency)
 	}
+	if l2.LineBytes/l2.SectorBytes > 64 {
+		l.Add("l2.sector_bytes", "at most 64 sectors per line (got %d)",
+			l2.LineBytes/l2.SectorBytes)
+	}
 	if c.L1.SectorBytes > c.L1.LineBytes {
 		l.Add("l1.sector_bytes", "must not exceed l1.line_bytes")
+	}
+	if c.L1.LineBytes != l2.LineBytes || c.L1.SectorBytes != l2.SectorBytes {
+		l.Add("l1.line_bytes", "L1 lines and sectors (%d/%d B) must equal "+
+			"L2's (%d/%d B)", c.L1.LineBytes, c.L1.SectorBytes,
+			l2.LineBytes, l2.SectorBytes)
+	}
+	if c.SharedMemory.CarveoutKB > c.L1.TotalKB {
+		l.Add("shared_memory.carveout_kb", "%d KB exceeds l1.total_kb (%d)",
+			c.SharedMemory.CarveoutKB, c.L1.TotalKB)
+	}
+	if uint64(l2.SizeKB) > uint64(c.DRAM.SizeGB)<<20 {
+		l.Add("l2.size_kb", "%d KB is larger than the DRAM (%d GB)",
+			l2.SizeKB, c.DRAM.SizeGB)
 	}
 	if c.DRAM.Latency < l2.FarLatency {
 		l.Add("dram.latency", "must be >= l2.far_latency (%d): a DRAM "+

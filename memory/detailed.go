@@ -23,23 +23,27 @@ type detailed struct {
 	sliceOfPort map[sim.Port]int
 }
 
-// Slice constants. Akita's writeback cache serves one request per cycle
-// and is not sectored, so the slices are built with sector-sized blocks
-// and run at sliceRate/sectorBytes times the SM clock: one sector per
-// slice cycle is sliceRate bytes per SM cycle. The MSHR and in-flight
-// fetch limits are set high so that Akita's miss pipeline, not a
-// modelled resource, never limits a slice below its configured rate.
+// Slice constants. Akita's writeback cache is not sectored, so the slices
+// are built with sector-sized blocks, and hits, misses and DRAM traffic
+// count in sectors as in the fast model. A slice's bandwidth is enforced
+// by the agent (a bandwidth-limited connection: sliceRate bytes per SM
+// cycle into each slice); the Akita caches run at sliceClockRatio times
+// the SM clock with sliceReqPerCycle requests per cycle, so that their
+// own pipelines (one bottom response, one MSHR response per cycle) never
+// limit a slice below its configured rate. The MSHR and in-flight limits
+// are high for the same reason.
 const (
 	sliceBankLatency = 1
-	sliceMSHR        = 512
+	sliceMSHR        = 1024
+	sliceReqPerCycle = 8
+	sliceClockRatio  = 1
 	portBuf          = 64
 )
 
 func newDetailed(engine sim.Engine, clk clock.Clock, p params) *detailed {
 	d := &detailed{classOf: map[uint64]Class{}, sliceOfPort: map[sim.Port]int{}}
 	d.agent = newAgent(engine, clk, p, d.classOf)
-	sliceFreq := sim.Freq(float64(clk.Freq) * p.sliceRate /
-		float64(p.secBytes))
+	sliceFreq := sim.Freq(float64(clk.Freq) * sliceClockRatio)
 	l2Conn := sim.NewDirectConnection("Memory.L2Conn", engine, clk.Freq)
 	ctlConn := sim.NewDirectConnection("Memory.CtlConn", engine, clk.Freq)
 	dramConn := sim.NewDirectConnection("Memory.DRAMConn", engine, clk.Freq)
@@ -59,6 +63,7 @@ func newDetailed(engine sim.Engine, clk clock.Clock, p params) *detailed {
 			WithWayAssociativity(p.l2Ways).
 			WithLog2BlockSize(uint64(math.Log2(float64(p.secBytes)))).
 			WithNumMSHREntry(sliceMSHR).
+			WithNumReqPerCycle(sliceReqPerCycle).
 			WithMaxInflightFetch(sliceMSHR).
 			WithMaxInflightEviction(sliceMSHR).
 			WithBankLatency(sliceBankLatency).

@@ -171,12 +171,12 @@ func (f *fast) lineL2(q *request, line, mask uint64) {
 		q.finish = max(q.finish, end+oneWay(lat))
 		return
 	}
-	q.finish = max(q.finish, end+lat)
+	q.finish = max(q.finish, max(end, f.l2[sl].readyAt())+lat)
 	nMiss := uint64(bits.OnesCount64(miss))
 	f.stats.L2MissSectors += nMiss
 	f.stats.L2HitSectors += uint64(bits.OnesCount64(mask)) - nMiss
 	if miss != 0 {
-		f.fill(q, at, line, miss, lat)
+		f.l2[sl].filledAt(f.fill(q, end, line, miss, lat))
 	}
 }
 
@@ -185,12 +185,15 @@ func (f *fast) lineL2(q *request, line, mask uint64) {
 func oneWay(lat float64) float64 { return lat / 2 }
 
 // fill reads missing sectors from DRAM.
-func (f *fast) fill(q *request, at float64, line, miss uint64, lat float64) {
+// It returns when the data is in the slice.
+func (f *fast) fill(q *request, at float64, line, miss uint64,
+	lat float64) float64 {
 	bytes := f.sectorBytes(miss)
 	f.stats.DRAMReadBytes += uint64(bytes)
 	f.stats.PerClass[q.class].DRAMReadBytes += uint64(bytes)
 	end := f.chans[f.p.amap.channel(line)].reserve(at, bytes)
 	q.finish = max(q.finish, end+lat+f.p.dramExtra)
+	return end + f.p.dramExtra
 }
 
 // writeBack books a dirty victim's sectors on its DRAM channel; it is off
@@ -203,13 +206,20 @@ func (f *fast) writeBack(now float64, sl int, ev eviction) float64 {
 	return f.chans[f.p.amap.channel(line)].reserve(now, bytes)
 }
 
-// Flush implements Hierarchy.
+// Flush implements Hierarchy: every dirty line is written back; the
+// flush is done when DRAM has acknowledged the last write (its channel
+// time plus the DRAM access beyond L2).
 func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 	finish := float64(now)
+	dirty := false
 	for sl, t := range f.l2 {
 		t.cleanAll(func(ev eviction) {
+			dirty = true
 			finish = max(finish, f.writeBack(float64(now), sl, ev))
 		})
+	}
+	if dirty {
+		finish += f.p.dramExtra
 	}
 	f.complete(finish, done)
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,3 +39,5 @@ func testConfig(t *testing.T, name string) Config {
 	}
 	return cfg
 }
+
+func fmtSscan(s string, v *float64) (int, error) { return fmt.Sscan(s, v) }

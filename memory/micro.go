@@ -93,7 +93,7 @@ func (m micro) sweep() []MicroResult {
 		home homeFilter
 	}{{"all", homeAny}, {"near_home", homeNear}, {"far_home", homeFar}}
 	for _, c := range curves {
-		for ws := uint64(16 << 10); ws <= 4*m.l2Bytes(); ws *= 4 {
+		for ws := uint64(16 << 10); ws <= sweepMax; ws *= 2 {
 			out = append(out, MicroResult{Kind: "latency_curve",
 				Level: c.name, Unit: "cycles", WorkingSetBytes: ws,
 				Value: m.chase(ws, c.home)})
@@ -101,6 +101,10 @@ func (m micro) sweep() []MicroResult {
 	}
 	return out
 }
+
+// sweepMax is the largest working set of the sweep: beyond the 40-50 MB
+// L2s of the configs, so the DRAM plateau shows.
+const sweepMax = 64 << 20
 
 type homeFilter int
 
@@ -115,12 +119,18 @@ const chaseMeasured = 4096
 
 // chase is a pointer chase from SM microSM over ws bytes of lines (one
 // 8-byte pointer per line, in a random cyclic order): one pass to warm the
-// caches, then the mean latency of the next loads.
+// caches, then the mean latency of the next loads. A working set larger
+// than L2 is not warmed: with LRU a cyclic chase over it misses on every
+// load, as a cold one does.
 func (m micro) chase(ws uint64, home homeFilter) float64 {
 	e, h, p := m.build()
 	lines := m.chaseLines(p, ws, home)
 	var total, count uint64
-	n := len(lines) + min(len(lines), chaseMeasured)
+	warm := len(lines)
+	if ws > m.l2Bytes() {
+		warm = 0
+	}
+	n := warm + min(len(lines), chaseMeasured)
 	var step func(i int, now uint64)
 	step = func(i int, now uint64) {
 		if i == n {
@@ -129,7 +139,7 @@ func (m micro) chase(ws uint64, home homeFilter) float64 {
 		r := Region{Base: lines[i%len(lines)] * p.lineBytes, Rows: 1,
 			RowBytes: 8, Pitch: 8}
 		h.Read(now, microSM, AValues, r, true, func(c uint64) {
-			if i >= len(lines) {
+			if i >= warm {
 				total += c - now
 				count++
 			}

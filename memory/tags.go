@@ -6,19 +6,22 @@ package memory
 // s*ways .. s*ways+ways-1.
 type tagArray struct {
 	sets, ways int
-	tag        []uint64 // local line index + 1; 0 = invalid
-	valid      []uint64 // sector mask
-	dirty      []uint64 // sector mask
-	class      []uint8  // class that last wrote the line
-	stamp      []uint64 // LRU: last use
+	tag        []uint64  // local line index + 1; 0 = invalid
+	valid      []uint64  // sector mask
+	dirty      []uint64  // sector mask
+	class      []uint8   // class that last wrote the line
+	stamp      []uint64  // LRU: last use
+	ready      []float64 // cycle the line's last fill arrives
 	clock      uint64
+	last       int // entry of the last access
 }
 
 func newTagArray(sets, ways int) *tagArray {
 	n := sets * ways
 	return &tagArray{sets: sets, ways: ways, tag: make([]uint64, n),
 		valid: make([]uint64, n), dirty: make([]uint64, n),
-		class: make([]uint8, n), stamp: make([]uint64, n)}
+		class: make([]uint8, n), stamp: make([]uint64, n),
+		ready: make([]float64, n)}
 }
 
 // eviction describes a dirty victim.
@@ -41,8 +44,9 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 		if t.tag[e] != 0 && t.dirty[e] != 0 {
 			ev = eviction{t.tag[e] - 1, t.dirty[e], Class(t.class[e])}
 		}
-		t.tag[e], t.valid[e], t.dirty[e] = local+1, 0, 0
+		t.tag[e], t.valid[e], t.dirty[e], t.ready[e] = local+1, 0, 0, 0
 	}
+	t.last = e
 	t.stamp[e] = t.clock
 	miss = mask &^ t.valid[e]
 	t.valid[e] |= mask
@@ -74,6 +78,16 @@ func (t *tagArray) victim(base int) int {
 		}
 	}
 	return v
+}
+
+// readyAt is when the data of the last accessed line is in the cache: a
+// hit on a line whose fill is still on its way waits for the fill (as an
+// MSHR merge does).
+func (t *tagArray) readyAt() float64 { return t.ready[t.last] }
+
+// filledAt records when the fill of the last accessed line arrives.
+func (t *tagArray) filledAt(c float64) {
+	t.ready[t.last] = max(t.ready[t.last], c)
 }
 
 // cleanAll reports every dirty line to fn and marks it clean.

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+func init() {
+	registerMicro(&command{name: "mem", summary: "memory-hierarchy " +
+		"pointer-chase latency sweep and streaming bandwidth per level",
+		run: runMicroMem})
+}
+
+// microMemOutput is the JSON document of stcsim micro mem.
+type microMemOutput struct {
+	Tool    string               `json:"tool"`
+	Config  string               `json:"config"`
+	Sources []string             `json:"sources"`
+	Results []memory.MicroResult `json:"results"`
+}
+
+func runMicroMem(args []string) int {
+	fs := newFlagSet("micro mem", "[--config NAME|PATH]... "+
+		"[--set key=value]... [--format table|json]")
+	var cf configFlags
+	cf.add(fs)
+	format := fs.String("format", "table", "table or json")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *format != "table" && *format != "json" {
+		fmt.Fprintf(os.Stderr, "stcsim micro mem: --format: unknown "+
+			"format %q (want table or json)\n", *format)
+		return exitUsage
+	}
+	ld, code := cf.load()
+	if ld == nil {
+		return code
+	}
+	c := ld.Config
+	res, err := memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz),
+		c.GPU.SMCount)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
+		return exitInternal
+	}
+	out := &microMemOutput{Tool: "stcsim " + Version, Config: c.Name,
+		Sources: ld.Sources, Results: res}
+	if *format == "json" {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
+			return exitInternal
+		}
+		return exitOK
+	}
+	writeMicroMemTable(os.Stdout, out)
+	return exitOK
+}
+
+func writeMicroMemTable(w io.Writer, out *microMemOutput) {
+	fmt.Fprintf(w, "%s, %s: memory microbenchmarks (fast model)\n",
+		out.Tool, out.Config)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tlevel\tworking set (KiB)\tvalue\tunit\t")
+	for _, r := range out.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%s\t\n", r.Kind, r.Level,
+			r.WorkingSetBytes>>10, r.Value, r.Unit)
+	}
+	tw.Flush()
+}

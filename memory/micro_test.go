@@ -1,0 +1,102 @@
+package memory
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// validationCSV holds the public A100 measurements (outside the module,
+// in the shared workspace).
+const validationCSV = "../../shared/validation/a100-public.csv"
+
+// TestMicroMemMatchesA100 checks the a100-80gb microbenchmarks against the
+// lat-* and bw-* rows: within 10 %. (bw-dram calibrated dram.efficiency,
+// so it is not held out; see docs/memory.md.)
+func TestMicroMemMatchesA100(t *testing.T) {
+	rows := readValidation(t)
+	cfg := testConfig(t, "a100-80gb")
+	res, err := MicroMem(cfg, clock.MHz(1410), 108)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"latency/l1": "lat-l1", "latency/l2_near": "lat-l2-near",
+		"latency/l2_far": "lat-l2-far", "latency/dram": "lat-dram",
+		"bandwidth/l1": "bw-l1", "bandwidth/l2": "bw-l2",
+		"bandwidth/dram": "bw-dram",
+	}
+	seen := 0
+	for _, r := range res {
+		id, ok := want[r.Kind+"/"+r.Level]
+		if !ok {
+			continue
+		}
+		seen++
+		ref := rows[id]
+		err := math.Abs(r.Value/ref - 1)
+		t.Logf("%-8s %s: %.1f vs %.1f %s (%.1f %%)", id, r.Level, r.Value,
+			ref, r.Unit, 100*err)
+		if err > 0.10 {
+			t.Errorf("%s: %.1f is %.1f %% from %.1f", id, r.Value, 100*err, ref)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d figures reported", seen, len(want))
+	}
+	checkPlateaus(t, res)
+}
+
+// checkPlateaus checks the sweep's shape: L1 at the smallest working
+// set, the L2 level of each curve in the middle, DRAM at the largest.
+func checkPlateaus(t *testing.T, res []MicroResult) {
+	t.Helper()
+	curve := map[string][]MicroResult{}
+	for _, r := range res {
+		if r.Kind == "latency_curve" {
+			curve[r.Level] = append(curve[r.Level], r)
+		}
+	}
+	plateau := map[string]float64{"near_home": 206, "far_home": 410}
+	for name, mid := range plateau {
+		c := curve[name]
+		if len(c) < 8 {
+			t.Fatalf("curve %s has %d points", name, len(c))
+		}
+		first, last := c[0].Value, c[len(c)-1].Value
+		var atMid float64
+		for _, p := range c {
+			if p.WorkingSetBytes == 8<<20 {
+				atMid = p.Value
+			}
+		}
+		if first > 40 || math.Abs(atMid/mid-1) > 0.05 || last < atMid+100 {
+			t.Errorf("curve %s: L1 %.0f, 8 MiB %.0f, %d MiB %.0f", name,
+				first, atMid, c[len(c)-1].WorkingSetBytes>>20, last)
+		}
+	}
+}
+
+func readValidation(t *testing.T) map[string]float64 {
+	t.Helper()
+	f, err := os.Open(validationCSV)
+	if err != nil {
+		t.Skipf("validation data not available: %v", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, r := range recs[1:] {
+		var v float64
+		if _, err := fmtSscan(r[7], &v); err == nil {
+			out[r[0]] = v
+		}
+	}
+	return out
+}
