@@ -26,6 +26,7 @@ type Bar struct {
 	last    time.Time // last line or redraw
 	lastPct int       // last logged percentage step (plain mode)
 	ended   bool
+	stop    chan struct{} // ends the terminal redraw loop
 }
 
 // logEvery bounds how often plain mode logs: at most one line per 10 %
@@ -60,7 +61,31 @@ func newBar(w io.Writer, tty bool, total int, label string,
 	if !tty && total > 0 {
 		fmt.Fprintf(w, "%s: %d to do\n", label, total)
 	}
+	if tty {
+		b.stop = make(chan struct{})
+		go b.redrawLoop()
+	}
 	return b
+}
+
+// redrawLoop keeps the elapsed time and ETA moving while an item takes
+// long.
+func (b *Bar) redrawLoop() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.mu.Lock()
+			if !b.ended {
+				b.last = b.now()
+				fmt.Fprint(b.out, "\r"+b.barLine(b.last)+"\x1b[K")
+			}
+			b.mu.Unlock()
+		}
+	}
 }
 
 func isTerminal(f *os.File) bool {
@@ -128,6 +153,7 @@ func (b *Bar) Done() {
 	b.ended = true
 	now := b.now()
 	if b.tty {
+		close(b.stop)
 		fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K\n")
 		return
 	}
