@@ -125,7 +125,7 @@ func (a *agent) submit(now uint64, sm int, class Class, r Region,
 		}
 	})
 	a.arrive(x, now, false) // the submit's own reference
-	a.TickNow(a.cb.Clock.Time(now))
+	a.wake(now)
 }
 
 // throughL1 serves a line from the SM's L1 and returns the sectors that
@@ -307,13 +307,20 @@ func (a *agent) arrive(x *transfer, cyc uint64, inEvent bool) {
 	a.cb.At(a, fin, func() { x.done(fin) })
 }
 
+// wake ticks the agent now (never before the engine's current time: the
+// Akita side of a request may still be running when a caller's clock
+// says the request is over).
+func (a *agent) wake(now uint64) {
+	a.TickNow(max(a.cb.Clock.Time(now), a.cb.Engine.CurrentTime()))
+}
+
 func (a *agent) flush(now uint64, done func(cycle uint64)) {
 	a.flushDone = done
 	a.flushWait = len(a.slices)
 	for i := range a.slices {
 		a.flushTodo = append(a.flushTodo, i)
 	}
-	a.TickNow(a.cb.Clock.Time(now))
+	a.wake(now)
 }
 
 func (a *agent) sendFlush(now sim.VTimeInSec) bool {

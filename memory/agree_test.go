@@ -17,14 +17,21 @@ func TestFastAgreesWithDetailed(t *testing.T) {
 			beta: true, sms: 16},
 		{m: 128, n: 2048, k: 256, bm: 64, bn: 128, bk: 64, stages: 6,
 			sparse: true, sms: 8},
-		// DRAM-bound: 64 SMs stream a B of 4 MiB once.
-		{m: 128, n: 4096, k: 512, bm: 64, bn: 128, bk: 64, stages: 4,
-			sms: 64},
+		// L2 of 320 KiB: evictions and dirty write-backs during the run.
+		{m: 512, n: 512, k: 512, bm: 128, bn: 128, bk: 64, stages: 2,
+			sms: 4, l2KB: 320},
+		// DRAM-bound: 32 SMs stream a B of 2 MiB once.
+		{m: 128, n: 2048, k: 512, bm: 64, bn: 128, bk: 64, stages: 4,
+			sms: 32},
 	}
 	for _, g := range cases {
 		t.Run(g.String(), func(t *testing.T) {
-			fc, fs := runGEMM(t, cfg, g, "fast")
-			dc, ds := runGEMM(t, cfg, g, "detailed")
+			c := cfg
+			if g.l2KB > 0 {
+				c.L2.SizeKB = g.l2KB
+			}
+			fc, fs := runGEMM(t, c, g, "fast")
+			dc, ds := runGEMM(t, c, g, "detailed")
 			fd := fs.DRAMReadBytes + fs.DRAMWriteBytes
 			dd := ds.DRAMReadBytes + ds.DRAMWriteBytes
 			t.Logf("fast: %d cycles, DRAM %d B (r %d w %d), L2 hit %.3f",

@@ -35,7 +35,7 @@ type detailed struct {
 const (
 	sliceBankLatency = 1
 	sliceMSHR        = 1024
-	sliceReqPerCycle = 8
+	sliceReqPerCycle = 4
 	sliceClockRatio  = 1
 	portBuf          = 64
 )

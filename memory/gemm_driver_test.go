@@ -20,11 +20,13 @@ type gemmTraffic struct {
 	stages       int
 	sparse, beta bool
 	sms          int
+	l2KB         int // L2 size override (0: the config's)
 }
 
 func (g gemmTraffic) String() string {
-	return fmt.Sprintf("%dx%dx%d_t%dx%dx%d_s%d_sp%v_beta%v_sms%d", g.m, g.n,
-		g.k, g.bm, g.bn, g.bk, g.stages, g.sparse, g.beta, g.sms)
+	return fmt.Sprintf("%dx%dx%d_t%dx%dx%d_s%d_sp%v_beta%v_sms%d_l2kb%d",
+		g.m, g.n, g.k, g.bm, g.bn, g.bk, g.stages, g.sparse, g.beta, g.sms,
+		g.l2KB)
 }
 
 // Base addresses of the operands (1 GiB apart).
