@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +67,50 @@ func TestAxisLabel(t *testing.T) {
 	} {
 		if got := axisLabel(key); got != want {
 			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestSweepMergeExportPlot runs the commands end to end on a tiny sweep
+// through the real simulator: two shards, merge, export, plot.
+func TestSweepMergeExportPlot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "tiny.yaml", "workloads: [{name: tiny, gemms: [256x256x256]}]\n"+
+		"grid: {gpu.sm_count: [54, 108]}\n")
+	db := func(n string) string { return filepath.Join(dir, n) }
+	steps := [][]string{
+		{"sweep", spec, "--shard", "1/2", "--db", db("s1.db"), "--quiet", "--jobs", "1"},
+		{"sweep", spec, "--shard", "2/2", "--db", db("s2.db"), "--quiet", "--jobs", "1"},
+		{"sweep", spec, "--db", db("all.db"), "--quiet"},
+		{"merge", db("m.db"), db("s1.db"), db("s2.db")},
+		{"results", "export", db("m.db"), "--out", db("m.csv")},
+		{"results", "export", db("all.db"), "--out", db("all.csv")},
+		{"results", "export", db("all.db"), "--format", "json", "--out", db("all.json")},
+		{"plot", db("m.db"), "--x", "gpu.sm_count", "--y", "tflops", "--by", "layer",
+			"--out", db("p.svg")},
+	}
+	for _, args := range steps {
+		if code := dispatch(args); code != exitOK {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+	}
+	m, err := os.ReadFile(db("m.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := os.ReadFile(db("all.csv"))
+	if string(m) != string(all) {
+		t.Errorf("merged shards differ from the unsharded sweep:\n%s\nvs\n%s", m, all)
+	}
+	if n := strings.Count(string(all), "\n"); n != 5 {
+		t.Errorf("%d CSV lines, want header + 2 points x 2 modes", n)
+	}
+	for _, f := range []string{"all.json", "p.svg"} {
+		if st, err := os.Stat(db(f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
 		}
 	}
 }
