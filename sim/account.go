@@ -56,7 +56,14 @@ func (a *timeAccount) breakdown(end uint64) Breakdown {
 			idle[whyLatency] += end - last
 		}
 	}
-	total := float64(a.busy)
+	return shares(a.busy, idle)
+}
+
+// shares normalises busy and idle cycles into a breakdown; waiting behind
+// other MMAs of the same tensor core counts as latency (the unit was not
+// idle for want of work, but the warp's own run had to queue).
+func shares(busy uint64, idle [numReasons]uint64) Breakdown {
+	total := float64(busy)
 	for _, v := range idle {
 		total += float64(v)
 	}
@@ -64,7 +71,7 @@ func (a *timeAccount) breakdown(end uint64) Breakdown {
 		return Breakdown{}
 	}
 	f := func(v uint64) float64 { return float64(v) / total }
-	return Breakdown{Compute: f(a.busy), Smem: f(idle[whySmem]),
+	return Breakdown{Compute: f(busy), Smem: f(idle[whySmem]),
 		L2: f(idle[whyL2]), DRAM: f(idle[whyDRAM]),
 		Latency: f(idle[whyLatency] + idle[whyCompute])}
 }

@@ -22,11 +22,13 @@ type gpu struct {
 	sms    []*smUnit
 	plan   *kernelPlan
 
-	nextCTA   int
-	doneCTAs  int
-	endCycle  uint64
-	startedAt uint64
-	acct      timeAccount
+	nextCTA     int
+	doneCTAs    int
+	launchLimit int          // CTAs launched: all, or the extrapolation window
+	waves       *waveTracker // nil unless extrapolating
+	endCycle    uint64
+	startedAt   uint64
+	acct        timeAccount
 }
 
 // buildGPU makes the GPU of a config for one kernel plan. One
@@ -44,6 +46,10 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
 		g.sms = append(g.sms, g.buildSM(i))
+	}
+	g.launchLimit = plan.ctas
+	if cfg.Sim.ExtrapolateWaves {
+		g.waves = newWaveTracker(g)
 	}
 	return g, nil
 }
@@ -69,7 +75,7 @@ func (g *gpu) buildSM(id int) *smUnit {
 func (g *gpu) run() error {
 	for slot := 0; slot < g.plan.occupancy; slot++ {
 		for _, sm := range g.sms {
-			if g.nextCTA >= g.plan.ctas {
+			if g.nextCTA >= g.launchLimit {
 				break
 			}
 			sm.launchAt(g.startedAt, g.nextCTA)
@@ -79,19 +85,22 @@ func (g *gpu) run() error {
 	if err := g.engine.Run(); err != nil {
 		return err
 	}
-	if g.doneCTAs != g.plan.ctas {
+	if g.doneCTAs != g.launchLimit {
 		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+
-			"deadlocked", g.plan.name(), g.doneCTAs, g.plan.ctas)
+			"deadlocked", g.plan.name(), g.doneCTAs, g.launchLimit)
 	}
 	return nil
 }
 
 // ctaFinished frees the CTA's slot and launches the next CTA there.
-func (g *gpu) ctaFinished(sm *smUnit, at uint64) {
+func (g *gpu) ctaFinished(c *cta, at uint64) {
 	g.doneCTAs++
 	g.endCycle = max(g.endCycle, at)
-	if g.nextCTA < g.plan.ctas {
-		sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency), g.nextCTA)
+	if g.waves != nil {
+		g.waves.finished(g, c.idx, at)
+	}
+	if g.nextCTA < g.launchLimit {
+		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency), g.nextCTA)
 		g.nextCTA++
 	}
 }

@@ -18,6 +18,8 @@ type kernelResult struct {
 	smemBytes uint64
 	// flushCycles is the L2 write-back after the kernel (not in cycles).
 	flushCycles uint64
+	// extrapolated: only the first waves ran (sim.extrapolate_waves).
+	extrapolated bool
 }
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
@@ -41,14 +43,33 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan) (*kernelResult, error
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		breakdown: g.acct.breakdown(end), mem: g.mem.Stats()}
+	r.tcBusy = g.tcBusy()
+	r.smemBytes = g.smemBytes()
+	r.flushCycles = flushed - end
+	if g.waves != nil {
+		g.waves.scale(g, r)
+	}
+	return r, nil
+}
+
+// smemBytes is the shared-memory traffic of every SM so far.
+func (g *gpu) smemBytes() uint64 {
+	var b uint64
+	for _, sm := range g.sms {
+		b += sm.smem.Stats().Bytes
+	}
+	return b
+}
+
+// tcBusy is the issue-slot cycles of every tensor core so far.
+func (g *gpu) tcBusy() uint64 {
+	var busy uint64
 	for _, sm := range g.sms {
 		for _, tc := range sm.tcs {
-			r.tcBusy += tc.Stats().BusyCycles
+			busy += tc.Stats().BusyCycles
 		}
-		r.smemBytes += sm.smem.Stats().Bytes
 	}
-	r.flushCycles = flushed - end
-	return r, nil
+	return busy
 }
 
 // flush writes back D from L2 after the kernel, so that DRAM write bytes

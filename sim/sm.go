@@ -40,6 +40,7 @@ func (s *smUnit) launchAt(c uint64, idx int) {
 type cta struct {
 	sm    *smUnit
 	plan  *kernelPlan
+	idx   int
 	batch int
 	tm    int
 	tn    int
@@ -61,7 +62,7 @@ type cta struct {
 
 func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
-	c := &cta{sm: s, plan: p}
+	c := &cta{sm: s, plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
 	c.stageParts = make([]int, p.kSteps)
 	c.stageIssue = make([]uint64, p.kSteps)

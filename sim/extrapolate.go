@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"github.com/stcsim/stcsim/memory"
+)
+
+// extrapolationWaves is how many waves are simulated when
+// sim.extrapolate_waves is on: the first wave (fill) and two steady ones.
+const extrapolationWaves = 3
+
+// waveTracker simulates a kernel's first waves only and measures the
+// steady state between the end of wave 1 and the end of the last
+// simulated wave. A wave is sm_count x occupancy consecutive CTAs in
+// launch order.
+type waveTracker struct {
+	perWave   int
+	total     int // waves of the whole kernel
+	simulated int
+	left      []int    // CTAs of each simulated wave not yet finished
+	end       []uint64 // cycle each simulated wave finished
+	memAt1    memory.Stats
+	tcBusyAt1 uint64
+	smemAt1   uint64
+	acctAt1   timeAccount
+}
+
+// newWaveTracker limits the launch to the first waves when the kernel
+// has enough waves for extrapolation to pay; otherwise it returns nil and
+// the kernel is simulated in full.
+func newWaveTracker(g *gpu) *waveTracker {
+	perWave := g.cfg.GPU.SMCount * g.plan.occupancy
+	total := ceilDiv(g.plan.ctas, perWave)
+	if total <= extrapolationWaves+1 {
+		return nil
+	}
+	w := &waveTracker{perWave: perWave, total: total,
+		simulated: extrapolationWaves,
+		left:      make([]int, extrapolationWaves),
+		end:       make([]uint64, extrapolationWaves)}
+	for i := range w.left {
+		w.left[i] = perWave
+	}
+	g.launchLimit = extrapolationWaves * perWave
+	return w
+}
+
+func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
+	k := idx / w.perWave
+	w.left[k]--
+	if w.left[k] > 0 {
+		return
+	}
+	w.end[k] = at
+	if k == 0 {
+		w.memAt1 = g.mem.Stats()
+		w.tcBusyAt1 = g.tcBusy()
+		w.smemAt1 = g.smemBytes()
+		w.acctAt1 = timeAccount{busy: g.acct.busy, idle: g.acct.idle}
+	}
+}
+
+// scale extends a result of the simulated waves to the whole kernel:
+// cycles, tensor-core busy time and traffic grow by the steady per-wave
+// increments for every wave not simulated.
+func (w *waveTracker) scale(g *gpu, r *kernelResult) {
+	steady := uint64(w.simulated - 1)
+	more := uint64(w.total - w.simulated)
+	f := func(e, a uint64) uint64 { return e + more*(e-a)/steady }
+	last := w.end[w.simulated-1]
+	r.cycles += more * (last - w.end[0]) / steady
+	r.tcBusy = f(r.tcBusy, w.tcBusyAt1)
+	r.smemBytes = f(r.smemBytes, w.smemAt1)
+	r.mem = scaleStats(r.mem, w.memAt1, more, steady)
+	w.scaleWrites(&r.mem, g)
+	busy := f(g.acct.busy, w.acctAt1.busy)
+	var idle [numReasons]uint64
+	for i := range idle {
+		idle[i] = f(g.acct.idle[i], w.acctAt1.idle[i])
+	}
+	all := r.cycles * uint64(r.tcUnits)
+	if sum := busy + idle[0] + idle[1] + idle[2] + idle[3] + idle[4]; all > sum {
+		idle[whyLatency] += all - sum
+	}
+	r.breakdown = shares(busy, idle)
+	r.extrapolated = true
+}
+
+// scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile
+// reaches DRAM exactly once, during the run (evictions) or at the final
+// write-back, so the per-wave increment of the run alone undercounts it.
+func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu) {
+	final := g.mem.Stats()
+	num := uint64(g.plan.ctas)
+	den := uint64(g.launchLimit)
+	s.DRAMWriteBytes = final.DRAMWriteBytes * num / den
+	for c := range s.PerClass {
+		s.PerClass[c].DRAMWriteBytes = final.PerClass[c].DRAMWriteBytes * num / den
+	}
+}
+
+// scaleStats adds more x the mean per-wave increment of the steady waves.
+func scaleStats(end, at1 memory.Stats, more, steady uint64) memory.Stats {
+	f := func(e, a uint64) uint64 { return e + more*(e-a)/steady }
+	s := end
+	s.L1Bytes = f(end.L1Bytes, at1.L1Bytes)
+	s.L2Bytes = f(end.L2Bytes, at1.L2Bytes)
+	s.DRAMReadBytes = f(end.DRAMReadBytes, at1.DRAMReadBytes)
+	s.DRAMWriteBytes = f(end.DRAMWriteBytes, at1.DRAMWriteBytes)
+	s.L1HitSectors = f(end.L1HitSectors, at1.L1HitSectors)
+	s.L1MissSectors = f(end.L1MissSectors, at1.L1MissSectors)
+	s.L2HitSectors = f(end.L2HitSectors, at1.L2HitSectors)
+	s.L2MissSectors = f(end.L2MissSectors, at1.L2MissSectors)
+	for c := range s.PerClass {
+		e, a := end.PerClass[c], at1.PerClass[c]
+		s.PerClass[c] = memory.ClassStats{
+			L1Bytes:        f(e.L1Bytes, a.L1Bytes),
+			L2Bytes:        f(e.L2Bytes, a.L2Bytes),
+			DRAMReadBytes:  f(e.DRAMReadBytes, a.DRAMReadBytes),
+			DRAMWriteBytes: f(e.DRAMWriteBytes, a.DRAMWriteBytes)}
+	}
+	return s
+}
