@@ -29,6 +29,10 @@ func WriteAtomic(path string, data []byte) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)

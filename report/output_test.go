@@ -1,0 +1,103 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
+)
+
+func outputReport() *sim.Report {
+	r := sim.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
+		Batch: 1, Precision: "fp16", Mode: "sparse", SparseApplied: true,
+		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
+		Speedup: 1.5, Note: "n"}
+	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
+		Results: []sim.LayerResult{r},
+		Totals:  []sim.Total{{Workload: "w", Mode: "sparse", TimeUS: 1}}}
+}
+
+// The CSV has the same columns as the JSON records (breakdown flattened).
+func TestCSVColumnsMatchJSONKeys(t *testing.T) {
+	var doc struct {
+		Results []map[string]any `json:"results"`
+	}
+	if err := json.Unmarshal(JSON(outputReport()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k, v := range doc.Results[0] {
+		if m, ok := v.(map[string]any); ok {
+			for sub := range m {
+				keys = append(keys, k+"_"+sub)
+			}
+			continue
+		}
+		keys = append(keys, k)
+	}
+	cols := append([]string(nil), Columns...)
+	sort.Strings(keys)
+	sort.Strings(cols)
+	if strings.Join(keys, ",") != strings.Join(cols, ",") {
+		t.Fatalf("JSON keys %v\nCSV columns %v", keys, cols)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(CSV(outputReport()))).ReadAll()
+	if err != nil || len(rows) != 2 || len(rows[1]) != len(Columns) {
+		t.Fatalf("CSV: %v %v", rows, err)
+	}
+}
+
+func TestWriteRunWritesEveryFileAtomically(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteRun(dir, outputReport(), ld); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"results.csv", "results.json", "config.yaml", "report.md"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if st.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s mode %v: not readable by others", f, st.Mode())
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if !bytes.Contains(cfg, []byte("sm_count: 108")) {
+		t.Errorf("config.yaml is not the effective config:\n%s", cfg)
+	}
+}
+
+func TestWriteAtomicFailsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "missing", "results.csv")
+	if err := WriteAtomic(path, []byte("x")); err == nil {
+		t.Fatal("want an error for a missing directory")
+	}
+	good := filepath.Join(dir, "r.csv")
+	if err := WriteAtomic(good, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(good, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(good); string(b) != "new" {
+		t.Fatalf("got %q", b)
+	}
+}
