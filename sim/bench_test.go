@@ -33,7 +33,7 @@ func BenchmarkKernel2048(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := simulateKernel(cfg, p); err != nil {
+				if _, err := simulateKernel(cfg, p, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -98,6 +98,7 @@ func (c *cta) store(now uint64) {
 	staged := c.sm.smem.Access(now, epilogueStaging, 2*r.Rows*r.RowBytes)
 	c.sm.at(staged, func() {
 		g.mem.Write(staged, c.sm.id, memory.DWrite, r, func(at uint64) {
+			c.traceEnd(c.taskID(-1))
 			g.ctaFinished(c, at)
 		})
 	})

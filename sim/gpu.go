@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	akita "github.com/sarchlab/akita/v3/sim"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 )
+
+// simulations counts GPUs built in this process (trace task ids).
+var simulations atomic.Uint64
 
 // gpu is one simulated GPU running one kernel: SMs with their
 // sub-partitions' tensor cores and shared memory, the CTA scheduler, and
@@ -26,6 +30,7 @@ type gpu struct {
 	doneCTAs    int
 	launchLimit int          // CTAs launched: all, or the extrapolation window
 	waves       *waveTracker // nil unless extrapolating
+	serial      uint64       // distinguishes simulations in traces
 	endCycle    uint64
 	startedAt   uint64
 	acct        timeAccount
@@ -48,6 +53,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 		g.sms = append(g.sms, g.buildSM(i))
 	}
 	g.launchLimit = plan.ctas
+	g.serial = simulations.Add(1)
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
 	}

@@ -215,3 +215,14 @@ func (p *kernelPlan) ctaCoord(i int) (batch, tm, tn, split int) {
 	tn = inBand / rows
 	return batch, tm, tn, split
 }
+
+// describe names a simulation of the plan: GEMM, mode and kernel.
+func (p *kernelPlan) describe() string {
+	mode := "dense"
+	if p.shape.Sparse {
+		mode = "sparse"
+	}
+	return fmt.Sprintf("%dx%dx%d", p.shape.M, p.shape.N, p.shape.K) +
+		fmt.Sprintf("x%d %s %s %s ctas=%d ksteps=%d", p.shape.Batch,
+			p.shape.Precision, mode, p.name(), p.ctas, p.kSteps)
+}

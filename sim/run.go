@@ -1,6 +1,8 @@
 package sim
 
 import (
+	akita "github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -14,6 +16,19 @@ type Job struct {
 	Modes     []string // "dense", "sparse"
 	// Progress, when set, is called as GEMM simulations finish.
 	Progress func(done, total int)
+	// Observer, when set, sees every simulated kernel's engine and
+	// components (monitoring, tracing); simulations then run one at a
+	// time.
+	Observer Observer
+}
+
+// Observer watches kernel simulations as they are built and run.
+type Observer interface {
+	// KernelBuilt is called before the engine runs: kernel names the
+	// simulation, comps are its SMs and tensor cores.
+	KernelBuilt(kernel string, engine akita.Engine, comps []akita.Component)
+	// KernelDone is called after the engine has drained.
+	KernelDone(kernel string)
 }
 
 // Report is the result of a run: the machine-readable output contract.

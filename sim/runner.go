@@ -88,12 +88,16 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 	var mu sync.Mutex
 	done := 0
 	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	workers := runtime.GOMAXPROCS(0)
+	if r.job.Observer != nil {
+		workers = 1
+	}
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = selectKernel(r.cfg, shapes[i])
+				results[i], errs[i] = selectKernel(r.cfg, shapes[i], r.job.Observer)
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {

@@ -117,7 +117,7 @@ func samplePlan(cfg *configs.Config, p *kernelPlan) (*kernelPlan, float64) {
 // heuristic plus profiling would: the cheap pre-model keeps the best
 // kernel.simulated_candidates, each is simulated on a sample (its first
 // waves and k-steps), and the fastest is simulated in full.
-func selectKernel(cfg *configs.Config, g gemmShape) (*kernelResult, error) {
+func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult, error) {
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
 		return nil, noKernelError(cfg, g, rejected)
@@ -131,7 +131,7 @@ func selectKernel(cfg *configs.Config, g gemmShape) (*kernelResult, error) {
 	bestEst := 0.0
 	for _, p := range plans {
 		sp, scale := samplePlan(cfg, p)
-		r, err := simulateKernel(cfg, sp)
+		r, err := simulateKernel(cfg, sp, obs)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +146,7 @@ func selectKernel(cfg *configs.Config, g gemmShape) (*kernelResult, error) {
 	if bestFull != nil {
 		return bestFull, nil
 	}
-	return simulateKernel(cfg, best)
+	return simulateKernel(cfg, best, obs)
 }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 
+	akita "github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
 )
@@ -24,10 +26,15 @@ type kernelResult struct {
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
-func simulateKernel(cfg *configs.Config, plan *kernelPlan) (*kernelResult, error) {
+func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kernelResult, error) {
 	g, err := buildGPU(cfg, plan)
 	if err != nil {
 		return nil, err
+	}
+	name := plan.describe()
+	if obs != nil {
+		obs.KernelBuilt(name, g.engine, g.components())
+		defer obs.KernelDone(name)
 	}
 	if err := g.run(); err != nil {
 		return nil, err
@@ -50,6 +57,18 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan) (*kernelResult, error
 		g.waves.scale(g, r)
 	}
 	return r, nil
+}
+
+// components are the GPU's SMs and tensor cores, for observers.
+func (g *gpu) components() []akita.Component {
+	var out []akita.Component
+	for _, sm := range g.sms {
+		out = append(out, sm)
+		for _, tc := range sm.tcs {
+			out = append(out, tc)
+		}
+	}
+	return out
 }
 
 // smemBytes is the shared-memory traffic of every SM so far.

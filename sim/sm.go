@@ -1,6 +1,10 @@
 package sim
 
 import (
+	"fmt"
+
+	"github.com/sarchlab/akita/v3/tracing"
+
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/memory"
@@ -74,6 +78,8 @@ func newCTA(s *smUnit, idx int) *cta {
 // launch issues the multistage prologue: the first stages-1 k-steps'
 // tiles, then waits for the first one.
 func (c *cta) launch(now uint64) {
+	c.traceStart(c.taskID(-1), "", "cta", fmt.Sprintf("CTA %d (%d,%d) split %d",
+		c.idx, c.tm, c.tn, c.split))
 	for k := 0; k < min(c.plan.tile.Stages-1, c.plan.kSteps); k++ {
 		c.loadStage(now, k)
 	}
@@ -141,6 +147,7 @@ func (c *cta) compute(now uint64, why reason) {
 	}
 	c.arrived = 0
 	c.barrier = 0
+	c.traceStart(c.taskID(c.kt), c.taskID(-1), "kstep", fmt.Sprintf("k-step %d", c.kt))
 	for w := 0; w < p.warps; w++ {
 		c.warpStep(now, w, why)
 	}
@@ -243,6 +250,7 @@ func (c *cta) warpArrived(at uint64, why reason) {
 		return
 	}
 	c.busy = false
+	c.traceEnd(c.taskID(c.kt))
 	c.kt++
 	if c.kt < c.plan.kSteps {
 		c.tryStart()
@@ -258,4 +266,38 @@ func (c *cta) mmaDone(at uint64) {
 		return
 	}
 	c.sm.at(c.lastDone, func() { c.epilogue(c.lastDone) })
+}
+
+// NotifyRecv is part of akita.Component; the SM has no ports (it calls
+// its tensor cores and the memory hierarchy directly).
+func (s *smUnit) NotifyRecv(akita.VTimeInSec, akita.Port) {}
+
+// NotifyPortFree is part of akita.Component; see NotifyRecv.
+func (s *smUnit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
+
+// Tracing (only when a tracer is attached: the checks keep the untraced
+// hot path free of string formatting).
+
+func (c *cta) traced() bool { return c.sm.NumHooks() > 0 }
+
+func (c *cta) taskID(kt int) string {
+	if !c.traced() {
+		return ""
+	}
+	if kt < 0 {
+		return fmt.Sprintf("sim%d.%s.CTA%d", c.sm.gpu.serial, c.sm.Name(), c.idx)
+	}
+	return fmt.Sprintf("sim%d.%s.CTA%d.K%d", c.sm.gpu.serial, c.sm.Name(), c.idx, kt)
+}
+
+func (c *cta) traceStart(id, parent, kind, what string) {
+	if c.traced() {
+		tracing.StartTask(id, parent, c.sm, kind, what, nil)
+	}
+}
+
+func (c *cta) traceEnd(id string) {
+	if c.traced() {
+		tracing.EndTask(id, c.sm)
+	}
 }

@@ -216,12 +216,50 @@ func checkSparseK(cfg *configs.Config, job sim.Job) error {
 	return nil
 }
 
+// observe sets up --monitor and --trace-db; the returned function
+// finishes them after the run.
+func (f *runFlags) observe(job *sim.Job) (func(), error) {
+	var obs observers
+	var trace *traceObserver
+	if f.traceDB != "" {
+		var err error
+		if trace, err = newTraceObserver(f.traceDB); err != nil {
+			return nil, err
+		}
+		obs = append(obs, trace)
+	}
+	if f.monitor {
+		mon, url, err := startMonitor()
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(os.Stderr, "stcsim: monitor at %s\n", url)
+		obs = append(obs, mon)
+	}
+	if len(obs) > 0 {
+		job.Observer = obs
+	}
+	return func() {
+		if trace != nil {
+			trace.close()
+			fmt.Fprintf(os.Stderr, "stcsim: trace written to %s (open with daisen -sqlite %s)\n",
+				f.traceDB, f.traceDB)
+		}
+	}, nil
+}
+
 // execute runs the job and writes the outputs.
 func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
+	finish, err := f.observe(&job)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		return exitUsage
+	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
 	rep, err := sim.Run(ld, job)
 	bar.Done()
+	finish()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitInternal
