@@ -11,7 +11,7 @@ import (
 
 // testConfig reads the memory sections of a built-in config (and its
 // base) without importing configs (which imports this package).
-func testConfig(t *testing.T, name string) Config {
+func testConfig(t testing.TB, name string) Config {
 	t.Helper()
 	var cfg Config
 	var load func(string)

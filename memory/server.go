@@ -45,6 +45,7 @@ type calendar struct {
 	win   []int64 // absolute window index held by each ring slot
 	used  []float64
 	spent float64
+	last  int64 // latest window holding bookings
 }
 
 const (
@@ -64,6 +65,11 @@ func newCalendars(n int, rate float64) []calendar {
 	return cs
 }
 
+// calendarScan is how many windows a booking searches for free capacity
+// before it joins the end of the backlog: under overload the windows in
+// between are (nearly) full, and this bounds the cost of a booking.
+const calendarScan = 8
+
 // reserve books bytes arriving at cycle at and returns when the last of
 // them has been served.
 func (c *calendar) reserve(at, bytes float64) float64 {
@@ -71,7 +77,10 @@ func (c *calendar) reserve(at, bytes float64) float64 {
 	capacity := c.rate * calendarWidth
 	w := int64(at / calendarWidth)
 	first := true
-	for {
+	for step := 0; ; step++ {
+		if step == calendarScan && w < c.last {
+			w = c.last
+		}
 		s := c.slot(w)
 		start := float64(w) * calendarWidth
 		free := capacity - c.used[s]
@@ -81,6 +90,9 @@ func (c *calendar) reserve(at, bytes float64) float64 {
 		take := max(0, min(free, bytes))
 		c.used[s] += take
 		bytes -= take
+		if take > 0 {
+			c.last = max(c.last, w)
+		}
 		if bytes <= 0 {
 			end := start + c.used[s]/c.rate
 			if first {
