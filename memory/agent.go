@@ -299,7 +299,7 @@ func (a *agent) arrive(x *transfer, cyc uint64, inEvent bool) {
 	if x.remaining > 0 {
 		return
 	}
-	fin := x.finish
+	fin := max(x.finish, a.cb.Now())
 	if inEvent && fin == cyc {
 		x.done(fin)
 		return

@@ -110,8 +110,10 @@ func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
 	f.complete(q.finish, done)
 }
 
+// complete calls done at the cycle finish rounds up to (never before the
+// engine's current cycle).
 func (f *fast) complete(finish float64, done func(cycle uint64)) {
-	c := uint64(math.Ceil(finish - 1e-9))
+	c := max(uint64(math.Ceil(finish-1e-9)), f.cb.Now())
 	f.cb.At(f, c, func() { done(c) })
 }
 
