@@ -70,6 +70,8 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 	r.cycles += more * (last - w.end[0]) / steady
 	r.tcBusy = f(r.tcBusy, w.tcBusyAt1)
 	r.smemBytes = f(r.smemBytes, w.smemAt1)
+	r.kernelDRAMBytes = f(r.kernelDRAMBytes,
+		w.memAt1.DRAMReadBytes+w.memAt1.DRAMWriteBytes)
 	r.mem = scaleStats(r.mem, w.memAt1, more, steady)
 	w.scaleWrites(&r.mem, g)
 	busy := f(g.acct.busy, w.acctAt1.busy)

@@ -20,6 +20,8 @@ type kernelResult struct {
 	smemBytes uint64
 	// flushCycles is the L2 write-back after the kernel (not in cycles).
 	flushCycles uint64
+	// kernelDRAMBytes moved during the kernel (before the write-back).
+	kernelDRAMBytes uint64
 	// extrapolated: only the first waves ran (sim.extrapolate_waves).
 	extrapolated bool
 }
@@ -43,6 +45,7 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kerne
 	if plan.splitK > 1 {
 		end = g.reduce(end)
 	}
+	pre := g.mem.Stats()
 	flushed, err := g.flush(end)
 	if err != nil {
 		return nil, err
@@ -53,6 +56,7 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kerne
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end
+	r.kernelDRAMBytes = pre.DRAMReadBytes + pre.DRAMWriteBytes
 	if g.waves != nil {
 		g.waves.scale(g, r)
 	}
