@@ -12,23 +12,22 @@ import (
 	"github.com/stcsim/stcsim/sim/clock"
 )
 
-// Unloaded cycles that the Akita path adds on its own (measured with
-// TestDetailedUnloadedLatency): a hit's round trip through the
-// connections and the writeback cache's pipeline, and the extra of a
-// miss's fetch and fill. The agent and the DRAM channels subtract them so
-// that unloaded latencies equal the configured ones.
 // issueWindow is how many queued requests of an SM the crossbar looks at
 // per cycle (its per-slice queues).
 const issueWindow = 64
 
+// Unloaded cycles that the Akita path adds on its own (measured with
+// TestUnloadedLatency): a hit's round trip through the connections and
+// the writeback cache's pipeline, and the extra of a miss's fetch and
+// fill. The agent and the DRAM channels subtract them so that unloaded
+// latencies equal the configured ones.
 const (
 	akitaHitCycles  = 6
 	akitaMissCycles = 8
 )
 
-// lineOp is one line request of the detailed model.
+// lineOp is one sector request of the detailed model.
 type lineOp struct {
-	sm    int
 	slice int
 	addr  uint64 // slice-local address
 	bytes uint64
@@ -44,10 +43,11 @@ type transfer struct {
 	done      func(cycle uint64)
 }
 
-// agent stands for the SMs' side of the crossbar. Each SM's line
-// requests wait in a FIFO and leave at the SM's port bandwidth; responses
-// are delayed by the rest of the configured latency. It ticks while it
-// has requests to issue, and sleeps otherwise (woken by responses).
+// agent stands for the SMs' side of the crossbar. Each SM's sector
+// requests wait in a queue and leave at the SM's port bandwidth, each
+// slice taking at most its bandwidth; responses are delayed by the rest of
+// the configured latency. It ticks while it has requests to issue, and
+// sleeps otherwise (woken by responses).
 type agent struct {
 	*sim.TickingComponent
 	cb        clock.Callbacks
@@ -63,8 +63,7 @@ type agent struct {
 	sliceReqs []uint64
 	last      uint64
 	inflight  map[string]*lineOp
-	l1        []*tagArray
-	l1s       []server
+	l1        l1Model
 	classOf   map[uint64]Class
 	flushTodo []int
 	flushWait int
@@ -83,7 +82,7 @@ func newAgent(engine sim.Engine, clk clock.Clock, p params,
 		portSpent: make([]float64, p.numSMs),
 		sliceReqs: make([]uint64, p.slices),
 		inflight:  map[string]*lineOp{}, classOf: classOf,
-		l1: make([]*tagArray, p.numSMs), l1s: newServers(p.numSMs, p.l1Rate)}
+		l1: newL1Model(p)}
 	a.TickingComponent = sim.NewTickingComponent("Memory.Agent", engine,
 		clk.Freq, a)
 	for i := 0; i < p.slices; i++ {
@@ -94,11 +93,6 @@ func newAgent(engine sim.Engine, clk clock.Clock, p params,
 	}
 	a.control = sim.NewLimitNumMsgPort(a, 1<<10, "Memory.Agent.Control")
 	a.AddPort("Control", a.control)
-	if p.l1Sets > 0 {
-		for i := range a.l1 {
-			a.l1[i] = newTagArray(p.l1Sets, p.l1Ways)
-		}
-	}
 	return a
 }
 
@@ -132,19 +126,8 @@ func (a *agent) submit(now uint64, sm int, class Class, r Region,
 // missed.
 func (a *agent) throughL1(now uint64, sm int, class Class, s lineSpan,
 	x *transfer) uint64 {
-	bytes := float64(bits.OnesCount64(s.mask)) * float64(a.p.secBytes)
-	a.stats.L1Bytes += uint64(bytes)
-	a.stats.PerClass[class].L1Bytes += uint64(bytes)
-	_, end := a.l1s[sm].reserve(float64(now), bytes)
-	x.finish = max(x.finish, uint64(math.Ceil(end+a.p.l1Lat-1e-9)))
-	if a.l1[sm] == nil {
-		a.stats.L1MissSectors += uint64(bits.OnesCount64(s.mask))
-		return s.mask
-	}
-	miss, _ := a.l1[sm].access(s.line, s.mask, false, class)
-	n := uint64(bits.OnesCount64(miss))
-	a.stats.L1MissSectors += n
-	a.stats.L1HitSectors += uint64(bits.OnesCount64(s.mask)) - n
+	finish, miss := a.l1.load(float64(now), sm, class, s, &a.stats)
+	x.finish = max(x.finish, uint64(math.Ceil(finish-1e-9)))
 	return miss
 }
 
@@ -158,7 +141,7 @@ func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
 	a.classOf[line] = class
 	for m := mask; m != 0; m &= m - 1 {
 		sec := uint64(bits.TrailingZeros64(m))
-		op := &lineOp{sm: sm, slice: sl,
+		op := &lineOp{slice: sl,
 			addr:  local*a.p.lineBytes + sec*a.p.secBytes,
 			bytes: a.p.secBytes, write: write, lat: lat, xfer: x}
 		a.queues[sm] = append(a.queues[sm], op)

@@ -110,7 +110,7 @@ func (d *detailed) Flush(now uint64, done func(cycle uint64)) {
 
 func (d *detailed) Stats() Stats {
 	s := d.agent.stats
-	s.MaxL1Busy = maxSpent(d.agent.l1s)
+	s.MaxL1Busy = maxSpent(d.agent.l1.srv)
 	s.MaxPortBusy = uint64(d.agent.maxPortBusy() + 0.5)
 	var ch []server
 	for _, c := range d.channels {

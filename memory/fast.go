@@ -21,11 +21,10 @@ type fast struct {
 	cb    clock.Callbacks
 	p     params
 	l2    []*tagArray // per slice
-	l1    []*tagArray // per SM; nil entries when L1 has no capacity
+	l1    l1Model
 	slice []calendar
 	chans []calendar
 	ports []server
-	l1s   []server
 	stats Stats
 }
 
@@ -35,19 +34,13 @@ func newFast(engine sim.Engine, clk clock.Clock, p params) *fast {
 		cb:            clock.Callbacks{Engine: engine, Clock: clk},
 		p:             p,
 		l2:            make([]*tagArray, p.slices),
-		l1:            make([]*tagArray, p.numSMs),
+		l1:            newL1Model(p),
 		slice:         newCalendars(p.slices, p.sliceRate),
 		chans:         newCalendars(p.cfg.DRAM.Channels, p.chanRate),
 		ports:         newServers(p.numSMs, p.portRate),
-		l1s:           newServers(p.numSMs, p.l1Rate),
 	}
 	for i := range f.l2 {
 		f.l2[i] = newTagArray(p.l2Sets, p.l2Ways)
-	}
-	if p.l1Sets > 0 {
-		for i := range f.l1 {
-			f.l1[i] = newTagArray(p.l1Sets, p.l1Ways)
-		}
 	}
 	return f
 }
@@ -132,20 +125,8 @@ func (f *fast) line(q *request, s lineSpan) {
 // lineL1 looks a line up in the SM's L1 and returns the sectors that
 // missed (to be fetched from L2).
 func (f *fast) lineL1(q *request, s lineSpan) uint64 {
-	bytes := f.sectorBytes(s.mask)
-	f.stats.L1Bytes += uint64(bytes)
-	f.stats.PerClass[q.class].L1Bytes += uint64(bytes)
-	start, _ := f.l1s[q.sm].reserve(q.now, bytes)
-	q.finish = max(q.finish, start+f.p.l1Lat+bytes/f.p.l1Rate)
-	t := f.l1[q.sm]
-	if t == nil {
-		f.stats.L1MissSectors += uint64(bits.OnesCount64(s.mask))
-		return s.mask
-	}
-	miss, _ := t.access(s.line, s.mask, false, q.class)
-	n := uint64(bits.OnesCount64(miss))
-	f.stats.L1MissSectors += n
-	f.stats.L1HitSectors += uint64(bits.OnesCount64(s.mask)) - n
+	finish, miss := f.l1.load(q.now, q.sm, q.class, s, &f.stats)
+	q.finish = max(q.finish, finish)
 	return miss
 }
 
@@ -229,7 +210,7 @@ func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 // Stats implements Hierarchy.
 func (f *fast) Stats() Stats {
 	s := f.stats
-	s.MaxL1Busy = maxSpent(f.l1s)
+	s.MaxL1Busy = maxSpent(f.l1.srv)
 	s.MaxSliceBusy = maxCalendarSpent(f.slice)
 	s.MaxChannelBusy = maxCalendarSpent(f.chans)
 	s.MaxPortBusy = maxSpent(f.ports)
