@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 func loadTest(tb testing.TB, sets ...string) *configs.Config {
@@ -38,5 +39,30 @@ func BenchmarkKernel2048(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkReferenceSuite is the speed target of the SM issue: ResNet-50
+// at batch 32 and BERT-Large at sequence 128, batch 32, dense and sparse,
+// on a100-40gb in the default fidelity. scripts/bench-suite.sh runs the
+// same job through the command and also reports peak RSS.
+func BenchmarkReferenceSuite(b *testing.B) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var job Job
+	for _, m := range []string{"resnet50", "bert-large"} {
+		t, err := workloads.Model(m, 32, 128)
+		if err != nil {
+			b.Fatal(err)
+		}
+		job.Workloads = append(job.Workloads, t)
+	}
+	job.Modes = []string{"dense", "sparse"}
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(ld, job); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

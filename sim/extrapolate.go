@@ -65,14 +65,20 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 	steady := uint64(w.simulated - 1)
 	more := uint64(w.total - w.simulated)
-	f := func(e, a uint64) uint64 { return e + more*(e-a)/steady }
 	last := w.end[w.simulated-1]
 	r.cycles += more * (last - w.end[0]) / steady
+	// Work grows with the CTAs left (a last partial wave does less work
+	// but takes a whole wave's time).
+	moreCTAs := float64(g.plan.ctas - g.launchLimit)
+	perCTA := 1 / (float64(steady) * float64(w.perWave))
+	f := func(e, a uint64) uint64 {
+		return e + uint64(moreCTAs*float64(e-a)*perCTA+0.5)
+	}
 	r.tcBusy = f(r.tcBusy, w.tcBusyAt1)
 	r.smemBytes = f(r.smemBytes, w.smemAt1)
 	r.kernelDRAMBytes = f(r.kernelDRAMBytes,
 		w.memAt1.DRAMReadBytes+w.memAt1.DRAMWriteBytes)
-	r.mem = scaleStats(r.mem, w.memAt1, more, steady)
+	r.mem = scaleStats(r.mem, w.memAt1, f)
 	w.scaleWrites(&r.mem, g)
 	busy := f(g.acct.busy, w.acctAt1.busy)
 	var idle [numReasons]uint64
@@ -100,9 +106,9 @@ func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu) {
 	}
 }
 
-// scaleStats adds more x the mean per-wave increment of the steady waves.
-func scaleStats(end, at1 memory.Stats, more, steady uint64) memory.Stats {
-	f := func(e, a uint64) uint64 { return e + more*(e-a)/steady }
+// scaleStats extends every counter by f (the steady per-CTA increment
+// times the CTAs not simulated).
+func scaleStats(end, at1 memory.Stats, f func(e, a uint64) uint64) memory.Stats {
 	s := end
 	s.L1Bytes = f(end.L1Bytes, at1.L1Bytes)
 	s.L2Bytes = f(end.L2Bytes, at1.L2Bytes)

@@ -158,3 +158,25 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 		t.Fatalf("D not written: %d B", r.DRAMWriteBytes)
 	}
 }
+
+// Wave extrapolation must stay close to the full simulation.
+func TestExtrapolationCloseToFull(t *testing.T) {
+	job := gemmJob([3]int{1024, 8192, 1024})
+	force := "kernel.force=128x128x64_64x64_s3"
+	full := run(t, job, force)
+	ext := run(t, job, force, "sim.extrapolate_waves=true")
+	for i, f := range full.Results {
+		e := ext.Results[i]
+		for _, c := range []struct {
+			name string
+			f, e float64
+		}{{"cycles", float64(f.Cycles), float64(e.Cycles)},
+			{"dram read", float64(f.DRAMReadBytes), float64(e.DRAMReadBytes)},
+			{"dram write", float64(f.DRAMWriteBytes), float64(e.DRAMWriteBytes)},
+			{"tc util", f.TCUtilization, e.TCUtilization}} {
+			if math.Abs(c.e-c.f)/c.f > 0.03 {
+				t.Errorf("%s %s: full %g, extrapolated %g", f.Mode, c.name, c.f, c.e)
+			}
+		}
+	}
+}
