@@ -6,7 +6,7 @@ import (
 )
 
 func TestMicroMemJSON(t *testing.T) {
-	out, code := captureMicroTCStdout(t, func() int {
+	out, code := captureStdout(t, func() int {
 		return dispatch([]string{"micro", "mem", "--config", "a100-80gb",
 			"--format", "json"})
 	})

@@ -2,31 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"math"
-	"os"
 	"testing"
 )
 
-// captureMicroTCStdout runs f with os.Stdout redirected and returns what it wrote.
-func captureMicroTCStdout(t *testing.T, f func() int) (string, int) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	code := f()
-	os.Stdout = old
-	w.Close()
-	return string(<-done), code
-}
 
 func TestMicroTCJSON(t *testing.T) {
-	out, code := captureMicroTCStdout(t, func() int {
+	out, code := captureStdout(t, func() int {
 		return dispatch([]string{"micro", "tc", "--precision", "fp16", "--format", "json"})
 	})
 	if code != exitOK {
@@ -60,7 +42,7 @@ func TestMicroTCUsageErrors(t *testing.T) {
 		{"--mode", "half"}, {"--precision", "fp8"}, {"--format", "xml"},
 		{"--mmas", "0"}, {"--set", "tensorcore.fidelity=exact"}, {"extra"},
 	} {
-		_, code := captureMicroTCStdout(t, func() int {
+		_, code := captureStdout(t, func() int {
 			return dispatch(append([]string{"micro", "tc"}, args...))
 		})
 		if code != exitUsage {

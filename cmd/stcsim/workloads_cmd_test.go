@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,28 +13,11 @@ import (
 
 // These tests cover trace_cmd.go and prune_cmd.go.
 
-// captureStdoutWL runs f with os.Stdout redirected and returns what it
-// wrote and f's exit status.
-func captureStdoutWL(t *testing.T, f func() int) (string, int) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	code := f()
-	os.Stdout = old
-	w.Close()
-	return string(<-done), code
-}
 
 func TestTraceExport(t *testing.T) {
 	for _, model := range workloads.Models() {
 		for _, format := range []string{"csv", "json"} {
-			out, code := captureStdoutWL(t, func() int {
+			out, code := captureStdout(t, func() int {
 				return dispatch([]string{"trace", "export", "--workload", model,
 					"--batch", "4", "--seq", "64", "--format", format})
 			})
@@ -75,7 +57,7 @@ func TestTraceUsageErrors(t *testing.T) {
 		{"prune", "--in", "w.npy", "--out", "d", "--pattern", "4:2"},
 		{"prune", "--in", "/nonexistent/w.npy", "--verify"},
 	} {
-		_, code := captureStdoutWL(t, func() int { return dispatch(args) })
+		_, code := captureStdout(t, func() int { return dispatch(args) })
 		if code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
@@ -92,12 +74,12 @@ func TestPruneCommand(t *testing.T) {
 	os.WriteFile(in, b.Bytes(), 0o644)
 	out := filepath.Join(dir, "out")
 
-	if _, code := captureStdoutWL(t, func() int {
+	if _, code := captureStdout(t, func() int {
 		return dispatch([]string{"prune", "--in", in, "--verify"})
 	}); code != exitInternal {
 		t.Errorf("--verify of a dense tensor: exit %d, want %d", code, exitInternal)
 	}
-	js, code := captureStdoutWL(t, func() int {
+	js, code := captureStdout(t, func() int {
 		return dispatch([]string{"prune", "--in", in, "--out", out, "--format", "json"})
 	})
 	var s workloads.PruneSummary
@@ -106,7 +88,7 @@ func TestPruneCommand(t *testing.T) {
 		t.Fatalf("prune: exit %d, summary %s", code, js)
 	}
 	// The output verifies, and a trace row can use it.
-	if _, code := captureStdoutWL(t, func() int {
+	if _, code := captureStdout(t, func() int {
 		return dispatch([]string{"prune", "--in", filepath.Join(out, workloads.PrunedFile), "--verify"})
 	}); code != exitOK {
 		t.Errorf("--verify of the pruned tensor: exit %d", code)
@@ -114,14 +96,14 @@ func TestPruneCommand(t *testing.T) {
 	trace := filepath.Join(dir, "t.csv")
 	os.WriteFile(trace, []byte("name,m,n,k,precision,sparsity,count,batch,weights\n"+
 		"l,32,128,64,fp16,2:4,1,1,out\n"), 0o644)
-	if msg, code := captureStdoutWL(t, func() int {
+	if msg, code := captureStdout(t, func() int {
 		return dispatch([]string{"trace", "check", trace})
 	}); code != exitOK || !strings.Contains(msg, "ok: 1 rows") {
 		t.Errorf("trace check: exit %d, %q", code, msg)
 	}
 	os.WriteFile(trace, []byte("name,m,n,k,precision,sparsity,count,batch,weights\n"+
 		"l,64,128,64,fp16,2:4,1,1,out\n"), 0o644)
-	if _, code := captureStdoutWL(t, func() int {
+	if _, code := captureStdout(t, func() int {
 		return dispatch([]string{"trace", "check", trace})
 	}); code != exitUsage {
 		t.Errorf("trace check with a shape mismatch: exit %d, want %d", code, exitUsage)
