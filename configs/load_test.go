@@ -36,7 +36,7 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 		"bad list element": {"base: a100-40gb\nkernel:\n  candidates:\n    - {bm: 100, bn: 128, bk: 32, warp_m: 64, warp_n: 64, stages: 3, modes: [dense], precisions: [fp16]}\n",
 			[]string{"gpu.yaml:4", "kernel.candidates[0].bm"}},
 		"not a mapping": {"- 1\n- 2\n", []string{"gpu.yaml:1", "mapping"}},
-		"syntax": {"gpu: [\n", []string{"gpu.yaml"}},
+		"syntax":        {"gpu: [\n", []string{"gpu.yaml"}},
 	} {
 		_, err := Load([]string{writeConfig(t, c.text)}, nil)
 		if err == nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 )
 
-
 func TestMicroTCJSON(t *testing.T) {
 	out, code := captureStdout(t, func() int {
 		return dispatch([]string{"micro", "tc", "--precision", "fp16", "--format", "json"})

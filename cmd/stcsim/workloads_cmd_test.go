@@ -13,7 +13,6 @@ import (
 
 // These tests cover trace_cmd.go and prune_cmd.go.
 
-
 func TestTraceExport(t *testing.T) {
 	for _, model := range workloads.Models() {
 		for _, format := range []string{"csv", "json"} {
