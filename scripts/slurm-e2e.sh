@@ -17,7 +17,7 @@ say() { echo "slurm-e2e: $*" >&2; }
 fail() { say "FAIL: $*"; exit 1; }
 skip() { echo "SKIP slurm-e2e: $*"; exit 0; }
 
-[ "$(id -u)" -eq 0 ] || fail "must run as root (installs packages, runs daemons)"
+[ "$(id -u)" -eq 0 ] || skip "not root: cannot install packages or start the Slurm daemons"
 
 # Network failures of apt, as opposed to real errors.
 offline_re='Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Connection timed out|Network is unreachable|No route to host|Could not connect'
