@@ -99,13 +99,18 @@ const (
 )
 
 // samplePlan is the plan cut to its first sampleWaves waves of CTAs and
-// sampleKSteps k-steps per CTA, and the factor that scales the sample's
+// sampleKSteps k-steps per CTA (a kernel within one more wave, or twice
+// the k-steps, is not cut), and the factor that scales the sample's
 // cycles to the whole kernel.
 func samplePlan(cfg *configs.Config, p *kernelPlan) (*kernelPlan, float64) {
 	s := *p
 	perWave := cfg.GPU.SMCount * p.occupancy
-	s.ctas = min(p.ctas, sampleWaves*perWave)
-	s.kSteps = min(p.kSteps, sampleKSteps)
+	if p.ctas > (sampleWaves+1)*perWave {
+		s.ctas = sampleWaves * perWave
+	}
+	if p.kSteps > 2*sampleKSteps {
+		s.kSteps = sampleKSteps
+	}
 	if s.ctas == p.ctas && s.kSteps == p.kSteps {
 		return p, 1
 	}
