@@ -180,3 +180,31 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 		}
 	}
 }
+
+// The fast (tile-granular) memory model must agree with the detailed one
+// (every sector through Akita caches and DRAM channels) on small GEMMs run
+// through the whole SM model.
+func TestFastMemoryAgreesWithDetailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("detailed memory is slow")
+	}
+	job := gemmJob([3]int{64, 4096, 64}, [3]int{256, 256, 512})
+	force := "kernel.force=64x64x64_32x32_s6"
+	fast := run(t, job, force)
+	det := run(t, job, force, "sim.memory_granularity=detailed")
+	for i, f := range fast.Results {
+		d := det.Results[i]
+		if rel(f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes) > 0.02 {
+			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode,
+				f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes)
+		}
+		if rel(f.Cycles, d.Cycles) > 0.05 {
+			t.Errorf("%s %s: cycles fast %d, detailed %d", f.Layer, f.Mode,
+				f.Cycles, d.Cycles)
+		}
+	}
+}
+
+func rel(a, b uint64) float64 {
+	return math.Abs(float64(a)-float64(b)) / float64(b)
+}
