@@ -10,7 +10,10 @@ type SharedMemoryConfig struct {
 	Banks             int   `yaml:"banks"`
 	BankBytes         int   `yaml:"bank_bytes"`
 	BytesPerClk       int   `yaml:"bytes_per_clk"`
-	Latency           int   `yaml:"latency"`
+	// FillBytesPerClk is the rate at which cp.async fills arriving from
+	// L2 are written into the banks (at most BytesPerClk).
+	FillBytesPerClk int `yaml:"fill_bytes_per_clk"`
+	Latency         int `yaml:"latency"`
 }
 
 // L1Config is the per-SM L1 data cache.
@@ -72,6 +75,7 @@ func (c *Config) Validate() check.List {
 	l.PowerOfTwo("shared_memory.banks", s.Banks)
 	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
 	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)
+	l.Range("shared_memory.fill_bytes_per_clk", s.FillBytesPerClk, 1, max(1, s.BytesPerClk))
 	l.Positive("shared_memory.latency", s.Latency)
 	for _, kb := range s.CarveoutOptionsKB {
 		if kb > c.L1.TotalKB {

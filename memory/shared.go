@@ -132,3 +132,10 @@ func (s *SharedMemory) wavefronts(p Pattern, bytes int) uint64 {
 
 // Stats is the traffic so far.
 func (s *SharedMemory) Stats() SharedStats { return s.stats }
+
+// FillPattern is the shared-memory side of cp.async fills written at the
+// config's fill rate: 4 wavefronts per 4 x fill_bytes_per_clk bytes.
+func FillPattern(cfg SharedMemoryConfig) Pattern {
+	return Pattern{Name: "cp.async fill", BytesPerInstr: 4 * cfg.FillBytesPerClk,
+		Wavefronts: 4}
+}

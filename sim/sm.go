@@ -23,6 +23,7 @@ type smUnit struct {
 	cb   clock.Callbacks
 	tcs  []*tensorcore.Unit
 	smem *memory.SharedMemory
+	fill memory.Pattern // cp.async fills written into shared memory
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -116,7 +117,7 @@ func (c *cta) partLanded(k int, at uint64) {
 	}
 	p := c.plan
 	bytes := p.aStageB + p.metaStageB + p.bStageB
-	ready := c.sm.smem.Access(at, memory.CpAsyncStore, bytes)
+	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
 	c.stageReady[k] = max(ready, 1)
 	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
 	c.tryStart()

@@ -62,7 +62,7 @@ type Options struct {
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
 // config parameter (see docs/calibration.md); every other row is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "lat-l1",
-	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1"}
+	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384"}
 
 // Run validates every point it understands.
 func Run(points []Point, opt Options) (*Report, error) {
