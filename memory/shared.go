@@ -134,8 +134,12 @@ func (s *SharedMemory) wavefronts(p Pattern, bytes int) uint64 {
 func (s *SharedMemory) Stats() SharedStats { return s.stats }
 
 // FillPattern is the shared-memory side of cp.async fills written at the
-// config's fill rate: 4 wavefronts per 4 x fill_bytes_per_clk bytes.
+// config's fill rate, capped at the datapath's: one wavefront (one
+// bank-array cycle) per min(fill_bytes_per_clk, bytes_per_clk) x
+// 128 / bytes_per_clk bytes.
 func FillPattern(cfg SharedMemoryConfig) Pattern {
-	return Pattern{Name: "cp.async fill", BytesPerInstr: 4 * cfg.FillBytesPerClk,
+	wave := cfg.Banks * cfg.BankBytes
+	perWave := min(cfg.FillBytesPerClk, cfg.BytesPerClk) * wave / cfg.BytesPerClk
+	return Pattern{Name: "cp.async fill", BytesPerInstr: 4 * max(1, perWave),
 		Wavefronts: 4}
 }
