@@ -9,9 +9,8 @@ import (
 	"github.com/stcsim/stcsim/sim/clock"
 )
 
-// validationCSV holds the public A100 measurements (outside the module,
-// in the shared workspace).
-const validationCSV = "../../shared/validation/a100-public.csv"
+// validationCSV holds the public A100 measurements (the repository's copy).
+const validationCSV = "../validation/points/a100-public.csv"
 
 // TestMicroMemMatchesA100 checks the a100-80gb microbenchmarks against the
 // lat-* and bw-* rows: within 10 %. (bw-dram calibrated dram.efficiency,
@@ -84,7 +83,7 @@ func readValidation(t *testing.T) map[string]float64 {
 	t.Helper()
 	f, err := os.Open(validationCSV)
 	if err != nil {
-		t.Skipf("validation data not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()

@@ -1,5 +1,5 @@
 // Package validation compares the simulator with measured hardware: it
-// reads a points file (the format of shared/validation/a100-public.csv),
+// reads a points file (the format of validation/points/a100-public.csv),
 // runs every row it understands on the config matching the row's hardware
 // (peak rows through the tensor-core microbenchmark, latency and bandwidth
 // rows through the memory microbenchmark, GEMM rows through the full GPU

@@ -22,7 +22,7 @@ func runValidate(args []string) int {
 	fs := newFlagSet("validate", "--points FILE.csv [flags]")
 	var cf configFlags
 	cf.add(fs)
-	points := fs.String("points", "", "measurements file (format of shared/validation/a100-public.csv)")
+	points := fs.String("points", "", "measurements file (format of validation/points/a100-public.csv)")
 	format := fs.String("format", "table", "table or json")
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
 	calibrated := fs.String("calibrated", strings.Join(validation.DefaultCalibrated, ","),
