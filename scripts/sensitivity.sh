@@ -3,10 +3,10 @@
 # (docs/calibration.md): runs `stcsim validate` on the GEMM rows of a
 # points file once with the config as is and once per override, and prints
 # the MAPE of dense time, sparse time and speedup for each.
-# Usage: scripts/sensitivity.sh [POINTS.csv]   (default: ../shared/validation/a100-public.csv)
+# Usage: scripts/sensitivity.sh [POINTS.csv]   (default: validation/points/a100-public.csv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-points=${1:-../shared/validation/a100-public.csv}
+points=${1:-validation/points/a100-public.csv}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 head -1 "$points" > "$tmp/gemm.csv"
