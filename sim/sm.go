@@ -32,6 +32,14 @@ func (s *smUnit) Handle(e akita.Event) error {
 	return nil
 }
 
+// fillCycles is how long writing a fill of bytes into shared memory takes
+// on an idle datapath, latency included.
+func (s *smUnit) fillCycles(bytes int) uint64 {
+	cfg := s.gpu.cfg.Memory.SharedMemory
+	rate := min(cfg.FillBytesPerClk, cfg.BytesPerClk)
+	return uint64((bytes+rate-1)/rate + cfg.Latency)
+}
+
 // at runs fn at cycle c (now or later) as one of the SM's own events.
 func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
 
@@ -51,10 +59,11 @@ type cta struct {
 	tn    int
 	split int
 
-	stageParts []int    // loads outstanding per k-step's stage
-	stageIssue []uint64 // cycle the stage's loads were issued
-	stageReady []uint64 // cycle the stage landed in shared memory (0: not yet)
-	stageWhy   []reason
+	stageParts  []int    // loads outstanding per k-step's stage
+	stageIssue  []uint64 // cycle the stage's loads were issued
+	stageLanded []uint64 // cycle the stage could be in shared memory had the fill not queued
+	stageReady  []uint64 // cycle the stage landed in shared memory (0: not yet)
+	stageWhy    []reason
 
 	kt        int    // k-step being computed or next to compute
 	busy      bool   // a k-step is in progress
@@ -72,6 +81,7 @@ func newCTA(s *smUnit, idx int) *cta {
 	c.stageParts = make([]int, p.kSteps)
 	c.stageIssue = make([]uint64, p.kSteps)
 	c.stageReady = make([]uint64, p.kSteps)
+	c.stageLanded = make([]uint64, p.kSteps)
 	c.stageWhy = make([]reason, p.kSteps)
 	return c
 }
@@ -119,6 +129,7 @@ func (c *cta) partLanded(k int, at uint64) {
 	bytes := p.aStageB + p.metaStageB + p.bStageB
 	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
 	c.stageReady[k] = max(ready, 1)
+	c.stageLanded[k] = at + c.sm.fillCycles(bytes)
 	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
 	c.tryStart()
 }
@@ -132,7 +143,13 @@ func (c *cta) tryStart() {
 	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
 	why := c.barrierBy
 	if c.stageReady[c.kt] > start {
-		start, why = c.stageReady[c.kt], c.stageWhy[c.kt]
+		why = c.stageWhy[c.kt]
+		if c.stageLanded[c.kt] <= start {
+			// The data was at the SM in time; its write into shared
+			// memory queued behind other traffic and made the stage late.
+			why = whySmem
+		}
+		start = c.stageReady[c.kt]
 	}
 	c.busy = true
 	c.sm.at(start, func() { c.compute(start, why) })
@@ -165,7 +182,10 @@ func (c *cta) warpStep(now uint64, w int, why reason) {
 		fragDone = max(fragDone, s.smem.Access(now, memory.LDS32, p.metaFragB))
 	}
 	first := c.firstFragment(now, fragDone)
-	if first > now+uint64(s.gpu.cfg.Memory.SharedMemory.Latency) {
+	if why != whyL2 && why != whyDRAM &&
+		first > now+uint64(s.gpu.cfg.Memory.SharedMemory.Latency) {
+		// A k-step that waited for its tile keeps that reason: the fills
+		// it then queues behind arrive at the memory's pace.
 		why = whySmem
 	}
 	sp := w % len(s.tcs)
