@@ -1,6 +1,3 @@
-// Package progress reports how far a long run has got: a redrawn bar on a
-// terminal, occasional plain log lines when stderr is a file or a pipe
-// (batch jobs, CI), and nothing in quiet mode.
 package progress
 
 import (

@@ -1,6 +1,3 @@
-// Command stcsim is the cycle-level simulator of NVIDIA Ampere sparse tensor
-// cores: it runs GEMM workloads dense and 2:4-sparse on a configured GPU and
-// reports cycles, throughput, traffic and where time goes.
 package main
 
 import (
