@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sim"
@@ -70,14 +71,9 @@ func (s *Store) Rows() ([]Row, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if c := compareGrid(a.Grid, b.Grid); c != 0 {
+		if c := comparePoint(a.Grid, b.Grid, a.ConfigHash, b.ConfigHash,
+			a.Workload, b.Workload); c != 0 {
 			return c < 0
-		}
-		if a.ConfigHash != b.ConfigHash {
-			return a.ConfigHash < b.ConfigHash
-		}
-		if a.Workload != b.Workload {
-			return a.Workload < b.Workload
 		}
 		return a.seq < b.seq
 	})
@@ -111,18 +107,25 @@ func (s *Store) Totals() ([]TotalRow, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if c := compareGrid(a.Grid, b.Grid); c != 0 {
+		if c := comparePoint(a.Grid, b.Grid, a.ConfigHash, b.ConfigHash,
+			a.Workload, b.Workload); c != 0 {
 			return c < 0
-		}
-		if a.ConfigHash != b.ConfigHash {
-			return a.ConfigHash < b.ConfigHash
-		}
-		if a.Workload != b.Workload {
-			return a.Workload < b.Workload
 		}
 		return a.Mode < b.Mode
 	})
 	return out, nil
+}
+
+// comparePoint orders results by grid values, then config hash, then
+// workload (the stable order of exports).
+func comparePoint(ga, gb []Assignment, ha, hb, wa, wb string) int {
+	if c := compareGrid(ga, gb); c != 0 {
+		return c
+	}
+	if c := strings.Compare(ha, hb); c != 0 {
+		return c
+	}
+	return strings.Compare(wa, wb)
 }
 
 func parseGrid(s string) ([]Assignment, error) {
