@@ -18,7 +18,6 @@ const (
 // breakdown.
 type timeAccount struct {
 	lastEnd []uint64
-	started []bool
 	busy    uint64
 	idle    [numReasons]uint64
 }
@@ -27,7 +26,6 @@ type timeAccount struct {
 // (the launch latency is idle time of every unit).
 func (a *timeAccount) init(units int, launch uint64) {
 	a.lastEnd = make([]uint64, units)
-	a.started = make([]bool, units)
 	for u := range a.lastEnd {
 		a.lastEnd[u] = launch
 	}
@@ -44,7 +42,6 @@ func (a *timeAccount) run(u int, start, end uint64, why reason) {
 		a.busy += end - start
 	}
 	a.lastEnd[u] = max(a.lastEnd[u], end)
-	a.started[u] = true
 }
 
 // breakdown closes the account at the kernel's end and returns the shares
