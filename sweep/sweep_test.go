@@ -300,18 +300,7 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestExportOrderNumeric(t *testing.T) {
-	p := mustPlan(t, testSpec)
-	db := filepath.Join(t.TempDir(), "o.db")
-	runAll(t, p, db, Options{Jobs: 3})
-	st, err := OpenExisting(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rows, err := st.Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := storedRows(t)
 	v0, _ := GridValue(rows[0].Grid, "shared_memory.bytes_per_clk")
 	vN, _ := GridValue(rows[len(rows)-1].Grid, "shared_memory.bytes_per_clk")
 	if v0 != "64" || vN != "128" {
