@@ -64,13 +64,14 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // increments for every wave not simulated.
 func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 	steady := uint64(w.simulated - 1)
-	more := uint64(w.total - w.simulated)
 	last := w.end[w.simulated-1]
-	r.cycles += more * (last - w.end[0]) / steady
-	// Work grows with the CTAs left (a last partial wave does less work
-	// but takes a whole wave's time).
+	// The CTAs left run at the steady rate (a wave's CTAs per steady
+	// wave time): with CTAs starting wherever a slot frees, the waves
+	// blur and the drain at the end is already in the simulated run, so
+	// a last partial wave costs its share of a wave, not a whole one.
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
 	perCTA := 1 / (float64(steady) * float64(w.perWave))
+	r.cycles += uint64(moreCTAs*float64(last-w.end[0])*perCTA + 0.5)
 	f := func(e, a uint64) uint64 {
 		return e + uint64(moreCTAs*float64(e-a)*perCTA+0.5)
 	}
@@ -91,6 +92,7 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 	}
 	r.breakdown = shares(busy, idle)
 	r.extrapolated = true
+	r.waves = w.total
 }
 
 // scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile

@@ -120,10 +120,23 @@ func (p *kernelPlan) grid(cfg *configs.Config) {
 	p.kSteps = ceilDiv(p.kPerSplit, t.BK)
 	p.ctas = p.tilesM * p.tilesN * p.splitK * g.Batch
 	p.warps = t.Warps()
-	p.swizzle = 1
-	for p.swizzle < 8 && p.swizzle*2 <= p.tilesM {
-		p.swizzle *= 2
+	p.swizzle = swizzleWidth(p.tilesN)
+}
+
+// swizzleWidth is the band width, in tile columns, of CUTLASS's
+// GemmIdentityThreadblockSwizzle<8> (get_log_tile): 8 columns when the grid
+// has at least 6, 4 from 3, 2 from 2, else 1. Thresholds as CUTLASS picks
+// them, so that bands do not launch too many no-op CTAs.
+func swizzleWidth(tilesN int) int {
+	switch {
+	case tilesN >= 6:
+		return 8
+	case tilesN >= 3:
+		return 4
+	case tilesN >= 2:
+		return 2
 	}
+	return 1
 }
 
 // stageBytes sizes one cp.async stage: A values (compressed when sparse),
@@ -200,19 +213,21 @@ func (p *kernelPlan) name() string {
 }
 
 // ctaCoord maps a CTA's launch index to its output tile and K split, in
-// rasterization order: CUTLASS-style swizzle, bands of p.swizzle tile rows
-// walked column by column so that co-resident CTAs share A and B tiles.
+// CUTLASS's rasterization order: bands of p.swizzle tile columns (N),
+// walked row by row (M), so that co-resident CTAs share A and B tiles and
+// a band's B columns stay in L2 while it walks all of M. CUTLASS launches
+// no-op CTAs where the last band is narrower; they are skipped here.
 func (p *kernelPlan) ctaCoord(i int) (batch, tm, tn, split int) {
 	perGEMM := p.tilesM * p.tilesN
 	split = i / (perGEMM * p.shape.Batch)
 	rest := i % (perGEMM * p.shape.Batch)
 	batch = rest / perGEMM
 	t := rest % perGEMM
-	band := t / (p.swizzle * p.tilesN)
-	inBand := t % (p.swizzle * p.tilesN)
-	rows := min(p.swizzle, p.tilesM-band*p.swizzle)
-	tm = band*p.swizzle + inBand%rows
-	tn = inBand / rows
+	band := t / (p.swizzle * p.tilesM)
+	inBand := t % (p.swizzle * p.tilesM)
+	cols := min(p.swizzle, p.tilesN-band*p.swizzle)
+	tn = band*p.swizzle + inBand%cols
+	tm = inBand / cols
 	return batch, tm, tn, split
 }
 

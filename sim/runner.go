@@ -142,6 +142,10 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.plan.paddedK))
 	}
+	if k.extrapolated {
+		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
+			"first %d of %d waves", extrapolationWaves, k.waves))
+	}
 	return res
 }
 

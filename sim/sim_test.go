@@ -87,7 +87,7 @@ func TestRecordsAreConsistent(t *testing.T) {
 // GEMM gains less than a large one: fill, epilogue and the few waves weigh
 // more when the sparse kernel halves the main loop.
 func TestSparseSpeedupShape(t *testing.T) {
-	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 1024}))
+	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 2048}))
 	small, large := rep.Results[1].Speedup, rep.Results[3].Speedup
 	if large < 1.3 || large > 1.9 {
 		t.Errorf("large sparse speedup %.3f outside [1.3, 1.9]", large)
@@ -161,12 +161,15 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 
 // Wave extrapolation must stay close to the full simulation.
 func TestExtrapolationCloseToFull(t *testing.T) {
-	job := gemmJob([3]int{1024, 8192, 1024})
+	job := gemmJob([3]int{16384, 1024, 1024})
 	force := "kernel.force=128x128x64_64x64_s3"
 	full := run(t, job, force)
 	ext := run(t, job, force, "sim.extrapolate_waves=true")
 	for i, f := range full.Results {
 		e := ext.Results[i]
+		if !strings.Contains(e.Note, "extrapolated") || strings.Contains(f.Note, "extrapolated") {
+			t.Errorf("%s: notes %q (full) and %q (extrapolated)", f.Mode, f.Note, e.Note)
+		}
 		for _, c := range []struct {
 			name string
 			f, e float64

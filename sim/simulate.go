@@ -22,8 +22,10 @@ type kernelResult struct {
 	flushCycles uint64
 	// kernelDRAMBytes moved during the kernel (before the write-back).
 	kernelDRAMBytes uint64
-	// extrapolated: only the first waves ran (sim.extrapolate_waves).
+	// extrapolated: only the first waves ran (sim.extrapolate_waves);
+	// waves is then the kernel's whole wave count.
 	extrapolated bool
+	waves        int
 }
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
