@@ -97,6 +97,26 @@ func TestSparseSpeedupShape(t *testing.T) {
 	}
 }
 
+// The SM issue's checks on large squares (a100-40gb, FP16): dense over 90 %
+// of the 312 TFLOPS peak, and a sparse speedup in the 1.5-1.8x band that
+// A100 libraries show, not 2x, with the shortfall attributed to memory
+// (shared memory or DRAM-fed stages) rather than left unexplained. Wave
+// extrapolation keeps it to seconds (its error on 16384^3 is 0.3 %,
+// docs/performance.md).
+func TestLargeSquareNearPeak(t *testing.T) {
+	rep := run(t, gemmJob([3]int{8192, 8192, 8192}), "sim.extrapolate_waves=true")
+	dense, sparse := rep.Results[0], rep.Results[1]
+	if dense.TFLOPS < 0.9*312 {
+		t.Errorf("dense 8192^3 at %.1f TFLOPS, under 90 %% of peak", dense.TFLOPS)
+	}
+	if sparse.Speedup < 1.5 || sparse.Speedup > 1.8 {
+		t.Errorf("sparse speedup %.3f outside [1.5, 1.8]", sparse.Speedup)
+	}
+	if b := sparse.Breakdown; b.Smem+b.DRAM+b.L2 < 0.5*(1-b.Compute) {
+		t.Errorf("sparse breakdown %+v: memory explains under half of the idle time", b)
+	}
+}
+
 func TestBatchedGEMMCountsAllBatches(t *testing.T) {
 	job := gemmJob([3]int{128, 128, 64})
 	job.Modes = []string{"dense"}
