@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
@@ -104,11 +105,11 @@ func Table(out io.Writer, rep *sim.Report) {
 		"TFLOPS\tTC util\tDRAM GB/s\tL2 hit\tbound\tspeedup\t\n")
 	for _, r := range rep.Results {
 		sp := ""
-		if r.Mode == "sparse" {
+		if r.Mode == "sparse" && r.Speedup != 0 { // 0: no dense record to compare
 			sp = fmt.Sprintf("%.2fx", r.Speedup)
-			if !r.SparseApplied {
-				sp += " (dense)"
-			}
+		}
+		if r.Mode == "sparse" && !r.SparseApplied {
+			sp = strings.TrimSpace(sp + " (dense)")
 		}
 		layer := r.Layer
 		if r.Count > 1 {
@@ -125,7 +126,7 @@ func Table(out io.Writer, rep *sim.Report) {
 	fmt.Fprintf(w, "workload\tmode\ttotal time_us\tspeedup\t\n")
 	for _, t := range rep.Totals {
 		sp := ""
-		if t.Mode == "sparse" {
+		if t.Mode == "sparse" && t.Speedup != 0 {
 			sp = fmt.Sprintf("%.3fx", t.Speedup)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)

@@ -101,3 +101,24 @@ func TestWriteAtomicFailsCleanly(t *testing.T) {
 		t.Fatalf("got %q", b)
 	}
 }
+
+// A sparse-only run has no dense record to compare with: the table leaves
+// the speedup empty instead of printing 0.00x.
+func TestTableSpeedupOnlyWithDense(t *testing.T) {
+	rep := outputReport()
+	rep.Results[0].Speedup = 0
+	var b bytes.Buffer
+	Table(&b, rep)
+	if strings.Contains(b.String(), "0.00") || strings.Contains(b.String(), "0.000x") {
+		t.Errorf("sparse-only table shows a zero speedup:\n%s", b.String())
+	}
+	rep = outputReport()
+	rep.Totals[0].Speedup = 1.25
+	b.Reset()
+	Table(&b, rep)
+	for _, want := range []string{"1.50x", "1.250x"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %s:\n%s", want, b.String())
+		}
+	}
+}
