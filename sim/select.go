@@ -93,35 +93,54 @@ func issueInterval(cfg *configs.Config, p *kernelPlan) int {
 
 // Sampling bounds: a candidate is ranked by simulating its first waves
 // and k-steps, then the best is simulated in full.
-const (
-	sampleWaves  = 2
-	sampleKSteps = 48
-)
+const sampleKSteps = 48
 
-// samplePlan is the plan cut to its first sampleWaves waves of CTAs and
-// sampleKSteps k-steps per CTA (a kernel within one more wave, or twice
-// the k-steps, is not cut), and the factor that scales the sample's
-// cycles to the whole kernel.
-func samplePlan(cfg *configs.Config, p *kernelPlan) (*kernelPlan, float64) {
+// samplePlan is the plan cut to k k-steps per CTA.
+func samplePlan(p *kernelPlan, k int) *kernelPlan {
 	s := *p
-	perWave := cfg.GPU.SMCount * p.occupancy
-	if p.ctas > (sampleWaves+1)*perWave {
-		s.ctas = sampleWaves * perWave
+	s.kSteps = k
+	return &s
+}
+
+// sampleEstimate predicts a plan's cycles from wave-extrapolated samples
+// (as sim.extrapolate_waves: the first three waves, then the steady
+// rate), so that the ranking sees the steady state and not only the
+// first waves, whose CTAs start in step. A kernel of at most twice
+// sampleKSteps k-steps is sampled whole in K (and returned when that is
+// the full simulation); a longer one at sampleKSteps/2 and sampleKSteps
+// k-steps, fitted as cycles = fixed + per-k-step x k-steps so that fixed
+// costs (launch, prologue, epilogue) count once instead of scaling with K.
+func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, *kernelResult, error) {
+	sampleCfg := *cfg
+	sampleCfg.Sim.ExtrapolateWaves = true
+	if p.kSteps <= 2*sampleKSteps {
+		r, err := simulateKernel(&sampleCfg, p, obs)
+		if err != nil {
+			return 0, nil, err
+		}
+		if !r.extrapolated || cfg.Sim.ExtrapolateWaves {
+			return float64(r.cycles), r, nil
+		}
+		return float64(r.cycles), nil, nil
 	}
-	if p.kSteps > 2*sampleKSteps {
-		s.kSteps = sampleKSteps
+	ks := [2]int{sampleKSteps / 2, sampleKSteps}
+	var cyc [2]float64
+	for i, k := range ks {
+		r, err := simulateKernel(&sampleCfg, samplePlan(p, k), obs)
+		if err != nil {
+			return 0, nil, err
+		}
+		cyc[i] = float64(r.cycles)
 	}
-	if s.ctas == p.ctas && s.kSteps == p.kSteps {
-		return p, 1
-	}
-	waves := float64(ceilDiv(p.ctas, perWave)) / float64(ceilDiv(s.ctas, perWave))
-	return &s, waves * float64(p.kSteps) / float64(s.kSteps)
+	perK := max(0, (cyc[1]-cyc[0])/float64(ks[1]-ks[0]))
+	fixed := max(0, cyc[1]-perK*float64(ks[1]))
+	return fixed + perK*float64(p.kSteps), nil, nil
 }
 
 // selectKernel ranks the library's candidates the way a library's
 // heuristic plus profiling would: the cheap pre-model keeps the best
-// kernel.simulated_candidates, each is simulated on a sample (its first
-// waves and k-steps), and the fastest is simulated in full.
+// kernel.simulated_candidates, each is estimated from samples, and the
+// fastest is simulated in full.
 func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult, error) {
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
@@ -135,17 +154,12 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	var bestFull *kernelResult
 	bestEst := 0.0
 	for _, p := range plans {
-		sp, scale := samplePlan(cfg, p)
-		r, err := simulateKernel(cfg, sp, obs)
+		est, full, err := sampleEstimate(cfg, p, obs)
 		if err != nil {
 			return nil, err
 		}
-		est := float64(r.cycles) * scale
 		if best == nil || est < bestEst {
-			best, bestEst, bestFull = p, est, nil
-			if sp == p {
-				bestFull = r
-			}
+			best, bestEst, bestFull = p, est, full
 		}
 	}
 	if bestFull != nil {
