@@ -91,8 +91,9 @@ func issueInterval(cfg *configs.Config, p *kernelPlan) int {
 	return prec.DenseIssueInterval
 }
 
-// Sampling bounds: a candidate is ranked by simulating its first waves
-// and k-steps, then the best is simulated in full.
+// sampleKSteps bounds a sample in K: a candidate is ranked on
+// wave-extrapolated samples of at most this many k-steps per CTA (see
+// sampleEstimate), then the best is simulated in full.
 const sampleKSteps = 48
 
 // samplePlan is the plan cut to k k-steps per CTA.
