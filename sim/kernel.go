@@ -50,21 +50,12 @@ type kernelPlan struct {
 // accumulatorBytes is the size of one accumulator element (FP32 or INT32).
 const accumulatorBytes = 4
 
-func outputBytes(precision string) int {
-	switch precision {
-	case "tf32":
-		return 4
-	case "int8":
-		return 1
-	}
-	return 2
-}
-
 // planKernel maps a GEMM onto a tile; it fails when the tile cannot run it.
 func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK int) (*kernelPlan, error) {
 	p := &kernelPlan{shape: g, tile: t, splitK: splitK,
 		elemBytes: tensorcore.ElementBytes(g.Precision),
-		outBytes:  outputBytes(g.Precision)}
+		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
+		outBytes: tensorcore.ElementBytes(g.Precision)}
 	prec, err := cfg.TensorCore.Get(g.Precision)
 	if err != nil {
 		return nil, err
