@@ -112,6 +112,16 @@ func (p *csvParser) header() error {
 }
 
 // row reads one GEMM; io.EOF at the end.
+// fields maps the trace format's column (key) names to g's fields, by
+// type; both parsers fill a GEMM through it.
+func (g *GEMM) fields() (map[string]*int, map[string]*string) {
+	return map[string]*int{"m": &g.M, "n": &g.N, "k": &g.K,
+			"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
+			"unpadded_k": &g.UnpaddedK},
+		map[string]*string{"name": &g.Name, "precision": &g.Precision,
+			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note}
+}
+
 func (p *csvParser) row() (GEMM, error) {
 	rec, err := p.r.Read()
 	if err == io.EOF {
@@ -121,11 +131,7 @@ func (p *csvParser) row() (GEMM, error) {
 		return GEMM{}, p.readErr(err)
 	}
 	var g GEMM
-	ints := map[string]*int{"m": &g.M, "n": &g.N, "k": &g.K,
-		"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
-		"unpadded_k": &g.UnpaddedK}
-	strs := map[string]*string{"name": &g.Name, "precision": &g.Precision,
-		"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note}
+	ints, strs := g.fields()
 	for i, c := range p.names {
 		v := rec[i]
 		line, column := p.r.FieldPos(i)

@@ -190,11 +190,7 @@ func (p *jsonParser) gemm() (GEMM, error) {
 		return GEMM{}, err
 	}
 	var g GEMM
-	ints := map[string]*int{"m": &g.M, "n": &g.N, "k": &g.K,
-		"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
-		"unpadded_k": &g.UnpaddedK}
-	strs := map[string]*string{"name": &g.Name, "precision": &g.Precision,
-		"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note}
+	ints, strs := g.fields()
 	pos := map[string]int{}
 	for {
 		k, koff, end, err := p.key()
