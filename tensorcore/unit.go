@@ -190,26 +190,26 @@ func (b Builder) Build(name string) *Unit {
 }
 
 func densePath(p *Precision) *path {
-	sh, _ := ParseShape(p.DenseShape)
-	fmas := uint64(sh.FMAs())
-	return &path{
-		interval: uint64(p.DenseIssueInterval),
-		latency:  uint64(p.DenseLatency),
-		stages:   DenseStages(p),
-		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(p.DenseIssueInterval),
-			ActualFMAs: fmas, DenseEquivFMAs: fmas},
-	}
+	return newPath(p.DenseShape, p.DenseIssueInterval, p.DenseLatency,
+		DenseStages(p), Pattern{N: 1, M: 1})
 }
 
 func sparsePath(p *Precision) *path {
-	sh, _ := ParseShape(p.SparseShape)
 	pat, _ := ParsePattern(p.SparsePattern)
-	fmas := uint64(sh.FMAs())
+	return newPath(p.SparseShape, p.SparseIssueInterval, p.SparseLatency,
+		SparseStages(p), pat)
+}
+
+// newPath is a datapath of instruction shape sh issuing one MMA per
+// interval; it multiplies the kept share pat.N/pat.M of the shape's FMAs.
+func newPath(sh string, interval, latency int, stages []Stage, pat Pattern) *path {
+	shape, _ := ParseShape(sh)
+	fmas := uint64(shape.FMAs())
 	return &path{
-		interval: uint64(p.SparseIssueInterval),
-		latency:  uint64(p.SparseLatency),
-		stages:   SparseStages(p),
-		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(p.SparseIssueInterval),
+		interval: uint64(interval),
+		latency:  uint64(latency),
+		stages:   stages,
+		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(interval),
 			ActualFMAs: fmas * uint64(pat.N) / uint64(pat.M), DenseEquivFMAs: fmas},
 	}
 }
