@@ -96,13 +96,6 @@ func issueInterval(cfg *configs.Config, p *kernelPlan) int {
 // sampleEstimate), then the best is simulated in full.
 const sampleKSteps = 48
 
-// samplePlan is the plan cut to k k-steps per CTA.
-func samplePlan(p *kernelPlan, k int) *kernelPlan {
-	s := *p
-	s.kSteps = k
-	return &s
-}
-
 // sampleEstimate predicts a plan's cycles from wave-extrapolated samples
 // (as sim.extrapolate_waves: the first three waves, then the steady
 // rate), so that the ranking sees the steady state and not only the
@@ -127,7 +120,9 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, 
 	ks := [2]int{sampleKSteps / 2, sampleKSteps}
 	var cyc [2]float64
 	for i, k := range ks {
-		r, err := simulateKernel(&sampleCfg, samplePlan(p, k), obs)
+		cut := *p // the plan with k k-steps per CTA
+		cut.kSteps = k
+		r, err := simulateKernel(&sampleCfg, &cut, obs)
 		if err != nil {
 			return 0, nil, err
 		}
