@@ -178,9 +178,11 @@ func (k KernelConfig) validate(c *Config) check.List {
 		names[t.Name()] = true
 	}
 	if k.Force != "" && !names[k.Force] {
-		all := make([]string, 0, len(k.Candidates))
+		var all []string // in library order, each name once
 		for _, t := range k.Candidates {
-			all = append(all, t.Name())
+			if n := t.Name(); names[n] {
+				all, names[n] = append(all, n), false
+			}
 		}
 		l.Add("force", "%q is not a candidate (have %s)", k.Force,
 			strings.Join(all, ", "))

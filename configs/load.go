@@ -124,19 +124,33 @@ func mustMarshal(n *yaml.Node) []byte {
 	return b
 }
 
+// maxMissingListed is how many keys missing from every config are named
+// one by one; past it they are summarised with a hint, since a partial
+// file loaded on its own misses most of the schema.
+const maxMissingListed = 5
+
 // describe turns validation errors into messages with file and line.
 func (ld *Loaded) describe(errs check.List) []string {
 	out := make([]string, 0, len(errs))
+	var missing, msgs []string
 	for _, e := range errs {
 		where, ok := ld.lookup(e.Path)
 		if !ok {
-			out = append(out, fmt.Sprintf("key %s: missing from every "+
+			missing = append(missing, e.Path)
+			msgs = append(msgs, fmt.Sprintf("key %s: missing from every "+
 				"config (%s)", e.Path, e.Msg))
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: key %s: %s", where, e.Path, e.Msg))
 	}
-	return out
+	if len(missing) <= maxMissingListed {
+		return append(out, msgs...)
+	}
+	return append(out, fmt.Sprintf("%d keys are missing from every config "+
+		"(%s, ...): a file that sets only some keys needs `base: %s` in it, "+
+		"or to follow a full config (--config %s --config FILE)",
+		len(missing), strings.Join(missing[:maxMissingListed], ", "),
+		Default, Default))
 }
 
 // lookup finds the origin of a path or of its nearest set ancestor.

@@ -35,6 +35,8 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 			[]string{"gpu.yaml:4", "tensorcore.fp16.dense_issue_interval", "inconsistent"}},
 		"bad list element": {"base: a100-40gb\nkernel:\n  candidates:\n    - {bm: 100, bn: 128, bk: 32, warp_m: 64, warp_n: 64, stages: 3, modes: [dense], precisions: [fp16]}\n",
 			[]string{"gpu.yaml:4", "kernel.candidates[0].bm"}},
+		"partial file without a base": {"gpu:\n  sm_count: -3\n",
+			[]string{"gpu.yaml:2", "gpu.sm_count", "keys are missing from every config", "base: a100-40gb"}},
 		"not a mapping": {"- 1\n- 2\n", []string{"gpu.yaml:1", "mapping"}},
 		"syntax":        {"gpu: [\n", []string{"gpu.yaml"}},
 	} {
