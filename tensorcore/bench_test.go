@@ -5,9 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // BenchmarkFunctionalMMA: one instruction-level mma (m16n8k16) and mma.sp
@@ -64,7 +64,7 @@ func BenchmarkUnit(b *testing.B) {
 // MMAs, the next run submitted when the previous one has issued (as a warp
 // does); it returns the MMAs simulated.
 func simulateRuns(b *testing.B, cfg Config, units, runs, n int) int {
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
 	for i := 0; i < units; i++ {
 		u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).

@@ -3,9 +3,9 @@ package tensorcore
 import (
 	"fmt"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // MicroResult is one line of the tensor-core microbenchmark.
@@ -98,11 +98,11 @@ func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision str
 // start).
 type kick struct{ fn func() }
 
-func (k kick) Handle(sim.Event) error { k.fn(); return nil }
+func (k kick) Handle(akita.Event) error { k.fn(); return nil }
 
 func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision string,
 	mode Mode, n int) (cycles, fmas uint64, err error) {
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	units := make([]*Unit, 0, sms*subs)
 	var last uint64
 	for s := 0; s < sms; s++ {
@@ -131,7 +131,7 @@ func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision strin
 }
 
 func microLatency(cfg Config, clk clock.Clock, precision string, mode Mode, chain int) (float64, error) {
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	var end uint64
 	left := chain

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // Mode selects the dense or the 2:4-sparse datapath.
@@ -92,8 +92,8 @@ type path struct {
 // issuing and its result being written back (Item is a HookItem). In
 // batched fidelity they fire once per run, with the run's last MMA.
 var (
-	HookPosIssue    = &sim.HookPos{Name: "TCIssue"}
-	HookPosComplete = &sim.HookPos{Name: "TCComplete"}
+	HookPosIssue    = &akita.HookPos{Name: "TCIssue"}
+	HookPosComplete = &akita.HookPos{Name: "TCComplete"}
 )
 
 // HookItem describes the MMA a hook fires for.
@@ -119,8 +119,8 @@ type HookItem struct {
 // stage. Both give the same cycles by construction, and the tests check
 // it.
 type Unit struct {
-	*sim.ComponentBase
-	engine  sim.Engine
+	*akita.ComponentBase
+	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
 	paths   map[string][2]*path
@@ -142,19 +142,19 @@ type run struct {
 
 // Builder builds Units (Akita builder style).
 type Builder struct {
-	engine sim.Engine
-	freq   sim.Freq
+	engine akita.Engine
+	freq   akita.Freq
 	cfg    Config
 }
 
 // MakeBuilder returns a builder with a 1 GHz clock.
-func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
+func MakeBuilder() Builder { return Builder{freq: 1 * akita.GHz} }
 
 // WithEngine sets the engine.
-func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+func (b Builder) WithEngine(e akita.Engine) Builder { b.engine = e; return b }
 
 // WithFreq sets the clock.
-func (b Builder) WithFreq(f sim.Freq) Builder { b.freq = f; return b }
+func (b Builder) WithFreq(f akita.Freq) Builder { b.freq = f; return b }
 
 // WithConfig sets the tensor-core parameters.
 func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
@@ -173,9 +173,9 @@ func (b Builder) Build(name string) *Unit {
 		}
 		panic("tensorcore: invalid config: " + strings.Join(msgs, "; "))
 	}
-	sim.NameMustBeValid(name)
+	akita.NameMustBeValid(name)
 	u := &Unit{
-		ComponentBase: sim.NewComponentBase(name),
+		ComponentBase: akita.NewComponentBase(name),
 		engine:        b.engine,
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
@@ -408,11 +408,11 @@ func (u *Unit) count(m Mode, p *path, n uint64) {
 	}
 }
 
-func (u *Unit) hook(pos *sim.HookPos, r Request, cycle uint64, count int) {
+func (u *Unit) hook(pos *akita.HookPos, r Request, cycle uint64, count int) {
 	if u.NumHooks() == 0 {
 		return
 	}
-	u.InvokeHook(sim.HookCtx{Domain: u, Pos: pos,
+	u.InvokeHook(akita.HookCtx{Domain: u, Pos: pos,
 		Item: HookItem{Mode: r.Mode, Precision: r.Precision, Cycle: cycle, Count: count}})
 }
 
@@ -426,7 +426,7 @@ func (u *Unit) at(c uint64, fn func()) {
 }
 
 // Handle runs the unit's own callback events.
-func (u *Unit) Handle(e sim.Event) error {
+func (u *Unit) Handle(e akita.Event) error {
 	ev, ok := e.(*clock.Event)
 	if !ok {
 		return fmt.Errorf("%s: unexpected event %T", u.Name(), e)
@@ -436,10 +436,10 @@ func (u *Unit) Handle(e sim.Event) error {
 }
 
 // NotifyRecv is unused: the unit has no ports (the SM calls Submit).
-func (u *Unit) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyRecv(akita.VTimeInSec, akita.Port) {}
 
 // NotifyPortFree is unused: the unit has no ports.
-func (u *Unit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 
 // Stats returns the counts so far (final once the engine has drained).
 func (u *Unit) Stats() Stats { return u.stats }

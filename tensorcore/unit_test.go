@@ -7,9 +7,9 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
@@ -31,12 +31,12 @@ func a100(fidelity string) Config {
 
 // driver submits requests from its own events, as the SM model will.
 type driver struct {
-	engine sim.Engine
+	engine akita.Engine
 	clk    clock.Clock
 	log    []string
 }
 
-func (d *driver) Handle(e sim.Event) error { e.(*clock.Event).Fn(); return nil }
+func (d *driver) Handle(e akita.Event) error { e.(*clock.Event).Fn(); return nil }
 
 func (d *driver) at(c uint64, fn func()) { d.engine.Schedule(clock.NewEvent(d.clk.Time(c), d, fn)) }
 
@@ -49,7 +49,7 @@ type sub struct {
 // (sorted) and the stats.
 func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	d := &driver{engine: e, clk: clk}
@@ -190,7 +190,7 @@ func TestStages(t *testing.T) {
 }
 
 func TestUnitCheck(t *testing.T) {
-	u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
+	u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
 	for _, r := range []Request{{Precision: "fp8", Count: 1}, {Precision: "fp16", Count: 0},
 		{Precision: "fp16", Mode: 7, Count: 1}} {
 		if u.Check(r) == nil {
@@ -201,7 +201,7 @@ func TestUnitCheck(t *testing.T) {
 
 type countHook struct{ issue, complete int }
 
-func (h *countHook) Func(ctx sim.HookCtx) {
+func (h *countHook) Func(ctx akita.HookCtx) {
 	it := ctx.Item.(HookItem)
 	if ctx.Pos == HookPosIssue {
 		h.issue += it.Count
@@ -213,11 +213,11 @@ func (h *countHook) Func(ctx sim.HookCtx) {
 // TestHooks: both fidelities report every MMA's issue and completion.
 func TestHooks(t *testing.T) {
 	for _, f := range []string{"batched", "instruction"} {
-		e := sim.NewSerialEngine()
+		e := akita.NewSerialEngine()
 		u := MakeBuilder().WithEngine(e).WithConfig(a100(f)).Build("TC")
 		h := &countHook{}
 		u.AcceptHook(h)
-		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * sim.GHz}}
+		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * akita.GHz}}
 		d.at(0, func() {
 			u.Submit(0, Request{Mode: Sparse, Precision: "int8", Count: 5})
 			u.Submit(0, Request{Mode: Dense, Precision: "tf32", Count: 2})

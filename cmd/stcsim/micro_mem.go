@@ -7,8 +7,8 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
 )
 
 func init() {
