@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -94,7 +95,7 @@ func microTCSelection(precision, mode, format string) ([]string, []tensorcore.Mo
 func microTC(ld *configs.Loaded, precs []string, modes []tensorcore.Mode,
 	opt tensorcore.MicroOptions) (*microTCOutput, error) {
 	c := ld.Config
-	out := &microTCOutput{Tool: "stcsim " + Version, Config: c.Name, Sources: ld.Sources}
+	out := &microTCOutput{Tool: "stcsim " + sim.Version, Config: c.Name, Sources: ld.Sources}
 	for _, p := range precs {
 		for _, m := range modes {
 			r, err := tensorcore.MicroTCWith(c.TensorCore, c.GPU.SMCount,
