@@ -9,39 +9,12 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-// Mode selects the dense or the 2:4-sparse datapath.
-type Mode int
-
-// The two datapaths of the tensor core.
-const (
-	Dense Mode = iota
-	Sparse
-)
-
-func (m Mode) String() string {
-	if m == Sparse {
-		return "sparse"
-	}
-	return "dense"
-}
-
-// ParseMode reads "dense" or "sparse".
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "dense":
-		return Dense, nil
-	case "sparse":
-		return Sparse, nil
-	}
-	return Dense, fmt.Errorf("unknown mode %q (want dense or sparse)", s)
-}
-
 // Request is a run of Count independent MMAs of the configured dense or
 // sparse shape of one precision, issued back to back by one warp.
 type Request struct {
 	Mode      Mode
-	Precision string // "fp16", "bf16", "tf32", "int8"
-	Count     int    // >= 1
+	Precision Precision
+	Count     int // >= 1
 	// Issued, if set, runs at the cycle the run's last MMA issues (the
 	// warp may go on).
 	Issued func(cycle uint64)
@@ -99,7 +72,7 @@ var (
 // HookItem describes the MMA a hook fires for.
 type HookItem struct {
 	Mode      Mode
-	Precision string
+	Precision Precision
 	Cycle     uint64
 	Count     int // MMAs the event stands for (1 in instruction fidelity)
 }
@@ -123,7 +96,7 @@ type Unit struct {
 	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
-	paths   map[string][2]*path
+	paths   map[Precision][2]*path
 
 	freeAt uint64 // first cycle the issue slot is free
 	stats  Stats
@@ -179,22 +152,22 @@ func (b Builder) Build(name string) *Unit {
 		engine:        b.engine,
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
-		paths:         map[string][2]*path{},
+		paths:         map[Precision][2]*path{},
 		wakes:         map[uint64]bool{},
 	}
-	for _, n := range Names {
+	for _, n := range Precisions {
 		p, _ := b.cfg.Get(n)
 		u.paths[n] = [2]*path{densePath(p), sparsePath(p)}
 	}
 	return u
 }
 
-func densePath(p *Precision) *path {
+func densePath(p *PrecisionConfig) *path {
 	return newPath(p.DenseShape, p.DenseIssueInterval, p.DenseLatency,
 		DenseStages(p), Pattern{N: 1, M: 1})
 }
 
-func sparsePath(p *Precision) *path {
+func sparsePath(p *PrecisionConfig) *path {
 	pat, _ := ParsePattern(p.SparsePattern)
 	return newPath(p.SparseShape, p.SparseIssueInterval, p.SparseLatency,
 		SparseStages(p), pat)
@@ -218,7 +191,7 @@ var dotStageNames = []string{"operand read", "multiply", "add tree", "accumulate
 
 // DenseStages splits dense_latency over dense_stages (earlier stages take
 // the remainder): the operand read and the dot-product array.
-func DenseStages(p *Precision) []Stage {
+func DenseStages(p *PrecisionConfig) []Stage {
 	return split(p.DenseLatency, p.DenseStages, func(i int) string {
 		if p.DenseStages == len(dotStageNames) {
 			return dotStageNames[i]
@@ -232,7 +205,7 @@ func DenseStages(p *Precision) []Stage {
 // inserted after the operand read, taking sparse_latency - dense_latency
 // cycles. When the extra latency cannot give each extra stage a cycle,
 // sparse_latency is split evenly over sparse_stages instead.
-func SparseStages(p *Precision) []Stage {
+func SparseStages(p *PrecisionConfig) []Stage {
 	extra := p.SparseStages - p.DenseStages
 	extraCycles := p.SparseLatency - p.DenseLatency
 	if extra < 1 || extraCycles < extra {
@@ -265,7 +238,7 @@ func split(cycles, n int, name func(int) string) []Stage {
 // Check says whether the unit can serve r.
 func (u *Unit) Check(r Request) error {
 	if _, ok := u.paths[r.Precision]; !ok {
-		return fmt.Errorf("%s: unknown precision %q", u.Name(), r.Precision)
+		return fmt.Errorf("%s: unknown precision %v", u.Name(), r.Precision)
 	}
 	if r.Mode != Dense && r.Mode != Sparse {
 		return fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
@@ -445,7 +418,7 @@ func (u *Unit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 func (u *Unit) Stats() Stats { return u.stats }
 
 // Stages returns the pipeline stages of a precision's datapath.
-func (u *Unit) Stages(precision string, m Mode) ([]Stage, error) {
+func (u *Unit) Stages(precision Precision, m Mode) ([]Stage, error) {
 	p, ok := u.paths[precision]
 	if !ok || (m != Dense && m != Sparse) {
 		return nil, fmt.Errorf("%s: no datapath %s %s", u.Name(), precision, m)
