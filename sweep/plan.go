@@ -272,10 +272,6 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)
 	}
-	if sp != workloads.Dense && workloads.PatternGroup(sp) == 0 {
-		return nil, fmt.Errorf("sparsity %q: want %s, %s or %s", sp,
-			workloads.Sparse24, workloads.Sparse12, workloads.Dense)
-	}
 	seen := map[string]bool{}
 	for _, shape := range ws.GEMMs {
 		m, n, k, err := workloads.ParseGEMM(shape)
