@@ -58,3 +58,26 @@ func TestRunChecksRowsFirst(t *testing.T) {
 		t.Errorf("a dense-only job checks the sparse pattern: %v", err)
 	}
 }
+
+// TestBuiltInModelsPassCheck: what the generators make is what the rules
+// accept, on the default config, in every precision and at odd batches.
+func TestBuiltInModelsPassCheck(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range workloads.Models() {
+		for _, p := range tensorcore.Precisions {
+			for _, b := range []int{1, 3, 32} {
+				tr, err := workloads.Build(m, workloads.Options{Batch: b, Precision: p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				job := Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes}
+				if err := Check(ld.Config, job); err != nil {
+					t.Errorf("%s %v batch %d: %v", m, p, b, err)
+				}
+			}
+		}
+	}
+}
