@@ -7,8 +7,8 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -44,8 +44,10 @@ type gpu struct {
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	g := &gpu{cfg: cfg, engine: akita.NewSerialEngine(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
-	mem, err := memory.New(g.engine, g.clk, cfg.Memory, cfg.GPU.SMCount,
-		cfg.Sim.MemoryGranularity)
+	mem, err := memory.MakeBuilder().WithEngine(g.engine).
+		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
+		WithNumSMs(cfg.GPU.SMCount).
+		WithGranularity(cfg.Sim.MemoryGranularity).Build("Memory")
 	if err != nil {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Properties the model must have whatever its parameters; each compares
@@ -39,7 +41,7 @@ func TestMoreBandwidthNeverSlower(t *testing.T) {
 }
 
 type ensembleStat struct {
-	mode         string
+	mode         tensorcore.Mode
 	mean, spread float64
 }
 

@@ -9,17 +9,19 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func gemmJob(shapes ...[3]int) Job {
 	t := &workloads.Trace{Name: "gemm"}
 	for _, s := range shapes {
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: "g", M: s[0],
-			N: s[1], K: s[2], Precision: "fp16", Sparsity: "2:4",
+			N: s[1], K: s[2], Precision: tensorcore.FP16, Sparsity: "2:4",
 			Count: 1, Batch: 1})
 		t.GEMMs[len(t.GEMMs)-1].Name = fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2])
 	}
-	return Job{Workloads: []*workloads.Trace{t}, Modes: []string{"dense", "sparse"}}
+	return Job{Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes}
 }
 
 func run(t *testing.T, job Job, sets ...string) *Report {
@@ -81,7 +83,7 @@ func TestLargeSquareNearPeak(t *testing.T) {
 
 func TestBatchedGEMMCountsAllBatches(t *testing.T) {
 	job := gemmJob([3]int{128, 128, 64})
-	job.Modes = []string{"dense"}
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	one := run(t, job).Results[0]
 	job.Workloads[0].GEMMs[0].Batch = 64
 	many := run(t, job).Results[0]
@@ -115,7 +117,7 @@ func TestForcedKernelIsUsed(t *testing.T) {
 
 func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 	job := gemmJob([3]int{256, 256, 16384})
-	job.Modes = []string{"dense"}
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job).Results[0]
 	if r.SplitK < 2 {
 		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)

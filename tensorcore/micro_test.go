@@ -10,7 +10,8 @@ import (
 )
 
 // measuredPeaks reads the achieved peaks published for the A100 (the
-// points file's peak-* rows, GPUInspector.jl: many independent WMMAs).
+// points file's peak-* and mma rows: GPUInspector.jl, many independent
+// WMMAs; Sun et al., mma.sp).
 func measuredPeaks(t *testing.T) map[string]float64 {
 	t.Helper()
 	f, err := os.Open("../validation/points/a100-public.csv")
@@ -40,8 +41,10 @@ func measuredPeaks(t *testing.T) map[string]float64 {
 // (Sun et al.), within 5 %: those warps cannot keep every issue slot full.
 func TestMicroTCPeaksMatchMeasured(t *testing.T) {
 	peaks := measuredPeaks(t)
-	for _, tc := range []struct{ prec, id string }{
-		{"fp16", "peak-fp16"}, {"int8", "peak-int8"}, {"tf32", "peak-tf32"}} {
+	for _, tc := range []struct {
+		prec Precision
+		id   string
+	}{{FP16, "peak-fp16"}, {INT8, "peak-int8"}, {TF32, "peak-tf32"}} {
 		want, ok := peaks[tc.id]
 		if !ok {
 			t.Fatalf("no %s row in the points file", tc.id)
@@ -54,7 +57,7 @@ func TestMicroTCPeaksMatchMeasured(t *testing.T) {
 			t.Errorf("%s: %.1f T(FL)OPS simulated, %.1f measured", tc.prec, r.TFLOPS, want)
 		}
 	}
-	sp, err := MicroTC(a100("batched"), 108, 4, 1410, "fp16", Sparse)
+	sp, err := MicroTC(a100("batched"), 108, 4, 1410, FP16, Sparse)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +79,11 @@ func TestDependentChainShowsLatency(t *testing.T) {
 		deeper.FP16.DenseStages++
 		deeper.FP16.SparseLatency += 8
 		deeper.FP16.SparseStages++
-		b, err := MicroTCWith(a100("batched"), 1, 1, 1410, "fp16", m, opt)
+		b, err := MicroTCWith(a100("batched"), 1, 1, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := MicroTCWith(deeper, 1, 1, 1410, "fp16", m, opt)
+		d, err := MicroTCWith(deeper, 1, 1, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,11 +107,11 @@ func TestDependentChainShowsLatency(t *testing.T) {
 func TestMicroTCFidelitiesAgree(t *testing.T) {
 	opt := MicroOptions{MMAsPerTC: 100, Chain: 5}
 	for _, m := range []Mode{Dense, Sparse} {
-		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, "fp16", m, opt)
+		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, "fp16", m, opt)
+		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,14 +128,14 @@ func TestMicroTCErrors(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
 		sms  int
-		prec string
+		prec Precision
 		opt  MicroOptions
 		want string
 	}{
-		{a100("batched"), 0, "fp16", DefaultMicroOptions, "sm_count"},
-		{a100("batched"), 1, "fp8", DefaultMicroOptions, "unknown precision"},
-		{a100("batched"), 1, "fp16", MicroOptions{}, "must be >= 1"},
-		{bad, 1, "fp16", DefaultMicroOptions, "dense_issue_interval"},
+		{a100("batched"), 0, FP16, DefaultMicroOptions, "sm_count"},
+		{a100("batched"), 1, Precision(7), DefaultMicroOptions, "unknown precision"},
+		{a100("batched"), 1, FP16, MicroOptions{}, "must be >= 1"},
+		{bad, 1, FP16, DefaultMicroOptions, "dense_issue_interval"},
 	} {
 		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, Dense, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

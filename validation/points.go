@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Point is one measurement row.
@@ -15,8 +17,8 @@ type Point struct {
 	Line      int
 	ID        string
 	Hardware  string
-	Precision string
-	Kind      string // peak, latency, bandwidth, gemm
+	Precision tensorcore.Precision // fp16 when the column is empty
+	Kind      string               // peak, latency, bandwidth, gemm
 	M, N, K   int
 	Dense     float64 // measured value (peak/latency/bandwidth) or dense time/throughput
 	Sparse    float64 // gemm: sparse time/throughput (0 when absent)
@@ -26,7 +28,7 @@ type Point struct {
 	// Kernels pins the kernel that ran per mode ("dense", "sparse"): a
 	// library tile name, optionally with _splitkN (column kernel, as
 	// dense=NAME;sparse=NAME). Empty: the measurement does not say.
-	Kernels map[string]string
+	Kernels map[tensorcore.Mode]string
 	// Clock is the clock policy of the measurement (column clock):
 	// "locked:MHZ", "boost" (not locked: the GPU's own boost and power
 	// management), or "" (not stated).
@@ -96,11 +98,18 @@ func checkHeader(header []string) error {
 }
 
 func parsePoint(rec []string, line int) (Point, error) {
-	p := Point{Line: line, ID: rec[0], Hardware: rec[1], Precision: rec[2],
+	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11],
 		Clock: strings.TrimSpace(rec[13])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
+	}
+	if err := parseOpt(rec[2], columns[2], func(s string) error {
+		var err error
+		p.Precision, err = tensorcore.ParsePrecision(s)
+		return err
+	}); err != nil {
+		return p, err
 	}
 	kernels, err := parseKernels(rec[12])
 	if err != nil {
@@ -201,15 +210,16 @@ func (p Point) level() (string, bool) {
 }
 
 // parseKernels reads the kernel column: mode=NAME pairs separated by ';'.
-func parseKernels(s string) (map[string]string, error) {
+func parseKernels(s string) (map[tensorcore.Mode]string, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
 	}
-	out := map[string]string{}
+	out := map[tensorcore.Mode]string{}
 	for _, part := range strings.Split(s, ";") {
-		mode, name, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok || (mode != "dense" && mode != "sparse") || name == "" {
+		m, name, ok := strings.Cut(strings.TrimSpace(part), "=")
+		mode, err := tensorcore.ParseMode(m)
+		if !ok || err != nil || name == "" {
 			return nil, fmt.Errorf("column kernel: %q: want dense=NAME;sparse=NAME "+
 				"(a library tile name such as 256x128x32_64x64_s3, optionally "+
 				"with _splitkN)", part)

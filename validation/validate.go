@@ -6,9 +6,9 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim"
-	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -248,7 +248,7 @@ func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error
 		t.GEMMs = append(t.GEMMs, gemmOf(p))
 	}
 	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
-		Modes: []string{"dense", "sparse"}})
+		Modes: tensorcore.Modes})
 	if err != nil {
 		return fmt.Errorf("GEMM rows on %s: %w", name, err)
 	}
@@ -277,12 +277,9 @@ func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error
 }
 
 func gemmOf(p Point) workloads.GEMM {
-	prec := p.Precision
-	if prec == "" {
-		prec = "fp16"
-	}
 	return workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
-		Precision: prec, Sparsity: "2:4", Count: 1, Batch: 1}
+		Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
+		Count: 1, Batch: 1}
 }
 
 func (v *validator) addTime(p Point, kind string, measured float64, sel sim.LayerResult, pin *sim.LayerResult, ld *configs.Loaded) {
@@ -302,8 +299,8 @@ func (r *Row) setPinned(kernel string, simulated float64) {
 // pinned simulates the kernels a row names, each mode on its own with
 // kernel.force (and split_k) set; nil for a mode the row does not pin.
 func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) {
-	out := map[string]*sim.LayerResult{}
-	for _, mode := range []string{"dense", "sparse"} {
+	out := map[tensorcore.Mode]*sim.LayerResult{}
+	for _, mode := range tensorcore.Modes {
 		name, ok := p.Kernels[mode]
 		if !ok {
 			continue
@@ -317,7 +314,7 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 		}
 		t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
 		rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
-			Modes: []string{mode}})
+			Modes: []tensorcore.Mode{mode}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,
 				mode, name, err)
@@ -330,7 +327,7 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 		}
 		out[mode] = &r
 	}
-	return out["dense"], out["sparse"], nil
+	return out[tensorcore.Dense], out[tensorcore.Sparse], nil
 }
 
 // timeUS converts a GEMM row's value to microseconds.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 const csvHeader = "name,m,n,k,precision,sparsity,count,batch\n"
@@ -21,10 +23,10 @@ func TestParseCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Trace{Name: "t.csv", GEMMs: []GEMM{
-		{Name: "fc", M: 1024, N: 32, K: 2048, Precision: "fp16",
+		{Name: "fc", M: 1024, N: 32, K: 2048, Precision: tensorcore.FP16,
 			Sparsity: "2:4", Count: 1, Batch: 1, Weights: "w.npy",
 			Note: "padded, M", UnpaddedM: 1000},
-		{Name: "scores", M: 128, N: 128, K: 64, Precision: "bf16",
+		{Name: "scores", M: 128, N: 128, K: 64, Precision: tensorcore.BF16,
 			Sparsity: "dense", Count: 24, Batch: 16},
 	}}
 	if !reflect.DeepEqual(tr, want) {
@@ -63,6 +65,9 @@ func TestParseCSVErrors(t *testing.T) {
 		{"sparsity", csvHeader + "a,16,16,16,fp16,4:8,1,1\n", 2, 17, `unknown sparsity "4:8"`},
 		{"huge", csvHeader + "a,1073741824,1073741824,1073741824,fp16,2:4,1,1\n", 2, 45, "above the limit"},
 		{"too big dim", csvHeader + "a,16,16,1073741825,fp16,2:4,1,1\n", 2, 9, "k: must be in"},
+		{"k not in groups", csvHeader + "a,16,16,1030,fp16,2:4,1,1\n", 2, 9,
+			"k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4 (pad K to 1032"},
+		{"k not in 1:2 groups", csvHeader + "a,16,16,15,tf32,1:2,1,1\n", 2, 9, "K=15 is not a whole number of the 2-wide"},
 		{"unpadded above padded", "name,m,n,k,precision,sparsity,count,batch,unpadded_k\n" +
 			"a,16,16,16,fp16,2:4,1,1,17\n", 2, 25, "unpadded_k: must be 0"},
 		{"control char", csvHeader + "\"a\nb\",16,16,16,fp16,2:4,1,1\n", 2, 1, "name: control character"},
@@ -106,6 +111,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"string number", `{"gemms": [{"m": "16"}]}`, 1, 18, "m: want a whole number"},
 		{"bad value", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":-4`, 1), 1, 42, "k: must be in"},
 		{"bad sparsity", strings.Replace(`{"gemms": [`+g+`]}`, `"2:4"`, `"3:4"`, 1), 1, 75, `unknown sparsity "3:4"`},
+		{"k not in groups", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":18`, 1), 1, 42, "k: K=18 is not a whole number"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

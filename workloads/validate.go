@@ -3,7 +3,6 @@ package workloads
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"unicode"
 )
 
@@ -70,13 +69,15 @@ func (g *GEMM) check() *fieldError {
 			return badField(d.field, "must be in 1..%d, got %d", MaxDim, d.v)
 		}
 	}
-	if !slices.Contains(Precisions, g.Precision) {
-		return badField("precision", "unknown precision %q (want one of %v)",
-			g.Precision, Precisions)
+	if !g.Precision.Valid() {
+		return badField("precision", "unknown precision %v", g.Precision)
 	}
 	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
 		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",
 			g.Sparsity, Sparse24, Sparse12, Dense)
+	}
+	if fe := g.checkGroups(); fe != nil {
+		return fe
 	}
 	if fe := checkUnpadded("unpadded_m", g.UnpaddedM, g.M); fe != nil {
 		return fe
@@ -93,6 +94,19 @@ func (g *GEMM) check() *fieldError {
 			"above the limit %d", total, int64(MaxMACs))
 	}
 	return nil
+}
+
+// checkGroups: a sparse row's K must be a whole number of its pattern's
+// groups, as the compressed operand (kept values + indices per group) and
+// mma.sp need. Rows are never padded silently: Pad does it, and says so.
+func (g *GEMM) checkGroups() *fieldError {
+	group := PatternGroup(g.Sparsity)
+	if group == 0 || g.K%group == 0 {
+		return nil
+	}
+	return badField("k", "K=%d is not a whole number of the %d-wide groups "+
+		"of sparsity %s (pad K to %d, or make the row dense)", g.K, group,
+		g.Sparsity, roundUp(g.K, group))
 }
 
 func checkUnpadded(field string, v, padded int) *fieldError {

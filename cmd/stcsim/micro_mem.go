@@ -7,8 +7,9 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/sim"
 )
 
 func init() {
@@ -24,6 +25,11 @@ type microMemOutput struct {
 	Sources []string             `json:"sources"`
 	Results []memory.MicroResult `json:"results"`
 }
+
+// microMem is the microbenchmark the command runs. The command's tests
+// replace it to check what it is called with and what is printed, so
+// that the full microbenchmark runs in memory's tests only.
+var microMem = memory.MicroMem
 
 func runMicroMem(args []string) int {
 	fs := newFlagSet("micro mem", "[--config NAME|PATH]... "+
@@ -44,13 +50,12 @@ func runMicroMem(args []string) int {
 		return code
 	}
 	c := ld.Config
-	res, err := memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz),
-		c.GPU.SMCount)
+	res, err := microMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
 		return exitInternal
 	}
-	out := &microMemOutput{Tool: "stcsim " + Version, Config: c.Name,
+	out := &microMemOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
 		Sources: ld.Sources, Results: res}
 	if *format == "json" {
 		enc := json.NewEncoder(os.Stdout)

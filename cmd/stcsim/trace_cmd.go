@@ -9,6 +9,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 func init() {
@@ -56,7 +60,7 @@ func runTraceExport(args []string) int {
 		return code
 	}
 	t, err := exportTrace(*workload, workloads.Options{Batch: *batch, Seq: *seq,
-		Resolution: *res, Precision: *precision, PerLayer: *perLayer}, *format)
+		Resolution: *res, PerLayer: *perLayer}, *precision, *format)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
 		return exitUsage
@@ -77,10 +81,17 @@ func runTraceExport(args []string) int {
 	return exitOK
 }
 
-// exportTrace builds the model or loads the file to export.
-func exportTrace(name string, o workloads.Options, format string) (*workloads.Trace, error) {
+// exportTrace builds the model or loads the file to export; a precision
+// other than "" overrides the rows' own.
+func exportTrace(name string, o workloads.Options, precision, format string) (*workloads.Trace, error) {
 	if format != "csv" && format != "json" {
 		return nil, fmt.Errorf("--format %q: want csv or json", format)
+	}
+	if precision != "" {
+		var err error
+		if o.Precision, err = tensorcore.ParsePrecision(precision); err != nil {
+			return nil, fmt.Errorf("--precision: %w", err)
+		}
 	}
 	for _, v := range []struct {
 		flag string
@@ -105,7 +116,7 @@ func exportTrace(name string, o workloads.Options, format string) (*workloads.Tr
 	if err != nil {
 		return nil, err
 	}
-	if o.Precision != "" {
+	if precision != "" {
 		return t.WithPrecision(o.Precision)
 	}
 	return t, nil
@@ -147,20 +158,34 @@ func runTraceList(args []string) int {
 	return exitOK
 }
 
-// runTraceCheck parses trace files and loads the weights their rows name.
+// runTraceCheck parses trace files, loads the weights their rows name and
+// checks the rows against a config as run does (sim.Check).
 func runTraceCheck(args []string) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(os.Stderr, "usage: stcsim trace check FILE...")
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return exitOK
-		}
-		return exitUsage
+	fs := newFlagSet("trace check", "[--config C] [--set k=v] FILE...")
+	var cf configFlags
+	cf.add(fs)
+	paths, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
-	code := exitOK
-	for _, path := range args {
+	if len(paths) == 0 {
+		return usageError(fs, "no trace file given")
+	}
+	ld, code := cf.load()
+	if ld == nil {
+		return code
+	}
+	for _, path := range paths {
 		t, err := workloads.Load(path)
 		if err == nil {
 			err = checkRowWeights(t)
+		}
+		if err == nil {
+			err = sim.Check(ld.Config, sim.Job{
+				Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim trace check:", err)
