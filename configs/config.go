@@ -133,7 +133,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.TensorCore.Validate().Prefix("tensorcore")...)
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
-	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
 	return l.Sorted()
 }
 
