@@ -138,7 +138,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.TensorCore.Validate().Prefix("tensorcore")...)
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
-	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
 	return l.Sorted()
 }

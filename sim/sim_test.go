@@ -68,6 +68,9 @@ func TestSparseSpeedupShape(t *testing.T) {
 // extrapolation keeps it to seconds (its error on 16384^3 is 0.3 %,
 // docs/performance.md).
 func TestLargeSquareNearPeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("8192^3 dense and sparse: the slowest test of the package; run without -short")
+	}
 	rep := run(t, gemmJob([3]int{8192, 8192, 8192}), "sim.extrapolate_waves=true")
 	dense, sparse := rep.Results[0], rep.Results[1]
 	if dense.TFLOPS < 0.9*312 {
