@@ -4,15 +4,19 @@ package sim
 // the record of stcsim's machine-readable output. Field names are the
 // stable JSON/CSV contract (see docs/user-guide.md).
 type LayerResult struct {
-	Workload       string  `json:"workload"`
-	Layer          string  `json:"layer"`
-	M              int     `json:"m"`
-	N              int     `json:"n"`
-	K              int     `json:"k"`
-	Batch          int     `json:"batch"`
-	Precision      string  `json:"precision"`
-	Mode           string  `json:"mode"`
-	SparseApplied  bool    `json:"sparse_applied"`
+	Workload      string `json:"workload"`
+	Layer         string `json:"layer"`
+	M             int    `json:"m"`
+	N             int    `json:"n"`
+	K             int    `json:"k"`
+	Batch         int    `json:"batch"`
+	Precision     string `json:"precision"`
+	Mode          string `json:"mode"`
+	SparseApplied bool   `json:"sparse_applied"`
+	// Pattern and SparseOperand describe a record run sparse: the N:M
+	// pattern and which operand it prunes (weights or activations).
+	Pattern        string  `json:"pattern,omitempty"`
+	SparseOperand  string  `json:"sparse_operand,omitempty"`
 	Count          int     `json:"count"`
 	Kernel         string  `json:"kernel"`
 	SplitK         int     `json:"split_k"`

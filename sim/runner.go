@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -54,8 +55,13 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 					g.Name, err)
 			}
 			for _, m := range r.job.Modes {
+				shape, err := shapeOf(g, m)
+				if err != nil {
+					return nil, fmt.Errorf("workload %s layer %s: %w",
+						w.Name, g.Name, err)
+				}
 				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
-					mode: m, shape: shapeOf(g, m)})
+					mode: m, shape: shape})
 			}
 		}
 	}
@@ -63,11 +69,25 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 }
 
 // shapeOf is the GEMM a record runs: the sparse variant runs the sparse
-// kernel only where the layer is pruned.
-func shapeOf(g workloads.GEMM, mode string) gemmShape {
-	return gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
+// kernel, with the row's pattern, only where the layer is pruned. Sparse
+// activations run as the transposed GEMM (D^T = B^T A^T: N x M, the
+// activations the MMA's compressed A operand).
+func shapeOf(g workloads.GEMM, mode string) (gemmShape, error) {
+	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
-		Sparse:    mode == "sparse" && g.Sparsity != "dense"}
+		Sparse:    mode == "sparse" && g.Sparsity != workloads.Dense}
+	if !s.Sparse {
+		return s, nil
+	}
+	pat, err := tensorcore.ParsePattern(g.Sparsity)
+	if err != nil {
+		return s, err
+	}
+	s.Pattern = pat
+	if g.SparseOperand == workloads.OperandActivations {
+		s.M, s.N = s.N, s.M
+	}
+	return s, nil
 }
 
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
@@ -137,6 +157,13 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
 		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
 		Note: g.Note}
+	if j.shape.Sparse {
+		res.Pattern = j.shape.Pattern.String()
+		res.SparseOperand = workloads.OperandWeights
+		if g.SparseOperand != "" {
+			res.SparseOperand = g.SparseOperand
+		}
+	}
 	fillTraffic(&res, k, sec)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+

@@ -2,6 +2,7 @@ package tensorcore
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/stcsim/stcsim/configs/check"
 )
@@ -9,7 +10,7 @@ import (
 // Config holds the tensor-core parameters of one GPU, per precision.
 type Config struct {
 	// Fidelity is "batched" (a warp's run of back-to-back MMAs is one
-	// event) or "instruction" (every MMA is simulated).
+	// event) or "instruction" (every MMA moves through the stages).
 	Fidelity string    `yaml:"fidelity"`
 	FP16     Precision `yaml:"fp16"`
 	BF16     Precision `yaml:"bf16"`
@@ -17,20 +18,46 @@ type Config struct {
 	INT8     Precision `yaml:"int8"`
 }
 
-// Precision holds the datapath parameters of one input precision.
+// Precision is the structural description of one input precision's
+// datapath in one sub-partition's tensor core. The issue interval and the
+// latency of every instruction are derived from it (Derive); nothing here
+// is an interval or a latency of a whole instruction.
 type Precision struct {
-	DenseFMAPerClk     int    `yaml:"dense_fma_per_clk"`
-	DenseShape         string `yaml:"dense_shape"`
-	DenseIssueInterval int    `yaml:"dense_issue_interval"`
-	DenseLatency       int    `yaml:"dense_latency"`
-	DenseStages        int    `yaml:"dense_stages"`
+	// Multipliers is the number of products the dot-product array forms
+	// per cycle (one per multiplier).
+	Multipliers int `yaml:"multipliers"`
+	// AOperandBytesPerClk and BOperandBytesPerClk are the widths of operand
+	// delivery into the datapath. In sparse mode A carries only the kept
+	// values and B carries the whole M-wide chunk for the selector muxes.
+	AOperandBytesPerClk int `yaml:"a_operand_bytes_per_clk"`
+	BOperandBytesPerClk int `yaml:"b_operand_bytes_per_clk"`
+	// SelectorFanIn is the inputs of each selector mux (one mux per
+	// multiplier): the B candidates a kept A value can be matched with in
+	// one pass. A pattern with M > fan-in takes ceil(M/fan-in) passes.
+	SelectorFanIn int `yaml:"selector_fan_in"`
+	// MetadataBitsPerClk is the read and decode rate of the metadata
+	// register.
+	MetadataBitsPerClk int `yaml:"metadata_bits_per_clk"`
+	// AccumulatePerClk is the accumulator elements (of C/D) the
+	// accumulation stage reads, adds and writes per cycle.
+	AccumulatePerClk int `yaml:"accumulate_per_clk"`
+	// Fill latencies: the cycles the first data of an instruction takes
+	// through each stage. A stage's occupancy (how long it is held) comes
+	// from the rates above; an instruction's latency is the sum of the
+	// fills plus its longest occupancy.
+	OperandLatency    int `yaml:"operand_latency"`
+	DecodeLatency     int `yaml:"metadata_decode_latency"`
+	MuxLevelLatency   int `yaml:"mux_level_latency"` // per 2:1 level: ceil(log2 fan-in) levels
+	DotLatency        int `yaml:"dot_latency"`       // multiply and add tree
+	AccumulateLatency int `yaml:"accumulate_latency"`
 
-	SparseShape         string `yaml:"sparse_shape"`
-	SparseIssueInterval int    `yaml:"sparse_issue_interval"`
-	SparseLatency       int    `yaml:"sparse_latency"`
-	SparseStages        int    `yaml:"sparse_stages"`
-	SparsePattern       string `yaml:"sparse_pattern"`
-	MetadataBits        int    `yaml:"metadata_bits"`
+	// DenseShape is the dense mma instruction; the sparse instruction of a
+	// pattern N:M is the same m and n with K scaled by M/N (so it multiplies
+	// as many kept values as the dense one).
+	DenseShape string `yaml:"dense_shape"`
+	// SparsePattern is the pattern sparse rows run with unless a trace
+	// row names its own.
+	SparsePattern string `yaml:"sparse_pattern"`
 }
 
 // Shape is an MMA instruction shape mMnNkK.
@@ -58,14 +85,39 @@ type Pattern struct{ N, M int }
 
 func (p Pattern) String() string { return fmt.Sprintf("%d:%d", p.N, p.M) }
 
+// Dense is the pattern of a dense operand (every value kept).
+func (p Pattern) Dense() bool { return p.N == p.M }
+
 // ParsePattern reads "2:4".
 func ParsePattern(s string) (Pattern, error) {
 	var p Pattern
 	n, err := fmt.Sscanf(s, "%d:%d", &p.N, &p.M)
-	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.String() != s {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
+	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.M > 64 || p.String() != s {
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M <= 64, like 2:4)", s)
 	}
 	return p, nil
+}
+
+// MetadataBits is the metadata width of one kept value of pattern p:
+// ceil(log2 M) index bits (2 for 2:4 and 1:4, 3 for 2:8 and 4:8), except
+// 1:2, whose only hardware format is tf32's (PTX ISA, mma.sp with
+// .tf32): a 4-bit field naming two adjacent 16-bit halves of a 2:4 chunk.
+func MetadataBits(p Pattern) int {
+	if p == (Pattern{N: 1, M: 2}) {
+		return 4
+	}
+	return bits.Len(uint(p.M - 1))
+}
+
+// SparseShape is the mma.sp shape of pattern p for a dense shape: K scaled
+// by M/N, or an error when that is not a whole number.
+func SparseShape(dense Shape, p Pattern) (Shape, error) {
+	if dense.K*p.M%p.N != 0 {
+		return Shape{}, fmt.Errorf("pattern %s does not fit the %s "+
+			"instruction: K %d x %d/%d is not a whole number", p, dense,
+			dense.K, p.M, p.N)
+	}
+	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M / p.N}, nil
 }
 
 // Names lists the precisions in a fixed order.
@@ -110,60 +162,41 @@ func (c *Config) Validate() check.List {
 
 func (p *Precision) validate() check.List {
 	var l check.List
-	l.PowerOfTwo("dense_fma_per_clk", p.DenseFMAPerClk)
-	dense, err := ParseShape(p.DenseShape)
-	if err != nil {
-		l.Add("dense_shape", "%v", err)
+	for _, v := range []struct {
+		k string
+		v int
+	}{{"multipliers", p.Multipliers},
+		{"a_operand_bytes_per_clk", p.AOperandBytesPerClk},
+		{"b_operand_bytes_per_clk", p.BOperandBytesPerClk},
+		{"metadata_bits_per_clk", p.MetadataBitsPerClk},
+		{"accumulate_per_clk", p.AccumulatePerClk}} {
+		l.Positive(v.k, v.v)
 	}
-	sparse, err := ParseShape(p.SparseShape)
-	if err != nil {
-		l.Add("sparse_shape", "%v", err)
-	}
-	pat, err := ParsePattern(p.SparsePattern)
-	if err != nil {
-		l.Add("sparse_pattern", "%v", err)
+	if p.SelectorFanIn < 2 || p.SelectorFanIn > 64 {
+		l.Add("selector_fan_in", "must be in 2..64, got %d", p.SelectorFanIn)
 	}
 	for _, v := range []struct {
 		k string
 		v int
-	}{{"dense_issue_interval", p.DenseIssueInterval},
-		{"dense_latency", p.DenseLatency}, {"dense_stages", p.DenseStages},
-		{"sparse_issue_interval", p.SparseIssueInterval},
-		{"sparse_latency", p.SparseLatency},
-		{"sparse_stages", p.SparseStages},
-		{"metadata_bits", p.MetadataBits}} {
-		l.Positive(v.k, v.v)
+	}{{"operand_latency", p.OperandLatency},
+		{"metadata_decode_latency", p.DecodeLatency},
+		{"mux_level_latency", p.MuxLevelLatency},
+		{"dot_latency", p.DotLatency},
+		{"accumulate_latency", p.AccumulateLatency}} {
+		l.NonNegative(v.k, v.v)
 	}
-	if len(l) > 0 {
-		return l
+	dense, err := ParseShape(p.DenseShape)
+	if err != nil {
+		l.Add("dense_shape", "%v", err)
 	}
-	if dense.FMAs() != p.DenseIssueInterval*p.DenseFMAPerClk {
-		l.Add("dense_issue_interval", "inconsistent: %s has %d FMAs, "+
-			"which at %d FMA/clk takes %d cycles, not %d", dense,
-			dense.FMAs(), p.DenseFMAPerClk,
-			dense.FMAs()/p.DenseFMAPerClk, p.DenseIssueInterval)
+	pat, perr := ParsePattern(p.SparsePattern)
+	if perr != nil {
+		l.Add("sparse_pattern", "%v", perr)
 	}
-	if sparse.M != dense.M || sparse.N != dense.N ||
-		sparse.K*pat.N != dense.K*pat.M {
-		l.Add("sparse_shape", "inconsistent with dense_shape %s and "+
-			"sparse_pattern %s: want m%dn%dk%d", dense, pat,
-			dense.M, dense.N, dense.K*pat.M/pat.N)
-	}
-	if p.SparseLatency < p.DenseLatency {
-		l.Add("sparse_latency", "must be >= dense_latency (%d): the "+
-			"sparse path adds metadata decode and selector stages",
-			p.DenseLatency)
-	}
-	if p.DenseLatency < p.DenseStages || p.SparseLatency < p.SparseStages {
-		l.Add("dense_latency", "latency must be >= stage count")
-	}
-	if 1<<p.MetadataBits < pat.M {
-		l.Add("metadata_bits", "%d bits cannot index %d positions",
-			p.MetadataBits, pat.M)
-	} else if w := metaFieldBits(pat); p.MetadataBits != w {
-		l.Add("metadata_bits", "%s metadata is %d bits per kept value "+
-			"(the PTX encoding Compress writes), not %d", pat, w,
-			p.MetadataBits)
+	if err == nil && perr == nil {
+		if _, err := SparseShape(dense, pat); err != nil {
+			l.Add("sparse_pattern", "%v", err)
+		}
 	}
 	return l
 }

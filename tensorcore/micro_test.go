@@ -2,6 +2,7 @@ package tensorcore
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -63,7 +64,7 @@ func TestMicroTCFidelitiesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Fidelity, i.Fidelity = "", ""
-		if b != i {
+		if !reflect.DeepEqual(b, i) {
 			t.Errorf("%s: batched %+v, instruction %+v", m, b, i)
 		}
 	}
@@ -71,7 +72,7 @@ func TestMicroTCFidelitiesAgree(t *testing.T) {
 
 func TestMicroTCErrors(t *testing.T) {
 	bad := a100("batched")
-	bad.FP16.DenseIssueInterval = 7
+	bad.FP16.Multipliers = 0
 	for _, tc := range []struct {
 		cfg  Config
 		sms  int
@@ -82,7 +83,7 @@ func TestMicroTCErrors(t *testing.T) {
 		{a100("batched"), 0, "fp16", DefaultMicroOptions, "sm_count"},
 		{a100("batched"), 1, "fp8", DefaultMicroOptions, "unknown precision"},
 		{a100("batched"), 1, "fp16", MicroOptions{}, "must be >= 1"},
-		{bad, 1, "fp16", DefaultMicroOptions, "dense_issue_interval"},
+		{bad, 1, "fp16", DefaultMicroOptions, "multipliers"},
 	} {
 		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, Dense, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -15,18 +16,16 @@ import (
 // a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
 // configs package cannot be imported here (it imports tensorcore).
 func a100(fidelity string) Config {
-	p := func(fma int, dsh, ssh, pat string) Precision {
-		bits := 2
-		if pat == "1:2" {
-			bits = 4
-		}
-		return Precision{DenseFMAPerClk: fma, DenseShape: dsh, DenseIssueInterval: 8,
-			DenseLatency: 32, DenseStages: 4, SparseShape: ssh, SparseIssueInterval: 8,
-			SparseLatency: 36, SparseStages: 6, SparsePattern: pat, MetadataBits: bits}
+	p := func(mult, meta int, dsh, pat string) Precision {
+		return Precision{Multipliers: mult, AOperandBytesPerClk: 64,
+			BOperandBytesPerClk: 64, SelectorFanIn: 4, MetadataBitsPerClk: meta,
+			AccumulatePerClk: 16, OperandLatency: 8, DecodeLatency: 2,
+			MuxLevelLatency: 1, DotLatency: 8, AccumulateLatency: 8,
+			DenseShape: dsh, SparsePattern: pat}
 	}
 	return Config{Fidelity: fidelity,
-		FP16: p(256, "m16n8k16", "m16n8k32", "2:4"), BF16: p(256, "m16n8k16", "m16n8k32", "2:4"),
-		TF32: p(128, "m16n8k8", "m16n8k16", "1:2"), INT8: p(512, "m16n8k32", "m16n8k64", "2:4")}
+		FP16: p(256, 64, "m16n8k16", "2:4"), BF16: p(256, 64, "m16n8k16", "2:4"),
+		TF32: p(128, 64, "m16n8k8", "1:2"), INT8: p(512, 128, "m16n8k32", "2:4")}
 }
 
 // driver submits requests from its own events, as the SM model will.
@@ -132,24 +131,34 @@ func TestUnitChainLatency(t *testing.T) {
 	}
 }
 
-func TestFidelitiesAgree(t *testing.T) {
+// TestFidelitiesAgreeOnOnePath: random queued runs of one datapath, and a
+// dependent chain, give identical callback cycles and stats in both
+// fidelities, at the defaults and with a bottleneck moved to each stage.
+func TestFidelitiesAgreeOnOnePath(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
+	tweaks := []func(*Precision){
+		func(*Precision) {},
+		func(p *Precision) { p.BOperandBytesPerClk = 24 },                  // operand read binds
+		func(p *Precision) { p.MetadataBitsPerClk = 40 },                   // decode binds
+		func(p *Precision) { p.AccumulatePerClk = 5 },                      // accumulate binds
+		func(p *Precision) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
+	}
 	for trial := 0; trial < 20; trial++ {
+		prec := Names[rng.Intn(4)]
+		mode := Mode(rng.Intn(3))
+		cfg := a100("")
+		p, _ := cfg.Get(prec)
+		tweaks[trial%len(tweaks)](p)
+		if prec == "tf32" && trial%len(tweaks) == 4 {
+			p.SparsePattern = "1:2"
+		}
 		var subs []sub
 		at := uint64(0)
 		for i := 0; i < 30; i++ {
 			at += uint64(rng.Intn(60))
-			subs = append(subs, sub{at, Request{Mode: Mode(rng.Intn(2)),
-				Precision: Names[rng.Intn(4)], Count: 1 + rng.Intn(20)}})
+			subs = append(subs, sub{at, Request{Mode: mode, Precision: prec,
+				Count: 1 + rng.Intn(20)}})
 		}
-		cfg := a100("")
-		if trial%2 == 1 { // uneven stages and intervals
-			cfg.FP16.SparseLatency, cfg.FP16.SparseStages = 41, 7
-			cfg.INT8.DenseLatency, cfg.INT8.DenseStages = 29, 3
-		}
-		// The chain runs alone: a chain submission and a driver submission
-		// in the same cycle come from two handlers, which Akita orders
-		// arbitrarily, so mixing them would test the engine, not the unit.
 		for _, c := range []struct {
 			subs  []sub
 			chain int
@@ -159,7 +168,7 @@ func TestFidelitiesAgree(t *testing.T) {
 			cfg.Fidelity = "instruction"
 			li, si := play(t, cfg, c.subs, c.chain)
 			if !reflect.DeepEqual(lb, li) {
-				t.Fatalf("trial %d: batched\n%v\ninstruction\n%v", trial, lb, li)
+				t.Fatalf("trial %d (%s %s): batched\n%v\ninstruction\n%v", trial, prec, mode, lb, li)
 			}
 			if sb != si {
 				t.Fatalf("trial %d: stats %+v vs %+v", trial, sb, si)
@@ -168,31 +177,37 @@ func TestFidelitiesAgree(t *testing.T) {
 	}
 }
 
-func TestStages(t *testing.T) {
-	p := a100("batched").FP16
-	sum := func(s []Stage) (n int) {
-		for _, x := range s {
-			n += x.Cycles
+// TestFidelitiesDifferOnSwitch: when consecutive MMAs take different
+// datapaths, instruction fidelity sees the stage hazards that batched
+// fidelity's single issue interval does not. A dense MMA right behind a
+// sparse one would reach the shared dot-product stage 4 cycles (the
+// sparse path's decode and mux fills) before the sparse MMA has left it,
+// so it issues 4 cycles later than the interval says; a sparse MMA behind
+// a dense one meets no such stage.
+func TestFidelitiesDifferOnSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		first, second Mode
+		batched, inst string
+	}{
+		{Sparse, Dense, "00000008 issued 1", "00000012 issued 1"},
+		{Dense, Sparse, "00000008 issued 1", "00000008 issued 1"},
+	} {
+		subs := []sub{{0, Request{Mode: tc.first, Precision: "fp16", Count: 1}},
+			{0, Request{Mode: tc.second, Precision: "fp16", Count: 1}}}
+		for f, want := range map[string]string{"batched": tc.batched, "instruction": tc.inst} {
+			log, _ := play(t, a100(f), subs, 0)
+			if !slices.Contains(log, want) {
+				t.Errorf("%s then %s, %s: %v, want %q", tc.first, tc.second, f, log, want)
+			}
 		}
-		return n
-	}
-	d, s := DenseStages(&p), SparseStages(&p)
-	if len(d) != 4 || sum(d) != 32 || len(s) != 6 || sum(s) != 36 {
-		t.Fatalf("dense %v, sparse %v", d, s)
-	}
-	if s[1].Name != "metadata decode" || s[2].Name != "selector mux" || s[1].Cycles != 2 {
-		t.Errorf("sparse front stages %v", s)
-	}
-	p.SparseLatency, p.SparseStages = 33, 7 // 1 extra cycle, 3 extra stages
-	if s := SparseStages(&p); len(s) != 7 || sum(s) != 33 {
-		t.Errorf("fallback split %v", s)
 	}
 }
 
 func TestUnitCheck(t *testing.T) {
 	u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
 	for _, r := range []Request{{Precision: "fp8", Count: 1}, {Precision: "fp16", Count: 0},
-		{Precision: "fp16", Mode: 7, Count: 1}} {
+		{Precision: "fp16", Mode: 7, Count: 1},
+		{Precision: "fp16", Mode: Sparse, Pattern: Pattern{N: 3, M: 8}, Count: 1}} {
 		if u.Check(r) == nil {
 			t.Errorf("accepted %+v", r)
 		}
@@ -227,6 +242,35 @@ func TestHooks(t *testing.T) {
 		}
 		if h.issue != 7 || h.complete != 7 {
 			t.Errorf("%s: %d issued, %d completed, want 7 and 7", f, h.issue, h.complete)
+		}
+	}
+}
+
+// TestIssueMatchesSubmit: issuing MMAs one by one with FreeAt/Issue gives
+// the issue and write-back cycles of the same MMAs submitted as runs, in
+// both fidelities, across a switch of datapath.
+func TestIssueMatchesSubmit(t *testing.T) {
+	reqs := []Request{{Mode: Sparse, Precision: "fp16", Count: 1},
+		{Mode: Dense, Precision: "fp16", Count: 1}, {Mode: Dense, Precision: "fp16", Count: 1},
+		{Mode: Sparse, Precision: "int8", Count: 1}}
+	for _, f := range []string{"batched", "instruction"} {
+		var subs []sub
+		for _, r := range reqs {
+			subs = append(subs, sub{0, r})
+		}
+		want, _ := play(t, a100(f), subs, 0)
+		u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100(f)).Build("TC")
+		var got []string
+		for i, r := range reqs {
+			issued, done, err := u.Issue(0, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%08d issued %d", issued, i), fmt.Sprintf("%08d done %d", done, i))
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Issue %v, Submit %v", f, got, want)
 		}
 	}
 }

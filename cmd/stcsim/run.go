@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -34,6 +35,7 @@ type runFlags struct {
 	batch     int
 	seq       int
 	precision string
+	operand   string
 	mode      string
 	format    string
 	out       string
@@ -52,6 +54,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
+	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
+		"prune: weights or activations (run as the transposed GEMM); "+
+		"default each trace row's own (weights)")
 	fs.StringVar(&f.mode, "mode", "both", "dense, sparse or both")
 	fs.StringVar(&f.format, "format", "table", "standard output: table, csv or json")
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
@@ -96,12 +101,14 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
+	var builtin []bool // per workload: a model or --gemm, not a trace file
 	for _, n := range names {
 		t, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
 		job.Workloads = append(job.Workloads, t)
+		builtin = append(builtin, slices.Contains(workloads.Models(), n))
 	}
 	if len(f.gemms) > 0 {
 		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"))
@@ -109,15 +116,49 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			return job, err
 		}
 		job.Workloads = append(job.Workloads, t)
+		builtin = append(builtin, true)
 	}
-	if f.precision != "" {
-		for i, t := range job.Workloads {
-			if job.Workloads[i], err = t.WithPrecision(f.precision); err != nil {
+	for i, t := range job.Workloads {
+		if f.precision != "" {
+			if t, err = t.WithPrecision(f.precision); err != nil {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
+		if job.Workloads[i], err = f.sparseRows(cfg, t, builtin[i]); err != nil {
+			return job, err
+		}
 	}
 	return job, checkSparseK(cfg, job)
+}
+
+// sparseRows gives the sparse rows of a built-in workload (a model or
+// --gemm) the config's sparse_pattern of their precision (trace-file rows
+// keep their own), and every sparse row the --sparse-operand.
+func (f *runFlags) sparseRows(cfg *configs.Config, t *workloads.Trace, builtin bool) (*workloads.Trace, error) {
+	switch f.operand {
+	case "", workloads.OperandWeights, workloads.OperandActivations:
+	default:
+		return nil, fmt.Errorf("--sparse-operand %q: want %s or %s", f.operand,
+			workloads.OperandWeights, workloads.OperandActivations)
+	}
+	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	for i, g := range out.GEMMs {
+		if g.Sparsity == workloads.Dense {
+			continue
+		}
+		if builtin {
+			prec, err := cfg.TensorCore.Get(g.Precision)
+			if err != nil {
+				return nil, fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
+			}
+			g.Sparsity = prec.SparsePattern
+		}
+		if f.operand != "" {
+			g.SparseOperand = f.operand
+		}
+		out.GEMMs[i] = g
+	}
+	return out, nil
 }
 
 func (f *runFlags) precisionOr(def string) string {
@@ -181,7 +222,8 @@ func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
 		}
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: "2:4", Count: 1, Batch: 1})
+			Precision: precision, Sparsity: workloads.SparsityFor(precision),
+			Count: 1, Batch: 1})
 	}
 	return t, nil
 }
@@ -205,7 +247,13 @@ func checkSparseK(cfg *configs.Config, job sim.Job) error {
 			if err != nil {
 				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
 			}
-			pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
+			pat, err := tensorcore.ParsePattern(g.Sparsity)
+			if err == nil {
+				_, err = tensorcore.Derive(prec, g.Precision, tensorcore.Sparse, pat, 0)
+			}
+			if err != nil {
+				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
+			}
 			if g.K%pat.M != 0 {
 				return fmt.Errorf("%s layer %s: K=%d is not a multiple of "+
 					"the %s sparse chunk (%d) of %s", t.Name, g.Name, g.K,
