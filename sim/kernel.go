@@ -19,6 +19,7 @@ type gemmShape struct {
 	Pattern  tensorcore.Pattern
 	Dual     bool
 	Products int
+	Masks    string // dual-side: where the masks came from
 }
 
 // kernelPlan is a GEMM mapped onto one tile configuration: everything the
@@ -169,6 +170,10 @@ func (p *kernelPlan) stageBytes() {
 		p.metaStageB = p.metaBytes(t.BM, keptK)
 	}
 	p.bStageB = t.BN * t.BK * p.elemBytes
+	if p.shape.Dual { // B compressed too, its metadata after A's
+		p.bStageB = t.BN * keptK * p.elemBytes
+		p.metaStageB += p.metaBytes(t.BN, keptK)
+	}
 }
 
 // warpWork sizes one warp's work per k-step: fragments loaded with
@@ -180,9 +185,15 @@ func (p *kernelPlan) warpWork() {
 	keptInstK := p.inst.K * p.pattern.N / p.pattern.M
 	aFrag := t.WarpM * keptInstK * p.elemBytes
 	bFrag := t.WarpN * p.inst.K * p.elemBytes
+	if p.shape.Dual {
+		bFrag = t.WarpN * keptInstK * p.elemBytes
+	}
 	p.fragBytes = p.groups * (aFrag + bFrag)
 	if p.shape.Sparse {
 		p.metaFragB = p.groups * p.metaBytes(t.WarpM, keptInstK)
+	}
+	if p.shape.Dual {
+		p.metaFragB += p.groups * p.metaBytes(t.WarpN, keptInstK)
 	}
 	acc := t.WarpM * t.WarpN / 32
 	frag := 2 * (aFrag + bFrag) / 4 / 32

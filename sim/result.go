@@ -15,8 +15,14 @@ type LayerResult struct {
 	SparseApplied bool   `json:"sparse_applied"`
 	// Pattern and SparseOperand describe a record run sparse: the N:M
 	// pattern and which operand it prunes (weights or activations).
-	Pattern        string  `json:"pattern,omitempty"`
-	SparseOperand  string  `json:"sparse_operand,omitempty"`
+	Pattern       string `json:"pattern,omitempty"`
+	SparseOperand string `json:"sparse_operand,omitempty"`
+	// DualSide marks the hypothetical dual-side mode; Masks says where its
+	// masks came from and DualProducts is the mean products per MMA their
+	// intersection leaves.
+	DualSide       bool    `json:"dual_side,omitempty"`
+	Masks          string  `json:"masks,omitempty"`
+	DualProducts   int     `json:"dual_products_per_mma,omitempty"`
 	Count          int     `json:"count"`
 	Kernel         string  `json:"kernel"`
 	SplitK         int     `json:"split_k"`

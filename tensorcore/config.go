@@ -11,7 +11,13 @@ import (
 type Config struct {
 	// Fidelity is "batched" (a warp's run of back-to-back MMAs is one
 	// event) or "instruction" (every MMA moves through the stages).
-	Fidelity string    `yaml:"fidelity"`
+	Fidelity string `yaml:"fidelity"`
+	// DualSide makes the sparse mode a hypothetical dual-side datapath:
+	// both operands N:M compressed, products only where both masks keep a
+	// value (docs/tensorcore.md). MaskSeed seeds the synthetic masks it
+	// uses where a trace row has no weight file.
+	DualSide bool      `yaml:"dual_side"`
+	MaskSeed int       `yaml:"mask_seed"`
 	FP16     Precision `yaml:"fp16"`
 	BF16     Precision `yaml:"bf16"`
 	TF32     Precision `yaml:"tf32"`
@@ -153,6 +159,7 @@ func ElementBytes(precision string) int {
 func (c *Config) Validate() check.List {
 	var l check.List
 	l.OneOf("fidelity", c.Fidelity, "batched", "instruction")
+	l.NonNegative("mask_seed", c.MaskSeed)
 	for _, n := range Names {
 		p, _ := c.Get(n)
 		l = append(l, p.validate().Prefix(n)...)

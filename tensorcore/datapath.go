@@ -66,11 +66,23 @@ func MuxLevels(fanIn int) int { return bits.Len(uint(fanIn - 1)) }
 // any of the M candidates of a chunk: ceil(M / fan-in).
 func SelectorPasses(fanIn int, p Pattern) int { return (p.M + fanIn - 1) / fanIn }
 
+// DualShape is the instruction shape of the dual-side mode: K scaled by
+// (M/N)^2, so that two independent N:M masks leave, on average, as many
+// products as the dense instruction has.
+func DualShape(dense Shape, p Pattern) (Shape, error) {
+	if dense.K*p.M*p.M%(p.N*p.N) != 0 {
+		return Shape{}, fmt.Errorf("pattern %s does not fit the dual-side "+
+			"%s instruction: K %d x (%d/%d)^2 is not a whole number", p, dense,
+			dense.K, p.M, p.N)
+	}
+	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M * p.M / (p.N * p.N)}, nil
+}
+
 // Derive builds the datapath of precision name (its description p) in
 // mode m for pattern pat (ignored when dense). products overrides the
-// multiplies per instruction of the dual-side mode (the mask
-// intersection); 0 takes the expectation for independent masks,
-// M*N*K*(N/M)^2 of the pattern.
+// multiplies per instruction of the dual-side mode (the pairs both masks
+// keep); 0 takes the expectation for independent masks, m*n*K*(N/M)^2 of
+// the DualShape.
 func Derive(p *Precision, name string, m Mode, pat Pattern, products int) (Datapath, error) {
 	dense, err := ParseShape(p.DenseShape)
 	if err != nil {
@@ -87,20 +99,25 @@ func Derive(p *Precision, name string, m Mode, pat Pattern, products int) (Datap
 		if err := checkPatternShape(pat); err != nil {
 			return Datapath{}, fmt.Errorf("%s: %w", name, err)
 		}
-		sh, err := SparseShape(dense, pat)
+		shape := SparseShape
+		if m == DualSide {
+			shape = DualShape
+		}
+		sh, err := shape(dense, pat)
 		if err != nil {
 			return Datapath{}, fmt.Errorf("%s: %w", name, err)
 		}
 		d.Pattern, d.Shape = pat, sh
-		kept := sh.K * pat.N / pat.M // = dense.K
+		kept := sh.K * pat.N / pat.M
 		aBytes = sh.M * kept * e
 		metaBits = sh.M * kept * MetadataBits(pat)
 		bBytes = sh.K * sh.N * e // the whole chunk, for the selectors
 		d.Products = sh.M * sh.N * kept
 		if m == DualSide {
+			// B compressed too; the products are the pairs both masks keep.
 			bBytes = kept * sh.N * e
 			metaBits += sh.N * kept * MetadataBits(pat)
-			d.Products = sh.M * sh.N * sh.K * pat.N * pat.N / (pat.M * pat.M)
+			d.Products = sh.M * sh.N * kept * pat.N / pat.M
 			if products > 0 {
 				d.Products = products
 			}

@@ -31,7 +31,8 @@ func runMicroTC(args []string) int {
 	var cf configFlags
 	cf.add(fs)
 	precision := fs.String("precision", "all", "fp16, bf16, tf32, int8 or all")
-	mode := fs.String("mode", "both", "dense, sparse or both")
+	mode := fs.String("mode", "both", "dense, sparse, both, or dual (the hypothetical "+
+		"dual-side datapath, independent masks)")
 	format := fs.String("format", "table", "table or json")
 	mmas := fs.Int("mmas", tensorcore.DefaultMicroOptions.MMAsPerTC,
 		"independent MMAs per tensor core in the throughput run")
@@ -82,7 +83,7 @@ func microTCSelection(precision, mode, format string) ([]string, []tensorcore.Mo
 	if mode != "both" {
 		m, err := tensorcore.ParseMode(mode)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse or both)", mode)
+			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse, both or dual)", mode)
 		}
 		modes = []tensorcore.Mode{m}
 	}

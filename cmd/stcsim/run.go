@@ -101,14 +101,12 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
-	var builtin []bool // per workload: a model or --gemm, not a trace file
 	for _, n := range names {
 		t, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
 		job.Workloads = append(job.Workloads, t)
-		builtin = append(builtin, slices.Contains(workloads.Models(), n))
 	}
 	if len(f.gemms) > 0 {
 		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"))
@@ -116,7 +114,6 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			return job, err
 		}
 		job.Workloads = append(job.Workloads, t)
-		builtin = append(builtin, true)
 	}
 	for i, t := range job.Workloads {
 		if f.precision != "" {
@@ -124,39 +121,28 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
-		if job.Workloads[i], err = f.sparseRows(cfg, t, builtin[i]); err != nil {
+		if job.Workloads[i], err = f.sparseOperand(t); err != nil {
 			return job, err
 		}
 	}
 	return job, checkSparseK(cfg, job)
 }
 
-// sparseRows gives the sparse rows of a built-in workload (a model or
-// --gemm) the config's sparse_pattern of their precision (trace-file rows
-// keep their own), and every sparse row the --sparse-operand.
-func (f *runFlags) sparseRows(cfg *configs.Config, t *workloads.Trace, builtin bool) (*workloads.Trace, error) {
+// sparseOperand gives every sparse row the --sparse-operand, if set.
+func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 	switch f.operand {
-	case "", workloads.OperandWeights, workloads.OperandActivations:
+	case "":
+		return t, nil
+	case workloads.OperandWeights, workloads.OperandActivations:
 	default:
 		return nil, fmt.Errorf("--sparse-operand %q: want %s or %s", f.operand,
 			workloads.OperandWeights, workloads.OperandActivations)
 	}
 	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
-	for i, g := range out.GEMMs {
-		if g.Sparsity == workloads.Dense {
-			continue
+	for i := range out.GEMMs {
+		if out.GEMMs[i].Sparsity != workloads.Dense {
+			out.GEMMs[i].SparseOperand = f.operand
 		}
-		if builtin {
-			prec, err := cfg.TensorCore.Get(g.Precision)
-			if err != nil {
-				return nil, fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
-			}
-			g.Sparsity = prec.SparsePattern
-		}
-		if f.operand != "" {
-			g.SparseOperand = f.operand
-		}
-		out.GEMMs[i] = g
 	}
 	return out, nil
 }
@@ -247,7 +233,7 @@ func checkSparseK(cfg *configs.Config, job sim.Job) error {
 			if err != nil {
 				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
 			}
-			pat, err := tensorcore.ParsePattern(g.Sparsity)
+			pat, err := sim.RowPattern(cfg, g)
 			if err == nil {
 				_, err = tensorcore.Derive(prec, g.Precision, tensorcore.Sparse, pat, 0)
 			}
