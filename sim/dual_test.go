@@ -40,7 +40,7 @@ func TestMeanProductsFromMasks(t *testing.T) {
 // ran dual-side, with which masks, and its metadata includes B's.
 func TestDualSideRecords(t *testing.T) {
 	job := gemmJob([3]int{512, 512, 512})
-	job.Modes = []string{"sparse"}
+	job.Modes = []tensorcore.Mode{tensorcore.Sparse}
 	force := "kernel.force=128x128x64_64x64_s3"
 	single := run(t, job, force).Results[0]
 	dual := run(t, job, force, "tensorcore.dual_side=true").Results[0]
@@ -71,8 +71,8 @@ func TestDualSideWeightMask(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &workloads.Trace{Name: "w", GEMMs: []workloads.GEMM{{Name: "l", M: 128, N: 256,
-		K: 256, Precision: "fp16", Sparsity: "2:4", Count: 1, Batch: 1, Weights: path}}}
-	job := Job{Workloads: []*workloads.Trace{tr}, Modes: []string{"sparse"}}
+		K: 256, Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1, Weights: path}}}
+	job := Job{Workloads: []*workloads.Trace{tr}, Modes: []tensorcore.Mode{tensorcore.Sparse}}
 	r := run(t, job, "tensorcore.dual_side=true").Results[0]
 	if !strings.Contains(r.Masks, "A from weights "+path) {
 		t.Errorf("masks %q", r.Masks)

@@ -17,7 +17,7 @@ func patternKernel(t *testing.T, m, n, k int, pat tensorcore.Pattern, sets ...st
 		t.Fatal(err)
 	}
 	r, err := selectKernel(ld.Config, gemmShape{M: m, N: n, K: k, Batch: 1,
-		Precision: "fp16", Sparse: true, Pattern: pat}, nil)
+		Precision: tensorcore.FP16, Sparse: true, Pattern: pat}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestMetadataBytes2048(t *testing.T) {
 // fill), changes the cycles of a sparse fp16 GEMM.
 func TestDatapathKeysAreLive(t *testing.T) {
 	job := gemmJob([3]int{512, 512, 512})
-	job.Modes = []string{"sparse"}
+	job.Modes = []tensorcore.Mode{tensorcore.Sparse}
 	force := "kernel.force=128x128x64_64x64_s3"
 	base := run(t, job, force).Results[0].Cycles
 	for _, set := range []string{

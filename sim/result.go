@@ -1,18 +1,20 @@
 package sim
 
+import "github.com/stcsim/stcsim/tensorcore"
+
 // LayerResult is one GEMM (a layer, or one --gemm) simulated in one mode:
 // the record of stcsim's machine-readable output. Field names are the
 // stable JSON/CSV contract (see docs/user-guide.md).
 type LayerResult struct {
-	Workload      string `json:"workload"`
-	Layer         string `json:"layer"`
-	M             int    `json:"m"`
-	N             int    `json:"n"`
-	K             int    `json:"k"`
-	Batch         int    `json:"batch"`
-	Precision     string `json:"precision"`
-	Mode          string `json:"mode"`
-	SparseApplied bool   `json:"sparse_applied"`
+	Workload      string               `json:"workload"`
+	Layer         string               `json:"layer"`
+	M             int                  `json:"m"`
+	N             int                  `json:"n"`
+	K             int                  `json:"k"`
+	Batch         int                  `json:"batch"`
+	Precision     tensorcore.Precision `json:"precision"`
+	Mode          tensorcore.Mode      `json:"mode"`
+	SparseApplied bool                 `json:"sparse_applied"`
 	// Pattern and SparseOperand describe a record run sparse: the N:M
 	// pattern and which operand it prunes (weights or activations).
 	Pattern       string `json:"pattern,omitempty"`
@@ -56,8 +58,8 @@ type Breakdown struct {
 
 // Total is one workload in one mode: the sum over its layers.
 type Total struct {
-	Workload string  `json:"workload"`
-	Mode     string  `json:"mode"`
-	TimeUS   float64 `json:"time_us"`
-	Speedup  float64 `json:"speedup,omitempty"`
+	Workload string          `json:"workload"`
+	Mode     tensorcore.Mode `json:"mode"`
+	TimeUS   float64         `json:"time_us"`
+	Speedup  float64         `json:"speedup,omitempty"`
 }

@@ -16,19 +16,19 @@ type Config struct {
 	// both operands N:M compressed, products only where both masks keep a
 	// value (docs/tensorcore.md). MaskSeed seeds the synthetic masks it
 	// uses where a trace row has no weight file.
-	DualSide bool      `yaml:"dual_side"`
-	MaskSeed int       `yaml:"mask_seed"`
-	FP16     Precision `yaml:"fp16"`
-	BF16     Precision `yaml:"bf16"`
-	TF32     Precision `yaml:"tf32"`
-	INT8     Precision `yaml:"int8"`
+	DualSide bool            `yaml:"dual_side"`
+	MaskSeed int             `yaml:"mask_seed"`
+	FP16     PrecisionConfig `yaml:"fp16"`
+	BF16     PrecisionConfig `yaml:"bf16"`
+	TF32     PrecisionConfig `yaml:"tf32"`
+	INT8     PrecisionConfig `yaml:"int8"`
 }
 
-// Precision is the structural description of one input precision's
+// PrecisionConfig is the structural description of one input precision's
 // datapath in one sub-partition's tensor core. The issue interval and the
 // latency of every instruction are derived from it (Derive); nothing here
 // is an interval or a latency of a whole instruction.
-type Precision struct {
+type PrecisionConfig struct {
 	// Multipliers is the number of products the dot-product array forms
 	// per cycle (one per multiplier).
 	Multipliers int `yaml:"multipliers"`
@@ -126,33 +126,20 @@ func SparseShape(dense Shape, p Pattern) (Shape, error) {
 	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M / p.N}, nil
 }
 
-// Names lists the precisions in a fixed order.
-var Names = []string{"fp16", "bf16", "tf32", "int8"}
-
-// Get returns the parameters of a precision by name.
-func (c *Config) Get(name string) (*Precision, error) {
-	switch name {
-	case "fp16":
+// Get returns the parameters of a precision.
+func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
+	switch p {
+	case FP16:
 		return &c.FP16, nil
-	case "bf16":
+	case BF16:
 		return &c.BF16, nil
-	case "tf32":
+	case TF32:
 		return &c.TF32, nil
-	case "int8":
+	case INT8:
 		return &c.INT8, nil
 	}
-	return nil, fmt.Errorf("unknown precision %q (want fp16, bf16, tf32 or int8)", name)
-}
-
-// ElementBytes is the storage size of one input element.
-func ElementBytes(precision string) int {
-	switch precision {
-	case "tf32":
-		return 4
-	case "int8":
-		return 1
-	}
-	return 2
+	return nil, fmt.Errorf("unknown precision %v (want %s)", p,
+		orList(precisionNames))
 }
 
 // Validate checks the section.
@@ -160,14 +147,14 @@ func (c *Config) Validate() check.List {
 	var l check.List
 	l.OneOf("fidelity", c.Fidelity, "batched", "instruction")
 	l.NonNegative("mask_seed", c.MaskSeed)
-	for _, n := range Names {
+	for _, n := range Precisions {
 		p, _ := c.Get(n)
-		l = append(l, p.validate().Prefix(n)...)
+		l = append(l, p.validate().Prefix(n.String())...)
 	}
 	return l
 }
 
-func (p *Precision) validate() check.List {
+func (p *PrecisionConfig) validate() check.List {
 	var l check.List
 	for _, v := range []struct {
 		k string

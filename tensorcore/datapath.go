@@ -36,7 +36,7 @@ type Constraint struct {
 // stage fills plus the slowest occupancy: the last data leaves the
 // bottleneck stage, then crosses the stages after it).
 type Datapath struct {
-	Precision   string
+	Precision   Precision
 	Mode        Mode
 	Pattern     Pattern // N:M of the compressed operand(s); 1:1 when dense
 	Shape       Shape   // the logical instruction shape
@@ -83,13 +83,13 @@ func DualShape(dense Shape, p Pattern) (Shape, error) {
 // multiplies per instruction of the dual-side mode (the pairs both masks
 // keep); 0 takes the expectation for independent masks, m*n*K*(N/M)^2 of
 // the DualShape.
-func Derive(p *Precision, name string, m Mode, pat Pattern, products int) (Datapath, error) {
+func Derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products int) (Datapath, error) {
 	dense, err := ParseShape(p.DenseShape)
 	if err != nil {
 		return Datapath{}, fmt.Errorf("%s: %w", name, err)
 	}
 	d := Datapath{Precision: name, Mode: m, Pattern: Pattern{N: 1, M: 1}, Shape: dense}
-	e := ElementBytes(name)
+	e := name.ElementBytes()
 	var aBytes, bBytes, metaBits int
 	switch m {
 	case Dense:
@@ -131,7 +131,7 @@ func Derive(p *Precision, name string, m Mode, pat Pattern, products int) (Datap
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-func (d *Datapath) build(p *Precision, aBytes, bBytes, metaBits int) {
+func (d *Datapath) build(p *PrecisionConfig, aBytes, bBytes, metaBits int) {
 	c := func(key, stage string, demand int, unit string, rate int) Constraint {
 		return Constraint{Key: key, Stage: stage, Demand: demand, Unit: unit,
 			Rate: rate, Cycles: ceilDiv(demand, rate)}

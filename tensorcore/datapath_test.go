@@ -7,7 +7,7 @@ import (
 
 // micro runs the microbenchmark on one SM (4 tensor cores) in both
 // fidelities and checks they agree; it returns the batched result.
-func micro(t *testing.T, cfg Config, prec string, m Mode) MicroResult {
+func micro(t *testing.T, cfg Config, prec Precision, m Mode) MicroResult {
 	t.Helper()
 	opt := MicroOptions{MMAsPerTC: 256, Chain: 8}
 	var out [2]MicroResult
@@ -39,7 +39,7 @@ func TestBOperandWidth(t *testing.T) {
 	at := func(b int, m Mode) MicroResult {
 		cfg := a100("")
 		cfg.FP16.BOperandBytesPerClk = b
-		return micro(t, cfg, "fp16", m)
+		return micro(t, cfg, FP16, m)
 	}
 	if r64, r32 := at(64, Sparse), at(32, Sparse); !near(rate(r32), rate(r64)/2) {
 		t.Errorf("sparse B 64 -> 32: %.0f -> %.0f FMA/clk, want half", rate(r64), rate(r32))
@@ -65,7 +65,7 @@ func TestFanInLatency(t *testing.T) {
 		cfg.FP16.SelectorFanIn, cfg.FP16.SparsePattern = fan, pat
 		cfg.FP16.BOperandBytesPerClk = 256 // B never the limit here
 		cfg.FP16.MetadataBitsPerClk = 256
-		return micro(t, cfg, "fp16", Sparse)
+		return micro(t, cfg, FP16, Sparse)
 	}
 	base := at(4, "2:4")
 	for fan, extra := range map[int]float64{8: 1, 16: 2, 64: 4} {
@@ -91,12 +91,12 @@ func TestMetadataDecoder(t *testing.T) {
 	}{{128, 8}, {64, 8}, {48, 11}, {32, 16}, {16, 32}} {
 		cfg := a100("")
 		cfg.FP16.MetadataBitsPerClk = tc.bits
-		r := micro(t, cfg, "fp16", Sparse)
+		r := micro(t, cfg, FP16, Sparse)
 		if !near(rate(r), 4096/tc.cycles) {
 			t.Errorf("%d bits/clk: %.1f FMA/clk, want 4096/%g = %.1f", tc.bits,
 				rate(r), tc.cycles, 4096/tc.cycles)
 		}
-		if d := micro(t, cfg, "fp16", Dense); !near(rate(d), 2048/8.0) {
+		if d := micro(t, cfg, FP16, Dense); !near(rate(d), 2048/8.0) {
 			t.Errorf("%d bits/clk: dense %.1f FMA/clk, want 256", tc.bits, rate(d))
 		}
 	}
@@ -119,7 +119,7 @@ func TestPatternsDerive(t *testing.T) {
 		{Pattern{1, 2}, 32, 4, 16}, {Pattern{2, 4}, 32, 2, 8}, {Pattern{1, 4}, 64, 2, 16},
 		{Pattern{2, 8}, 64, 3, 16}, {Pattern{4, 8}, 32, 3, 16},
 	} {
-		d, err := Derive(&p, "fp16", Sparse, tc.pat, 0)
+		d, err := Derive(&p, FP16, Sparse, tc.pat, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestPatternsDerive(t *testing.T) {
 				tc.pat, d.Shape, d.Products, meta, d.Interval)
 		}
 	}
-	if _, err := Derive(&p, "fp16", Sparse, Pattern{3, 8}, 0); err == nil {
+	if _, err := Derive(&p, FP16, Sparse, Pattern{3, 8}, 0); err == nil {
 		t.Error("3:8 on m16n8k16 (K 16*8/3) accepted")
 	}
 }

@@ -4,51 +4,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
-
-// Mode selects the datapath: dense, sparse (the MMA's A operand is N:M
-// compressed) or dual-side (both operands compressed; a hypothetical
-// datapath, see docs/tensorcore.md).
-type Mode int
-
-// The datapaths of the tensor core.
-const (
-	Dense Mode = iota
-	Sparse
-	DualSide
-)
-
-func (m Mode) String() string {
-	switch m {
-	case Sparse:
-		return "sparse"
-	case DualSide:
-		return "dual"
-	}
-	return "dense"
-}
-
-// ParseMode reads "dense", "sparse" or "dual".
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "dense":
-		return Dense, nil
-	case "sparse":
-		return Sparse, nil
-	case "dual":
-		return DualSide, nil
-	}
-	return Dense, fmt.Errorf("unknown mode %q (want dense, sparse or dual)", s)
-}
 
 // Request is a run of Count independent MMAs of one precision and mode,
 // issued back to back by one warp.
 type Request struct {
 	Mode      Mode
-	Precision string // "fp16", "bf16", "tf32", "int8"
+	Precision Precision
 	// Pattern is the N:M pattern of a sparse or dual-side run; the zero
 	// value takes the precision's configured sparse_pattern.
 	Pattern Pattern
@@ -92,7 +57,7 @@ type Stats struct {
 
 // pathKey names one derived datapath.
 type pathKey struct {
-	precision string
+	precision Precision
 	mode      Mode
 	pattern   Pattern
 	products  int
@@ -109,14 +74,14 @@ type path struct {
 // issuing and its result being written back (Item is a HookItem). In
 // batched fidelity they fire once per run, with the run's last MMA.
 var (
-	HookPosIssue    = &sim.HookPos{Name: "TCIssue"}
-	HookPosComplete = &sim.HookPos{Name: "TCComplete"}
+	HookPosIssue    = &akita.HookPos{Name: "TCIssue"}
+	HookPosComplete = &akita.HookPos{Name: "TCComplete"}
 )
 
 // HookItem describes the MMA a hook fires for.
 type HookItem struct {
 	Mode      Mode
-	Precision string
+	Precision Precision
 	Cycle     uint64
 	Count     int // MMAs the event stands for (1 in instruction fidelity)
 }
@@ -138,8 +103,8 @@ type HookItem struct {
 // when consecutive MMAs take different datapaths, whose fills or
 // bottleneck stages differ (docs/tensorcore.md).
 type Unit struct {
-	*sim.ComponentBase
-	engine  sim.Engine
+	*akita.ComponentBase
+	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
 	cfg     Config
@@ -162,19 +127,19 @@ type run struct {
 
 // Builder builds Units (Akita builder style).
 type Builder struct {
-	engine sim.Engine
-	freq   sim.Freq
+	engine akita.Engine
+	freq   akita.Freq
 	cfg    Config
 }
 
 // MakeBuilder returns a builder with a 1 GHz clock.
-func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
+func MakeBuilder() Builder { return Builder{freq: 1 * akita.GHz} }
 
 // WithEngine sets the engine.
-func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+func (b Builder) WithEngine(e akita.Engine) Builder { b.engine = e; return b }
 
 // WithFreq sets the clock.
-func (b Builder) WithFreq(f sim.Freq) Builder { b.freq = f; return b }
+func (b Builder) WithFreq(f akita.Freq) Builder { b.freq = f; return b }
 
 // WithConfig sets the tensor-core parameters.
 func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
@@ -193,9 +158,9 @@ func (b Builder) Build(name string) *Unit {
 		}
 		panic("tensorcore: invalid config: " + strings.Join(msgs, "; "))
 	}
-	sim.NameMustBeValid(name)
+	akita.NameMustBeValid(name)
 	return &Unit{
-		ComponentBase: sim.NewComponentBase(name),
+		ComponentBase: akita.NewComponentBase(name),
 		engine:        b.engine,
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
@@ -432,11 +397,11 @@ func (u *Unit) count(m Mode, p *path, n uint64) {
 	}
 }
 
-func (u *Unit) hook(pos *sim.HookPos, r Request, cycle uint64, count int) {
+func (u *Unit) hook(pos *akita.HookPos, r Request, cycle uint64, count int) {
 	if u.NumHooks() == 0 {
 		return
 	}
-	u.InvokeHook(sim.HookCtx{Domain: u, Pos: pos,
+	u.InvokeHook(akita.HookCtx{Domain: u, Pos: pos,
 		Item: HookItem{Mode: r.Mode, Precision: r.Precision, Cycle: cycle, Count: count}})
 }
 
@@ -450,7 +415,7 @@ func (u *Unit) at(c uint64, fn func()) {
 }
 
 // Handle runs the unit's own callback events.
-func (u *Unit) Handle(e sim.Event) error {
+func (u *Unit) Handle(e akita.Event) error {
 	ev, ok := e.(*clock.Event)
 	if !ok {
 		return fmt.Errorf("%s: unexpected event %T", u.Name(), e)
@@ -460,17 +425,17 @@ func (u *Unit) Handle(e sim.Event) error {
 }
 
 // NotifyRecv is unused: the unit has no ports (the SM calls Submit).
-func (u *Unit) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyRecv(akita.VTimeInSec, akita.Port) {}
 
 // NotifyPortFree is unused: the unit has no ports.
-func (u *Unit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 
 // Stats returns the counts so far (final once the engine has drained).
 func (u *Unit) Stats() Stats { return u.stats }
 
 // Stages returns the pipeline stages of a precision's datapath in a mode
 // at its configured pattern.
-func (u *Unit) Stages(precision string, m Mode) ([]Stage, error) {
+func (u *Unit) Stages(precision Precision, m Mode) ([]Stage, error) {
 	p, err := u.path(Request{Precision: precision, Mode: m, Count: 1})
 	if err != nil {
 		return nil, err

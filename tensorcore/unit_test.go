@@ -8,16 +8,16 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
 // configs package cannot be imported here (it imports tensorcore).
 func a100(fidelity string) Config {
-	p := func(mult, meta int, dsh, pat string) Precision {
-		return Precision{Multipliers: mult, AOperandBytesPerClk: 64,
+	p := func(mult, meta int, dsh, pat string) PrecisionConfig {
+		return PrecisionConfig{Multipliers: mult, AOperandBytesPerClk: 64,
 			BOperandBytesPerClk: 64, SelectorFanIn: 4, MetadataBitsPerClk: meta,
 			AccumulatePerClk: 16, OperandLatency: 8, DecodeLatency: 2,
 			MuxLevelLatency: 1, DotLatency: 8, AccumulateLatency: 8,
@@ -30,12 +30,12 @@ func a100(fidelity string) Config {
 
 // driver submits requests from its own events, as the SM model will.
 type driver struct {
-	engine sim.Engine
+	engine akita.Engine
 	clk    clock.Clock
 	log    []string
 }
 
-func (d *driver) Handle(e sim.Event) error { e.(*clock.Event).Fn(); return nil }
+func (d *driver) Handle(e akita.Event) error { e.(*clock.Event).Fn(); return nil }
 
 func (d *driver) at(c uint64, fn func()) { d.engine.Schedule(clock.NewEvent(d.clk.Time(c), d, fn)) }
 
@@ -48,7 +48,7 @@ type sub struct {
 // (sorted) and the stats.
 func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	d := &driver{engine: e, clk: clk}
@@ -75,7 +75,7 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 		return func(c uint64) {
 			d.log = append(d.log, fmt.Sprintf("%08d chain %d", c, k))
 			if k < chain {
-				u.Submit(c, Request{Mode: Sparse, Precision: "fp16", Count: 1, Done: next(k + 1)})
+				u.Submit(c, Request{Mode: Sparse, Precision: FP16, Count: 1, Done: next(k + 1)})
 			}
 		}
 	}
@@ -91,9 +91,9 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 
 func TestUnitTiming(t *testing.T) {
 	subs := []sub{
-		{0, Request{Mode: Dense, Precision: "fp16", Count: 3}},
-		{5, Request{Mode: Sparse, Precision: "fp16", Count: 2}},
-		{100, Request{Mode: Dense, Precision: "int8", Count: 1}},
+		{0, Request{Mode: Dense, Precision: FP16, Count: 3}},
+		{5, Request{Mode: Sparse, Precision: FP16, Count: 2}},
+		{100, Request{Mode: Dense, Precision: INT8, Count: 1}},
 	}
 	want := []string{
 		"00000016 issued 0", // issues at 0, 8, 16
@@ -136,20 +136,20 @@ func TestUnitChainLatency(t *testing.T) {
 // fidelities, at the defaults and with a bottleneck moved to each stage.
 func TestFidelitiesAgreeOnOnePath(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
-	tweaks := []func(*Precision){
-		func(*Precision) {},
-		func(p *Precision) { p.BOperandBytesPerClk = 24 },                  // operand read binds
-		func(p *Precision) { p.MetadataBitsPerClk = 40 },                   // decode binds
-		func(p *Precision) { p.AccumulatePerClk = 5 },                      // accumulate binds
-		func(p *Precision) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
+	tweaks := []func(*PrecisionConfig){
+		func(*PrecisionConfig) {},
+		func(p *PrecisionConfig) { p.BOperandBytesPerClk = 24 },                  // operand read binds
+		func(p *PrecisionConfig) { p.MetadataBitsPerClk = 40 },                   // decode binds
+		func(p *PrecisionConfig) { p.AccumulatePerClk = 5 },                      // accumulate binds
+		func(p *PrecisionConfig) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
 	}
 	for trial := 0; trial < 20; trial++ {
-		prec := Names[rng.Intn(4)]
+		prec := Precisions[rng.Intn(4)]
 		mode := Mode(rng.Intn(3))
 		cfg := a100("")
 		p, _ := cfg.Get(prec)
 		tweaks[trial%len(tweaks)](p)
-		if prec == "tf32" && trial%len(tweaks) == 4 {
+		if prec == TF32 && trial%len(tweaks) == 4 {
 			p.SparsePattern = "1:2"
 		}
 		var subs []sub
@@ -192,8 +192,8 @@ func TestFidelitiesDifferOnSwitch(t *testing.T) {
 		{Sparse, Dense, "00000008 issued 1", "00000012 issued 1"},
 		{Dense, Sparse, "00000008 issued 1", "00000008 issued 1"},
 	} {
-		subs := []sub{{0, Request{Mode: tc.first, Precision: "fp16", Count: 1}},
-			{0, Request{Mode: tc.second, Precision: "fp16", Count: 1}}}
+		subs := []sub{{0, Request{Mode: tc.first, Precision: FP16, Count: 1}},
+			{0, Request{Mode: tc.second, Precision: FP16, Count: 1}}}
 		for f, want := range map[string]string{"batched": tc.batched, "instruction": tc.inst} {
 			log, _ := play(t, a100(f), subs, 0)
 			if !slices.Contains(log, want) {
@@ -204,10 +204,10 @@ func TestFidelitiesDifferOnSwitch(t *testing.T) {
 }
 
 func TestUnitCheck(t *testing.T) {
-	u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
-	for _, r := range []Request{{Precision: "fp8", Count: 1}, {Precision: "fp16", Count: 0},
-		{Precision: "fp16", Mode: 7, Count: 1},
-		{Precision: "fp16", Mode: Sparse, Pattern: Pattern{N: 3, M: 8}, Count: 1}} {
+	u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
+	for _, r := range []Request{{Precision: Precision(9), Count: 1}, {Precision: FP16, Count: 0},
+		{Precision: FP16, Mode: 7, Count: 1},
+		{Precision: FP16, Mode: Sparse, Pattern: Pattern{N: 3, M: 8}, Count: 1}} {
 		if u.Check(r) == nil {
 			t.Errorf("accepted %+v", r)
 		}
@@ -216,7 +216,7 @@ func TestUnitCheck(t *testing.T) {
 
 type countHook struct{ issue, complete int }
 
-func (h *countHook) Func(ctx sim.HookCtx) {
+func (h *countHook) Func(ctx akita.HookCtx) {
 	it := ctx.Item.(HookItem)
 	if ctx.Pos == HookPosIssue {
 		h.issue += it.Count
@@ -228,14 +228,14 @@ func (h *countHook) Func(ctx sim.HookCtx) {
 // TestHooks: both fidelities report every MMA's issue and completion.
 func TestHooks(t *testing.T) {
 	for _, f := range []string{"batched", "instruction"} {
-		e := sim.NewSerialEngine()
+		e := akita.NewSerialEngine()
 		u := MakeBuilder().WithEngine(e).WithConfig(a100(f)).Build("TC")
 		h := &countHook{}
 		u.AcceptHook(h)
-		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * sim.GHz}}
+		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * akita.GHz}}
 		d.at(0, func() {
-			u.Submit(0, Request{Mode: Sparse, Precision: "int8", Count: 5})
-			u.Submit(0, Request{Mode: Dense, Precision: "tf32", Count: 2})
+			u.Submit(0, Request{Mode: Sparse, Precision: INT8, Count: 5})
+			u.Submit(0, Request{Mode: Dense, Precision: TF32, Count: 2})
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
@@ -250,16 +250,16 @@ func TestHooks(t *testing.T) {
 // the issue and write-back cycles of the same MMAs submitted as runs, in
 // both fidelities, across a switch of datapath.
 func TestIssueMatchesSubmit(t *testing.T) {
-	reqs := []Request{{Mode: Sparse, Precision: "fp16", Count: 1},
-		{Mode: Dense, Precision: "fp16", Count: 1}, {Mode: Dense, Precision: "fp16", Count: 1},
-		{Mode: Sparse, Precision: "int8", Count: 1}}
+	reqs := []Request{{Mode: Sparse, Precision: FP16, Count: 1},
+		{Mode: Dense, Precision: FP16, Count: 1}, {Mode: Dense, Precision: FP16, Count: 1},
+		{Mode: Sparse, Precision: INT8, Count: 1}}
 	for _, f := range []string{"batched", "instruction"} {
 		var subs []sub
 		for _, r := range reqs {
 			subs = append(subs, sub{0, r})
 		}
 		want, _ := play(t, a100(f), subs, 0)
-		u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100(f)).Build("TC")
+		u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100(f)).Build("TC")
 		var got []string
 		for i, r := range reqs {
 			issued, done, err := u.Issue(0, r)

@@ -23,11 +23,11 @@ var datapathKeys = []string{"multipliers", "a_operand_bytes_per_clk",
 func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 	fmt.Fprintf(w, "%sderived tensor-core datapaths (docs/tensorcore.md): interval = the "+
 		"slowest stage occupancy, latency = stage fills + that occupancy\n", prefix)
-	for _, name := range tensorcore.Names {
+	for _, name := range tensorcore.Precisions {
 		p, _ := ld.Config.TensorCore.Get(name)
 		fmt.Fprintf(w, "%s\n%s%s inputs:\n", prefix, prefix, name)
 		for _, k := range datapathKeys {
-			path := "tensorcore." + name + "." + k
+			path := "tensorcore." + name.String() + "." + k
 			note := ld.Note(path)
 			if note == "" {
 				note = "no source noted on its line"
@@ -47,7 +47,7 @@ func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 			for _, line := range strings.Split(strings.TrimRight(d.Describe(), "\n"), "\n") {
 				fmt.Fprintf(w, "%s%s\n", prefix, line)
 			}
-			fmt.Fprintf(w, "%s  interval: %s\n", prefix, provenance(ld, name, d.Binding))
+			fmt.Fprintf(w, "%s  interval: %s\n", prefix, provenance(ld, name.String(), d.Binding))
 		}
 	}
 	return nil
@@ -75,7 +75,7 @@ func provenance(ld *configs.Loaded, name string, keys []string) string {
 		strings.Join(estimated, ", ")
 }
 
-func keyValue(p *tensorcore.Precision, k string) any {
+func keyValue(p *tensorcore.PrecisionConfig, k string) any {
 	return map[string]any{"multipliers": p.Multipliers,
 		"a_operand_bytes_per_clk": p.AOperandBytesPerClk,
 		"b_operand_bytes_per_clk": p.BOperandBytesPerClk,

@@ -24,7 +24,7 @@ func newRunner(ld *configs.Loaded, job Job) *runner {
 type layerJob struct {
 	workload string
 	gemm     workloads.GEMM
-	mode     string
+	mode     tensorcore.Mode
 	shape    gemmShape
 }
 
@@ -72,10 +72,10 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 // kernel only where the layer is pruned, with its pattern (RowPattern).
 // Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
 // the activations the MMA's compressed A operand).
-func shapeOf(cfg *configs.Config, g workloads.GEMM, mode string) (gemmShape, error) {
+func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
 	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
-		Sparse:    mode == "sparse" && g.Sparsity != workloads.Dense}
+		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
 	if !s.Sparse {
 		return s, nil
 	}
@@ -215,30 +215,30 @@ func addSpeedups(rep *Report) {
 	type key struct{ w, l string }
 	dense := map[key]float64{}
 	var order []string
-	totals := map[string]map[string]float64{}
+	totals := map[string]map[tensorcore.Mode]float64{}
 	for _, r := range rep.Results {
 		if totals[r.Workload] == nil {
-			totals[r.Workload] = map[string]float64{}
+			totals[r.Workload] = map[tensorcore.Mode]float64{}
 			order = append(order, r.Workload)
 		}
 		totals[r.Workload][r.Mode] += r.TimeUS * float64(r.Count)
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			dense[key{r.Workload, r.Layer}] = r.TimeUS
 		}
 	}
 	for i, r := range rep.Results {
-		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == "sparse" {
+		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
 		}
 	}
 	for _, w := range order {
-		for _, m := range []string{"dense", "sparse"} {
+		for _, m := range tensorcore.Modes {
 			t, ok := totals[w][m]
 			if !ok {
 				continue
 			}
 			tot := Total{Workload: w, Mode: m, TimeUS: t}
-			if d, ok := totals[w]["dense"]; ok && m == "sparse" {
+			if d, ok := totals[w][tensorcore.Dense]; ok && m == tensorcore.Sparse {
 				tot.Speedup = d / t
 			}
 			rep.Totals = append(rep.Totals, tot)
