@@ -29,7 +29,10 @@ func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 		for _, k := range datapathKeys {
 			path := "tensorcore." + name.String() + "." + k
 			note := ld.Note(path)
-			if note == "" {
+			switch {
+			case strings.HasPrefix(ld.Origin(path), "--set"):
+				note = "overridden"
+			case note == "":
 				note = "no source noted on its line"
 			}
 			fmt.Fprintf(w, "%s  %-24s = %-8v %s: %s\n", prefix, k, keyValue(p, k),
@@ -56,23 +59,29 @@ func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 // provenance says whether a derived figure rests on sourced values or on
 // estimates, naming the keys.
 func provenance(ld *configs.Loaded, name string, keys []string) string {
-	var sourced, estimated []string
+	var sourced, estimated, set []string
 	for _, k := range keys {
-		note := ld.Note("tensorcore." + name + "." + k)
-		if note == "" || strings.Contains(note, "estimated") {
+		path := "tensorcore." + name + "." + k
+		note := ld.Note(path)
+		if strings.HasPrefix(ld.Origin(path), "--set") {
+			set = append(set, k)
+		} else if note == "" || strings.Contains(note, "estimated") {
 			estimated = append(estimated, k)
 		} else {
 			sourced = append(sourced, k)
 		}
 	}
-	switch {
-	case len(estimated) == 0:
-		return "from " + strings.Join(sourced, ", ") + " (sources above)"
-	case len(sourced) == 0:
-		return "estimated: set by " + strings.Join(estimated, ", ") + ", estimates (why above)"
+	var parts []string
+	if len(set) > 0 {
+		parts = append(parts, "overridden: "+strings.Join(set, ", "))
 	}
-	return "from " + strings.Join(sourced, ", ") + " (sources above), matched by the estimates " +
-		strings.Join(estimated, ", ")
+	if len(sourced) > 0 {
+		parts = append(parts, "sourced: "+strings.Join(sourced, ", "))
+	}
+	if len(estimated) > 0 {
+		parts = append(parts, "estimated: "+strings.Join(estimated, ", "))
+	}
+	return "set by " + strings.Join(parts, "; ") + " (sources and reasons above)"
 }
 
 func keyValue(p *tensorcore.PrecisionConfig, k string) any {

@@ -63,3 +63,30 @@ func TestRunPatternErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigShowDerivesDatapaths: config show prints each precision's
+// derived interval and latency, which follow a --set of a structural key,
+// and names the key's source.
+func TestConfigShowDerivesDatapaths(t *testing.T) {
+	for _, tc := range []struct {
+		set  []string
+		want []string
+	}{
+		{nil, []string{"# fp16 dense (m16n8k16): interval 8 cycles, latency 32 cycles",
+			"# fp16 sparse 2:4 (m16n8k32): interval 8 cycles, latency 36 cycles",
+			"# int8 sparse 2:4 (m16n8k64): interval 8 cycles",
+			"multipliers              = 256      a100-40gb.yaml (built-in):"}},
+		{[]string{"--set", "tensorcore.fp16.b_operand_bytes_per_clk=32"},
+			[]string{"# fp16 sparse 2:4 (m16n8k32): interval 16 cycles, latency 44 cycles",
+				"set by overridden: b_operand_bytes_per_clk"}},
+	} {
+		out, code := captureStdout(t, func() int {
+			return dispatch(append([]string{"config", "show"}, tc.set...))
+		})
+		for _, w := range tc.want {
+			if code != exitOK || !strings.Contains(out, w) {
+				t.Errorf("%v: exit %d, output lacks %q", tc.set, code, w)
+			}
+		}
+	}
+}

@@ -84,6 +84,9 @@ func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, [
 	modes := tensorcore.Modes
 	if mode != "both" {
 		m, err := tensorcore.ParseMode(mode)
+		if mode == "dual" {
+			m, err = tensorcore.DualSide, nil
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse, both or dual)", mode)
 		}
