@@ -30,13 +30,20 @@ keys = sorted({k for r in rows for k in r["grid"]})
 short = lambda k: k.split(".")[-1]
 def point(r):
     return tuple(r["grid"].get(k, "") for k in keys)
+def num(v):
+    try:
+        return (0, float(v), "")
+    except ValueError:
+        return (1, 0.0, v)
+def order(p):
+    return tuple(num(v) for v in p)
 print("\n" + sys.argv[1])
 print("| " + " | ".join(short(k) for k in keys) +
       " | layer | sparse speedup | sparse bound | compute / smem / l2 / dram / latency | TC util |")
 print("|" + "---|" * (len(keys) + 5))
 dense = {(point(r), r["workload"], r["layer"]): r for r in rows if r["mode"] == "dense"}
 tot = {}
-for r in sorted(rows, key=lambda r: (point(r), r["workload"], r["layer"])):
+for r in sorted(rows, key=lambda r: (order(point(r)), r["workload"], r["layer"])):
     if r["mode"] != "sparse":
         continue
     d = dense[(point(r), r["workload"], r["layer"])]
@@ -48,7 +55,7 @@ for r in sorted(rows, key=lambda r: (point(r), r["workload"], r["layer"])):
         b["compute"], b["smem"], b["l2"], b["dram"], b["latency"], 100 * r["tc_utilization"]))
 print("\n| " + " | ".join(short(k) for k in keys) + " | workload | dense us | sparse us | speedup |")
 print("|" + "---|" * (len(keys) + 4))
-for (p, w), (d, s) in sorted(tot.items()):
+for (p, w), (d, s) in sorted(tot.items(), key=lambda kv: (order(kv[0][0]), kv[0][1])):
     print("| " + " | ".join(p) + " | %s | %.1f | %.1f | %.2fx |" % (w, d, s, d / s))
 PY
 done

@@ -98,7 +98,14 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 }
 
 func (p *kernelPlan) setInstruction(prec *tensorcore.PrecisionConfig, g gemmShape) error {
-	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), g.Pattern, g.Products)
+	pat := g.Pattern
+	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
+		var err error
+		if pat, err = tensorcore.ParsePattern(prec.SparsePattern); err != nil {
+			return err
+		}
+	}
+	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)
 	if err != nil {
 		return err
 	}
