@@ -142,6 +142,29 @@ func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 		orList(precisionNames))
 }
 
+// CheckPattern says whether the sparse datapath of precision p runs an
+// operand of the given N:M pattern: it must be a pattern (0 < N < M <= 64)
+// whose mma.sp instruction, dense_shape with K x M/N, is whole.
+func (c *Config) CheckPattern(p Precision, pattern string) error {
+	pc, err := c.Get(p)
+	if err != nil {
+		return err
+	}
+	pat, err := ParsePattern(pattern)
+	if err != nil {
+		return fmt.Errorf("sparsity %s: %w", pattern, err)
+	}
+	dense, err := ParseShape(pc.DenseShape)
+	if err != nil {
+		return fmt.Errorf("tensorcore.%s.dense_shape: %w", p, err)
+	}
+	if _, err := SparseShape(dense, pat); err != nil {
+		return fmt.Errorf("sparsity %s: the %s sparse datapath cannot run it "+
+			"(tensorcore.%s.dense_shape %s): %w", pattern, p, p, dense, err)
+	}
+	return nil
+}
+
 // Validate checks the section.
 func (c *Config) Validate() check.List {
 	var l check.List

@@ -13,19 +13,20 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-// a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
-// configs package cannot be imported here (it imports tensorcore).
+// LoadConfig returns the tensor-core section of a built-in config. The
+// tests of this package cannot import configs (configs imports
+// tensorcore), so loader_test.go, in the external test package, sets it to
+// configs.Load: every test config comes through the real loader.
+var LoadConfig func(name string) (Config, error)
+
+// a100 is the a100-40gb tensor-core section at the given fidelity.
 func a100(fidelity string) Config {
-	p := func(mult, meta int, dsh, pat string) PrecisionConfig {
-		return PrecisionConfig{Multipliers: mult, AOperandBytesPerClk: 64,
-			BOperandBytesPerClk: 64, SelectorFanIn: 4, MetadataBitsPerClk: meta,
-			AccumulatePerClk: 16, OperandLatency: 8, DecodeLatency: 2,
-			MuxLevelLatency: 1, DotLatency: 8, AccumulateLatency: 8,
-			DenseShape: dsh, SparsePattern: pat}
+	cfg, err := LoadConfig("a100-40gb")
+	if err != nil {
+		panic(err)
 	}
-	return Config{Fidelity: fidelity,
-		FP16: p(256, 64, "m16n8k16", "2:4"), BF16: p(256, 64, "m16n8k16", "2:4"),
-		TF32: p(128, 64, "m16n8k8", "1:2"), INT8: p(512, 128, "m16n8k32", "2:4")}
+	cfg.Fidelity = fidelity
+	return cfg
 }
 
 // driver submits requests from its own events, as the SM model will.
