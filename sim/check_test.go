@@ -29,8 +29,9 @@ func TestRunChecksRowsFirst(t *testing.T) {
 	}{
 		{"K not in groups", row(1030, tensorcore.FP16, "2:4"),
 			"trace w GEMM 1 (l1): k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4"},
-		{"pattern the datapath does not run", row(1024, tensorcore.FP16, "1:2"),
-			"workload w layer l1: sparsity 1:2: the fp16 sparse datapath runs 2:4"},
+		{"pattern the datapath does not run", row(1024, tensorcore.FP16, "3:8"),
+			"workload w layer l1: sparsity 3:8: the fp16 sparse datapath cannot run it"},
+		{"a row's own pattern", row(1024, tensorcore.FP16, "2:8"), ""},
 		{"tf32 runs 1:2", row(1024, tensorcore.TF32, "1:2"), ""},
 		{"dense row, any K", row(1030, tensorcore.FP16, "dense"), ""},
 		{"bad mode", Job{Modes: []tensorcore.Mode{7}}, "unknown mode"},
@@ -52,7 +53,7 @@ func TestRunChecksRowsFirst(t *testing.T) {
 			}
 		})
 	}
-	dense := row(1024, tensorcore.FP16, "1:2")
+	dense := row(1024, tensorcore.FP16, "3:8")
 	dense.Modes = []tensorcore.Mode{tensorcore.Dense}
 	if err := Check(ld.Config, dense); err != nil {
 		t.Errorf("a dense-only job checks the sparse pattern: %v", err)
