@@ -133,6 +133,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	l = append(l, c.checkBounds()...)
 	return l.Sorted()
 }
 
