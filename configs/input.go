@@ -180,3 +180,46 @@ func isDecimal(s string) bool {
 	}
 	return true
 }
+
+// Value renders the effective value of a key (dotted, list elements as
+// [i]) as a --set value: a scalar as YAML writes it, a list of scalars
+// in flow style. It is what a sweep stores as a point's grid value, so
+// that the stored value is the simulated one.
+func (ld *Loaded) Value(path string) (string, bool) {
+	var n yaml.Node
+	if err := n.Encode(ld.Config); err != nil {
+		return "", false
+	}
+	cur := &n
+	for _, part := range strings.Split(path, ".") {
+		name, idx, err := splitPart(part)
+		if err != nil || cur.Kind != yaml.MappingNode {
+			return "", false
+		}
+		j := findKey(cur, name)
+		if j < 0 {
+			return "", false
+		}
+		cur = cur.Content[j+1]
+		if idx >= 0 {
+			if cur.Kind != yaml.SequenceNode || idx >= len(cur.Content) {
+				return "", false
+			}
+			cur = cur.Content[idx]
+		}
+	}
+	switch cur.Kind {
+	case yaml.ScalarNode:
+		return cur.Value, true
+	case yaml.SequenceNode:
+		parts := make([]string, len(cur.Content))
+		for i, c := range cur.Content {
+			if c.Kind != yaml.ScalarNode {
+				return "", false
+			}
+			parts[i] = c.Value
+		}
+		return "[" + strings.Join(parts, ", ") + "]", true
+	}
+	return "", false
+}

@@ -84,12 +84,21 @@ type offsetTime struct {
 
 func (t offsetTime) CurrentTime() akita.VTimeInSec { return t.e.CurrentTime() + t.offset }
 
-func newTraceObserver(path string) (*traceObserver, error) {
+// checkTracePath checks a --trace-db path before anything runs: Akita's
+// SQLite writer panics on a file it cannot create.
+func checkTracePath(path string) error {
 	if !strings.HasSuffix(path, ".sqlite3") {
-		return nil, fmt.Errorf("--trace-db %q: the file name must end in .sqlite3", path)
+		return fmt.Errorf("--trace-db %q: the file name must end in .sqlite3", path)
 	}
-	if _, err := os.Stat(path); err == nil {
-		return nil, fmt.Errorf("--trace-db %q: file exists; remove it or pick another name", path)
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("--trace-db %q: file exists; remove it or pick another name", path)
+	}
+	return checkOutFile("--trace-db", path)
+}
+
+func newTraceObserver(path string) (*traceObserver, error) {
+	if err := checkTracePath(path); err != nil {
+		return nil, err
 	}
 	w := tracing.NewSQLiteTraceWriter(strings.TrimSuffix(path, ".sqlite3"))
 	w.Init()

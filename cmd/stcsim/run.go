@@ -39,7 +39,10 @@ type runFlags struct {
 	out       string
 	quiet     bool
 	monitor   bool
+	hold      bool
 	traceDB   string
+	traceAll  bool
+	maxWork   float64
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -58,8 +61,13 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
-	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
-		"for Daisen) of the simulated kernels into this file")
+	fs.BoolVar(&f.hold, "monitor-hold", false, "with --monitor: keep the UI "+
+		"up after the run until Ctrl-C")
+	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite "+
+		"FILE.sqlite3, for Daisen) of the reported kernel of each GEMM")
+	fs.BoolVar(&f.traceAll, "trace-candidates", false, "with --trace-db: "+
+		"also trace the kernel-selection samples, marked as candidates")
+	addMaxWork(fs, &f.maxWork)
 }
 
 func runRun(args []string) int {
@@ -74,11 +82,36 @@ func runRun(args []string) int {
 		return code
 	}
 	job, err := f.job(ld.Config)
+	if err == nil {
+		err = f.checkOutputs()
+	}
+	if err == nil {
+		err = checkWork(ld.Config, job, f.maxWork, "the job")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
 	return execute(ld, job, &f)
+}
+
+// checkOutputs checks --out and --trace-db before anything runs.
+func (f *runFlags) checkOutputs() error {
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return err
+		}
+	}
+	if f.hold && !f.monitor {
+		return fmt.Errorf("--monitor-hold needs --monitor")
+	}
+	if f.traceAll && f.traceDB == "" {
+		return fmt.Errorf("--trace-candidates needs --trace-db")
+	}
+	if f.traceDB != "" {
+		return checkTracePath(f.traceDB)
+	}
+	return nil
 }
 
 // job turns the flags into the workloads and modes to simulate.
@@ -182,6 +215,9 @@ func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
 			Precision: precision, Sparsity: "2:4", Count: 1, Batch: 1})
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("--gemm: %v", err)
 	}
 	return t, nil
 }
