@@ -40,7 +40,7 @@ type Point struct {
 }
 
 // Modes are the modes the point runs in (the sweep's).
-func (p *Point) Modes() []string { return p.spec.Modes }
+func (p *Point) Modes() []tensorcore.Mode { return p.spec.modes }
 
 // Load is the point's validated effective config, loaded again.
 func (p *Point) Load() (*configs.Loaded, error) {
@@ -103,7 +103,7 @@ type Plan struct {
 	Spec      *Spec
 	Points    []*Point
 	Workloads []*Workload
-	Modes     []string
+	Modes     []tensorcore.Mode
 }
 
 // Units lists the work in a fixed order: points in grid order, each with
@@ -168,7 +168,7 @@ func (s *Spec) Plan(r Resolver) (*Plan, error) { return s.PlanChecked(r, nil) }
 
 // PlanChecked is Plan with a check of every point.
 func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
-	p := &Plan{Spec: s, Modes: s.Modes}
+	p := &Plan{Spec: s, Modes: s.modes}
 	if n, ok := s.pointCount(); !ok {
 		return nil, fmt.Errorf("sweep %s: the grid has %s points, above the "+
 			"limit of %d; split it into several sweeps", s.file, n, MaxPoints)
@@ -312,12 +312,12 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if tr.Name == "" {
 		tr.Name = "gemms"
 	}
-	prec, sp := ws.Precision, ws.Sparsity
-	if prec == "" {
-		prec = "fp16"
-	}
-	if _, err := (&tensorcore.Config{}).Get(prec); err != nil {
-		return nil, fmt.Errorf("precision: %w", err)
+	prec, sp := tensorcore.FP16, ws.Sparsity
+	if ws.Precision != "" {
+		var err error
+		if prec, err = tensorcore.ParsePrecision(ws.Precision); err != nil {
+			return nil, fmt.Errorf("precision: %w", err)
+		}
 	}
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)
