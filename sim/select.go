@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	akita "github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stcsim/stcsim/configs"
 )
 
@@ -145,8 +147,9 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	var best *kernelPlan
 	var bestFull *kernelResult
 	bestEst := 0.0
+	sampleObs := samplesFor(obs)
 	for _, p := range plans {
-		est, full, err := sampleEstimate(cfg, p, obs)
+		est, full, err := sampleEstimate(cfg, p, sampleObs)
 		if err != nil {
 			return nil, err
 		}
@@ -154,11 +157,41 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 			best, bestEst, bestFull = p, est, full
 		}
 	}
-	if bestFull != nil {
+	if bestFull != nil && obs == nil {
 		return bestFull, nil
 	}
+	// An observer sees the reported kernel as its own simulation (the
+	// same result: simulations are deterministic), not as a sample.
 	return simulateKernel(cfg, best, obs)
 }
+
+// SampleObserver is an Observer that also wants the kernel-selection
+// samples; they reach it as kernels named "candidate sample: ...". An
+// Observer without it sees only the reported kernel of each GEMM.
+type SampleObserver interface {
+	Observer
+	WantsSamples() bool
+}
+
+// samplesFor is the observer of selection samples: nil unless obs asks.
+func samplesFor(obs Observer) Observer {
+	if so, ok := obs.(SampleObserver); ok && so.WantsSamples() {
+		return sampleNames{obs}
+	}
+	return nil
+}
+
+// sampleNames marks the kernels it passes on as selection samples.
+type sampleNames struct{ obs Observer }
+
+// SamplePrefix starts the name of every kernel-selection sample.
+const SamplePrefix = "candidate sample: "
+
+func (s sampleNames) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
+	s.obs.KernelBuilt(SamplePrefix+k, e, c)
+}
+
+func (s sampleNames) KernelDone(k string) { s.obs.KernelDone(SamplePrefix + k) }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
@@ -43,6 +45,7 @@ type runFlags struct {
 	traceDB   string
 	traceAll  bool
 	maxWork   float64
+	monURL    string // the monitor's address, once started
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -268,7 +271,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	var trace *traceObserver
 	if f.traceDB != "" {
 		var err error
-		if trace, err = newTraceObserver(f.traceDB); err != nil {
+		if trace, err = newTraceObserver(f.traceDB, f.traceAll); err != nil {
 			return nil, err
 		}
 		obs = append(obs, trace)
@@ -280,6 +283,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 		}
 		fmt.Fprintf(os.Stderr, "stcsim: monitor at %s\n", url)
 		obs = append(obs, mon)
+		f.monURL = url
 	}
 	if len(obs) > 0 {
 		job.Observer = obs
@@ -305,6 +309,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	rep, err := sim.Run(ld, job)
 	bar.Done()
 	finish()
+	if err == nil {
+		err = report.CheckFinite(rep)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitInternal
@@ -323,5 +330,19 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	default:
 		report.Table(os.Stdout, rep)
 	}
+	if f.hold {
+		holdMonitor(f.monURL)
+	}
 	return exitOK
+}
+
+// holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
+// SIGTERM.
+func holdMonitor(url string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	fmt.Fprintf(os.Stderr, "stcsim: run finished; the monitor stays up at "+
+		"%s until Ctrl-C\n", url)
+	<-sigs
 }
