@@ -99,3 +99,58 @@ func TestOutReplacesEarlierRun(t *testing.T) {
 		t.Errorf("beside --out: %v, want only the directory", entries)
 	}
 }
+
+// Exit statuses of the smaller commands: bad outputs, shards and flags
+// are usage errors found before any work (items 7, 15, 19, 20).
+func TestCommandsCheckBeforeWorking(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "afile", "")
+	spec := writeFile(t, dir, "s.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
+		"grid: {gpu.sm_count: [54, 108]}\n")
+	ro := writeFile(t, dir, "ro.db", "")
+	os.Chmod(ro, 0o444)
+	header := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source\n"
+	pts := func(name, rows string) string { return writeFile(t, dir, name, header+rows) }
+	furlongs := pts("f.csv", "lat-x,A100-SXM4-40GB,fp16,latency,,,,30,,furlongs,,x\n")
+	dup := pts("d.csv", "a,A100-SXM4-40GB,fp16,latency,,,,30,,cycles,,x\n"+
+		"a,A100-SXM4-40GB,fp16,latency,,,,30,,cycles,,x\n")
+	inf := pts("i.csv", "a,A100-SXM4-40GB,fp16,latency,,,,Inf,,cycles,,x\n")
+	huge := pts("h.csv", "g,A100-SXM4,fp16,gemm,1073741824,1073741824,1073741824,1,,us,,x\n")
+	good := pts("g.csv", "a,A100-SXM4-40GB,fp16,latency,,,,30,,cycles,,x\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", spec, "--shard", "20/20", "--db", filepath.Join(dir, "x.db")}, "no units"},
+		{[]string{"sweep", spec, "--db", dir}, "is a directory"},
+		{[]string{"results", "export", ro, "--out", dir}, "is a directory"},
+		{[]string{"plot", ro, "--x", "gpu.sm_count", "--out", filepath.Join(file, "p.png")}, "--out"},
+		{[]string{"merge", dir, ro}, "is a directory"},
+		{[]string{"prune", "--in", "x.npy", "--pattern", "1:128", "--out", filepath.Join(dir, "p")}, "at most 16"},
+		{[]string{"prune", "--in", "x.npy", "--out", file}, "not a directory"},
+		{[]string{"micro", "tc", "--chain", "1099511627776"}, "--chain must be in"},
+		{[]string{"validate", "--points", furlongs}, "latency rows need cycles"},
+		{[]string{"validate", "--points", dup}, "already used at line 2"},
+		{[]string{"validate", "--points", inf}, "finite"},
+		{[]string{"validate", "--points", huge}, "above the limit"},
+		{[]string{"validate", "--points", good, "--max-mape", "NaN"}, "--max-mape"},
+		{[]string{"validate", "--points", good, "--calibrated", "nope"}, `no row with id "nope"`},
+	} {
+		_, stderr, code := capture(t, func() int { return dispatch(c.args) })
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", c.args, code,
+				stderr, c.want)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes read-only files
+		_, stderr, code := capture(t, func() int { return dispatch([]string{"sweep", spec, "--db", ro}) })
+		if code != exitUsage || !strings.Contains(stderr, "not writable") {
+			t.Errorf("sweep --db read-only: exit %d, %q", code, stderr)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "x.db"), filepath.Join(dir, "p")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written by a command that failed", p)
+		}
+	}
+}
