@@ -500,7 +500,7 @@ func checkLayout(raw map[string]json.RawMessage) (int64, error) {
 // requires the file to end there.
 func checkEnd(r io.Reader, rest int64) error {
 	if _, err := io.CopyN(io.Discard, r, rest); err != nil {
-		return fmt.Errorf("truncated: the data ends before the header's "+
+		return fmt.Errorf("truncated: the data ends before the header's " +
 			"last offset")
 	}
 	var b [1]byte
