@@ -3,7 +3,6 @@ package configs
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs/check"
@@ -87,9 +86,10 @@ var unbounded = map[string]bool{"sim.seed": true}
 
 // boundFor is the range of a key: its table entry, or the generic one.
 func boundFor(path string, isInt bool) Bound {
-	for _, b := range Bounds {
-		if keyMatches(b.Key, path) {
-			return b
+	ks := strings.Split(normaliseIndices(path), ".")
+	for i, ps := range boundParts {
+		if partsMatch(ps, ks) {
+			return Bounds[i]
 		}
 	}
 	if isInt {
@@ -98,11 +98,38 @@ func boundFor(path string, isInt bool) Bound {
 	return Bound{Key: path, Lo: -GenericFloatHi, Hi: GenericFloatHi}
 }
 
-var indexRE = regexp.MustCompile(`\[\d+\]`)
+// boundParts are the Bounds keys split at the dots.
+var boundParts = func() [][]string {
+	out := make([][]string, len(Bounds))
+	for i, b := range Bounds {
+		out[i] = strings.Split(b.Key, ".")
+	}
+	return out
+}()
 
-func keyMatches(pattern, path string) bool {
-	path = indexRE.ReplaceAllString(path, "[*]")
-	ps, ks := strings.Split(pattern, "."), strings.Split(path, ".")
+// normaliseIndices writes every list index [i] of a path as [*].
+func normaliseIndices(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] != '[' {
+			b.WriteByte(path[i])
+			continue
+		}
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			b.WriteString(path[i:])
+			break
+		}
+		b.WriteString("[*]")
+		i += j
+	}
+	return b.String()
+}
+
+func partsMatch(ps, ks []string) bool {
 	if len(ps) != len(ks) {
 		return false
 	}
