@@ -13,6 +13,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 // Assignment is one grid value of a point: key=value.
@@ -194,6 +196,9 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 	hashes := map[string]int{}
 	for i, grid := range s.combinations() {
 		pt, ld, err := s.point(i, grid)
+		if err == nil {
+			err = p.checkPoint(pt, ld)
+		}
 		if err == nil && check != nil {
 			err = check(pt, ld, p.Workloads)
 		}
@@ -209,6 +214,20 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 		p.Points = append(p.Points, pt)
 	}
 	return p, nil
+}
+
+// checkPoint runs sim.Check on the point with every workload, so a row
+// the simulator would reject fails the sweep before any point runs.
+func (p *Plan) checkPoint(pt *Point, ld *configs.Loaded) error {
+	for _, w := range p.Workloads {
+		err := sim.Check(ld.Config, sim.Job{
+			Workloads: []*workloads.Trace{w.Trace}, Modes: p.Modes})
+		if err != nil {
+			return fmt.Errorf("sweep %s: point %d (%s): %w", p.Spec.file,
+				pt.Index+1, pt.Label(), err)
+		}
+	}
+	return nil
 }
 
 // pointCount is the number of grid points (as text), and whether it is
@@ -322,10 +341,6 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)
 	}
-	if sp != workloads.Dense && workloads.PatternGroup(sp) == 0 {
-		return nil, fmt.Errorf("sparsity %q: want %s, %s or %s", sp,
-			workloads.Sparse24, workloads.Sparse12, workloads.Dense)
-	}
 	seen := map[string]bool{}
 	for _, shape := range ws.GEMMs {
 		m, n, k, err := workloads.ParseGEMM(shape)
@@ -336,8 +351,12 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 			return nil, fmt.Errorf("gemm %s listed twice", shape)
 		}
 		seen[shape] = true
-		tr.GEMMs = append(tr.GEMMs, workloads.GEMM{Name: shape, M: m, N: n,
-			K: k, Precision: prec, Sparsity: sp, Count: 1, Batch: 1})
+		g := workloads.GEMM{Name: shape, M: m, N: n, K: k, Precision: prec,
+			Sparsity: sp, Count: 1, Batch: 1}
+		if err := g.Validate(); err != nil {
+			return nil, fmt.Errorf("gemm %s: %w", shape, err)
+		}
+		tr.GEMMs = append(tr.GEMMs, g)
 	}
 	return tr, nil
 }
