@@ -10,8 +10,9 @@ import (
 )
 
 // Check says whether the job can run on the config, before anything is
-// simulated: every row is valid (workloads.GEMM.Validate: the rules of a
-// trace row, the same a trace file is parsed with) and, when the job runs
+// simulated: every workload is valid (workloads.Trace.Validate: the rules
+// of a trace and its rows, the same a trace file is parsed with) and, when
+// the job runs
 // sparse, the tensor core runs every sparse row's precision and pattern
 // (tensorcore.Config.CheckPattern). Run calls it first; sweeps call it for
 // every point and trace check for its config, so each entry point gives
@@ -24,6 +25,12 @@ func Check(cfg *configs.Config, job Job) error {
 	}
 	sparse := slices.Contains(job.Modes, tensorcore.Sparse)
 	for _, w := range job.Workloads {
+		if len(w.GEMMs) == 0 {
+			continue
+		}
+		if err := w.Validate(); err != nil {
+			return err
+		}
 		for _, g := range w.GEMMs {
 			if err := checkRow(cfg, g, sparse); err != nil {
 				return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
@@ -33,10 +40,8 @@ func Check(cfg *configs.Config, job Job) error {
 	return nil
 }
 
+// checkRow is the config's part: the tensor core runs the row.
 func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
-	if err := g.Validate(); err != nil {
-		return err
-	}
 	if _, err := cfg.TensorCore.Get(g.Precision); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func TestRunChecksRowsFirst(t *testing.T) {
 		want string // "" = accepted
 	}{
 		{"K not in groups", row(1030, tensorcore.FP16, "2:4"),
-			"workload w layer l1: k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4"},
+			"trace w GEMM 1 (l1): k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4"},
 		{"pattern the datapath does not run", row(1024, tensorcore.FP16, "1:2"),
 			"workload w layer l1: sparsity 1:2: the fp16 sparse datapath runs 2:4"},
 		{"tf32 runs 1:2", row(1024, tensorcore.TF32, "1:2"), ""},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -505,7 +506,7 @@ grid: {gpu.sm_count: [54, 108]}
 		for _, r := range rows {
 			if r.ConfigHash == p.Points[1].Hash && r.Mode == w.Mode {
 				found = true
-				if r.LayerResult != w {
+				if !reflect.DeepEqual(r.LayerResult, w) {
 					t.Errorf("stored %+v, simulator says %+v", r.LayerResult, w)
 				}
 			}

@@ -28,10 +28,21 @@ type Point struct {
 	Unit      string
 	Speedup   float64
 	Source    string
+	// Kernels pins the kernel that ran per mode ("dense", "sparse"): a
+	// library tile name, optionally with _splitkN (column kernel, as
+	// dense=NAME;sparse=NAME). Empty: the measurement does not say.
+	Kernels map[tensorcore.Mode]string
+	// Clock is the clock policy of the measurement (column clock):
+	// "locked:MHZ", "boost" (not locked: the GPU's own boost and power
+	// management), or "" (not stated).
+	Clock string
 }
 
 var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 	"k", "dense", "sparse", "unit", "speedup", "source"}
+
+// optionalColumns may follow the required ones, in this order.
+var optionalColumns = []string{"kernel", "clock"}
 
 // LoadPoints reads a points file; errors name the file, line and column.
 func LoadPoints(path string) ([]Point, error) {
@@ -46,16 +57,12 @@ func LoadPoints(path string) ([]Point, error) {
 // ParsePoints parses a points CSV with the header of a100-public.csv.
 func ParsePoints(r io.Reader, name string) ([]Point, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(columns)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: header: %v", name, err)
 	}
-	for i, c := range columns {
-		if strings.TrimSpace(header[i]) != c {
-			return nil, fmt.Errorf("%s:1: column %d is %q, want %q (header: %s)",
-				name, i+1, header[i], c, strings.Join(columns, ","))
-		}
+	if err := checkHeader(header); err != nil {
+		return nil, fmt.Errorf("%s:1: %v", name, err)
 	}
 	var pts []Point
 	ids := map[string]int{}
@@ -68,6 +75,7 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
+		rec = append(rec, make([]string, len(columns)+len(optionalColumns)-len(rec))...)
 		p, err := parsePoint(rec, line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
@@ -81,9 +89,27 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 	}
 }
 
+// checkHeader accepts the required columns followed by a prefix of the
+// optional ones.
+func checkHeader(header []string) error {
+	all := append(append([]string{}, columns...), optionalColumns...)
+	if len(header) < len(columns) || len(header) > len(all) {
+		return fmt.Errorf("%d columns, want %d to %d (header: %s)",
+			len(header), len(columns), len(all), strings.Join(all, ","))
+	}
+	for i, c := range header {
+		if strings.TrimSpace(c) != all[i] {
+			return fmt.Errorf("column %d is %q, want %q (header: %s)",
+				i+1, c, all[i], strings.Join(all, ","))
+		}
+	}
+	return nil
+}
+
 func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
-		Kind: rec[3], Unit: rec[9], Source: rec[11]}
+		Kind: rec[3], Unit: rec[9], Source: rec[11],
+		Clock: strings.TrimSpace(rec[13])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
 	}
@@ -92,6 +118,14 @@ func parsePoint(rec []string, line int) (Point, error) {
 		p.Precision, err = tensorcore.ParsePrecision(s)
 		return err
 	}); err != nil {
+		return p, err
+	}
+	kernels, err := parseKernels(rec[12])
+	if err != nil {
+		return p, err
+	}
+	p.Kernels = kernels
+	if _, err := p.LockedMHz(); err != nil {
 		return p, err
 	}
 	ints := []*int{&p.M, &p.N, &p.K}
@@ -140,7 +174,11 @@ func parseOpt(s, col string, parse func(string) error) error {
 
 // check rejects rows whose kind lacks the fields it needs.
 func (p Point) check() error {
-	if p.Dense == 0 {
+	if p.Kind == "mma" {
+		if p.Dense == 0 && p.Sparse == 0 {
+			return fmt.Errorf("columns dense, sparse: an mma row needs one")
+		}
+	} else if p.Dense == 0 {
 		return fmt.Errorf("column dense: required")
 	}
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
@@ -199,4 +237,50 @@ func (p Point) level() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// parseKernels reads the kernel column: mode=NAME pairs separated by ';'.
+func parseKernels(s string) (map[tensorcore.Mode]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	out := map[tensorcore.Mode]string{}
+	for _, part := range strings.Split(s, ";") {
+		m, name, ok := strings.Cut(strings.TrimSpace(part), "=")
+		mode, err := tensorcore.ParseMode(m)
+		if !ok || err != nil || name == "" {
+			return nil, fmt.Errorf("column kernel: %q: want dense=NAME;sparse=NAME "+
+				"(a library tile name such as 256x128x32_64x64_s3, optionally "+
+				"with _splitkN)", part)
+		}
+		out[mode] = name
+	}
+	return out, nil
+}
+
+// LockedMHz is the locked clock of the measurement (0 when the clocks
+// were not locked or the row does not say).
+func (p Point) LockedMHz() (int, error) {
+	switch {
+	case p.Clock == "", p.Clock == "boost":
+		return 0, nil
+	case strings.HasPrefix(p.Clock, "locked:"):
+		v, err := strconv.Atoi(strings.TrimPrefix(p.Clock, "locked:"))
+		if err != nil || v <= 0 {
+			return 0, fmt.Errorf("column clock: %q: want locked:MHZ with MHZ > 0", p.Clock)
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("column clock: %q: want locked:MHZ, boost or empty", p.Clock)
+}
+
+// pinnedPlan splits a pinned kernel name into the tile name and split-K.
+func pinnedPlan(name string) (tile string, splitK int) {
+	if i := strings.Index(name, "_splitk"); i >= 0 {
+		if v, err := strconv.Atoi(name[i+len("_splitk"):]); err == nil && v > 1 {
+			return name[:i], v
+		}
+	}
+	return name, 1
 }

@@ -110,26 +110,66 @@ func splitList(s string) []string {
 
 func writeValidation(out io.Writer, rep *validation.Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tmeasured\tsimulated\tunit\terror\theld out\tkernel\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tclock\tmeasured\tsimulated\tunit\terror\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%v\t%s\t\n", r.ID,
-			r.Kind, r.Config, r.Measured, r.Simulated, r.Unit, 100*r.Error,
-			r.HeldOut, r.Kernel)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.ID, r.Kind, r.Config, r.Clock, r.Measured, r.Simulated, r.Unit,
+			100*r.Error, role(r), r.Kernel, pinnedCell(r), pct(r.Margin), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
 	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "kind\tn\tMAPE\theld-out n\theld-out MAPE\tcorrelation\t\n")
+	fmt.Fprintf(w, "kind\tn\tMAPE\tbias\theld-out n\theld-out MAPE\theld-out bias\tover/under\trank corr\tpinned n\tpinned MAPE\tpinned bias\t\n")
 	for _, s := range rep.Summary {
-		corr := ""
-		if s.Correlation != 0 && !math.IsNaN(s.Correlation) {
-			corr = fmt.Sprintf("%.3f", s.Correlation)
+		kind := s.Kind
+		if s.Check {
+			kind += " (check)"
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%d\t%.1f%%\t%s\t\n", s.Kind, s.N,
-			100*s.MAPE, s.HeldOutN, 100*s.HeldOutMAPE, corr)
+		corr := ""
+		if s.RankCorrelation != nil {
+			corr = fmt.Sprintf("%+.3f", *s.RankCorrelation)
+		}
+		pinned := [3]string{}
+		if s.PinnedN > 0 {
+			pinned = [3]string{fmt.Sprint(s.PinnedN), fmt.Sprintf("%.1f%%", 100*s.PinnedMAPE),
+				fmt.Sprintf("%+.1f%%", 100*s.PinnedBias)}
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%+.1f%%\t%d\t%.1f%%\t%+.1f%%\t%d/%d\t%s\t%s\t%s\t%s\t\n",
+			kind, s.N, 100*s.MAPE, 100*s.Bias, s.HeldOutN, 100*s.HeldOutMAPE,
+			100*s.HeldOutBias, s.Over, s.Under, corr, pinned[0], pinned[1], pinned[2])
 	}
 	w.Flush()
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(out, "skipped:", s)
 	}
+}
+
+// role says what a row is for: a held-out prediction, a calibration
+// input, or an arithmetic check.
+func role(r validation.Row) string {
+	switch {
+	case r.Check:
+		return "check"
+	case r.HeldOut:
+		return "held out"
+	}
+	return "calibration"
+}
+
+func pinnedCell(r validation.Row) string {
+	if r.PinnedError == nil {
+		return ""
+	}
+	name := r.PinnedKernel
+	if name == "" {
+		name = "pinned"
+	}
+	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.PinnedError)
+}
+
+func pct(v float64) string {
+	if v == 0 || math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
 }
