@@ -57,8 +57,8 @@ func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 		return err
 	}
 	if g.K%pat.M != 0 {
-		return fmt.Errorf("K=%d is not a multiple of the %s group width %d "+
-			"it runs with", g.K, pat, pat.M)
+		return fmt.Errorf("k: K=%d is not a whole number of the %d-wide "+
+			"groups of sparsity %s (the pattern the row runs)", g.K, pat.M, pat)
 	}
 	return nil
 }

@@ -82,7 +82,8 @@ func TestJitterEnsemble(t *testing.T) {
 
 // Metadata traffic follows the compressed format: every A tile read
 // brings its kept values' index bits, so the bytes are tiles along N x
-// M x K x (N/M kept) x bits / 8, for 2:4 (2 bits) and 2:8 (3 bits) alike;
+// M x K x (N/M kept) x bits / 8, for 2:4 (2-bit fields) and 1:2 (the PTX
+// 4-bit fields) alike;
 // dense kernels move none; DRAM reads at least the compressed A and B.
 func TestMetadataBytesScaleWithIndexBits(t *testing.T) {
 	const m, n, k, bn = 256, 256, 1024, 128
@@ -90,8 +91,12 @@ func TestMetadataBytesScaleWithIndexBits(t *testing.T) {
 		pattern, shape string
 		keepN, keepM   int
 		bits           int
-	}{{"2:4", "m16n8k32", 2, 4, 2}, {"2:8", "m16n8k64", 2, 8, 3}} {
-		rep := run(t, gemmJob([3]int{m, n, k}), "kernel.force=128x128x64_64x64_s3",
+	}{{"2:4", "m16n8k32", 2, 4, 2}, {"2:8", "m16n8k64", 2, 8, 3}, {"1:2", "m16n8k32", 1, 2, 4}} {
+		job := gemmJob([3]int{m, n, k})
+		if c.pattern == "1:2" { // not fp16's hardware pattern: the row's own
+			job.Workloads[0].GEMMs[0].Sparsity = c.pattern
+		}
+		rep := run(t, job, "kernel.force=128x128x64_64x64_s3",
 			"tensorcore.fp16.sparse_pattern="+c.pattern)
 		d, s := rep.Results[0], rep.Results[1]
 		want := uint64(n/bn) * m * k * uint64(c.keepN) / uint64(c.keepM) * uint64(c.bits) / 8

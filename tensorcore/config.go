@@ -98,8 +98,8 @@ func (p Pattern) Dense() bool { return p.N == p.M }
 func ParsePattern(s string) (Pattern, error) {
 	var p Pattern
 	n, err := fmt.Sscanf(s, "%d:%d", &p.N, &p.M)
-	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.M > 64 || p.String() != s {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M <= 64, like 2:4)", s)
+	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.String() != s {
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
 	}
 	return p, nil
 }
@@ -151,6 +151,9 @@ func (c *Config) CheckPattern(p Precision, pattern string) error {
 		return err
 	}
 	pat, err := ParsePattern(pattern)
+	if err == nil {
+		err = checkPatternShape(pat)
+	}
 	if err != nil {
 		return fmt.Errorf("sparsity %s: %w", pattern, err)
 	}
@@ -207,6 +210,9 @@ func (p *PrecisionConfig) validate() check.List {
 		l.Add("dense_shape", "%v", err)
 	}
 	pat, perr := ParsePattern(p.SparsePattern)
+	if perr == nil {
+		perr = checkPatternShape(pat)
+	}
 	if perr != nil {
 		l.Add("sparse_pattern", "%v", perr)
 	}
