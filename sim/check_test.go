@@ -81,3 +81,34 @@ func TestBuiltInModelsPassCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsTaggedWithTheHardwarePatternRunTheConfigs: a 2:4 fp16 row (the
+// hardware's tag) runs the config's pattern, so its K must fit that one; a
+// row naming another pattern must be the one the tensor core runs.
+func TestRowsTaggedWithTheHardwarePatternRunTheConfigs(t *testing.T) {
+	ld, err := configs.Load(nil, []string{"tensorcore.fp16.sparse_pattern=2:8",
+		"tensorcore.fp16.metadata_bits=3", "tensorcore.fp16.sparse_shape=m16n8k64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(k int, sparsity, weights string) Job {
+		tr := &workloads.Trace{Name: "w", GEMMs: []workloads.GEMM{{Name: "l1",
+			M: 128, N: 128, K: k, Precision: tensorcore.FP16, Sparsity: sparsity,
+			Weights: weights, Count: 1, Batch: 1}}}
+		return Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes}
+	}
+	for _, tc := range []struct {
+		name string
+		job  Job
+		want string
+	}{
+		{"tag runs 2:8", job(1024, "2:4", ""), ""},
+		{"K fits 2:4, not 2:8", job(1028, "2:4", ""), "K=1028 is not a whole number of the 8-wide groups of sparsity 2:8"},
+		{"a weight file keeps its 2:4", job(1024, "2:4", "w.npy"), "sparsity 2:4: the fp16 sparse datapath runs 2:8"},
+	} {
+		err := Check(ld.Config, tc.job)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

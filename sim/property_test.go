@@ -83,7 +83,8 @@ func TestJitterEnsemble(t *testing.T) {
 
 // Metadata traffic follows the compressed format: every A tile read
 // brings its kept values' index bits, so the bytes are tiles along N x
-// M x K x (N/M kept) x bits / 8, for 2:4 (2 bits) and 2:8 (3 bits) alike;
+// M x K x (N/M kept) x bits / 8, for 2:4 (2-bit fields) and 1:2 (the PTX
+// 4-bit fields) alike;
 // dense kernels move none; DRAM reads at least the compressed A and B.
 func TestMetadataBytesScaleWithIndexBits(t *testing.T) {
 	const m, n, k, bn = 256, 256, 1024, 128
@@ -91,8 +92,10 @@ func TestMetadataBytesScaleWithIndexBits(t *testing.T) {
 		pattern, shape string
 		keepN, keepM   int
 		bits           int
-	}{{"2:4", "m16n8k32", 2, 4, 2}, {"2:8", "m16n8k64", 2, 8, 3}} {
-		rep := run(t, gemmJob([3]int{m, n, k}), "kernel.force=128x128x64_64x64_s3",
+	}{{"2:4", "m16n8k32", 2, 4, 2}, {"1:2", "m16n8k32", 1, 2, 4}} {
+		job := gemmJob([3]int{m, n, k})
+		job.Workloads[0].GEMMs[0].Sparsity = c.pattern
+		rep := run(t, job, "kernel.force=128x128x64_64x64_s3",
 			"tensorcore.fp16.sparse_pattern="+c.pattern,
 			fmt.Sprintf("tensorcore.fp16.metadata_bits=%d", c.bits),
 			"tensorcore.fp16.sparse_shape="+c.shape)
