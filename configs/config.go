@@ -140,6 +140,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
+	l = append(l, c.checkBounds()...)
 	return l.Sorted()
 }
 

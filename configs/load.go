@@ -50,6 +50,7 @@ func (e *Error) Error() string {
 type pos struct {
 	file string
 	line int
+	note string // the line comment of the key, where it names a source
 }
 
 func (p pos) String() string {
@@ -66,6 +67,7 @@ type Loaded struct {
 	origin  map[string]pos
 	tree    *yaml.Node
 	depth   int
+	encoded *yaml.Node // Config as YAML, for Value
 }
 
 // Load reads configs in order (each a built-in name or a file path; the
@@ -95,7 +97,12 @@ func Load(specs []string, sets []string) (*Loaded, error) {
 
 func (ld *Loaded) finish(specs, sets []string) error {
 	cfg := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(mustMarshal(ld.tree)))
+	body, err := yaml.Marshal(ld.tree)
+	if err != nil {
+		return &Error{Problems: []string{fmt.Sprintf("encode the merged "+
+			"config: %v", err)}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(body))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil {
 		return &Error{Problems: []string{err.Error()}}
@@ -114,14 +121,6 @@ func setLabels(sets []string) []string {
 		out[i] = "--set " + s
 	}
 	return out
-}
-
-func mustMarshal(n *yaml.Node) []byte {
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		panic(fmt.Sprintf("re-marshal of a parsed YAML tree failed: %v", err))
-	}
-	return b
 }
 
 // maxMissingListed is how many keys missing from every config are named
@@ -185,14 +184,10 @@ func (ld *Loaded) mergeSource(spec string) error {
 	if err != nil {
 		return err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("%s: %v", label, err)
+	root, err := ParseDocument(data, label)
+	if err != nil {
+		return err
 	}
-	if len(doc.Content) == 0 {
-		return fmt.Errorf("%s: empty config", label)
-	}
-	root := doc.Content[0]
 	if err := checkNode(label, root, reflect.TypeOf(Config{}), ""); err != nil {
 		return err
 	}
@@ -215,7 +210,12 @@ func (ld *Loaded) mergeBase(spec, label string, root *yaml.Node) error {
 	if j < 0 {
 		return nil
 	}
-	base := root.Content[j+1].Value
+	bn := root.Content[j+1]
+	if bn.Kind != yaml.ScalarNode || bn.Value == "" {
+		return fmt.Errorf("%s:%d: key base: want a config name or path",
+			label, bn.Line)
+	}
+	base := bn.Value
 	root.Content = append(root.Content[:j], root.Content[j+2:]...)
 	ld.depth++
 	defer func() { ld.depth-- }()
@@ -226,7 +226,7 @@ func (ld *Loaded) mergeBase(spec, label string, root *yaml.Node) error {
 		base = filepath.Join(filepath.Dir(spec), base)
 	}
 	if err := ld.mergeSource(base); err != nil {
-		return fmt.Errorf("%s: base %q: %w", label, base, err)
+		return fmt.Errorf("%s: base %s: %w", label, Quote(base), err)
 	}
 	return nil
 }
@@ -235,11 +235,14 @@ func readSource(spec string) ([]byte, string, error) {
 	if b, ok := BuiltinSource(spec); ok && !strings.ContainsAny(spec, "/.") {
 		return b, spec + ".yaml (built-in)", nil
 	}
-	b, err := os.ReadFile(spec)
-	if err != nil {
-		return nil, spec, fmt.Errorf("config %q: not a built-in config "+
-			"(%s) and not a readable file: %v", spec,
+	if _, err := os.Stat(spec); err != nil {
+		return nil, spec, fmt.Errorf("config %s: not a built-in config "+
+			"(%s) and not a readable file: %v", Quote(spec),
 			strings.Join(Builtin(), ", "), err)
+	}
+	b, err := ReadFile(spec)
+	if err != nil {
+		return nil, spec, fmt.Errorf("config %s: %v", Quote(spec), err)
 	}
 	return b, spec, nil
 }
@@ -251,13 +254,17 @@ func (ld *Loaded) record(label string, n *yaml.Node, path string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			p := joinPath(path, k.Value)
-			ld.origin[p] = pos{label, k.Line}
+			note := strings.TrimSpace(strings.TrimPrefix(v.LineComment, "#"))
+			if note == "" {
+				note = strings.TrimSpace(strings.TrimPrefix(k.LineComment, "#"))
+			}
+			ld.origin[p] = pos{file: label, line: k.Line, note: note}
 			ld.record(label, v, p)
 		}
 	case yaml.SequenceNode:
 		for i, v := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
-			ld.origin[p] = pos{label, v.Line}
+			ld.origin[p] = pos{file: label, line: v.Line}
 			ld.record(label, v, p)
 		}
 	}
@@ -294,6 +301,13 @@ func findKey(m *yaml.Node, key string) int {
 		}
 	}
 	return -1
+}
+
+// Note is the comment on the line that set a key (its source or why it
+// is estimated), or "" when that line has none or the key was not set by
+// a file.
+func (ld *Loaded) Note(path string) string {
+	return ld.origin[path].note
 }
 
 // YAML renders the effective config, with a header naming its sources.

@@ -20,7 +20,6 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
-
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -33,9 +32,10 @@ var plotFormats = []string{"png", "svg"}
 // the file names written, relative to dir, PNG before SVG.
 func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, error) {
 	var files []string
+	stems := plotStems(rep)
 	for _, w := range workloadsOf(rep) {
 		rows := resultsOf(rep, w)
-		base := fileSafe(w)
+		base := stems[w]
 		plots := []struct {
 			name string
 			make func() (*plot.Plot, size, error)
@@ -93,6 +93,28 @@ func savePlot(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) 
 		names = append(names, file)
 	}
 	return names, nil
+}
+
+// plotKinds are the plots of one workload, as file-name suffixes.
+var plotKinds = map[string]bool{"speedup": true, "breakdown-dense": true,
+	"breakdown-sparse": true, "roofline": true}
+
+// plotStems maps each workload to the stem of its plot files: its
+// file-safe name, with -2, -3, ... after it when an earlier workload's
+// name maps to the same stem (a/b and a_b), so no plot overwrites another.
+func plotStems(rep *sim.Report) map[string]string {
+	out := map[string]string{}
+	used := map[string]bool{}
+	for _, w := range workloadsOf(rep) {
+		stem := fileSafe(w)
+		s := stem
+		for i := 2; used[strings.ToLower(s)]; i++ {
+			s = fmt.Sprintf("%s-%d", stem, i)
+		}
+		used[strings.ToLower(s)] = true
+		out[w] = s
+	}
+	return out
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -326,20 +348,27 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plo
 	return p, size{width, height}, nil
 }
 
-// Peak is a config's compute roof of one precision, in TFLOPS:
-// SMs x tensor cores per SM x dense FMA per clock x 2 FLOP x clock, doubled
-// for sparse.
+// Peak is a config's compute roof of one precision, in TFLOPS
+// (dense-equivalent when sparse): SMs x tensor cores per SM x the
+// logical FMAs of one instruction of the derived datapath / its issue
+// interval x 2 FLOP x clock.
 func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (float64, error) {
 	pr, err := cfg.TensorCore.Get(precision)
 	if err != nil {
 		return 0, err
 	}
-	t := float64(cfg.GPU.SMCount) * float64(cfg.SM.SubPartitions) *
-		float64(pr.DenseFMAPerClk) * 2 * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12
+	mode := tensorcore.Dense
 	if sparse {
-		t *= 2
+		mode = tensorcore.Sparse
 	}
-	return t, nil
+	pat, _ := tensorcore.ParsePattern(pr.SparsePattern)
+	dp, err := tensorcore.Derive(pr, precision, mode, pat, 0)
+	if err != nil {
+		return 0, err
+	}
+	perClk := float64(dp.Shape.FMAs()) / float64(dp.Interval)
+	return float64(cfg.GPU.SMCount) * float64(cfg.SM.SubPartitions) *
+		perClk * 2 * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12, nil
 }
 
 // DRAMRoof is the config's sustained DRAM bandwidth in GB/s.

@@ -40,7 +40,8 @@ func Check(cfg *configs.Config, job Job) error {
 	return nil
 }
 
-// checkRow is the config's part: the tensor core runs the row.
+// checkRow is the config's part: the tensor core runs the row with the
+// pattern it runs with (RowPattern), whose groups K must fill.
 func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if _, err := cfg.TensorCore.Get(g.Precision); err != nil {
 		return err
@@ -48,5 +49,16 @@ func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if !sparse || g.Sparsity == workloads.Dense {
 		return nil
 	}
-	return cfg.TensorCore.CheckPattern(g.Precision, g.Sparsity)
+	pat, err := RowPattern(cfg, g)
+	if err != nil {
+		return err
+	}
+	if err := cfg.TensorCore.CheckPattern(g.Precision, pat.String()); err != nil {
+		return err
+	}
+	if g.K%pat.M != 0 {
+		return fmt.Errorf("k: K=%d is not a whole number of the %d-wide "+
+			"groups of sparsity %s (the pattern the row runs)", g.K, pat.M, pat)
+	}
+	return nil
 }

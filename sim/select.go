@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	akita "github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stcsim/stcsim/configs"
 )
 
@@ -79,13 +81,7 @@ func dramBytesPerClk(cfg *configs.Config) float64 {
 	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
-func issueInterval(cfg *configs.Config, p *kernelPlan) int {
-	prec, _ := cfg.TensorCore.Get(p.shape.Precision)
-	if p.shape.Sparse {
-		return prec.SparseIssueInterval
-	}
-	return prec.DenseIssueInterval
-}
+func issueInterval(_ *configs.Config, p *kernelPlan) int { return p.dp.Interval }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
 // wave-extrapolated samples of at most this many k-steps per CTA (see
@@ -172,8 +168,9 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	})
 	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 	var cands []*candidateEstimate
+	sampleObs := samplesFor(obs)
 	for _, p := range plans {
-		c, err := estimateEnsemble(cfg, p, obs)
+		c, err := estimateEnsemble(cfg, p, sampleObs)
 		if err != nil {
 			return nil, err
 		}
@@ -183,9 +180,17 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	best := cands[0]
 	var runs []*kernelResult
 	for run, full := range best.fulls {
-		if full == nil {
+		// An observer sees the reported kernel (run 0, unperturbed) as
+		// its own simulation, not as a sample: the same result, since
+		// simulations are deterministic. The ensemble's other runs are
+		// samples.
+		o := sampleObs
+		if run == 0 {
+			o = obs
+		}
+		if full == nil || o != nil {
 			var err error
-			if full, err = simulateRun(cfg, best.plan, obs, run); err != nil {
+			if full, err = simulateRun(cfg, best.plan, o, run); err != nil {
 				return nil, err
 			}
 		}
@@ -221,6 +226,34 @@ func spreadOf(x []float64) float64 {
 	}
 	return (hi - lo) / meanOf(x)
 }
+
+// SampleObserver is an Observer that also wants the kernel-selection
+// samples; they reach it as kernels named "candidate sample: ...". An
+// Observer without it sees only the reported kernel of each GEMM.
+type SampleObserver interface {
+	Observer
+	WantsSamples() bool
+}
+
+// samplesFor is the observer of selection samples: nil unless obs asks.
+func samplesFor(obs Observer) Observer {
+	if so, ok := obs.(SampleObserver); ok && so.WantsSamples() {
+		return sampleNames{obs}
+	}
+	return nil
+}
+
+// sampleNames marks the kernels it passes on as selection samples.
+type sampleNames struct{ obs Observer }
+
+// SamplePrefix starts the name of every kernel-selection sample.
+const SamplePrefix = "candidate sample: "
+
+func (s sampleNames) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
+	s.obs.KernelBuilt(SamplePrefix+k, e, c)
+}
+
+func (s sampleNames) KernelDone(k string) { s.obs.KernelDone(SamplePrefix + k) }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"

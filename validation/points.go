@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Point is one measurement row.
@@ -62,6 +65,7 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		return nil, fmt.Errorf("%s:1: %v", name, err)
 	}
 	var pts []Point
+	ids := map[string]int{}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -76,6 +80,11 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
+		if first, dup := ids[p.ID]; dup {
+			return nil, fmt.Errorf("%s:%d: column id: %q already used at "+
+				"line %d", name, line, p.ID, first)
+		}
+		ids[p.ID] = line
 		pts = append(pts, p)
 	}
 }
@@ -123,8 +132,8 @@ func parsePoint(rec []string, line int) (Point, error) {
 	for i, dst := range ints {
 		if err := parseOpt(rec[4+i], columns[4+i], func(s string) error {
 			v, err := strconv.Atoi(s)
-			if err == nil && v <= 0 {
-				err = fmt.Errorf("must be > 0")
+			if err == nil && (v <= 0 || v > workloads.MaxDim) {
+				err = fmt.Errorf("must be in 1..%d", workloads.MaxDim)
 			}
 			*dst = v
 			return err
@@ -140,8 +149,8 @@ func parsePoint(rec []string, line int) (Point, error) {
 		dst := f.dst
 		if err := parseOpt(rec[f.col], columns[f.col], func(s string) error {
 			v, err := strconv.ParseFloat(s, 64)
-			if err == nil && !(v > 0) {
-				err = fmt.Errorf("must be > 0")
+			if err == nil && (!(v > 0) || math.IsInf(v, 0)) {
+				err = fmt.Errorf("must be a finite number > 0")
 			}
 			*dst = v
 			return err
@@ -175,10 +184,32 @@ func (p Point) check() error {
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
-	if p.Kind == "gemm" && p.Unit != "us" && p.Unit != "TFLOPS" && p.Unit != "ms" {
-		return fmt.Errorf("column unit: gemm rows need us, ms or TFLOPS (got %q)", p.Unit)
+	units, ok := kindUnits[p.Kind]
+	if !ok {
+		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth, "+
+			"mma or gemm", p.Kind)
+	}
+	if !slices.Contains(units, p.Unit) {
+		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
+			strings.Join(units, " or "), p.Unit)
+	}
+	if p.Kind == "gemm" {
+		g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
+			Precision: p.Precision, Sparsity: workloads.Dense, Count: 1, Batch: 1}
+		if err := g.Validate(); err != nil {
+			return fmt.Errorf("gemm row: %v", err)
+		}
 	}
 	return nil
+}
+
+// kindUnits are the units each kind of row may be measured in.
+var kindUnits = map[string][]string{
+	"peak":      {"TFLOPS", "TOPS"},
+	"latency":   {"cycles"},
+	"bandwidth": {"GB/s"},
+	"gemm":      {"us", "ms", "TFLOPS"},
+	"mma":       {"FMA/clk/SM"},
 }
 
 // ConfigFor is the built-in config matching a row's hardware.

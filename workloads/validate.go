@@ -73,8 +73,14 @@ func (g *GEMM) check() *fieldError {
 		return badField("precision", "unknown precision %v", g.Precision)
 	}
 	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
-		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",
-			g.Sparsity, Sparse24, Sparse12, Dense)
+		return badField("sparsity", "unknown sparsity %q (want %s, or an "+
+			"N:M pattern with 0 < N < M <= 64 such as %s, %s, 1:4 or 2:8)",
+			g.Sparsity, Dense, Sparse24, Sparse12)
+	}
+	if g.SparseOperand != "" && g.SparseOperand != OperandWeights &&
+		g.SparseOperand != OperandActivations {
+		return badField("sparse_operand", "unknown sparse operand %q (want "+
+			"%s or %s)", g.SparseOperand, OperandWeights, OperandActivations)
 	}
 	if fe := g.checkGroups(); fe != nil {
 		return fe
@@ -136,6 +142,10 @@ func (t *Trace) Validate() error {
 			return fmt.Errorf("trace %s GEMM %d (%s): %w", t.Name, i+1,
 				t.GEMMs[i].Name, err)
 		}
+	}
+	if m := t.MACs(); m > MaxTraceMACs {
+		return fmt.Errorf("trace %s: its GEMMs sum to %d MACs (or more), "+
+			"above the limit %d for one workload", t.Name, m, int64(MaxTraceMACs))
 	}
 	return nil
 }

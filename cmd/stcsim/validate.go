@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -38,12 +39,16 @@ func runValidate(args []string) int {
 		fmt.Fprintf(os.Stderr, "stcsim validate: --format %q: want table or json\n", *format)
 		return exitUsage
 	}
-	if *maxMAPE < 0 {
-		fmt.Fprintln(os.Stderr, "stcsim validate: --max-mape must be >= 0")
+	if !(*maxMAPE >= 0) || math.IsInf(*maxMAPE, 0) {
+		fmt.Fprintln(os.Stderr, "stcsim validate: --max-mape must be a finite number >= 0")
 		return exitUsage
 	}
 	pts, err := validation.LoadPoints(*points)
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		return exitUsage
+	}
+	if err := checkCalibrated(fs, pts, splitList(*calibrated)); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
@@ -54,7 +59,11 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	if *format == "json" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim validate: encode report:", err)
+			return exitInternal
+		}
 		os.Stdout.Write(append(b, '\n'))
 	} else {
 		writeValidation(os.Stdout, rep)
@@ -65,6 +74,28 @@ func runValidate(args []string) int {
 		return exitInternal
 	}
 	return exitOK
+}
+
+// checkCalibrated requires every id given with --calibrated to name a
+// row of the points file (the default list names rows of
+// a100-public.csv and is not checked against other files).
+func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "calibrated" })
+	if !given {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, p := range pts {
+		have[p.ID] = true
+	}
+	for _, id := range ids {
+		if !have[id] {
+			return fmt.Errorf("--calibrated: no row with id %q in the "+
+				"points file", id)
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {
