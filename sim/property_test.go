@@ -17,6 +17,9 @@ import (
 // sparse 256x2048x512 kernel 7.9 % slower (spread 2.3 %), an artifact of
 // the cp.async fill model being replaced (docs/validation.md).
 func TestMoreBandwidthNeverSlower(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two GEMMs in four configs, jitter ensembles of 3; run without -short")
+	}
 	more := []string{"dram.bandwidth_gbps=3110", "l2.bytes_per_clk=10240",
 		"shared_memory.bytes_per_clk=256"}
 	for _, shape := range [][3]int{{256, 2048, 512}, {1024, 1024, 1024}} {
