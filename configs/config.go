@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -24,12 +25,18 @@ type Config struct {
 	Memory      memory.Config     `yaml:",inline"`
 	Kernel      KernelConfig      `yaml:"kernel"`
 	Sim         SimConfig         `yaml:"sim"`
+	// Power is the board's power limit, V/f table and event energies.
+	Power energy.Config `yaml:"power"`
 }
 
 // GPUConfig holds chip-level parameters.
 type GPUConfig struct {
 	ClockMHz int `yaml:"clock_mhz"`
 	SMCount  int `yaml:"sm_count"`
+	// ClockPolicy is "locked" (every kernel at clock_mhz) or
+	// "power_capped" (each kernel at the highest clock of the V/f table,
+	// up to clock_mhz, that keeps it within power.limit_w).
+	ClockPolicy string `yaml:"clock_policy"`
 }
 
 // SMConfig holds the streaming multiprocessor's parameters.
@@ -133,6 +140,8 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)
+	l = append(l, c.Power.Validate(c.GPU.ClockMHz).Prefix("power")...)
 	return l.Sorted()
 }
 

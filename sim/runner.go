@@ -41,6 +41,7 @@ func (r *runner) run() (*Report, error) {
 		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
 	}
 	addSpeedups(rep)
+	addEnergySavings(rep)
 	return rep, nil
 }
 
@@ -52,6 +53,10 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 			if _, err := r.cfg.TensorCore.Get(g.Precision); err != nil {
 				return nil, fmt.Errorf("workload %s layer %s: %w", w.Name,
 					g.Name, err)
+			}
+			if _, err := r.cfg.Power.Events.MMA.Get(g.Precision); err != nil {
+				return nil, fmt.Errorf("workload %s layer %s: power: %w",
+					w.Name, g.Name, err)
 			}
 			for _, m := range r.job.Modes {
 				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
@@ -97,7 +102,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = selectKernel(r.cfg, shapes[i], r.job.Observer)
+				results[i], errs[i] = runKernel(r.cfg, shapes[i], r.job.Observer)
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {
@@ -125,7 +130,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 // record turns a simulated kernel into the output record of one layer.
 func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	g := j.gemm
-	clockHz := float64(r.cfg.GPU.ClockMHz) * 1e6
+	clockHz := float64(k.clockMHz) * 1e6
 	sec := float64(k.cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
 		float64(max(1, g.Batch))
@@ -138,6 +143,10 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
 		Note: g.Note}
 	fillTraffic(&res, k, sec)
+	res.Power = r.power(k)
+	if k.powerNote != "" {
+		res.Note = joinNote(res.Note, k.powerNote)
+	}
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.plan.paddedK))

@@ -6,6 +6,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 )
 
@@ -26,6 +27,11 @@ type kernelResult struct {
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
 	waves        int
+	// act are the energy model's event counts; clockMHz the SM clock the
+	// kernel ran at; powerNote says when it could not meet the limit.
+	act       energy.Counts
+	clockMHz  int
+	powerNote string
 }
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
@@ -62,6 +68,8 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kerne
 	if g.waves != nil {
 		g.waves.scale(g, r)
 	}
+	r.act = g.activity(r)
+	r.clockMHz = cfg.GPU.ClockMHz
 	return r, nil
 }
 
