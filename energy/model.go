@@ -216,3 +216,17 @@ func (c Config) PredictClock(n Counts, cycles uint64, clocks []int) int {
 	}
 	return len(clocks) - 1
 }
+
+// MMARegisterBytes are the register-file bytes one warp's MMA instruction
+// of shape m x n x k reads (A with keptN of every ofM values along K, B, the
+// FP32/INT32 accumulator C and, sparse, one 32-bit metadata register per
+// thread) and writes (the accumulator D).
+func MMARegisterBytes(m, n, k, elemBytes, keptN, ofM int, sparse bool) (read, write uint64) {
+	const acc, lanes = 4, 32
+	a := m * k * elemBytes * keptN / ofM
+	meta := 0
+	if sparse {
+		meta = lanes * 4
+	}
+	return uint64(a + k*n*elemBytes + m*n*acc + meta), uint64(m * n * acc)
+}

@@ -115,14 +115,8 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 // the epilogue's instructions are not counted.
 func (g *gpu) smActivity(mmas uint64) energy.SMActivity {
 	p := g.plan
-	in := p.inst
-	a := in.M * in.K * p.elemBytes * p.pattern.N / p.pattern.M
-	meta := 0
-	if p.shape.Sparse {
-		meta = 32 * 4 // one 32-bit metadata register per thread
-	}
-	acc := in.M * in.N * accumulatorBytes
-	read := a + in.K*in.N*p.elemBytes + acc + meta
+	read, write := energy.MMARegisterBytes(p.inst.M, p.inst.N, p.inst.K,
+		p.elemBytes, p.pattern.N, p.pattern.M, p.shape.Sparse)
 	perCTA := uint64(p.warps * p.kSteps)
 	frag := uint64(p.fragBytes + p.metaFragB)
 	stage := uint64(p.aStageB + p.metaStageB + p.bStageB)
@@ -130,8 +124,8 @@ func (g *gpu) smActivity(mmas uint64) energy.SMActivity {
 	return energy.SMActivity{
 		Instructions: mmas + ctas*perCTA*ceilU(frag, 512) +
 			ctas*uint64(p.kSteps)*ceilU(stage, 512),
-		RFReadBytes:  mmas * uint64(read),
-		RFWriteBytes: mmas*uint64(acc) + ctas*perCTA*frag,
+		RFReadBytes:  mmas * read,
+		RFWriteBytes: mmas*write + ctas*perCTA*frag,
 	}
 }
 
