@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -48,20 +47,7 @@ type microPowerOutput struct {
 }
 
 func runMicroPower(args []string) int {
-	fs := newFlagSet("micro power", "[--config NAME|PATH]... "+
-		"[--set key=value]... [--format table|json]")
-	var cf configFlags
-	cf.add(fs)
-	format := fs.String("format", "table", "table or json")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *format != "table" && *format != "json" {
-		fmt.Fprintf(os.Stderr, "stcsim micro power: --format: unknown "+
-			"format %q (want table or json)\n", *format)
-		return exitUsage
-	}
-	ld, code := cf.load()
+	ld, format, code := microFlags("power", args)
 	if ld == nil {
 		return code
 	}
@@ -78,14 +64,8 @@ func runMicroPower(args []string) int {
 			out.Published = append(out.Published, p)
 		}
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
-			return exitInternal
-		}
-		return exitOK
+	if format == "json" {
+		return printMicroJSON("power", out)
 	}
 	writeMicroPowerTable(os.Stdout, out)
 	return exitOK
