@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Config is the power section of a GPU config: the board's power limit,
@@ -67,19 +68,19 @@ type PerPrecision struct {
 	INT8 float64 `yaml:"int8"`
 }
 
-// Get is the value of a precision ("fp16", "bf16", "tf32", "int8").
-func (p PerPrecision) Get(precision string) (float64, error) {
+// Get is the value of a precision.
+func (p PerPrecision) Get(precision tensorcore.Precision) (float64, error) {
 	switch precision {
-	case "fp16":
+	case tensorcore.FP16:
 		return p.FP16, nil
-	case "bf16":
+	case tensorcore.BF16:
 		return p.BF16, nil
-	case "tf32":
+	case tensorcore.TF32:
 		return p.TF32, nil
-	case "int8":
+	case tensorcore.INT8:
 		return p.INT8, nil
 	}
-	return 0, fmt.Errorf("energy: unknown precision %q", precision)
+	return 0, fmt.Errorf("energy: no MMA energy for precision %s", precision)
 }
 
 // Validate checks the section against the configured clock; paths are

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func testConfig() Config {
@@ -18,7 +20,7 @@ func testConfig() Config {
 }
 
 func someCounts() Counts {
-	return Counts{Precision: "fp16", DenseMMAs: 1e6, SparseMMAs: 1e6,
+	return Counts{Precision: tensorcore.FP16, DenseMMAs: 1e6, SparseMMAs: 1e6,
 		DenseFMAs: 2e9, SparseFMAs: 2e9,
 		SM:             SMActivity{Instructions: 3e6, RFReadBytes: 2e9, RFWriteBytes: 1e9},
 		SmemWavefronts: 1e7, L1Sectors: 1e5, L2Sectors: 1e7,
@@ -60,7 +62,7 @@ func TestEnergyGrowsWithEveryCount(t *testing.T) {
 				v.Type().FieldByIndex(path).Name, b.Total(), b0.Total())
 		}
 	}
-	idle, _ := c.Energy(Counts{Precision: "fp16", SMs: 108}, 1e6, 1410)
+	idle, _ := c.Energy(Counts{Precision: tensorcore.FP16, SMs: 108}, 1e6, 1410)
 	for _, cl := range idle.Classes() {
 		static := cl.Name == "sm_static" || cl.Name == "board"
 		if static != (cl.UJ > 0) {

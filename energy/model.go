@@ -1,8 +1,10 @@
 package energy
 
+import "github.com/stcsim/stcsim/tensorcore"
+
 // Counts are the events of one kernel, as the simulation counted them.
 type Counts struct {
-	Precision string
+	Precision tensorcore.Precision
 	// DenseMMAs and SparseMMAs are tensor-core instructions issued.
 	DenseMMAs, SparseMMAs uint64
 	// DenseFMAs and SparseFMAs are multiply-accumulates performed by each
@@ -148,7 +150,7 @@ func Power(uj float64, cycles uint64, mhz int) float64 {
 
 // IdlePower is the board's power with every SM clocked at mhz and no work.
 func (c Config) IdlePower(sms, mhz int) float64 {
-	b, _ := c.Energy(Counts{Precision: "fp16", SMs: sms}, uint64(mhz)*1e6, mhz)
+	b, _ := c.Energy(Counts{Precision: tensorcore.FP16, SMs: sms}, uint64(mhz)*1e6, mhz)
 	return b.Total() / 1e6
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // energyColors are the event classes' colours, in energy.Breakdown's
@@ -37,7 +38,7 @@ func energyBreakdownPlot(w string, rep *sim.Report) (*plot.Plot, size, error) {
 	var parts []energy.Breakdown
 	for _, t := range rep.Totals {
 		if t.Workload == w {
-			names = append(names, t.Mode)
+			names = append(names, t.Mode.String())
 			parts = append(parts, t.Energy)
 		}
 	}
@@ -85,12 +86,12 @@ func energyLayerPlot(w string, rows []sim.LayerResult) (*plot.Plot, size, error)
 	var names []string
 	var d, s plotter.Values
 	for _, r := range rows {
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			dense[r.Layer] = r.EnergyUJ * float64(r.Count) / 1000
 		}
 	}
 	for _, r := range rows {
-		if dv, ok := dense[r.Layer]; ok && r.Mode == "sparse" {
+		if dv, ok := dense[r.Layer]; ok && r.Mode == tensorcore.Sparse {
 			names = append(names, layerName(r))
 			d = append(d, dv)
 			s = append(s, r.EnergyUJ*float64(r.Count)/1000)

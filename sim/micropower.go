@@ -5,8 +5,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -32,7 +32,7 @@ type PowerPoint struct {
 func MicroPower(cfg *configs.Config) ([]PowerPoint, error) {
 	var out []PowerPoint
 	for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
-		n, cycles, err := tcBoundCounts(cfg, "fp16", m)
+		n, cycles, err := tcBoundCounts(cfg, tensorcore.FP16, m)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +43,7 @@ func MicroPower(cfg *configs.Config) ([]PowerPoint, error) {
 		return nil, err
 	}
 	out = append(out, powerPoint(cfg, "dram-stream", n, cycles))
-	idle := energy.Counts{Precision: "fp16", SMs: cfg.GPU.SMCount}
+	idle := energy.Counts{Precision: tensorcore.FP16, SMs: cfg.GPU.SMCount}
 	out = append(out, powerPoint(cfg, "idle", idle, uint64(cfg.GPU.ClockMHz)*1000))
 	return out, nil
 }
@@ -76,7 +76,7 @@ func powerPoint(cfg *configs.Config, name string, n energy.Counts, cycles uint64
 
 // tcBoundCounts runs the tensor-core throughput microbenchmark and counts
 // its events: the MMAs, their register-file operands and their issue.
-func tcBoundCounts(cfg *configs.Config, prec string, m tensorcore.Mode) (energy.Counts, uint64, error) {
+func tcBoundCounts(cfg *configs.Config, prec tensorcore.Precision, m tensorcore.Mode) (energy.Counts, uint64, error) {
 	r, err := tensorcore.MicroTC(cfg.TensorCore, cfg.GPU.SMCount,
 		cfg.SM.SubPartitions, cfg.GPU.ClockMHz, prec, m)
 	if err != nil {
@@ -97,7 +97,7 @@ func tcBoundCounts(cfg *configs.Config, prec string, m tensorcore.Mode) (energy.
 	mmas := uint64(r.MMAsPerTC * r.TensorCores)
 	fmas := mmas * uint64(sh.FMAs()*kept.N/kept.M)
 	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K,
-		tensorcore.ElementBytes(prec), kept.N, kept.M, m == tensorcore.Sparse)
+		prec.ElementBytes(), kept.N, kept.M, m == tensorcore.Sparse)
 	n := energy.Counts{Precision: prec, SMs: cfg.GPU.SMCount,
 		SM: energy.SMActivity{Instructions: mmas, RFReadBytes: mmas * read,
 			RFWriteBytes: mmas * write}}
@@ -119,7 +119,7 @@ func streamCounts(cfg *configs.Config) (energy.Counts, uint64, error) {
 		return energy.Counts{}, 0, err
 	}
 	loads := st.L2Bytes / 512
-	return energy.Counts{Precision: "fp16", SMs: cfg.GPU.SMCount,
+	return energy.Counts{Precision: tensorcore.FP16, SMs: cfg.GPU.SMCount,
 		SM:        energy.SMActivity{Instructions: loads, RFWriteBytes: st.L2Bytes},
 		L1Sectors: st.L1HitSectors + st.L1MissSectors,
 		L2Sectors: st.L2HitSectors + st.L2MissSectors, CrossbarBytes: st.L2Bytes,

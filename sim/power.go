@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // runKernel picks the kernel of a GEMM and runs it under the config's
@@ -159,17 +160,20 @@ func (r *runner) power(k *kernelResult) Power {
 func addEnergySavings(rep *Report) {
 	type key struct{ w, l string }
 	dense := map[key]float64{}
-	type wm struct{ w, m string }
+	type wm struct {
+		w string
+		m tensorcore.Mode
+	}
 	sums := map[wm]energy.Breakdown{}
 	for _, r := range rep.Results {
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			dense[key{r.Workload, r.Layer}] = r.EnergyUJ
 		}
 		k := wm{r.Workload, r.Mode}
 		sums[k] = sums[k].Plus(r.Energy.Scale(float64(r.Count)))
 	}
 	for i, r := range rep.Results {
-		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == "sparse" {
+		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].EnergySaving = d / r.EnergyUJ
 		}
 	}
@@ -179,7 +183,7 @@ func addEnergySavings(rep *Report) {
 		if t.TimeUS > 0 {
 			tp.AvgPowerW = tp.EnergyUJ / t.TimeUS
 		}
-		if d, ok := sums[wm{t.Workload, "dense"}]; ok && t.Mode == "sparse" {
+		if d, ok := sums[wm{t.Workload, tensorcore.Dense}]; ok && t.Mode == tensorcore.Sparse {
 			tp.EnergySaving = d.Total() / tp.EnergyUJ
 		}
 		rep.Totals[i].TotalPower = tp

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // More work (deeper K) costs more energy in the MMAs, and more bytes moved
@@ -88,7 +89,7 @@ func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
 // the limit, and a limit no clock meets says so.
 func TestPowerCappedClocks(t *testing.T) {
 	job := gemmJob([3]int{1024, 1024, 1024}, [3]int{2048, 4096, 2048})
-	job.Modes = []string{"dense"}
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	rep := run(t, job, "gpu.clock_policy=power_capped", "sim.extrapolate_waves=true")
 	short, long := rep.Results[0], rep.Results[1]
 	if long.ClockMHz >= 1410 || long.AvgPowerW > 400 {
@@ -115,7 +116,7 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := gemmShape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: "fp16"}
+	g := gemmShape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
 	hi, err := selectKernel(ld.Config, g, nil)
 	if err != nil {
 		t.Fatal(err)

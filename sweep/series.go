@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/report"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Metrics are the quantities a sweep plot can show, with their axis
@@ -141,10 +143,10 @@ func (a *accumulator) selected(r Row) bool {
 		}
 	}
 	if a.q.Y == "speedup" {
-		return r.Mode == "sparse" && r.Speedup > 0
+		return r.Mode == tensorcore.Sparse && r.Speedup > 0
 	}
 	if a.q.Y == "energy_saving" {
-		return r.Mode == "sparse" && r.EnergySaving > 0
+		return r.Mode == tensorcore.Sparse && r.EnergySaving > 0
 	}
 	return true
 }
@@ -157,7 +159,7 @@ func (a *accumulator) label(r Row, keys []string) string {
 		parts[0] += " " + r.Layer
 	}
 	if a.q.Y != "speedup" && a.q.Y != "energy_saving" {
-		parts = append(parts, r.Mode)
+		parts = append(parts, r.Mode.String())
 	}
 	for _, k := range keys {
 		v, _ := GridValue(r.Grid, k)

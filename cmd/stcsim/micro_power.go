@@ -57,7 +57,7 @@ func runMicroPower(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
 		return exitInternal
 	}
-	out := &microPowerOutput{Tool: "stcsim " + Version, Config: c.Name,
+	out := &microPowerOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
 		Sources: ld.Sources, LimitW: c.Power.LimitW, Results: res}
 	for _, p := range publishedPowers {
 		if p.Config == c.Name && p.ClockMHz == c.GPU.ClockMHz {
