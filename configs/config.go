@@ -142,7 +142,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
 	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)
-	l = append(l, c.Power.Validate(c.GPU.ClockMHz).Prefix("power")...)
+	l = append(l, c.Power.Validate().Prefix("power")...)
 	return l.Sorted()
 }
 

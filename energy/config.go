@@ -83,9 +83,10 @@ func (p PerPrecision) Get(precision tensorcore.Precision) (float64, error) {
 	return 0, fmt.Errorf("energy: no MMA energy for precision %s", precision)
 }
 
-// Validate checks the section against the configured clock; paths are
-// relative to the section.
-func (c Config) Validate(clockMHz int) check.List {
+// Validate checks the section; paths are relative to it. A clock outside
+// the V/f table is allowed (a what-if): it gets the voltage of the
+// table's nearest end.
+func (c Config) Validate() check.List {
 	var l check.List
 	l.PositiveF("limit_w", c.LimitW)
 	l.Positive("clock_step_mhz", c.ClockStepMHz)
@@ -95,12 +96,12 @@ func (c Config) Validate(clockMHz int) check.List {
 	if c.DataActivity < 0 || c.DataActivity > 1 {
 		l.Add("data_activity", "must be in [0, 1] (got %g)", c.DataActivity)
 	}
-	l = append(l, c.validateVF(clockMHz)...)
+	l = append(l, c.validateVF()...)
 	l = append(l, c.Events.validate().Prefix("energy")...)
 	return l
 }
 
-func (c Config) validateVF(clockMHz int) check.List {
+func (c Config) validateVF() check.List {
 	var l check.List
 	if len(c.VF) < 1 {
 		l.Add("vf_table", "must list at least one {mhz, mv} point")
@@ -113,11 +114,6 @@ func (c Config) validateVF(clockMHz int) check.List {
 		if i > 0 && (p.MHz <= c.VF[i-1].MHz || p.MV < c.VF[i-1].MV) {
 			l.Add(path, "points must rise in mhz (strictly) and mv")
 		}
-	}
-	lo, hi := c.VF[0].MHz, c.VF[len(c.VF)-1].MHz
-	if clockMHz < lo || clockMHz > hi {
-		l.Add("vf_table", "gpu.clock_mhz %d is outside the table's %d-%d MHz",
-			clockMHz, lo, hi)
 	}
 	return l
 }
