@@ -46,6 +46,9 @@ func capClock(cfg *configs.Config, k *kernelResult, obs Observer) (*kernelResult
 		return nil, err
 	}
 	r := runs[mhz]
+	// The re-timed kernel is one unperturbed run at the capped clock
+	// (no jitter ensemble there); the selection's candidates stay.
+	r.candidates = k.candidates
 	if !ok {
 		r.powerNote = fmt.Sprintf("above power.limit_w %.0f W even at "+
 			"the lowest clock, %d MHz", pw.LimitW, mhz)
@@ -144,14 +147,17 @@ func scaleCTAs(n energy.Counts, all, done int) energy.Counts {
 }
 
 // power is a kernel's record fields: its clock, energy and power.
+// The static classes run for the record's cycles (the ensemble mean with
+// sim.jitter_runs > 1), the event classes are run 0's counts.
 func (r *runner) power(k *kernelResult) Power {
-	b, err := r.cfg.Power.Energy(k.act, k.cycles, k.clockMHz)
-	if err != nil { // the precision was checked when the jobs were made
+	cycles, _, _ := ensembleCycles(k)
+	b, err := r.cfg.Power.Energy(k.act, cycles, k.clockMHz)
+	if err != nil { // every valid precision has an MMA energy
 		panic(fmt.Sprintf("energy of %s: %v", k.plan.name(), err))
 	}
 	uj := b.Total()
 	return Power{ClockMHz: k.clockMHz, EnergyUJ: uj, Energy: b,
-		AvgPowerW: energy.Power(uj, k.cycles, k.clockMHz)}
+		AvgPowerW: energy.Power(uj, cycles, k.clockMHz)}
 }
 
 // addEnergySavings fills each sparse record's and total's energy saving
