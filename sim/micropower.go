@@ -83,16 +83,18 @@ func tcBoundCounts(cfg *configs.Config, prec tensorcore.Precision, m tensorcore.
 		return energy.Counts{}, 0, err
 	}
 	p, _ := cfg.TensorCore.Get(prec)
-	shapeName, kept := p.DenseShape, tensorcore.Pattern{N: 1, M: 1}
+	sh, err := tensorcore.ParseShape(p.DenseShape)
+	if err != nil {
+		return energy.Counts{}, 0, err
+	}
+	kept := tensorcore.Pattern{N: 1, M: 1}
 	if m == tensorcore.Sparse {
-		shapeName = p.SparseShape
 		if kept, err = tensorcore.ParsePattern(p.SparsePattern); err != nil {
 			return energy.Counts{}, 0, err
 		}
-	}
-	sh, err := tensorcore.ParseShape(shapeName)
-	if err != nil {
-		return energy.Counts{}, 0, err
+		if sh, err = tensorcore.SparseShape(sh, kept); err != nil {
+			return energy.Counts{}, 0, err
+		}
 	}
 	mmas := uint64(r.MMAsPerTC * r.TensorCores)
 	fmas := mmas * uint64(sh.FMAs()*kept.N/kept.M)
