@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -24,12 +25,18 @@ type Config struct {
 	Memory      memory.Config     `yaml:",inline"`
 	Kernel      KernelConfig      `yaml:"kernel"`
 	Sim         SimConfig         `yaml:"sim"`
+	// Power is the board's power limit, V/f table and event energies.
+	Power energy.Config `yaml:"power"`
 }
 
 // GPUConfig holds chip-level parameters.
 type GPUConfig struct {
 	ClockMHz int `yaml:"clock_mhz"`
 	SMCount  int `yaml:"sm_count"`
+	// ClockPolicy is "locked" (every kernel at clock_mhz) or
+	// "power_capped" (each kernel at the highest clock of the V/f table,
+	// up to clock_mhz, that keeps it within power.limit_w).
+	ClockPolicy string `yaml:"clock_policy"`
 }
 
 // SMConfig holds the streaming multiprocessor's parameters.
@@ -141,6 +148,8 @@ func (c *Config) Validate() check.List {
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
 	l = append(l, c.checkBounds()...)
+	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)
+	l = append(l, c.Power.Validate().Prefix("power")...)
 	return l.Sorted()
 }
 

@@ -206,6 +206,16 @@ const (
 // SMs share one buffer, each taking its part. For levels the buffer fits
 // in, one untimed pass warms the caches first; then one pass is timed.
 func (m micro) bandwidth(level string, ws uint64, private, viaL1 bool) MicroResult {
+	cycles, bytes, _ := m.stream(ws, private, viaL1)
+	gbps := float64(bytes) / float64(cycles) * float64(m.clk.Freq) / 1e9
+	return MicroResult{Kind: "bandwidth", Level: level, Unit: "GB/s",
+		Value: gbps, WorkingSetBytes: ws}
+}
+
+// stream times one pass of the streaming kernel over ws bytes (after an
+// untimed warming pass when the buffer fits in L2) and returns its cycles,
+// the bytes read and the hierarchy's traffic counters of the timed pass.
+func (m micro) stream(ws uint64, private, viaL1 bool) (uint64, uint64, Stats) {
 	e, h, _ := m.build()
 	per := ws / uint64(m.numSMs) / streamChunk * streamChunk
 	if private {
@@ -231,9 +241,20 @@ func (m micro) bandwidth(level string, ws uint64, private, viaL1 bool) MicroResu
 		t0, _ = run(0)
 	}
 	t1, bytes := run(t0)
-	gbps := float64(bytes) / float64(t1-t0) * float64(m.clk.Freq) / 1e9
-	return MicroResult{Kind: "bandwidth", Level: level, Unit: "GB/s",
-		Value: gbps, WorkingSetBytes: ws}
+	return t1 - t0, bytes, h.Stats()
+}
+
+// StreamDRAM runs the DRAM bandwidth microbenchmark's streaming kernel
+// (every SM reading its part of a buffer twice the L2's size, cold) and
+// returns its cycles and the hierarchy's traffic counters, for the energy
+// model's DRAM-streaming power point.
+func StreamDRAM(cfg Config, clk clock.Clock, numSMs int) (uint64, Stats, error) {
+	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
+	if _, err := m.builder().Build("Memory"); err != nil {
+		return 0, Stats{}, err
+	}
+	cycles, _, st := m.stream(2*m.l2Bytes(), false, false)
+	return cycles, st, nil
 }
 
 // streamer reads bytes from base in chunk-sized rows with at most

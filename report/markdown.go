@@ -25,6 +25,7 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 		cfg.Description, strings.Join(ld.Sources, ", "))
 	writeRoofs(&b, rep, cfg)
 	writeTotals(&b, rep)
+	writeEnergy(&b, rep)
 	for _, w := range workloadsOf(rep) {
 		fmt.Fprintf(&b, "## %s\n\n", w)
 		writeLayers(&b, resultsOf(rep, w))

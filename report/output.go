@@ -60,13 +60,13 @@ func JSON(rep *sim.Report) []byte {
 
 // Columns are the CSV columns, in order: the JSON record keys, with the
 // breakdown flattened.
-var Columns = []string{"workload", "layer", "m", "n", "k", "batch",
+var Columns = append([]string{"workload", "layer", "m", "n", "k", "batch",
 	"precision", "mode", "sparse_applied", "count", "kernel", "split_k",
 	"cycles", "time_us", "tflops", "tc_utilization", "dram_read_bytes",
 	"dram_write_bytes", "dram_gbps", "l2_hit_rate", "metadata_bytes",
 	"smem_bytes", "l2_bytes", "bound", "breakdown_compute",
 	"breakdown_smem", "breakdown_l2", "breakdown_dram", "breakdown_latency",
-	"speedup", "note"}
+	"speedup", "note"}, energyColumns...)
 
 // Row renders one record as CSV fields in Columns order.
 func Row(r sim.LayerResult) []string {
@@ -79,14 +79,14 @@ func Row(r sim.LayerResult) []string {
 	}
 	b := r.Breakdown
 	t := CSVText
-	return []string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
+	return append([]string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
 		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
 		i(r.Count), t(r.Kernel), i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
 		u(r.DRAMWriteBytes), f(r.DRAMGBps), f(r.L2HitRate),
 		u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes), t(r.Bound),
 		f(b.Compute), f(b.Smem), f(b.L2), f(b.DRAM), f(b.Latency), sp,
-		t(r.Note)}
+		t(r.Note)}, energyRow(r)...)
 }
 
 // CSVText neutralises a text field for spreadsheets: one beginning with

@@ -21,6 +21,7 @@ func outputReport() *sim.Report {
 		Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Sparse, SparseApplied: true,
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
 		Speedup: 1.5, Note: "n"}
+	r.Power = sim.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}
 	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
 		Results: []sim.LayerResult{r},
 		Totals:  []sim.Total{{Workload: "w", Mode: tensorcore.Sparse, TimeUS: 1}}}

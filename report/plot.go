@@ -52,6 +52,12 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 			{base + "-roofline", func() (*plot.Plot, size, error) {
 				return rooflinePlot(w, rows, cfg)
 			}},
+			{base + "-energy-breakdown", func() (*plot.Plot, size, error) {
+				return energyBreakdownPlot(w, rep)
+			}},
+			{base + "-energy-layers", func() (*plot.Plot, size, error) {
+				return energyLayerPlot(w, rows)
+			}},
 		}
 		for _, pl := range plots {
 			p, sz, err := pl.make()

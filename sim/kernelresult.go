@@ -6,6 +6,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 )
 
@@ -26,6 +27,11 @@ type kernelResult struct {
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
 	waves        int
+	// act are the energy model's event counts; clockMHz the SM clock the
+	// kernel ran at; powerNote says when it could not meet the limit.
+	act       energy.Counts
+	clockMHz  int
+	powerNote string
 	// runCycles are the cycles of every ensemble run of the selected
 	// kernel (run 0 first; one entry without sim.jitter_runs), and
 	// candidates what the selection simulated, best first.
@@ -73,6 +79,8 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	if g.waves != nil {
 		g.waves.scale(g, r)
 	}
+	r.act = g.activity(r)
+	r.clockMHz = cfg.GPU.ClockMHz
 	return r, nil
 }
 

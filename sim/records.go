@@ -43,6 +43,7 @@ func (r *runner) run() (*Report, error) {
 		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
 	}
 	addSpeedups(rep)
+	addEnergySavings(rep)
 	return rep, nil
 }
 
@@ -138,7 +139,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = selectKernel(r.cfg, shapes[i], r.job.Observer)
+				results[i], errs[i] = runKernel(r.cfg, shapes[i], r.job.Observer)
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {
@@ -166,7 +167,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 // record turns a simulated kernel into the output record of one layer.
 func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	g := j.gemm
-	clockHz := float64(r.cfg.GPU.ClockMHz) * 1e6
+	clockHz := float64(k.clockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
 	sec := float64(cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
@@ -191,6 +192,10 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	}
 
 	fillTraffic(&res, k, sec)
+	res.Power = r.power(k)
+	if k.powerNote != "" {
+		res.Note = joinNote(res.Note, k.powerNote)
+	}
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.plan.paddedK))

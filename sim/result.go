@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/stcsim/stcsim/tensorcore"
+import (
+	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/tensorcore"
+)
 
 // LayerResult is one GEMM (a layer, or one --gemm) simulated in one mode:
 // the record of stcsim's machine-readable output. Field names are the
@@ -55,6 +58,7 @@ type LayerResult struct {
 	// traffic and breakdown those of the unperturbed run.
 	CyclesMean   float64 `json:"cycles_mean,omitempty"`
 	CyclesSpread float64 `json:"cycles_spread,omitempty"`
+	Power
 }
 
 // Candidate is one kernel the selection simulated for a record.
@@ -75,6 +79,22 @@ func (r LayerResult) Margin() float64 {
 	return (c[1].EstimatedCycles - c[0].EstimatedCycles) / c[0].EstimatedCycles
 }
 
+// Power is a record's clock, energy and power (docs/power.md): one call
+// of the GEMM, like time_us.
+type Power struct {
+	// ClockMHz is the SM clock the kernel ran at (gpu.clock_policy).
+	ClockMHz int `json:"clock_mhz"`
+	// EnergyUJ is the board energy of one call, in microjoules.
+	EnergyUJ float64 `json:"energy_uj"`
+	// AvgPowerW is EnergyUJ over the kernel's time, in watts.
+	AvgPowerW float64 `json:"avg_power_w"`
+	// Energy splits EnergyUJ by event class (microjoules).
+	Energy energy.Breakdown `json:"energy"`
+	// EnergySaving (sparse records): dense energy / sparse energy of the
+	// same layer.
+	EnergySaving float64 `json:"energy_saving,omitempty"`
+}
+
 // Breakdown splits a kernel's time among the resources that bound it.
 type Breakdown struct {
 	Compute float64 `json:"compute"`
@@ -90,4 +110,15 @@ type Total struct {
 	Mode     tensorcore.Mode `json:"mode"`
 	TimeUS   float64         `json:"time_us"`
 	Speedup  float64         `json:"speedup,omitempty"`
+	TotalPower
+}
+
+// TotalPower is a workload's energy per network pass: the sum over its
+// layers of energy x count.
+type TotalPower struct {
+	EnergyUJ  float64 `json:"energy_uj"`
+	AvgPowerW float64 `json:"avg_power_w"`
+	// Energy splits EnergyUJ by event class (microjoules).
+	Energy       energy.Breakdown `json:"energy"`
+	EnergySaving float64          `json:"energy_saving,omitempty"`
 }

@@ -17,7 +17,16 @@ var Metrics = map[string]string{
 	"time_us":   "time per pass (µs)",
 	"tflops":    "achieved throughput (TFLOPS)",
 	"dram_gbps": "DRAM bandwidth (GB/s)",
+	// Power and energy (docs/power.md).
+	"energy_uj":     "energy per pass (µJ)",
+	"avg_power_w":   "average board power (W)",
+	"energy_saving": "sparse energy saving over dense (x)",
+	"clock_mhz":     "time-weighted SM clock (MHz)",
 }
+
+// metricNames lists Metrics for messages.
+const metricNames = "speedup, time_us, tflops, dram_gbps, energy_uj, " +
+	"avg_power_w, energy_saving or clock_mhz"
 
 // Query selects what a sweep plot shows: metric Y against grid key X, one
 // line per workload or per layer (and per mode, except for speedup, and
@@ -31,8 +40,7 @@ type Query struct {
 // are ordered numerically where they are numbers.
 func Series(rows []Row, q Query) ([]report.Series, error) {
 	if _, ok := Metrics[q.Y]; !ok {
-		return nil, fmt.Errorf("--y %q: want speedup, time_us, tflops or "+
-			"dram_gbps", q.Y)
+		return nil, fmt.Errorf("--y %q: want %s", q.Y, metricNames)
 	}
 	if q.By != "workload" && q.By != "layer" {
 		return nil, fmt.Errorf("--by %q: want workload or layer", q.By)
@@ -101,6 +109,10 @@ func contains(list []string, s string) bool {
 // sums gathers one plotted point: the sums behind its metric.
 type sums struct {
 	timeUS, flops, dramBytes float64
+	// energyUJ is energy x count; denseUJ the dense energy of the sparse
+	// layers in it (their saving times their energy); clockUS is clock x
+	// time, for the time-weighted clock.
+	energyUJ, denseUJ, clockUS float64
 	// denseUS is the dense time of the sparse layers summed in timeUS
 	// (their speedup times their time), for the speedup metric.
 	denseUS float64
@@ -133,6 +145,9 @@ func (a *accumulator) selected(r Row) bool {
 	if a.q.Y == "speedup" {
 		return r.Mode == tensorcore.Sparse && r.Speedup > 0
 	}
+	if a.q.Y == "energy_saving" {
+		return r.Mode == tensorcore.Sparse && r.EnergySaving > 0
+	}
 	return true
 }
 
@@ -143,7 +158,7 @@ func (a *accumulator) label(r Row, keys []string) string {
 	if a.q.By == "layer" {
 		parts[0] += " " + r.Layer
 	}
-	if a.q.Y != "speedup" {
+	if a.q.Y != "speedup" && a.q.Y != "energy_saving" {
 		parts = append(parts, r.Mode.String())
 	}
 	for _, k := range keys {
@@ -177,6 +192,10 @@ func (a *accumulator) add(r Row, keys []string) {
 	if r.Speedup > 0 {
 		s.denseUS += t * r.Speedup
 	}
+	e := r.EnergyUJ * c
+	s.energyUJ += e
+	s.denseUJ += e * r.EnergySaving
+	s.clockUS += float64(r.ClockMHz) * t
 }
 
 func (s *sums) value(metric string) float64 {
@@ -187,6 +206,14 @@ func (s *sums) value(metric string) float64 {
 		return s.timeUS
 	case "tflops":
 		return s.flops / s.timeUS / 1e6
+	case "energy_uj":
+		return s.energyUJ
+	case "avg_power_w":
+		return s.energyUJ / s.timeUS
+	case "energy_saving":
+		return s.denseUJ / s.energyUJ
+	case "clock_mhz":
+		return s.clockUS / s.timeUS
 	}
 	return s.dramBytes / s.timeUS / 1e3
 }

@@ -84,7 +84,7 @@ func labels(ss []report.Series) []string {
 func TestSeriesValues(t *testing.T) {
 	rows := storedRows(t)
 	where := []Assignment{{"l2.size_kb", "40960"}}
-	var dense, sparse, flops float64
+	var dense, sparse, flops, denseE, sparseE float64
 	for _, r := range rows {
 		if r.Workload != "small" {
 			continue
@@ -98,21 +98,24 @@ func TestSeriesValues(t *testing.T) {
 		if r.Mode == tensorcore.Dense {
 			dense += r.TimeUS
 			flops += 2 * float64(r.M*r.N*r.K)
+			denseE += r.EnergyUJ
 		} else {
 			sparse += r.TimeUS
+			sparseE += r.EnergyUJ
 		}
 	}
 	want := map[string]float64{"speedup": dense / sparse,
-		"tflops": flops / dense / 1e6}
+		"tflops": flops / dense / 1e6, "energy_saving": denseE / sparseE,
+		"energy_uj": denseE, "avg_power_w": denseE / dense, "clock_mhz": 1410}
 	for metric, w := range want {
 		ss, err := Series(rows, Query{X: "shared_memory.bytes_per_clk",
 			Y: metric, By: "workload", Where: where})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", metric, err)
 		}
-		label := "small"
-		if metric == "tflops" {
-			label = "small, dense"
+		label := "small, dense"
+		if metric == "speedup" || metric == "energy_saving" {
+			label = "small"
 		}
 		var got float64
 		for _, s := range ss {

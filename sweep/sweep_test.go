@@ -67,8 +67,15 @@ func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 					N: g.N, K: g.K, Batch: 1, Precision: g.Precision, Mode: m,
 					Count: 1, TimeUS: t, TFLOPS: flops / t / 1e6,
 					DRAMGBps: bytes / t / 1e3}
+				watts := 200 + flops/1e9 // energy fields, as sim fills them
+				if m == tensorcore.Sparse {
+					watts *= 0.8
+				}
+				r.Power = sim.Power{ClockMHz: c.GPU.ClockMHz, EnergyUJ: watts * t,
+					AvgPowerW: watts}
 				if m == tensorcore.Sparse {
 					r.Speedup = dense / t
+					r.EnergySaving = (200 + flops/1e9) * dense / r.EnergyUJ
 				}
 				rep.Results = append(rep.Results, r)
 				totals[m] += t

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -32,20 +31,7 @@ type microMemOutput struct {
 var microMem = memory.MicroMem
 
 func runMicroMem(args []string) int {
-	fs := newFlagSet("micro mem", "[--config NAME|PATH]... "+
-		"[--set key=value]... [--format table|json]")
-	var cf configFlags
-	cf.add(fs)
-	format := fs.String("format", "table", "table or json")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *format != "table" && *format != "json" {
-		fmt.Fprintf(os.Stderr, "stcsim micro mem: --format: unknown "+
-			"format %q (want table or json)\n", *format)
-		return exitUsage
-	}
-	ld, code := cf.load()
+	ld, format, code := microFlags("mem", args)
 	if ld == nil {
 		return code
 	}
@@ -57,14 +43,8 @@ func runMicroMem(args []string) int {
 	}
 	out := &microMemOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
 		Sources: ld.Sources, Results: res}
-	if *format == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
-			return exitInternal
-		}
-		return exitOK
+	if format == "json" {
+		return printMicroJSON("mem", out)
 	}
 	writeMicroMemTable(os.Stdout, out)
 	return exitOK

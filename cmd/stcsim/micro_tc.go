@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -61,13 +60,7 @@ func runMicroTC(args []string) int {
 		return exitInternal
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim micro tc:", err)
-			return exitInternal
-		}
-		return exitOK
+		return printMicroJSON("tc", out)
 	}
 	writeMicroTCTable(os.Stdout, out)
 	return exitOK

@@ -15,10 +15,10 @@ func init() {
 }
 
 func runPlot(args []string) int {
-	fs := newFlagSet("plot", "DB --x KEY [--y speedup|time_us|tflops|dram_gbps] "+
+	fs := newFlagSet("plot", "DB --x KEY [--y speedup|time_us|tflops|dram_gbps|energy_uj|avg_power_w|energy_saving|clock_mhz] "+
 		"[--by workload|layer] [--where KEY=VALUE]... [--out FILE.png|.svg]")
 	x := fs.String("x", "", "grid key on the X axis (required)")
-	y := fs.String("y", "speedup", "metric: speedup, time_us, tflops or dram_gbps")
+	y := fs.String("y", "speedup", "metric: speedup, time_us, tflops, dram_gbps, energy_uj, avg_power_w, energy_saving or clock_mhz")
 	by := fs.String("by", "workload", "one line per workload or per layer")
 	out := fs.String("out", "", "output file, .png or .svg (default sweep-Y-vs-X.png)")
 	var where multiFlag

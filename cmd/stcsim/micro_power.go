@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/stcsim/stcsim/sim"
+)
+
+func init() {
+	registerMicro(&command{name: "power", summary: "board power of a " +
+		"tensor-core-bound kernel (dense, sparse), a DRAM stream and the " +
+		"idle board, against published measurements", run: runMicroPower})
+}
+
+// publishedPower is a measured board power of one microbenchmark kernel
+// on the hardware of one config at one clock.
+type publishedPower struct {
+	Kernel   string  `json:"kernel"`
+	Config   string  `json:"config"`
+	ClockMHz int     `json:"clock_mhz"`
+	Watts    float64 `json:"watts"`
+	Source   string  `json:"source"`
+}
+
+// publishedPowers are the board-power measurements the command compares
+// against (docs/validation.md, "Power and clock").
+var publishedPowers = []publishedPower{
+	{"tc-dense-fp16", "a100-pcie-40gb", 1410, 173.4, "Luo et al., IPDPS 2024 " +
+		"(arXiv 2402.13499): fp16 mma, 1.79 TFLOPS/W at 173.4 W, A100 PCIe; operand values not stated"},
+	{"idle", "a100-pcie-40gb", 1410, 65.46, "nvidia-smi -q, A100 80GB PCIe " +
+		"idle at 1410 MHz (public dump); the static power is calibrated on it"},
+	{"idle", "a100-80gb", 1155, 68.37, "nvidia-smi -q, A100-SXM4-80GB at " +
+		"1155 MHz, one process resident, load not stated (public dump)"},
+}
+
+// microPowerOutput is the JSON document of stcsim micro power.
+type microPowerOutput struct {
+	Tool      string           `json:"tool"`
+	Config    string           `json:"config"`
+	Sources   []string         `json:"sources"`
+	LimitW    float64          `json:"limit_w"`
+	Results   []sim.PowerPoint `json:"results"`
+	Published []publishedPower `json:"published"`
+}
+
+func runMicroPower(args []string) int {
+	ld, format, code := microFlags("power", args)
+	if ld == nil {
+		return code
+	}
+	c := ld.Config
+	res, err := sim.MicroPower(c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
+		return exitInternal
+	}
+	out := &microPowerOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
+		Sources: ld.Sources, LimitW: c.Power.LimitW, Results: res}
+	for _, p := range publishedPowers {
+		if p.Config == c.Name && p.ClockMHz == c.GPU.ClockMHz {
+			out.Published = append(out.Published, p)
+		}
+	}
+	if format == "json" {
+		return printMicroJSON("power", out)
+	}
+	writeMicroPowerTable(os.Stdout, out)
+	return exitOK
+}
+
+func writeMicroPowerTable(w io.Writer, out *microPowerOutput) {
+	fmt.Fprintf(w, "%s, %s: board power (limit %.0f W)\n", out.Tool,
+		out.Config, out.LimitW)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kernel\tMHz\tW\tmeasured W\terror\tcapped MHz\tcapped W\t")
+	for _, r := range out.Results {
+		meas, errs := "", ""
+		for _, p := range out.Published {
+			if p.Kernel == r.Kernel {
+				meas = fmt.Sprintf("%.1f", p.Watts)
+				errs = fmt.Sprintf("%+.1f%%", 100*(r.PowerW-p.Watts)/p.Watts)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%d\t%.1f\t\n", r.Kernel,
+			r.ClockMHz, r.PowerW, meas, errs, r.CappedMHz, r.CappedW)
+	}
+	tw.Flush()
+	for _, p := range out.Published {
+		fmt.Fprintf(w, "measured %s: %s\n", p.Kernel, p.Source)
+	}
+}

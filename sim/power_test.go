@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// More work (deeper K) costs more energy in the MMAs, and more bytes moved
+// costs more in DRAM, L2 and the crossbar; a GEMM of the same work that
+// moves fewer DRAM bytes spends less in DRAM.
+func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
+	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}))
+	small, deep := rep.Results[0], rep.Results[2]
+	if !(deep.EnergyUJ > small.EnergyUJ && deep.Energy.MMA > small.Energy.MMA) {
+		t.Errorf("twice the K: energy %g -> %g uJ, MMA %g -> %g uJ",
+			small.EnergyUJ, deep.EnergyUJ, small.Energy.MMA, deep.Energy.MMA)
+	}
+	moved := func(r LayerResult) uint64 { return r.DRAMReadBytes + r.DRAMWriteBytes }
+	if moved(deep) <= moved(small) || deep.Energy.DRAM <= small.Energy.DRAM ||
+		deep.Energy.L2 <= small.Energy.L2 || deep.Energy.Crossbar <= small.Energy.Crossbar {
+		t.Errorf("more bytes (%d -> %d) without more memory energy: %+v -> %+v",
+			moved(small), moved(deep), small.Energy, deep.Energy)
+	}
+	for _, r := range rep.Results {
+		if math.Abs(r.Energy.Total()-r.EnergyUJ) > 1e-6*r.EnergyUJ {
+			t.Errorf("%s: breakdown sums to %g, energy_uj %g", r.Layer,
+				r.Energy.Total(), r.EnergyUJ)
+		}
+		if w := r.EnergyUJ / r.TimeUS; math.Abs(w-r.AvgPowerW) > 1e-9*w {
+			t.Errorf("%s: avg_power_w %g, energy/time %g", r.Layer, r.AvgPowerW, w)
+		}
+	}
+}
+
+// A sparse GEMM that saves time shows where its energy went: fewer
+// multiplies (MMA energy about half), metadata decode and selector muxes
+// that the dense kernel does not have, and more shared-memory and
+// register-file energy per multiply (B still moves at full size).
+func TestSparseEnergySplit(t *testing.T) {
+	rep := run(t, gemmJob([3]int{2048, 2048, 1024}))
+	d, s := rep.Results[0], rep.Results[1]
+	if s.Speedup <= 1 {
+		t.Fatalf("sparse not faster (speedup %g): pick another shape", s.Speedup)
+	}
+	if r := s.Energy.MMA / d.Energy.MMA; r < 0.45 || r > 0.55 {
+		t.Errorf("sparse MMA energy %.3f of dense, want about half", r)
+	}
+	if d.Energy.Metadata != 0 || s.Energy.Metadata <= 0 {
+		t.Errorf("metadata energy: dense %g, sparse %g", d.Energy.Metadata,
+			s.Energy.Metadata)
+	}
+	per := func(r LayerResult, v float64) float64 { return v / r.Energy.MMA }
+	if per(s, s.Energy.Smem) <= per(d, d.Energy.Smem) ||
+		per(s, s.Energy.RegisterFile) <= per(d, d.Energy.RegisterFile) {
+		t.Errorf("operand delivery per multiply not higher for sparse: %+v vs %+v",
+			s.Energy, d.Energy)
+	}
+	if want := d.EnergyUJ / s.EnergyUJ; math.Abs(s.EnergySaving-want) > 1e-12 ||
+		s.EnergySaving <= 1 {
+		t.Errorf("energy_saving %g, want %g (> 1)", s.EnergySaving, want)
+	}
+	tot := rep.Totals[1]
+	if math.Abs(tot.EnergyUJ-s.EnergyUJ) > 1e-9*s.EnergyUJ || tot.EnergySaving != s.EnergySaving {
+		t.Errorf("sparse total %+v does not match its one layer %+v", tot.TotalPower, s.Power)
+	}
+}
+
+// locked runs at gpu.clock_mhz; power_capped with a limit no kernel reaches
+// gives the same cycles bit for bit (the capped path re-times nothing).
+func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
+	job := gemmJob([3]int{512, 1024, 512})
+	locked := run(t, job)
+	free := run(t, job, "gpu.clock_policy=power_capped", "power.limit_w=5000")
+	for i, r := range locked.Results {
+		if r.ClockMHz != 1410 || free.Results[i].ClockMHz != 1410 ||
+			free.Results[i].Cycles != r.Cycles {
+			t.Errorf("%s: locked %d cycles at %d MHz, uncapped %d at %d", r.Mode,
+				r.Cycles, r.ClockMHz, free.Results[i].Cycles, free.Results[i].ClockMHz)
+		}
+	}
+}
+
+// Under power_capped a long tensor-bound GEMM runs at a clock no higher
+// than a short one (whose fill and tail lower its average power), within
+// the limit, and a limit no clock meets says so.
+func TestPowerCappedClocks(t *testing.T) {
+	job := gemmJob([3]int{1024, 1024, 1024}, [3]int{2048, 4096, 2048})
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	rep := run(t, job, "gpu.clock_policy=power_capped", "sim.extrapolate_waves=true")
+	short, long := rep.Results[0], rep.Results[1]
+	if long.ClockMHz >= 1410 || long.AvgPowerW > 400 {
+		t.Errorf("long GEMM at %d MHz, %.0f W: the cap should bind", long.ClockMHz,
+			long.AvgPowerW)
+	}
+	if short.ClockMHz < long.ClockMHz {
+		t.Errorf("short GEMM at %d MHz below the long one's %d", short.ClockMHz,
+			long.ClockMHz)
+	}
+	low := run(t, gemmJob([3]int{512, 1024, 512}), "gpu.clock_policy=power_capped",
+		"power.limit_w=1")
+	r := low.Results[0]
+	if r.ClockMHz != 210 || !strings.Contains(r.Note, "power.limit_w") {
+		t.Errorf("unreachable limit: %d MHz, note %q", r.ClockMHz, r.Note)
+	}
+}
+
+// Re-timing at a lower SM clock keeps the memory clock domains: a
+// memory-heavy kernel takes fewer SM cycles (DRAM delivers the same GB/s
+// and its latency the same nanoseconds) but no less time.
+func TestRetimingKeepsMemoryTime(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gemmShape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
+	hi, err := selectKernel(ld.Config, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, err := simulateKernel(cfgAt(ld.Config, 705), hi.plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := func(k *kernelResult) float64 { return float64(k.cycles) / float64(k.clockMHz) }
+	if lo.clockMHz != 705 || lo.cycles >= hi.cycles || sec(lo) < sec(hi) {
+		t.Errorf("705 MHz: %d cycles; 1410 MHz: %d cycles", lo.cycles, hi.cycles)
+	}
+	if lo.act.DRAMBytes != hi.act.DRAMBytes || lo.act.DenseFMAs != hi.act.DenseFMAs {
+		t.Errorf("the same kernel did different work at two clocks: %+v vs %+v",
+			lo.act, hi.act)
+	}
+}
