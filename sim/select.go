@@ -61,8 +61,9 @@ func estimate(cfg *configs.Config, p *kernelPlan) float64 {
 	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
 	smem := (float64(p.warps*(p.fragBytes+p.metaFragB)) + stage) /
 		float64(cfg.Memory.SharedMemory.BytesPerClk)
-	smTime := ctasPerSM * float64(p.kSteps) * max(tc, smem)
-	l2 := float64(p.ctas*p.kSteps) * stage /
+	meanKSteps := float64(p.totalKSteps()) / float64(p.ctas)
+	smTime := ctasPerSM * meanKSteps * max(tc, smem)
+	l2 := float64(p.totalKSteps()) * stage /
 		float64(cfg.Memory.L2.BytesPerClk)
 	g := p.shape
 	dramBytes := float64(g.Batch) * (float64(g.M*p.paddedK*p.pattern.N/
@@ -107,7 +108,7 @@ const sampleKSteps = 48
 func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, *kernelResult, error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if p.kSteps <= 2*sampleKSteps {
+	if p.lastKSteps <= 2*sampleKSteps {
 		r, err := simulateKernel(&sampleCfg, p, obs)
 		if err != nil {
 			return 0, nil, err
@@ -120,9 +121,7 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, 
 	ks := [2]int{sampleKSteps / 2, sampleKSteps}
 	var cyc [2]float64
 	for i, k := range ks {
-		cut := *p // the plan with k k-steps per CTA
-		cut.kSteps = k
-		r, err := simulateKernel(&sampleCfg, &cut, obs)
+		r, err := simulateKernel(&sampleCfg, p.withKSteps(k), obs)
 		if err != nil {
 			return 0, nil, err
 		}

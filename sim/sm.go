@@ -58,6 +58,7 @@ type cta struct {
 	tm    int
 	tn    int
 	split int
+	steps int // k-steps of this CTA's split
 
 	stageParts  []int    // loads outstanding per k-step's stage
 	stageIssue  []uint64 // cycle the stage's loads were issued
@@ -78,11 +79,12 @@ func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
 	c := &cta{sm: s, plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
-	c.stageParts = make([]int, p.kSteps)
-	c.stageIssue = make([]uint64, p.kSteps)
-	c.stageReady = make([]uint64, p.kSteps)
-	c.stageLanded = make([]uint64, p.kSteps)
-	c.stageWhy = make([]reason, p.kSteps)
+	c.steps = p.stepsOf(c.split)
+	c.stageParts = make([]int, c.steps)
+	c.stageIssue = make([]uint64, c.steps)
+	c.stageReady = make([]uint64, c.steps)
+	c.stageLanded = make([]uint64, c.steps)
+	c.stageWhy = make([]reason, c.steps)
 	return c
 }
 
@@ -91,7 +93,7 @@ func newCTA(s *smUnit, idx int) *cta {
 func (c *cta) launch(now uint64) {
 	c.traceStart(c.taskID(-1), "", "cta", fmt.Sprintf("CTA %d (%d,%d) split %d",
 		c.idx, c.tm, c.tn, c.split))
-	for k := 0; k < min(c.plan.tile.Stages-1, c.plan.kSteps); k++ {
+	for k := 0; k < min(c.plan.tile.Stages-1, c.steps); k++ {
 		c.loadStage(now, k)
 	}
 	c.barrier = now
@@ -137,7 +139,7 @@ func (c *cta) partLanded(k int, at uint64) {
 // tryStart begins the next k-step once its stage has landed and every warp
 // has passed the previous barrier.
 func (c *cta) tryStart() {
-	if c.busy || c.kt >= c.plan.kSteps || c.stageReady[c.kt] == 0 {
+	if c.busy || c.kt >= c.steps || c.stageReady[c.kt] == 0 {
 		return
 	}
 	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
@@ -160,7 +162,7 @@ func (c *cta) tryStart() {
 // issues its MMAs.
 func (c *cta) compute(now uint64, why reason) {
 	p := c.plan
-	if next := c.kt + p.tile.Stages - 1; next < p.kSteps {
+	if next := c.kt + p.tile.Stages - 1; next < c.steps {
 		c.loadStage(now, next)
 	}
 	c.arrived = 0
@@ -230,7 +232,7 @@ func (c *cta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
 			c.sm.gpu.acct.run(unit, start, at+interval, tcWhy)
 		}
 	}
-	last := c.kt == p.kSteps-1
+	last := c.kt == c.steps-1
 	head := (p.groups - 1) * p.mmaPerGrp
 	if head == 0 {
 		c.warpArrived(max(now, fragDone), why)
@@ -273,7 +275,7 @@ func (c *cta) warpArrived(at uint64, why reason) {
 	c.busy = false
 	c.traceEnd(c.taskID(c.kt))
 	c.kt++
-	if c.kt < c.plan.kSteps {
+	if c.kt < c.steps {
 		c.tryStart()
 	}
 }

@@ -117,3 +117,22 @@ func TestConfigShowAndList(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// The GEMMs of the split-K deadlock report: their k-steps do not divide
+// evenly among the splits the heuristic picks.
+func TestRunUnevenSplitK(t *testing.T) {
+	for _, args := range [][]string{
+		{"--gemm", "128x784x1152"},
+		{"--gemm", "256x196x1152", "--mode", "dense"},
+	} {
+		out, errOut, code := capture(t, func() int {
+			return dispatch(append([]string{"run", "--quiet", "--format", "csv"}, args...))
+		})
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(out, "splitk") {
+			t.Errorf("%v: no split-K kernel chosen, the test lost its point:\n%s", args, out)
+		}
+	}
+}
