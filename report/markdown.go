@@ -102,10 +102,11 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			lp.sparse = r
 		}
 	}
-	b.WriteString("| layer | M x N x K | count | dense µs | dense TFLOPS | " +
+	b.WriteString("Layers are numbered (#) as on the roofline plot.\n\n")
+	b.WriteString("| # | layer | M x N x K | count | dense µs | dense TFLOPS | " +
 		"sparse µs | sparse TFLOPS | speedup | sparse bound | sparse kernel |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|---|\n")
-	for _, l := range order {
+	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|\n")
+	for i, l := range order {
 		lp := pairs[l]
 		first := lp.dense
 		if first == nil {
@@ -115,7 +116,7 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 		if first.Batch > 1 {
 			shape += fmt.Sprintf(" (batch of %d)", first.Batch)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d |", mdEscape(l), shape, first.Count)
+		fmt.Fprintf(b, "| %d | %s | %s | %d |", i+1, mdEscape(l), shape, first.Count)
 		for _, r := range []*sim.LayerResult{lp.dense, lp.sparse} {
 			if r == nil {
 				b.WriteString(" - | - |")

@@ -61,7 +61,7 @@ func JSON(rep *sim.Report) []byte {
 var Columns = []string{"workload", "layer", "m", "n", "k", "batch",
 	"precision", "mode", "sparse_applied", "count", "kernel", "split_k",
 	"cycles", "time_us", "tflops", "tc_utilization", "dram_read_bytes",
-	"dram_write_bytes", "dram_gbps", "l2_hit_rate", "metadata_bytes",
+	"dram_write_bytes", "dram_writeback_bytes", "dram_gbps", "l2_hit_rate", "metadata_bytes",
 	"smem_bytes", "l2_bytes", "bound", "breakdown_compute",
 	"breakdown_smem", "breakdown_l2", "breakdown_dram", "breakdown_latency",
 	"speedup", "note"}
@@ -80,7 +80,7 @@ func Row(r sim.LayerResult) []string {
 		r.Precision, r.Mode, strconv.FormatBool(r.SparseApplied),
 		i(r.Count), r.Kernel, i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
-		u(r.DRAMWriteBytes), f(r.DRAMGBps), f(r.L2HitRate),
+		u(r.DRAMWriteBytes), u(r.DRAMWritebackBytes), f(r.DRAMGBps), f(r.L2HitRate),
 		u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes), r.Bound,
 		f(b.Compute), f(b.Smem), f(b.L2), f(b.DRAM), f(b.Latency), sp,
 		r.Note}

@@ -228,7 +228,7 @@ func TestMarkdown(t *testing.T) {
 		"fp16 312 dense / 624 sparse TFLOPS",
 		"| workload | dense time (µs) | sparse time (µs) | speedup |",
 		"## resnet50", "## bert/large",
-		"| layer0.conv | 256x1024x576 | 1 |",
+		"| 1 | layer0.conv | 256x1024x576 | 1 |",
 		"![resnet50 speedup](resnet50-speedup.png) ([SVG](resnet50-speedup.svg))",
 		"![bert/large roofline](bert_large-roofline.png)\n",
 	} {
@@ -238,5 +238,30 @@ func TestMarkdown(t *testing.T) {
 	}
 	if strings.Count(md, "resnet50-speedup.png") != 1 {
 		t.Error("plot embedded under the wrong workload")
+	}
+}
+
+// The roofline names its points: every layer's number and name is in the
+// key beside the plot, and the breakdown plots of both modes share one
+// time scale.
+func TestRooflineKeyAndSharedBreakdownScale(t *testing.T) {
+	ld := loadDefault(t)
+	rows := resultsOf(sampleReport(5), "resnet50")
+	fig, err := rooflinePlot("resnet50", rows, ld.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Join(fig.key, "\n")
+	for i := 0; i < 5; i++ {
+		if want := fmt.Sprintf("%2d  layer%d.conv", i+1, i); !strings.Contains(key, want) {
+			t.Errorf("roofline key lacks %q:\n%s", want, key)
+		}
+	}
+	top := breakdownTop(rows)
+	d, _ := breakdownPlot("resnet50", rows, "dense", top)
+	s, _ := breakdownPlot("resnet50", rows, "sparse", top)
+	if d.p.Y.Max != s.p.Y.Max || d.p.Y.Max < top {
+		t.Errorf("breakdown scales: dense up to %g, sparse up to %g, tallest bar %g",
+			d.p.Y.Max, s.p.Y.Max, top)
 	}
 }

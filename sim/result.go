@@ -4,30 +4,33 @@ package sim
 // the record of stcsim's machine-readable output. Field names are the
 // stable JSON/CSV contract (see docs/user-guide.md).
 type LayerResult struct {
-	Workload       string  `json:"workload"`
-	Layer          string  `json:"layer"`
-	M              int     `json:"m"`
-	N              int     `json:"n"`
-	K              int     `json:"k"`
-	Batch          int     `json:"batch"`
-	Precision      string  `json:"precision"`
-	Mode           string  `json:"mode"`
-	SparseApplied  bool    `json:"sparse_applied"`
-	Count          int     `json:"count"`
-	Kernel         string  `json:"kernel"`
-	SplitK         int     `json:"split_k"`
-	Cycles         uint64  `json:"cycles"`
-	TimeUS         float64 `json:"time_us"`
-	TFLOPS         float64 `json:"tflops"`
-	TCUtilization  float64 `json:"tc_utilization"`
-	DRAMReadBytes  uint64  `json:"dram_read_bytes"`
-	DRAMWriteBytes uint64  `json:"dram_write_bytes"`
-	DRAMGBps       float64 `json:"dram_gbps"`
-	L2HitRate      float64 `json:"l2_hit_rate"`
-	MetadataBytes  uint64  `json:"metadata_bytes"`
-	SmemBytes      uint64  `json:"smem_bytes"`
-	L2Bytes        uint64  `json:"l2_bytes"`
-	Bound          string  `json:"bound"`
+	Workload      string  `json:"workload"`
+	Layer         string  `json:"layer"`
+	M             int     `json:"m"`
+	N             int     `json:"n"`
+	K             int     `json:"k"`
+	Batch         int     `json:"batch"`
+	Precision     string  `json:"precision"`
+	Mode          string  `json:"mode"`
+	SparseApplied bool    `json:"sparse_applied"`
+	Count         int     `json:"count"`
+	Kernel        string  `json:"kernel"`
+	SplitK        int     `json:"split_k"`
+	Cycles        uint64  `json:"cycles"`
+	TimeUS        float64 `json:"time_us"`
+	TFLOPS        float64 `json:"tflops"`
+	TCUtilization float64 `json:"tc_utilization"`
+	// DRAM traffic during the record's time (cycles); the L2's write-back
+	// of D after the kernel is DRAMWritebackBytes, outside that time.
+	DRAMReadBytes      uint64  `json:"dram_read_bytes"`
+	DRAMWriteBytes     uint64  `json:"dram_write_bytes"`
+	DRAMWritebackBytes uint64  `json:"dram_writeback_bytes"`
+	DRAMGBps           float64 `json:"dram_gbps"`
+	L2HitRate          float64 `json:"l2_hit_rate"`
+	MetadataBytes      uint64  `json:"metadata_bytes"`
+	SmemBytes          uint64  `json:"smem_bytes"`
+	L2Bytes            uint64  `json:"l2_bytes"`
+	Bound              string  `json:"bound"`
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`

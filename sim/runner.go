@@ -198,7 +198,8 @@ func fillTraffic(res *LayerResult, k *kernelResult, sec float64) {
 	m := k.mem
 	res.DRAMReadBytes = m.DRAMReadBytes
 	res.DRAMWriteBytes = m.DRAMWriteBytes
-	res.DRAMGBps = float64(k.kernelDRAMBytes) / sec / 1e9
+	res.DRAMWritebackBytes = k.writebackBytes
+	res.DRAMGBps = float64(m.DRAMReadBytes+m.DRAMWriteBytes) / sec / 1e9
 	res.L2HitRate = m.L2HitRate()
 	res.MetadataBytes = m.MetadataBytes()
 	res.SmemBytes = k.smemBytes

@@ -174,8 +174,8 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 	if r.SplitK < 2 {
 		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)
 	}
-	if r.DRAMWriteBytes < 256*256*2 {
-		t.Fatalf("D not written: %d B", r.DRAMWriteBytes)
+	if r.DRAMWriteBytes+r.DRAMWritebackBytes < 256*256*2 {
+		t.Fatalf("D not written: %d B", r.DRAMWriteBytes+r.DRAMWritebackBytes)
 	}
 }
 
@@ -195,7 +195,9 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 			f, e float64
 		}{{"cycles", float64(f.Cycles), float64(e.Cycles)},
 			{"dram read", float64(f.DRAMReadBytes), float64(e.DRAMReadBytes)},
-			{"dram write", float64(f.DRAMWriteBytes), float64(e.DRAMWriteBytes)},
+			{"dram write (kernel and write-back)",
+				float64(f.DRAMWriteBytes + f.DRAMWritebackBytes),
+				float64(e.DRAMWriteBytes + e.DRAMWritebackBytes)},
 			{"tc util", f.TCUtilization, e.TCUtilization}} {
 			if math.Abs(c.e-c.f)/c.f > 0.03 {
 				t.Errorf("%s %s: full %g, extrapolated %g", f.Mode, c.name, c.f, c.e)
@@ -217,9 +219,10 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 	det := run(t, job, force, "sim.memory_granularity=detailed")
 	for i, f := range fast.Results {
 		d := det.Results[i]
-		if rel(f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes) > 0.02 {
-			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode,
-				f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes)
+		fb := f.DRAMReadBytes + f.DRAMWriteBytes + f.DRAMWritebackBytes
+		db := d.DRAMReadBytes + d.DRAMWriteBytes + d.DRAMWritebackBytes
+		if rel(fb, db) > 0.02 {
+			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode, fb, db)
 		}
 		if rel(f.Cycles, d.Cycles) > 0.05 {
 			t.Errorf("%s %s: cycles fast %d, detailed %d", f.Layer, f.Mode,
@@ -230,4 +233,30 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 
 func rel(a, b uint64) float64 {
 	return math.Abs(float64(a)-float64(b)) / float64(b)
+}
+
+// A record's DRAM bytes are those its time covers, so its bandwidth can
+// never exceed the DRAM's: a batched attention-like GEMM whose output
+// stays in L2 until the write-back after the kernel used to count that
+// write-back and land above the DRAM roof.
+func TestRecordTrafficFitsInItsTime(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ld.Config.Memory.DRAM
+	roof := d.BandwidthGBps * d.Efficiency
+	job := gemmJob([3]int{128, 128, 64}, [3]int{1024, 1024, 1024})
+	job.Workloads[0].GEMMs[0].Batch = 256
+	job.Modes = []string{"dense"}
+	for _, r := range run(t, job).Results {
+		gbps := float64(r.DRAMReadBytes+r.DRAMWriteBytes) / (r.TimeUS * 1e3)
+		if gbps > roof || math.Abs(gbps-r.DRAMGBps) > 1e-6*gbps {
+			t.Errorf("%s: %.0f GB/s during the kernel (record says %.0f), "+
+				"above the %.0f GB/s DRAM roof", r.Layer, gbps, r.DRAMGBps, roof)
+		}
+		if r.DRAMWritebackBytes == 0 {
+			t.Errorf("%s: no write-back of D after the kernel", r.Layer)
+		}
+	}
 }

@@ -32,6 +32,7 @@ type runFlags struct {
 	workloads multiFlag
 	gemms     multiFlag
 	batch     int
+	batchSet  bool // --batch given: it then applies to --gemm too
 	seq       int
 	precision string
 	mode      string
@@ -47,8 +48,10 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
-		"tokens x batch, K: reduction); repeatable")
-	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads")
+		"tokens x batch, K: reduction); repeatable, each shape once")
+	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads; "+
+		"with --gemm, given explicitly, the number of GEMMs in one batched "+
+		"kernel (trace files carry their own batch column)")
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
@@ -69,6 +72,7 @@ func runRun(args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	fs.Visit(func(fl *flag.Flag) { f.batchSet = f.batchSet || fl.Name == "batch" })
 	ld, code := f.cf.load()
 	if ld == nil {
 		return code
@@ -96,17 +100,29 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
+	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
 		t, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
+		if prev, dup := given[t.Name]; dup {
+			return job, duplicateWorkload(prev, n, t.Name)
+		}
+		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
 	}
 	if len(f.gemms) > 0 {
-		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"))
+		batch := 1
+		if f.batchSet {
+			batch = f.batch
+		}
+		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"), batch)
 		if err != nil {
 			return job, err
+		}
+		if prev, dup := given[t.Name]; dup {
+			return job, duplicateWorkload(prev, "--gemm", t.Name)
 		}
 		job.Workloads = append(job.Workloads, t)
 	}
@@ -171,19 +187,39 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
 	return workloads.Load(name)
 }
 
-// gemmTrace makes the "gemm" workload of the --gemm flags.
-func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
+// duplicateWorkload is the error of two workloads with one name: the
+// results and totals are keyed by workload name.
+func duplicateWorkload(first, second, name string) error {
+	if first == second {
+		return fmt.Errorf("--workload %s given twice: each workload runs "+
+			"once (a trace's count column repeats a layer)", first)
+	}
+	return fmt.Errorf("--workload %s and %s are both named %q: workload "+
+		"names must be unique in a run (rename one: a JSON trace's \"name\", "+
+		"a CSV trace's file name)", first, second, name)
+}
+
+// gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
+// batched kernel of batch GEMMs.
+func gemmTrace(specs []string, precision string, batch int) (*workloads.Trace, error) {
 	t := &workloads.Trace{Name: "gemm"}
+	seen := map[string]bool{}
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
 		if err != nil {
 			return nil, fmt.Errorf("--gemm %q: %v", s, err)
 		}
-		t.GEMMs = append(t.GEMMs, workloads.GEMM{
-			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: "2:4", Count: 1, Batch: 1})
+		name := fmt.Sprintf("%dx%dx%d", m, n, k)
+		if seen[name] {
+			return nil, fmt.Errorf("--gemm %s given twice: each GEMM runs "+
+				"once (use a trace file's count column to repeat one)", name)
+		}
+		seen[name] = true
+		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: name, M: m, N: n,
+			K: k, Precision: precision, Sparsity: "2:4", Count: 1,
+			Batch: batch})
 	}
-	return t, nil
+	return t, t.Validate()
 }
 
 // checkSparseK rejects sparse GEMMs whose K is not a whole number of the

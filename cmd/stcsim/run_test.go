@@ -136,3 +136,67 @@ func TestRunUnevenSplitK(t *testing.T) {
 		}
 	}
 }
+
+// Repeats that would count layers twice or pair a sparse layer with the
+// wrong dense one are rejected before anything runs, naming the culprit.
+func TestRunRejectsDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	row := "name,m,n,k,precision,sparsity,count,batch\nl1,256,256,256,fp16,2:4,1,1\n"
+	write := func(rel, body string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a/t.csv", row)
+	b := write("b/t.csv", row)
+	dupRows := write("dup.csv", row+"l1,512,256,256,fp16,2:4,1,1\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gemm", "256x256x256", "--gemm", "256x256x256"}, "--gemm 256x256x256 given twice"},
+		{[]string{"--workload", a, "--workload", a}, a + " given twice"},
+		{[]string{"--workload", a, "--workload", b}, `both named "t"`},
+		{[]string{"--workload", dupRows}, dupRows + ":3:1: name: layer name \"l1\" is already used by line 2"},
+	} {
+		out, errOut, code := capture(t, func() int {
+			return dispatch(append([]string{"run", "--quiet"}, c.args...))
+		})
+		if code != exitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit %d naming %q", c.args,
+				code, errOut, exitUsage, c.want)
+		}
+	}
+}
+
+// An explicit --batch makes each --gemm a batched kernel of that many
+// GEMMs: the record says so and its time grows.
+func TestRunBatchAppliesToGEMM(t *testing.T) {
+	results := func(args ...string) []map[string]any {
+		out, errOut, code := capture(t, func() int {
+			return dispatch(append([]string{"run", "--quiet", "--format", "json",
+				"--mode", "dense", "--gemm", "256x256x256"}, args...))
+		})
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var doc struct{ Results []map[string]any }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Results
+	}
+	one, eight := results()[0], results("--batch", "8")[0]
+	if one["batch"] != 1.0 || eight["batch"] != 8.0 {
+		t.Fatalf("batch %v without --batch, %v with --batch 8", one["batch"], eight["batch"])
+	}
+	if eight["time_us"].(float64) <= one["time_us"].(float64) {
+		t.Errorf("8 batched GEMMs (%v us) not slower than one (%v us)",
+			eight["time_us"], one["time_us"])
+	}
+}
