@@ -104,22 +104,47 @@ func checkKCover(p *kernelPlan) string {
 // The built-in models run at batch 1, 2, 3 and 8, where split-K with
 // uneven splits is chosen. Only the layers where an uneven split-K is a
 // candidate (fewer output tiles than SMs for some tile, and K-tiles that
-// the factor does not divide) are simulated, through the
-// selection's sample path (sim.extrapolate_waves, one simulated
-// candidate): the other layers split K evenly or not at all and are run by
-// other tests; this keeps the test to seconds.
+// the factor does not divide) are simulated, in the modes where it is,
+// through the selection's sample path (sim.extrapolate_waves, one
+// simulated candidate): the other layers split K evenly or not at all and
+// are run by other tests; this keeps the test to seconds.
 func TestModelsRunAtSmallBatches(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates 72 layers")
+		t.Skip("simulates every small-batch layer that may split K unevenly")
 	}
 	ld, err := configs.Load(nil, []string{"sim.extrapolate_waves=true",
 		"kernel.simulated_candidates=1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := ld.Config
-	var job Job
-	job.Modes = []string{"dense", "sparse"}
+	uneven, records := 0, 0
+	for _, mode := range []string{"dense", "sparse"} {
+		job := Job{Modes: []string{mode}, Workloads: unevenLayers(t, ld.Config, mode)}
+		rep, err := Run(ld, job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			var bm, bn, bk int
+			if _, err := fmt.Sscanf(r.Kernel, "%dx%dx%d", &bm, &bn, &bk); err != nil {
+				t.Fatalf("kernel name %q: %v", r.Kernel, err)
+			}
+			if r.SplitK > 1 && ceilDiv(r.K, bk)%r.SplitK != 0 {
+				uneven++
+			}
+		}
+		records += len(rep.Results)
+	}
+	t.Logf("%d records, %d with uneven split-K", records, uneven)
+	if uneven == 0 {
+		t.Error("no record ran an uneven split-K: the test lost its point")
+	}
+}
+
+// unevenLayers are, per built-in model and small batch, the layers whose
+// GEMM in mode may be split unevenly in K.
+func unevenLayers(t *testing.T, cfg *configs.Config, mode string) []*workloads.Trace {
+	var out []*workloads.Trace
 	for _, name := range workloads.Models() {
 		for _, b := range smallBatches {
 			tr, err := workloads.Model(name, b, 0)
@@ -128,37 +153,16 @@ func TestModelsRunAtSmallBatches(t *testing.T) {
 			}
 			small := &workloads.Trace{Name: fmt.Sprintf("%s-b%d", name, b)}
 			for _, g := range tr.GEMMs {
-				if splitCandidate(cfg, shapeOf(g, "sparse")) ||
-					splitCandidate(cfg, shapeOf(g, "dense")) {
+				if splitCandidate(cfg, shapeOf(g, mode)) {
 					small.GEMMs = append(small.GEMMs, g)
 				}
 			}
 			if len(small.GEMMs) > 0 {
-				job.Workloads = append(job.Workloads, small)
+				out = append(out, small)
 			}
 		}
 	}
-	rep, err := Run(ld, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uneven := 0
-	for _, r := range rep.Results {
-		if r.SplitK > 1 && r.Cycles == 0 {
-			t.Errorf("%s %s %s: zero cycles", r.Workload, r.Layer, r.Mode)
-		}
-		var bm, bn, bk int
-		if _, err := fmt.Sscanf(r.Kernel, "%dx%dx%d", &bm, &bn, &bk); err != nil {
-			t.Fatalf("kernel name %q: %v", r.Kernel, err)
-		}
-		if r.SplitK > 1 && ceilDiv(r.K, bk)%r.SplitK != 0 {
-			uneven++
-		}
-	}
-	t.Logf("%d records, %d with uneven split-K", len(rep.Results), uneven)
-	if uneven == 0 {
-		t.Error("no record ran an uneven split-K: the test lost its point")
-	}
+	return out
 }
 
 // splitCandidate says whether the heuristic may split K unevenly for the
