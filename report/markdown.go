@@ -27,7 +27,55 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 		writeLayers(&b, resultsOf(rep, w))
 		writePlots(&b, w, plots)
 	}
+	writeProvenance(&b, rep.Provenance)
 	return b.Bytes()
+}
+
+// writeProvenance lists what produced the report.
+func writeProvenance(b *bytes.Buffer, p *sim.Provenance) {
+	if p == nil {
+		return
+	}
+	b.WriteString("## Provenance\n\n")
+	if len(p.Command) > 0 {
+		fmt.Fprintf(b, "- command: `%s`\n", strings.Join(p.Command, " "))
+	}
+	fmt.Fprintf(b, "- stcsim version: %s\n", p.Version)
+	for i, f := range p.ConfigFiles {
+		fmt.Fprintf(b, "- config file %d: `%s` (sha256 %s)\n", i+1, f.Source, f.SHA256)
+	}
+	for _, s := range p.Sets {
+		fmt.Fprintf(b, "- override: `--set %s`\n", s)
+	}
+	fmt.Fprintf(b, "- effective config sha256: %s (`config.yaml`)\n", p.ConfigHash)
+	for _, w := range p.Workloads {
+		fmt.Fprintf(b, "- workload %s: %s\n", mdEscape(w.Name), workloadOptions(w))
+	}
+	b.WriteString("\n")
+}
+
+func workloadOptions(w sim.WorkloadSource) string {
+	var parts []string
+	switch w.Source {
+	case "model":
+		parts = append(parts, "built-in model")
+	case "gemm":
+		parts = append(parts, "--gemm")
+	default:
+		parts = append(parts, fmt.Sprintf("trace `%s` (sha256 %s)", w.Source, w.SHA256))
+	}
+	for _, o := range []struct {
+		name string
+		v    int
+	}{{"batch", w.Batch}, {"seq", w.Seq}, {"resolution", w.Resolution}} {
+		if o.v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o.name, o.v))
+		}
+	}
+	if w.Precision != "" {
+		parts = append(parts, w.Precision)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {

@@ -36,7 +36,16 @@ func (r *runner) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Tool: "stcsim", Version: Version, Config: r.cfg.Name}
+	rep := &Report{Tool: "stcsim", Version: Version, Config: r.cfg.Name,
+		Provenance: configProvenance(r.ld)}
+	rep.Provenance.Command = r.job.Command
+	rep.Provenance.Workloads = r.job.Sources
+	if rep.Provenance.Workloads == nil {
+		for _, w := range r.job.Workloads {
+			rep.Provenance.Workloads = append(rep.Provenance.Workloads,
+				WorkloadSource{Name: w.Name, Source: "library"})
+		}
+	}
 	for _, j := range jobs {
 		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -82,6 +85,7 @@ func runRun(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
+	job.Command = append([]string{"stcsim", "run"}, args...)
 	return execute(ld, job, &f)
 }
 
@@ -111,6 +115,11 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
+		src, err := f.workloadSource(n, t.Name)
+		if err != nil {
+			return job, err
+		}
+		job.Sources = append(job.Sources, src)
 	}
 	if len(f.gemms) > 0 {
 		batch := 1
@@ -125,6 +134,8 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			return job, duplicateWorkload(prev, "--gemm", t.Name)
 		}
 		job.Workloads = append(job.Workloads, t)
+		job.Sources = append(job.Sources, sim.WorkloadSource{Name: t.Name,
+			Source: "gemm", Batch: batch, Precision: f.precisionOr("fp16")})
 	}
 	if f.precision != "" {
 		for i, t := range job.Workloads {
@@ -134,6 +145,28 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 	}
 	return job, checkSparseK(cfg, job)
+}
+
+// workloadSource records where a --workload value came from: a model
+// with its options, or a trace file with its hash.
+func (f *runFlags) workloadSource(value, name string) (sim.WorkloadSource, error) {
+	if slices.Contains(workloads.Models(), value) {
+		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
+			Precision: f.precisionOr(workloads.DefaultPrecision)}
+		if strings.HasPrefix(value, "bert") {
+			src.Seq = f.seq
+		} else {
+			src.Resolution = workloads.DefaultResolution
+		}
+		return src, nil
+	}
+	data, err := os.ReadFile(value)
+	if err != nil {
+		return sim.WorkloadSource{}, fmt.Errorf("--workload %s: %v", value, err)
+	}
+	sum := sha256.Sum256(data)
+	return sim.WorkloadSource{Name: name, Source: value,
+		SHA256: hex.EncodeToString(sum[:]), Precision: f.precision}, nil
 }
 
 func (f *runFlags) precisionOr(def string) string {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 )
 
 func TestRunGEMMJSONHasTheContract(t *testing.T) {
@@ -199,4 +204,74 @@ func TestRunBatchAppliesToGEMM(t *testing.T) {
 		t.Errorf("8 batched GEMMs (%v us) not slower than one (%v us)",
 			eight["time_us"], one["time_us"])
 	}
+}
+
+// Every output records what produced it: the config files in merge
+// order with their hashes, the overrides, the effective config's hash
+// (that of config.yaml's values), the workloads with their options and
+// hashes, the version and the command line.
+func TestRunRecordsProvenance(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	body := "name,m,n,k,precision,sparsity,count,batch\nl1,256,256,256,fp16,2:4,1,1\n"
+	if err := os.WriteFile(trace, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"run", "--quiet", "--format", "json", "--config", "a100-80gb",
+		"--set", "l2.size_kb=20480", "--workload", trace, "--out", out}
+	stdout, errOut, code := capture(t, func() int { return dispatch(args) })
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct{ Provenance sim.Provenance }
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Provenance
+	if strings.Join(p.Command, " ") != strings.Join(append([]string{"stcsim"}, args...), " ") {
+		t.Errorf("command %q", p.Command)
+	}
+	if len(p.ConfigFiles) != 2 || p.ConfigFiles[0].Source != "a100-40gb.yaml (built-in)" ||
+		p.ConfigFiles[1].Source != "a100-80gb.yaml (built-in)" {
+		t.Errorf("config files %+v: want the base a100-40gb, then a100-80gb", p.ConfigFiles)
+	}
+	builtin, _ := configs.BuiltinSource("a100-80gb")
+	if p.ConfigFiles[1].SHA256 != sha(builtin) {
+		t.Errorf("a100-80gb hash %s, want %s", p.ConfigFiles[1].SHA256, sha(builtin))
+	}
+	if len(p.Sets) != 1 || p.Sets[0] != "l2.size_kb=20480" || p.Version != sim.Version {
+		t.Errorf("sets %q, version %q", p.Sets, p.Version)
+	}
+	yml, err := os.ReadFile(filepath.Join(out, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for _, l := range strings.SplitAfter(string(yml), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			values = append(values, l)
+		}
+	}
+	if p.ConfigHash != sha([]byte(strings.Join(values, ""))) {
+		t.Errorf("config hash %s is not the hash of config.yaml's values", p.ConfigHash)
+	}
+	if len(p.Workloads) != 1 || p.Workloads[0].Source != trace || p.Workloads[0].SHA256 != sha([]byte(body)) {
+		t.Errorf("workloads %+v", p.Workloads)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"## Provenance", "--set l2.size_kb=20480", p.ConfigHash, sha([]byte(body))} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	saved, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	if !strings.Contains(string(saved), p.ConfigHash) {
+		t.Error("results.json lacks the provenance")
+	}
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
