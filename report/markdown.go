@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -91,7 +93,7 @@ func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
 		s, err2 := Peak(cfg, p, true)
 		if err1 == nil && err2 == nil {
 			parts = append(parts, fmt.Sprintf("%s %.0f dense / %.0f sparse "+
-				"TFLOPS", p, d, s))
+				"%s", p, d, s, throughputUnit(p)))
 		}
 	}
 	if len(parts) == 0 {
@@ -150,10 +152,17 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			lp.sparse = r
 		}
 	}
-	b.WriteString("Layers are numbered (#) as on the roofline plot.\n\n")
-	b.WriteString("| # | layer | M x N x K | count | dense µs | dense TFLOPS | " +
-		"sparse µs | sparse TFLOPS | speedup | sparse bound | sparse kernel |\n")
-	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|\n")
+	unit := unitOf(rows)
+	b.WriteString("Layers are numbered (#) as on the roofline plot. Times " +
+		"are per call (the layer runs count times per pass). The sparse " +
+		"launch is CTAs, waves and CTAs per SM with what limited them; " +
+		"\"why not 2x\" splits the sparse time beyond dense/2 by cause " +
+		"(each cause's sparse time minus half its dense time; shares of " +
+		"that loss, largest first).\n\n")
+	fmt.Fprintf(b, "| # | layer | M x N x K | count | dense µs | dense %s | "+
+		"sparse µs | sparse %s | speedup | sparse bound | sparse kernel | "+
+		"sparse launch | why not 2x |\n", unit, unit)
+	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|\n")
 	for i, l := range order {
 		lp := pairs[l]
 		first := lp.dense
@@ -182,7 +191,13 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			}
 			bound, kernel = dash(s.Bound), dash(s.Kernel)
 		}
-		fmt.Fprintf(b, " %s | %s | %s |\n", sp, bound, kernel)
+		launch, why := "-", "-"
+		if s := lp.sparse; s != nil {
+			launch = fmt.Sprintf("%d CTAs, %d waves, %d/SM (%s)", s.CTAs,
+				s.Waves, s.CTAsPerSM, s.OccupancyLimit)
+			why = lossSummary(s)
+		}
+		fmt.Fprintf(b, " %s | %s | %s | %s | %s |\n", sp, bound, kernel, launch, why)
 	}
 	b.WriteString("\n")
 }
@@ -214,4 +229,49 @@ func dash(s string) string {
 // mdEscape keeps a name from breaking a table cell.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// lossSummary names the causes of a sparse record's loss against its
+// ideal speedup, largest share first.
+func lossSummary(r *sim.LayerResult) string {
+	if r.Loss == nil {
+		return "-"
+	}
+	shares := causeShares(*r.Loss)
+	type part struct {
+		name string
+		v    float64
+	}
+	var parts []part
+	for i, c := range causes() {
+		parts = append(parts, part{c, shares[i]})
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].v > parts[j].v })
+	var out []string
+	for _, p := range parts {
+		if math.Abs(p.v) >= 0.005 {
+			out = append(out, fmt.Sprintf("%s %.0f%%", p.name, 100*p.v))
+		}
+	}
+	return fmt.Sprintf("%.1f µs: %s", r.LossUS, strings.Join(out, ", "))
+}
+
+// unitOf is the throughput unit of a table's rows: TOPS when all are
+// int8, TFLOPS when none is, both otherwise.
+func unitOf(rows []sim.LayerResult) string {
+	ints, floats := 0, 0
+	for _, r := range rows {
+		if throughputUnit(r.Precision) == "TOPS" {
+			ints++
+		} else {
+			floats++
+		}
+	}
+	switch {
+	case ints == 0:
+		return "TFLOPS"
+	case floats == 0:
+		return "TOPS"
+	}
+	return "TFLOPS (TOPS for int8)"
 }

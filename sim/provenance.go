@@ -22,8 +22,11 @@ type Provenance struct {
 	Sets []string `json:"sets"`
 	// ConfigHash is the SHA-256 of the effective config (config.yaml's
 	// values).
-	ConfigHash string           `json:"config_hash"`
-	Workloads  []WorkloadSource `json:"workloads"`
+	ConfigHash string `json:"config_hash"`
+	// ConfigDescription is the config's description: the hardware, and
+	// what of it is not modelled.
+	ConfigDescription string           `json:"config_description"`
+	Workloads         []WorkloadSource `json:"workloads"`
 }
 
 // WorkloadSource is one workload of a run and where it came from.
@@ -45,7 +48,8 @@ type WorkloadSource struct {
 // configProvenance fills the config part of a report's provenance.
 func configProvenance(ld *configs.Loaded) *Provenance {
 	p := &Provenance{Version: Version, ConfigFiles: ld.Files,
-		Sets: []string{}, ConfigHash: ld.Hash()}
+		Sets: []string{}, ConfigHash: ld.Hash(),
+		ConfigDescription: ld.Config.Description}
 	for _, s := range ld.Sources {
 		if set, ok := strings.CutPrefix(s, "--set "); ok {
 			p.Sets = append(p.Sets, set)

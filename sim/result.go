@@ -36,6 +36,33 @@ type LayerResult struct {
 	Breakdown Breakdown `json:"breakdown"`
 	Speedup   float64   `json:"speedup,omitempty"`
 	Note      string    `json:"note,omitempty"`
+
+	// What explains the record: the launch and, for sparse records, the
+	// loss decomposition (see Explain).
+	Explain
+}
+
+// Explain is the part of a record that says why it took its time: the
+// launch's shape and occupancy, and for a sparse record of a pruned
+// layer, where the time went that kept it from the ideal speedup.
+type Explain struct {
+	CTAs int `json:"ctas"`
+	// Waves is CTAs over (SMs x CTAs per SM), rounded up.
+	Waves     int `json:"waves"`
+	CTAsPerSM int `json:"ctas_per_sm"`
+	// OccupancyLimit is what capped CTAs per SM: "cta slots", "threads",
+	// "registers" or "shared memory".
+	OccupancyLimit string `json:"occupancy_limit"`
+	// IdealSpeedup is the sparse pattern's math speedup (2 for 2:4 and
+	// 1:2); 0 on dense records and layers that ran dense.
+	IdealSpeedup float64 `json:"ideal_speedup,omitempty"`
+	// LossUS is the sparse time beyond dense time / IdealSpeedup, and
+	// Loss its split by cause: for each cause, (sparse time on it) -
+	// (dense time on it) / IdealSpeedup, as a share of LossUS. Shares sum
+	// to 1; a negative one is a cause that shrank by more than the ideal.
+	// Absent when there is no dense record or no loss.
+	LossUS float64    `json:"loss_us,omitempty"`
+	Loss   *Breakdown `json:"loss,omitempty"`
 }
 
 // Breakdown splits a kernel's time among the resources that bound it.

@@ -147,6 +147,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
 		Note: g.Note}
 	fillTraffic(&res, k, sec)
+	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.plan.paddedK))
@@ -170,6 +171,7 @@ func joinNote(a, b string) string {
 func addSpeedups(rep *Report) {
 	type key struct{ w, l string }
 	dense := map[key]float64{}
+	denseRec := map[key]LayerResult{}
 	var order []string
 	totals := map[string]map[string]float64{}
 	for _, r := range rep.Results {
@@ -180,11 +182,13 @@ func addSpeedups(rep *Report) {
 		totals[r.Workload][r.Mode] += r.TimeUS * float64(r.Count)
 		if r.Mode == "dense" {
 			dense[key{r.Workload, r.Layer}] = r.TimeUS
+			denseRec[key{r.Workload, r.Layer}] = r
 		}
 	}
 	for i, r := range rep.Results {
 		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == "sparse" {
 			rep.Results[i].Speedup = d / r.TimeUS
+			explainLoss(&rep.Results[i], denseRec[key{r.Workload, r.Layer}])
 		}
 	}
 	for _, w := range order {

@@ -260,3 +260,33 @@ func TestRecordTrafficFitsInItsTime(t *testing.T) {
 		}
 	}
 }
+
+// The loss decomposition says why a sparse layer falls short of the
+// ideal speedup: its shares sum to 1, ideal time plus the loss is the
+// sparse time, and starving the GPU of DRAM bandwidth moves the loss
+// towards DRAM.
+func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
+	job := gemmJob([3]int{1024, 2048, 1024})
+	dramShare := func(sets ...string) float64 {
+		rep := run(t, job, append(sets, "kernel.force=128x128x64_64x64_s3")...)
+		d, s := rep.Results[0], rep.Results[1]
+		if s.Loss == nil || s.IdealSpeedup != 2 {
+			t.Fatalf("%v: sparse record lacks the loss (ideal %g)", sets, s.IdealSpeedup)
+		}
+		if s.CTAs == 0 || s.Waves == 0 || s.CTAsPerSM == 0 || s.OccupancyLimit == "" {
+			t.Errorf("launch not recorded: %+v", s.Explain)
+		}
+		l := s.Loss
+		sum := l.Compute + l.Smem + l.L2 + l.DRAM + l.Latency
+		if math.Abs(sum-1) > 1e-9 || math.Abs(d.TimeUS/2+s.LossUS-s.TimeUS) > 1e-9 {
+			t.Errorf("%v: shares sum to %g; ideal %g + loss %g != sparse %g",
+				sets, sum, d.TimeUS/2, s.LossUS, s.TimeUS)
+		}
+		return l.DRAM
+	}
+	base, starved := dramShare(), dramShare("dram.bandwidth_gbps=400")
+	t.Logf("DRAM share of the loss: %.2f at 1555 GB/s, %.2f at 400 GB/s", base, starved)
+	if starved <= base {
+		t.Errorf("DRAM share of the loss %.2f at 400 GB/s, not above %.2f at 1555 GB/s", starved, base)
+	}
+}
