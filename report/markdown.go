@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Markdown renders report.md: what ran on which config, the totals, one
@@ -81,9 +84,9 @@ func workloadOptions(w sim.WorkloadSource) string {
 }
 
 func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
-	var precs []string
+	var precs []tensorcore.Precision
 	for _, r := range rep.Results {
-		if !containsString(precs, r.Precision) {
+		if !slices.Contains(precs, r.Precision) {
 			precs = append(precs, r.Precision)
 		}
 	}
@@ -115,9 +118,9 @@ func writeTotals(b *bytes.Buffer, rep *sim.Report) {
 				continue
 			}
 			switch t.Mode {
-			case "dense":
+			case tensorcore.Dense:
 				dense = fmt.Sprintf("%.1f", t.TimeUS)
-			case "sparse":
+			case tensorcore.Sparse:
 				sparse = fmt.Sprintf("%.1f", t.TimeUS)
 				if t.Speedup > 0 {
 					sp = fmt.Sprintf("%.3fx", t.Speedup)
@@ -146,7 +149,7 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			pairs[r.Layer] = lp
 			order = append(order, r.Layer)
 		}
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			lp.dense = r
 		} else {
 			lp.sparse = r

@@ -124,7 +124,7 @@ func Row(r sim.LayerResult) []string {
 		return f(v)
 	}
 	row := []string{r.Workload, r.Layer, i(r.M), i(r.N), i(r.K), i(r.Batch),
-		r.Precision, r.Mode, strconv.FormatBool(r.SparseApplied),
+		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
 		i(r.Count), r.Kernel, i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
 		u(r.DRAMWriteBytes), u(r.DRAMWritebackBytes), f(r.DRAMGBps),

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // plotFormats are written for every plot: PNG to look at, SVG to print.
@@ -43,10 +46,10 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 				return speedupPlot(w, rows, totalOf(rep, w))
 			}},
 			{base + "-breakdown-dense", func() (*figure, error) {
-				return breakdownPlot(w, rows, "dense", top)
+				return breakdownPlot(w, rows, tensorcore.Dense, top)
 			}},
 			{base + "-breakdown-sparse", func() (*figure, error) {
-				return breakdownPlot(w, rows, "sparse", top)
+				return breakdownPlot(w, rows, tensorcore.Sparse, top)
 			}},
 			{base + "-roofline", func() (*figure, error) {
 				return rooflinePlot(w, rows, cfg)
@@ -123,7 +126,7 @@ func resultsOf(rep *sim.Report, workload string) []sim.LayerResult {
 
 func totalOf(rep *sim.Report, workload string) *sim.Total {
 	for i, t := range rep.Totals {
-		if t.Workload == workload && t.Mode == "sparse" && t.Speedup > 0 {
+		if t.Workload == workload && t.Mode == tensorcore.Sparse && t.Speedup > 0 {
 			return &rep.Totals[i]
 		}
 	}
@@ -207,7 +210,7 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*figure, e
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {
-		if r.Mode == "sparse" && r.Speedup > 0 {
+		if r.Mode == tensorcore.Sparse && r.Speedup > 0 {
 			names = append(names, layerName(r))
 			vals = append(vals, r.Speedup)
 		}
@@ -281,7 +284,7 @@ func breakdownTop(rows []sim.LayerResult) float64 {
 
 // breakdownPlot stacks each layer's time per pass (time x count) by the
 // resource it is attributed to, on a y scale up to top.
-func breakdownPlot(w string, rows []sim.LayerResult, mode string, top float64) (*figure, error) {
+func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode, top float64) (*figure, error) {
 	var sel []sim.LayerResult
 	for _, r := range rows {
 		if r.Mode == mode {
@@ -331,7 +334,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string, top float64) (
 // Peak is a config's compute roof of one precision, in TFLOPS:
 // SMs x tensor cores per SM x dense FMA per clock x 2 FLOP x clock, doubled
 // for sparse.
-func Peak(cfg *configs.Config, precision string, sparse bool) (float64, error) {
+func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (float64, error) {
 	pr, err := cfg.TensorCore.Get(precision)
 	if err != nil {
 		return 0, err
@@ -380,11 +383,11 @@ func layerNumbers(rows []sim.LayerResult) (map[string]int, []string) {
 // them) and a line joins a layer's dense and sparse points.
 func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figure, error) {
 	num, order := layerNumbers(rows)
-	pts := map[string]plotter.XYs{}
-	labels := map[string][]string{}
-	at := map[string]map[string]plotter.XY{} // layer -> mode -> point
+	pts := map[tensorcore.Mode]plotter.XYs{}
+	labels := map[tensorcore.Mode][]string{}
+	at := map[string]map[tensorcore.Mode]plotter.XY{} // layer -> mode -> point
 	lo, hi := math.Inf(1), 0.0
-	var precs []string
+	var precs []tensorcore.Precision
 	for _, r := range rows {
 		ai := Intensity(r)
 		if ai <= 0 || r.TFLOPS <= 0 {
@@ -394,11 +397,11 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figur
 		pts[r.Mode] = append(pts[r.Mode], pt)
 		labels[r.Mode] = append(labels[r.Mode], strconv.Itoa(num[r.Layer]))
 		if at[r.Layer] == nil {
-			at[r.Layer] = map[string]plotter.XY{}
+			at[r.Layer] = map[tensorcore.Mode]plotter.XY{}
 		}
 		at[r.Layer][r.Mode] = pt
 		lo, hi = min(lo, ai), max(hi, ai)
-		if !containsString(precs, r.Precision) {
+		if !slices.Contains(precs, r.Precision) {
 			precs = append(precs, r.Precision)
 		}
 	}
@@ -438,7 +441,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figur
 	if err := addPairLines(p, order, at); err != nil {
 		return nil, err
 	}
-	for i, mode := range []string{"dense", "sparse"} {
+	for i, mode := range tensorcore.Modes {
 		if err := addLayerPoints(p, i, mode, pts[mode], labels[mode]); err != nil {
 			return nil, err
 		}
@@ -454,7 +457,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figur
 
 // addRoofs draws each precision's dense and sparse compute roof over the
 // DRAM roof.
-func addRoofs(p *plot.Plot, cfg *configs.Config, precs []string, bw, xmin, xmax float64) error {
+func addRoofs(p *plot.Plot, cfg *configs.Config, precs []tensorcore.Precision, bw, xmin, xmax float64) error {
 	for i, prec := range precs {
 		for j, sparse := range []bool{false, true} {
 			peak, err := Peak(cfg, prec, sparse)
@@ -481,11 +484,11 @@ func addRoofs(p *plot.Plot, cfg *configs.Config, precs []string, bw, xmin, xmax 
 }
 
 // addPairLines joins each layer's dense and sparse points.
-func addPairLines(p *plot.Plot, order []string, at map[string]map[string]plotter.XY) error {
+func addPairLines(p *plot.Plot, order []string, at map[string]map[tensorcore.Mode]plotter.XY) error {
 	first := true
 	for _, l := range order {
-		d, okD := at[l]["dense"]
-		sp, okS := at[l]["sparse"]
+		d, okD := at[l][tensorcore.Dense]
+		sp, okS := at[l][tensorcore.Sparse]
 		if !okD || !okS || d == sp {
 			continue
 		}
@@ -505,7 +508,7 @@ func addPairLines(p *plot.Plot, order []string, at map[string]map[string]plotter
 }
 
 // addLayerPoints draws one mode's points with their layer numbers.
-func addLayerPoints(p *plot.Plot, i int, mode string, xy plotter.XYs, labels []string) error {
+func addLayerPoints(p *plot.Plot, i int, mode tensorcore.Mode, xy plotter.XYs, labels []string) error {
 	if len(xy) == 0 {
 		return nil
 	}
@@ -526,17 +529,17 @@ func addLayerPoints(p *plot.Plot, i int, mode string, xy plotter.XYs, labels []s
 		lb.TextStyle[j].Color = plotutil.DarkColors[i]
 	}
 	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	if mode == "sparse" {
+	if mode == tensorcore.Sparse {
 		lb.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(9)}
 	}
 	p.Add(sc, lb)
-	p.Legend.Add(mode+" layers (numbered)", sc)
+	p.Legend.Add(mode.String()+" layers (numbered)", sc)
 	return nil
 }
 
 // throughputUnit is TOPS for integer precisions, TFLOPS otherwise.
-func throughputUnit(precision string) string {
-	if precision == "int8" {
+func throughputUnit(precision tensorcore.Precision) string {
+	if precision == tensorcore.INT8 {
 		return "TOPS"
 	}
 	return "TFLOPS"

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // TableWidth is the width the default table keeps to: the per-layer
@@ -62,10 +63,10 @@ func shapeOf(r sim.LayerResult) string {
 
 func speedupCell(r sim.LayerResult) string {
 	sp := ""
-	if r.Mode == "sparse" && r.Speedup != 0 { // 0: no dense record to compare
+	if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
 		sp = fmt.Sprintf("%.2fx", r.Speedup)
 	}
-	if r.Mode == "sparse" && !r.SparseApplied {
+	if r.Mode == tensorcore.Sparse && !r.SparseApplied {
 		sp = strings.TrimSpace(sp + " (d)")
 	}
 	return sp
@@ -76,7 +77,7 @@ func writeTableTotals(out io.Writer, rep *sim.Report) {
 	fmt.Fprintf(tw, "workload\tmode\ttotal µs per pass\tspeedup\t\n")
 	for _, t := range rep.Totals {
 		sp := ""
-		if t.Mode == "sparse" && t.Speedup != 0 {
+		if t.Mode == tensorcore.Sparse && t.Speedup != 0 {
 			sp = fmt.Sprintf("%.3fx", t.Speedup)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
@@ -93,7 +94,7 @@ func layerWidth(rep *sim.Report, unit string, notes *noteSet) int {
 	longest := len("layer")
 	for _, r := range rep.Results {
 		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
-			fmt.Sprint(r.Count), r.Mode, fmt.Sprintf("%.1f", r.TimeUS),
+			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
 			fmt.Sprintf("%.1f", r.TFLOPS), "100%", r.Bound, speedupCell(r),
 			notes.marks(r)}
 		for i, c := range cells {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -25,7 +26,7 @@ func modelShapes(t *testing.T) []gemmShape {
 				t.Fatal(err)
 			}
 			for _, g := range tr.GEMMs {
-				for _, m := range []string{"dense", "sparse"} {
+				for _, m := range tensorcore.Modes {
 					s := shapeOf(g, m)
 					if !seen[s] {
 						seen[s] = true
@@ -52,7 +53,7 @@ func TestSplitKCoversKOnce(t *testing.T) {
 	cfg := ld.Config
 	plans := 0
 	for _, g := range modelShapes(t) {
-		mode := map[bool]string{false: "dense", true: "sparse"}[g.Sparse]
+		mode := g.mode()
 		for _, tile := range cfg.Kernel.Candidates {
 			if !tile.Supports(mode, g.Precision) {
 				continue
@@ -118,8 +119,8 @@ func TestModelsRunAtSmallBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	uneven, records := 0, 0
-	for _, mode := range []string{"dense", "sparse"} {
-		job := Job{Modes: []string{mode}, Workloads: unevenLayers(t, ld.Config, mode)}
+	for _, mode := range tensorcore.Modes {
+		job := Job{Modes: []tensorcore.Mode{mode}, Workloads: unevenLayers(t, ld.Config, mode)}
 		rep, err := Run(ld, job)
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +144,7 @@ func TestModelsRunAtSmallBatches(t *testing.T) {
 
 // unevenLayers are, per built-in model and small batch, the layers whose
 // GEMM in mode may be split unevenly in K.
-func unevenLayers(t *testing.T, cfg *configs.Config, mode string) []*workloads.Trace {
+func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*workloads.Trace {
 	var out []*workloads.Trace
 	for _, name := range workloads.Models() {
 		for _, b := range smallBatches {
@@ -168,7 +169,7 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode string) []*workloads.T
 // splitCandidate says whether the heuristic may split K unevenly for the
 // GEMM.
 func splitCandidate(cfg *configs.Config, g gemmShape) bool {
-	mode := map[bool]string{false: "dense", true: "sparse"}[g.Sparse]
+	mode := g.mode()
 	for _, tile := range cfg.Kernel.Candidates {
 		if !tile.Supports(mode, g.Precision) {
 			continue

@@ -92,12 +92,16 @@ func runRun(args []string) int {
 // job turns the flags into the workloads and modes to simulate.
 func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	var job sim.Job
-	modes, err := parseMode(f.mode)
+	modes, err := parseModes(f.mode)
 	if err != nil {
 		return job, err
 	}
 	job.Modes = modes
 	if err := f.checkScalars(); err != nil {
+		return job, err
+	}
+	prec, err := f.parsePrecision()
+	if err != nil {
 		return job, err
 	}
 	names := f.workloads
@@ -115,7 +119,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
-		src, err := f.workloadSource(n, t.Name)
+		src, err := f.workloadSource(n, t.Name, prec)
 		if err != nil {
 			return job, err
 		}
@@ -126,7 +130,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		if f.batchSet {
 			batch = f.batch
 		}
-		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"), batch)
+		t, err := gemmTrace(f.gemms, prec, batch)
 		if err != nil {
 			return job, err
 		}
@@ -135,11 +139,11 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		job.Workloads = append(job.Workloads, t)
 		job.Sources = append(job.Sources, sim.WorkloadSource{Name: t.Name,
-			Source: "gemm", Batch: batch, Precision: f.precisionOr("fp16")})
+			Source: "gemm", Batch: batch, Precision: prec.String()})
 	}
 	if f.precision != "" {
 		for i, t := range job.Workloads {
-			if job.Workloads[i], err = t.WithPrecision(f.precision); err != nil {
+			if job.Workloads[i], err = t.WithPrecision(prec); err != nil {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
@@ -149,10 +153,10 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 
 // workloadSource records where a --workload value came from: a model
 // with its options, or a trace file with its hash.
-func (f *runFlags) workloadSource(value, name string) (sim.WorkloadSource, error) {
+func (f *runFlags) workloadSource(value, name string, prec tensorcore.Precision) (sim.WorkloadSource, error) {
 	if slices.Contains(workloads.Models(), value) {
 		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
-			Precision: f.precisionOr(workloads.DefaultPrecision)}
+			Precision: prec.String()}
 		if strings.HasPrefix(value, "bert") {
 			src.Seq = f.seq
 		} else {
@@ -169,18 +173,21 @@ func (f *runFlags) workloadSource(value, name string) (sim.WorkloadSource, error
 		SHA256: hex.EncodeToString(sum[:]), Precision: f.precision}, nil
 }
 
-func (f *runFlags) precisionOr(def string) string {
+// parsePrecision reads --precision; fp16 when it is not given.
+func (f *runFlags) parsePrecision() (tensorcore.Precision, error) {
 	if f.precision == "" {
-		return def
+		return tensorcore.FP16, nil
 	}
-	return f.precision
+	p, err := tensorcore.ParsePrecision(f.precision)
+	if err != nil {
+		return p, fmt.Errorf("--precision: %v", err)
+	}
+	return p, nil
 }
 
 func (f *runFlags) checkScalars() error {
-	if f.precision != "" {
-		if _, err := (&tensorcore.Config{}).Get(f.precision); err != nil {
-			return fmt.Errorf("--precision: %v", err)
-		}
+	if _, err := f.parsePrecision(); err != nil {
+		return err
 	}
 	if f.batch < 1 {
 		return fmt.Errorf("--batch %d: must be >= 1", f.batch)
@@ -196,14 +203,16 @@ func (f *runFlags) checkScalars() error {
 	return nil
 }
 
-func parseMode(m string) ([]string, error) {
-	switch m {
-	case "dense", "sparse":
-		return []string{m}, nil
-	case "both":
-		return []string{"dense", "sparse"}, nil
+// parseModes reads --mode: a mode name or "both".
+func parseModes(m string) ([]tensorcore.Mode, error) {
+	if m == "both" {
+		return tensorcore.Modes, nil
 	}
-	return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+	mode, err := tensorcore.ParseMode(m)
+	if err != nil {
+		return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+	}
+	return []tensorcore.Mode{mode}, nil
 }
 
 // loadWorkload resolves a --workload value: a model name or a trace file.
@@ -234,7 +243,7 @@ func duplicateWorkload(first, second, name string) error {
 
 // gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
 // batched kernel of batch GEMMs.
-func gemmTrace(specs []string, precision string, batch int) (*workloads.Trace, error) {
+func gemmTrace(specs []string, precision tensorcore.Precision, batch int) (*workloads.Trace, error) {
 	t := &workloads.Trace{Name: "gemm"}
 	seen := map[string]bool{}
 	for _, s := range specs {
@@ -249,8 +258,8 @@ func gemmTrace(specs []string, precision string, batch int) (*workloads.Trace, e
 		}
 		seen[name] = true
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: name, M: m, N: n,
-			K: k, Precision: precision, Sparsity: "2:4", Count: 1,
-			Batch: batch})
+			K: k, Precision: precision, Sparsity: workloads.Sparse24,
+			Count: 1, Batch: batch})
 	}
 	return t, t.Validate()
 }
@@ -260,14 +269,14 @@ func gemmTrace(specs []string, precision string, batch int) (*workloads.Trace, e
 func checkSparseK(cfg *configs.Config, job sim.Job) error {
 	sparse := false
 	for _, m := range job.Modes {
-		sparse = sparse || m == "sparse"
+		sparse = sparse || m == tensorcore.Sparse
 	}
 	if !sparse {
 		return nil
 	}
 	for _, t := range job.Workloads {
 		for _, g := range t.GEMMs {
-			if g.Sparsity == "dense" {
+			if g.Sparsity == workloads.Dense {
 				continue
 			}
 			prec, err := cfg.TensorCore.Get(g.Precision)
