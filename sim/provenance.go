@@ -43,6 +43,9 @@ type WorkloadSource struct {
 	Seq        int    `json:"seq,omitempty"`
 	Resolution int    `json:"resolution,omitempty"`
 	Precision  string `json:"precision,omitempty"`
+	// Layers is the --layer pattern that selected the workload's layers
+	// (empty: all of them).
+	Layers string `json:"layers,omitempty"`
 }
 
 // configProvenance fills the config part of a report's provenance.

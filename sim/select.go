@@ -13,14 +13,20 @@ import (
 func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
 	var plans []*kernelPlan
 	var rejected []string
+	// Validated with the config: a pinned name parses.
+	tile, split, _ := configs.ParseKernelName(cfg.Kernel.Forced(g.mode()))
 	for _, t := range cfg.Kernel.Candidates {
 		if !t.Supports(g.mode(), g.Precision) {
 			continue
 		}
-		if cfg.Kernel.Force != "" && t.Name() != cfg.Kernel.Force {
+		if tile != "" && t.Name() != tile {
 			continue
 		}
-		for _, sk := range splitFactors(cfg, g, t) {
+		factors := splitFactors(cfg, g, t)
+		if split > 0 {
+			factors = []int{split} // pinned: the heuristic's limits do not apply
+		}
+		for _, sk := range factors {
 			p, err := planKernel(cfg, g, t, sk)
 			if err != nil {
 				rejected = append(rejected, err.Error())
@@ -161,8 +167,9 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
-	if cfg.Kernel.Force != "" {
-		why = fmt.Sprintf("kernel.force=%s does not offer it", cfg.Kernel.Force)
+	if f := cfg.Kernel.Forced(g.mode()); f != "" {
+		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
+			"force_sparse) does not offer it", f)
 	}
 	if len(rejected) > 0 {
 		why = strings.Join(rejected, "; ")

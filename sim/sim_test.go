@@ -292,3 +292,28 @@ func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
 		t.Errorf("DRAM share of the loss %.2f at 400 GB/s, not above %.2f at 1555 GB/s", starved, base)
 	}
 }
+
+// A kernel name printed in results pins that kernel when fed back:
+// through kernel.force (the same name for both modes would not fit both,
+// so each mode's own key), and dense and sparse separately.
+func TestKernelNamesRoundTrip(t *testing.T) {
+	job := gemmJob([3]int{128, 784, 1152})
+	first := run(t, job)
+	d, s := first.Results[0], first.Results[1]
+	if s.SplitK < 2 && d.SplitK < 2 {
+		t.Fatalf("no split-K kernel chosen (%s, %s): the test lost its point", d.Kernel, s.Kernel)
+	}
+	again := run(t, job, "kernel.force_dense="+d.Kernel, "kernel.force_sparse="+s.Kernel)
+	for i, r := range again.Results {
+		if want := first.Results[i]; r.Kernel != want.Kernel || r.Cycles != want.Cycles {
+			t.Errorf("%s pinned to %s ran %s in %d cycles, not %d", r.Mode,
+				want.Kernel, r.Kernel, r.Cycles, want.Cycles)
+		}
+	}
+	one := gemmJob([3]int{128, 784, 1152})
+	one.Modes = []tensorcore.Mode{tensorcore.Sparse}
+	forced := run(t, one, "kernel.force="+s.Kernel).Results[0]
+	if forced.Kernel != s.Kernel {
+		t.Errorf("kernel.force=%s ran %s", s.Kernel, forced.Kernel)
+	}
+}

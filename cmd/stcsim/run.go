@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -42,6 +43,7 @@ type runFlags struct {
 	format    string
 	out       string
 	quiet     bool
+	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
 	traceDB   string
 }
@@ -63,6 +65,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.layer, "layer", "", "run only the layers whose name "+
+		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
+		"'attention\\.(qkv|output)'; totals then cover those layers")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
 	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
 		"for Daisen) of the simulated kernels into this file")
@@ -141,6 +146,9 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		job.Sources = append(job.Sources, sim.WorkloadSource{Name: t.Name,
 			Source: "gemm", Batch: batch, Precision: prec.String()})
 	}
+	if err := f.filterLayers(&job); err != nil {
+		return job, err
+	}
 	if f.precision != "" {
 		for i, t := range job.Workloads {
 			if job.Workloads[i], err = t.WithPrecision(prec); err != nil {
@@ -149,6 +157,44 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 	}
 	return job, checkSparseK(cfg, job)
+}
+
+// filterLayers keeps the layers that --layer matches; a workload left
+// without layers is dropped, and a pattern that matches nothing is an
+// error that lists some of the names it could have matched.
+func (f *runFlags) filterLayers(job *sim.Job) error {
+	if f.layer == "" {
+		return nil
+	}
+	re, err := regexp.Compile(f.layer)
+	if err != nil {
+		return fmt.Errorf("--layer %q: %v", f.layer, err)
+	}
+	var kept []*workloads.Trace
+	var sources []sim.WorkloadSource
+	var names []string
+	for i, t := range job.Workloads {
+		sel := &workloads.Trace{Name: t.Name}
+		for _, g := range t.GEMMs {
+			names = append(names, g.Name)
+			if re.MatchString(g.Name) {
+				sel.GEMMs = append(sel.GEMMs, g)
+			}
+		}
+		if len(sel.GEMMs) > 0 {
+			kept = append(kept, sel)
+			sources = append(sources, job.Sources[i])
+		}
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("--layer %q matches no layer (layers: %s)", f.layer,
+			strings.Join(names[:min(len(names), 8)], ", "))
+	}
+	for i := range sources {
+		sources[i].Layers = f.layer
+	}
+	job.Workloads, job.Sources = kept, sources
+	return nil
 }
 
 // workloadSource records where a --workload value came from: a model

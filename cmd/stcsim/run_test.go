@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func TestRunGEMMJSONHasTheContract(t *testing.T) {
@@ -274,4 +276,55 @@ func TestRunRecordsProvenance(t *testing.T) {
 func sha(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// --layer keeps the layers whose names match, drops workloads left
+// empty, and rejects a bad pattern or one that matches nothing.
+func TestRunLayerFilter(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.csv")
+	body := "name,m,n,k,precision,sparsity,count,batch\n" +
+		"enc.ffn1,256,256,256,fp16,2:4,2,1\nenc.attn,256,128,256,fp16,2:4,1,1\nenc.ffn2,256,256,512,fp16,2:4,2,1\n"
+	if err := os.WriteFile(trace, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := capture(t, func() int {
+		return dispatch([]string{"run", "--quiet", "--format", "json", "--workload", trace,
+			"--gemm", "512x512x512", "--layer", `ffn\d`})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Results []sim.LayerResult
+		Totals  []sim.Total
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var layers []string
+	sum := 0.0
+	for _, r := range doc.Results {
+		layers = append(layers, r.Layer)
+		if r.Mode == tensorcore.Dense {
+			sum += r.TimeUS * float64(r.Count)
+		}
+	}
+	if strings.Join(layers, ",") != "enc.ffn1,enc.ffn1,enc.ffn2,enc.ffn2" {
+		t.Errorf("layers %v, want the two ffn layers in both modes", layers)
+	}
+	if len(doc.Totals) != 2 || math.Abs(doc.Totals[0].TimeUS-sum) > 1e-9 {
+		t.Errorf("totals %+v: want the selected layers' sum %g", doc.Totals, sum)
+	}
+	for _, c := range []struct{ pattern, want string }{
+		{"(", "--layer \"(\": error parsing regexp"},
+		{"nothing", "--layer \"nothing\" matches no layer (layers: enc.ffn1, enc.attn"},
+	} {
+		_, errOut, code := capture(t, func() int {
+			return dispatch([]string{"run", "--quiet", "--workload", trace, "--layer", c.pattern})
+		})
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("--layer %q: exit %d, %q", c.pattern, code, errOut)
+		}
+	}
 }
