@@ -58,7 +58,7 @@ func (f figure) panelWidth(leg *plot.Legend) vg.Length {
 	if w == 0 {
 		return 0
 	}
-	return w + 3*panelPad
+	return w + 5*panelPad
 }
 
 // panelHeight is the height the panel's contents need.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -600,13 +599,20 @@ type Series struct {
 	Y     []float64
 }
 
+// maxLines is how many lines a sweep plot draws; more are cut to the
+// ones with the highest mean, and the key says so.
+const maxLines = 12
+
 // LinePlot draws series as lines with markers into path (.png or .svg):
 // a numeric X axis when all X values are numbers, categories otherwise.
+// The Y range is fitted to the data, the legend sits beside the plot,
+// and beyond maxLines series only those with the highest mean are drawn.
 func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	if ext != "png" && ext != "svg" {
 		return fmt.Errorf("plot %s: want a .png or .svg file name", path)
 	}
+	series, key := topSeries(series)
 	p := newPlot(title, xLabel, yLabel)
 	xs, numeric := xPositions(series)
 	for i, s := range series {
@@ -620,51 +626,86 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 		}
 		line.Color = plotutil.Color(i)
 		line.Width = vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 		points.Shape = plotutil.Shape(i)
 		points.Color = plotutil.Color(i)
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
 		p.Legend.Add(s.Label, line, points)
 	}
-	if numeric {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range xs {
-			lo, hi = min(lo, v), max(hi, v)
+	setXAxis(p, xs, numeric)
+	p.Y.Min, p.Y.Max = fittedRange(series)
+	data, err := (&figure{p: p, w: 8 * vg.Inch, h: 5.5 * vg.Inch, key: key}).render(ext)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return WriteAtomic(path, data)
+}
+
+// topSeries keeps at most maxLines series, those with the highest mean
+// Y, and returns the key lines that say what was left out.
+func topSeries(series []Series) ([]Series, []string) {
+	if len(series) <= maxLines {
+		return series, nil
+	}
+	mean := func(s Series) float64 {
+		t := 0.0
+		for _, y := range s.Y {
+			t += y
 		}
-		pad := 0.05 * (hi - lo)
-		p.X.Min, p.X.Max = lo-pad, hi+pad
-		p.X.Tick.Marker = niceTicks{}
-		if len(xs) <= 12 {
-			p.X.Tick.Marker = valueTicks(xs) // tick exactly the swept values
-		}
-	} else {
+		return t / float64(max(1, len(s.Y)))
+	}
+	kept := append([]Series(nil), series...)
+	sort.SliceStable(kept, func(i, j int) bool { return mean(kept[i]) > mean(kept[j]) })
+	kept = kept[:maxLines]
+	return kept, []string{"", fmt.Sprintf("%d of %d lines shown:", maxLines, len(series)),
+		"those with the highest mean.", "Narrow with --where KEY=VALUE,", "or use --by workload."}
+}
+
+// setXAxis places the X ticks: the swept values when numeric and few, round
+// values when many, the categories otherwise.
+func setXAxis(p *plot.Plot, xs map[string]float64, numeric bool) {
+	if !numeric {
 		names := make([]string, len(xs))
 		for v, i := range xs {
 			names[int(i)] = v
 		}
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.3, float64(len(names))-0.7
+		return
 	}
-	p.Y.Min = 0
-	ymax := 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range xs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 0.5 * max(1, math.Abs(lo))
+	}
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = niceTicks{}
+	if len(xs) <= 12 {
+		p.X.Tick.Marker = valueTicks(xs) // tick exactly the swept values
+	}
+}
+
+// fittedRange is a Y range around the data with a margin, not from 0, so
+// that differences between points show.
+func fittedRange(series []Series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, y := range s.Y {
-			ymax = max(ymax, y)
+			lo, hi = min(lo, y), max(hi, y)
 		}
 	}
-	// Leave room above the data for the legend.
-	p.Y.Max = ymax * (1.15 + 0.07*float64(len(series)))
-	p.Legend.Top = true
-	height := 4.5*vg.Inch + vg.Length(max(0, len(series)-5))*0.2*vg.Inch
-	wt, err := p.WriterTo(8*vg.Inch, height, ext)
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+	if math.IsInf(lo, 1) {
+		return 0, 1
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+	pad := 0.08 * (hi - lo)
+	if pad == 0 {
+		pad = 0.05 * max(math.Abs(hi), 1e-9)
 	}
-	return WriteAtomic(path, buf.Bytes())
+	return lo - pad, hi + pad
 }
 
 // valueTicks marks each X value, labelled as written.

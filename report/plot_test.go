@@ -267,3 +267,31 @@ func TestRooflineKeyAndSharedBreakdownScale(t *testing.T) {
 			d.p.Y.Max, s.p.Y.Max, top)
 	}
 }
+
+// A sweep plot fits its Y range to the data (a 1.2-1.6 speedup is not
+// drawn from 0) and draws at most maxLines lines, saying how many of
+// how many, so that --by layer stays readable.
+func TestLinePlotFitsAndCutsLines(t *testing.T) {
+	series := []Series{{Label: "a", X: []string{"1", "2"}, Y: []float64{1.2, 1.6}}}
+	lo, hi := fittedRange(series)
+	if lo <= 1.0 || lo >= 1.2 || hi <= 1.6 || hi >= 1.8 {
+		t.Errorf("range %g..%g for data 1.2..1.6", lo, hi)
+	}
+	var many []Series
+	for i := 0; i < 30; i++ {
+		many = append(many, Series{Label: fmt.Sprintf("layer%d", i),
+			X: []string{"1", "2"}, Y: []float64{float64(i), float64(i) + 1}})
+	}
+	kept, key := topSeries(many)
+	if len(kept) != maxLines || kept[0].Label != "layer29" ||
+		!strings.Contains(strings.Join(key, " "), fmt.Sprintf("%d of 30 lines", maxLines)) {
+		t.Errorf("kept %d lines starting %s, key %q", len(kept), kept[0].Label, key)
+	}
+	dir := plotDir(t)
+	if err := LinePlot(filepath.Join(dir, "by-layer.png"), "sparse speedup over dense (x) "+
+		"against l2.size_kb (KB), one line per layer", "l2.size_kb (KB)",
+		"sparse speedup over dense (x)", many); err != nil {
+		t.Fatal(err)
+	}
+	checkImage(t, filepath.Join(dir, "by-layer.png"))
+}
