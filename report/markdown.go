@@ -237,10 +237,10 @@ func mdEscape(s string) string {
 // lossSummary names the causes of a sparse record's loss against its
 // ideal speedup, largest share first.
 func lossSummary(r *sim.LayerResult) string {
-	if r.Loss == nil {
+	if r.LossUS == 0 {
 		return "-"
 	}
-	shares := causeShares(*r.Loss)
+	shares := causeShares(r.Loss)
 	type part struct {
 		name string
 		v    float64

@@ -134,7 +134,11 @@ func Row(r sim.LayerResult) []string {
 	row = append(row, causeValues(&b, f)...)
 	row = append(row, opt(r.Speedup), r.Note, i(r.CTAs), i(r.Waves),
 		i(r.CTAsPerSM), r.OccupancyLimit, opt(r.IdealSpeedup), opt(r.LossUS))
-	return append(row, causeValues(r.Loss, f)...)
+	var loss *sim.Breakdown
+	if r.LossUS > 0 {
+		loss = &r.Loss
+	}
+	return append(row, causeValues(loss, f)...)
 }
 
 // CSV renders the per-layer results with a header row.

@@ -34,5 +34,5 @@ func explainLoss(s *LayerResult, d LayerResult) {
 		lost := sv.Field(i).Float()*s.TimeUS - dv.Field(i).Float()*ideal
 		lv.Field(i).SetFloat(lost / gap)
 	}
-	s.LossUS, s.Loss = gap, &loss
+	s.LossUS, s.Loss = gap, loss
 }

@@ -63,8 +63,8 @@ type Explain struct {
 	// (dense time on it) / IdealSpeedup, as a share of LossUS. Shares sum
 	// to 1; a negative one is a cause that shrank by more than the ideal.
 	// Absent when there is no dense record or no loss.
-	LossUS float64    `json:"loss_us,omitempty"`
-	Loss   *Breakdown `json:"loss,omitempty"`
+	LossUS float64   `json:"loss_us,omitempty"`
+	Loss   Breakdown `json:"loss,omitzero"`
 }
 
 // Breakdown splits a kernel's time among the resources that bound it.

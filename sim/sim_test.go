@@ -272,7 +272,7 @@ func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
 	dramShare := func(sets ...string) float64 {
 		rep := run(t, job, append(sets, "kernel.force=128x128x64_64x64_s3")...)
 		d, s := rep.Results[0], rep.Results[1]
-		if s.Loss == nil || s.IdealSpeedup != 2 {
+		if s.LossUS == 0 || s.IdealSpeedup != 2 {
 			t.Fatalf("%v: sparse record lacks the loss (ideal %g)", sets, s.IdealSpeedup)
 		}
 		if s.CTAs == 0 || s.Waves == 0 || s.CTAsPerSM == 0 || s.OccupancyLimit == "" {
