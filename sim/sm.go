@@ -40,8 +40,11 @@ func (s *smUnit) fillCycles(bytes int) uint64 {
 	return uint64((bytes+rate-1)/rate + cfg.Latency)
 }
 
-// at runs fn at cycle c (now or later) as one of the SM's own events.
-func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
+// at runs fn at cycle c (now or later) as one of the SM's own events; in
+// an ensemble run, at a tie offset within that cycle (see jitter.go).
+func (s *smUnit) at(c uint64, fn func()) {
+	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
+}
 
 // launchAt starts CTA idx on this SM at cycle c.
 func (s *smUnit) launchAt(c uint64, idx int) {
@@ -79,14 +82,21 @@ func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
 	c := &cta{sm: s, plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
+	// One slot per cp.async stage buffer, reused as the k-steps go by:
+	// k-steps kt..kt+stages-1 are the only ones in flight, so memory does
+	// not grow with K.
 	c.steps = p.stepsOf(c.split)
-	c.stageParts = make([]int, c.steps)
-	c.stageIssue = make([]uint64, c.steps)
-	c.stageReady = make([]uint64, c.steps)
-	c.stageLanded = make([]uint64, c.steps)
-	c.stageWhy = make([]reason, c.steps)
+	slots := min(c.steps, p.tile.Stages)
+	c.stageParts = make([]int, slots)
+	c.stageIssue = make([]uint64, slots)
+	c.stageReady = make([]uint64, slots)
+	c.stageLanded = make([]uint64, slots)
+	c.stageWhy = make([]reason, slots)
 	return c
 }
+
+// slot is the stage buffer of k-step k.
+func (c *cta) slot(k int) int { return k % len(c.stageParts) }
 
 // launch issues the multistage prologue: the first stages-1 k-steps'
 // tiles, then waits for the first one.
@@ -103,13 +113,15 @@ func (c *cta) launch(now uint64) {
 // loadStage issues the cp.async copies of k-step k's A values, A metadata
 // and B tiles.
 func (c *cta) loadStage(now uint64, k int) {
-	c.stageIssue[k] = now
+	i := c.slot(k)
+	c.stageIssue[i] = now
+	c.stageReady[i] = 0
 	regions := c.stageRegions(k)
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
 			continue
 		}
-		c.stageParts[k]++
+		c.stageParts[i]++
 	}
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
@@ -123,35 +135,40 @@ func (c *cta) loadStage(now uint64, k int) {
 // partLanded notes one load of stage k arriving at the SM; when all have,
 // the cp.async stores into shared memory finish the stage.
 func (c *cta) partLanded(k int, at uint64) {
-	c.stageParts[k]--
-	if c.stageParts[k] > 0 {
+	i := c.slot(k)
+	c.stageParts[i]--
+	if c.stageParts[i] > 0 {
 		return
 	}
 	p := c.plan
 	bytes := p.aStageB + p.metaStageB + p.bStageB
 	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
-	c.stageReady[k] = max(ready, 1)
-	c.stageLanded[k] = at + c.sm.fillCycles(bytes)
-	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
+	c.stageReady[i] = max(ready, 1)
+	c.stageLanded[i] = at + c.sm.fillCycles(bytes)
+	c.stageWhy[i] = c.sm.gpu.memoryReason(c.stageIssue[i], at)
 	c.tryStart()
 }
 
 // tryStart begins the next k-step once its stage has landed and every warp
 // has passed the previous barrier.
 func (c *cta) tryStart() {
-	if c.busy || c.kt >= c.steps || c.stageReady[c.kt] == 0 {
+	if c.busy || c.kt >= c.steps {
+		return
+	}
+	i := c.slot(c.kt)
+	if c.stageReady[i] == 0 {
 		return
 	}
 	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
 	why := c.barrierBy
-	if c.stageReady[c.kt] > start {
-		why = c.stageWhy[c.kt]
-		if c.stageLanded[c.kt] <= start {
+	if c.stageReady[i] > start {
+		why = c.stageWhy[i]
+		if c.stageLanded[i] <= start {
 			// The data was at the SM in time; its write into shared
 			// memory queued behind other traffic and made the stage late.
 			why = whySmem
 		}
-		start = c.stageReady[c.kt]
+		start = c.stageReady[i]
 	}
 	c.busy = true
 	c.sm.at(start, func() { c.compute(start, why) })

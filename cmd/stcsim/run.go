@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
@@ -45,7 +47,11 @@ type runFlags struct {
 	quiet     bool
 	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
+	hold      bool
 	traceDB   string
+	traceAll  bool
+	maxWork   float64
+	monURL    string // the monitor's address, once started
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -69,8 +75,13 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
 		"'attention\\.(qkv|output)'; totals then cover those layers")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
-	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
-		"for Daisen) of the simulated kernels into this file")
+	fs.BoolVar(&f.hold, "monitor-hold", false, "with --monitor: keep the UI "+
+		"up after the run until Ctrl-C")
+	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite "+
+		"FILE.sqlite3, for Daisen) of the reported kernel of each GEMM")
+	fs.BoolVar(&f.traceAll, "trace-candidates", false, "with --trace-db: "+
+		"also trace the kernel-selection samples, marked as candidates")
+	addMaxWork(fs, &f.maxWork)
 }
 
 func runRun(args []string) int {
@@ -86,12 +97,37 @@ func runRun(args []string) int {
 		return code
 	}
 	job, err := f.job(ld.Config)
+	if err == nil {
+		err = f.checkOutputs()
+	}
+	if err == nil {
+		err = checkWork(ld.Config, job, f.maxWork, "the job")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
 	job.Command = append([]string{"stcsim", "run"}, args...)
 	return execute(ld, job, &f)
+}
+
+// checkOutputs checks --out and --trace-db before anything runs.
+func (f *runFlags) checkOutputs() error {
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return err
+		}
+	}
+	if f.hold && !f.monitor {
+		return fmt.Errorf("--monitor-hold needs --monitor")
+	}
+	if f.traceAll && f.traceDB == "" {
+		return fmt.Errorf("--trace-candidates needs --trace-db")
+	}
+	if f.traceDB != "" {
+		return checkTracePath(f.traceDB)
+	}
+	return nil
 }
 
 // job turns the flags into the workloads and modes to simulate.
@@ -135,7 +171,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		if f.batchSet {
 			batch = f.batch
 		}
-		t, err := gemmTrace(f.gemms, prec, batch)
+		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
 		if err != nil {
 			return job, err
 		}
@@ -156,7 +192,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			}
 		}
 	}
-	return job, checkSparseK(cfg, job)
+	return job, sim.Check(cfg, job)
 }
 
 // filterLayers keeps the layers that --layer matches; a workload left
@@ -288,8 +324,14 @@ func duplicateWorkload(first, second, name string) error {
 }
 
 // gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
-// batched kernel of batch GEMMs.
-func gemmTrace(specs []string, precision tensorcore.Precision, batch int) (*workloads.Trace, error) {
+// batched kernel of batch GEMMs: rows of the precision's sparsity when
+// the run is sparse, dense rows otherwise (a dense run does not ask K to
+// be a whole number of sparsity groups).
+func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool, batch int) (*workloads.Trace, error) {
+	sparsity := workloads.Dense
+	if sparse {
+		sparsity = workloads.SparsityFor(precision)
+	}
 	t := &workloads.Trace{Name: "gemm"}
 	seen := map[string]bool{}
 	for _, s := range specs {
@@ -304,40 +346,13 @@ func gemmTrace(specs []string, precision tensorcore.Precision, batch int) (*work
 		}
 		seen[name] = true
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: name, M: m, N: n,
-			K: k, Precision: precision, Sparsity: workloads.Sparse24,
-			Count: 1, Batch: batch})
+			K: k, Precision: precision, Sparsity: sparsity, Count: 1,
+			Batch: batch})
 	}
-	return t, t.Validate()
-}
-
-// checkSparseK rejects sparse GEMMs whose K is not a whole number of the
-// precision's sparsity chunks.
-func checkSparseK(cfg *configs.Config, job sim.Job) error {
-	sparse := false
-	for _, m := range job.Modes {
-		sparse = sparse || m == tensorcore.Sparse
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("--gemm: %v", err)
 	}
-	if !sparse {
-		return nil
-	}
-	for _, t := range job.Workloads {
-		for _, g := range t.GEMMs {
-			if g.Sparsity == workloads.Dense {
-				continue
-			}
-			prec, err := cfg.TensorCore.Get(g.Precision)
-			if err != nil {
-				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
-			}
-			pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
-			if g.K%pat.M != 0 {
-				return fmt.Errorf("%s layer %s: K=%d is not a multiple of "+
-					"the %s sparse chunk (%d) of %s", t.Name, g.Name, g.K,
-					pat, pat.M, g.Precision)
-			}
-		}
-	}
-	return nil
+	return t, nil
 }
 
 // observe sets up --monitor and --trace-db; the returned function
@@ -347,7 +362,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	var trace *traceObserver
 	if f.traceDB != "" {
 		var err error
-		if trace, err = newTraceObserver(f.traceDB); err != nil {
+		if trace, err = newTraceObserver(f.traceDB, f.traceAll); err != nil {
 			return nil, err
 		}
 		obs = append(obs, trace)
@@ -359,6 +374,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 		}
 		fmt.Fprintf(os.Stderr, "stcsim: monitor at %s\n", url)
 		obs = append(obs, mon)
+		f.monURL = url
 	}
 	if len(obs) > 0 {
 		job.Observer = obs
@@ -384,6 +400,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	rep, err := sim.Run(ld, job)
 	bar.Done()
 	finish()
+	if err == nil {
+		err = report.CheckFinite(rep)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitInternal
@@ -402,5 +421,19 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	default:
 		report.Table(os.Stdout, rep)
 	}
+	if f.hold {
+		holdMonitor(f.monURL)
+	}
 	return exitOK
+}
+
+// holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
+// SIGTERM.
+func holdMonitor(url string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	fmt.Fprintf(os.Stderr, "stcsim: run finished; the monitor stays up at "+
+		"%s until Ctrl-C\n", url)
+	<-sigs
 }
