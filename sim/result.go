@@ -15,13 +15,23 @@ type LayerResult struct {
 	Precision     tensorcore.Precision `json:"precision"`
 	Mode          tensorcore.Mode      `json:"mode"`
 	SparseApplied bool                 `json:"sparse_applied"`
-	Count         int                  `json:"count"`
-	Kernel        string               `json:"kernel"`
-	SplitK        int                  `json:"split_k"`
-	Cycles        uint64               `json:"cycles"`
-	TimeUS        float64              `json:"time_us"`
-	TFLOPS        float64              `json:"tflops"`
-	TCUtilization float64              `json:"tc_utilization"`
+	// Pattern and SparseOperand describe a record run sparse: the N:M
+	// pattern and which operand it prunes (weights or activations).
+	Pattern       string `json:"pattern,omitempty"`
+	SparseOperand string `json:"sparse_operand,omitempty"`
+	// DualSide marks the hypothetical dual-side mode; Masks says where its
+	// masks came from and DualProducts is the mean products per MMA their
+	// intersection leaves.
+	DualSide      bool    `json:"dual_side,omitempty"`
+	Masks         string  `json:"masks,omitempty"`
+	DualProducts  int     `json:"dual_products_per_mma,omitempty"`
+	Count         int     `json:"count"`
+	Kernel        string  `json:"kernel"`
+	SplitK        int     `json:"split_k"`
+	Cycles        uint64  `json:"cycles"`
+	TimeUS        float64 `json:"time_us"`
+	TFLOPS        float64 `json:"tflops"`
+	TCUtilization float64 `json:"tc_utilization"`
 	// DRAM traffic during the record's time (cycles); the L2's write-back
 	// of D after the kernel is DRAMWritebackBytes, outside that time.
 	DRAMReadBytes      uint64  `json:"dram_read_bytes"`

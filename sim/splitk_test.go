@@ -15,7 +15,7 @@ var smallBatches = []int{1, 2, 3, 8}
 
 // modelShapes are the distinct GEMMs of every built-in model at every
 // small batch, in both modes.
-func modelShapes(t *testing.T) []gemmShape {
+func modelShapes(t *testing.T, cfg *configs.Config) []gemmShape {
 	t.Helper()
 	seen := map[gemmShape]bool{}
 	var out []gemmShape
@@ -27,7 +27,10 @@ func modelShapes(t *testing.T) []gemmShape {
 			}
 			for _, g := range tr.GEMMs {
 				for _, m := range tensorcore.Modes {
-					s := shapeOf(g, m)
+					s, err := shapeOf(cfg, g, m)
+					if err != nil {
+						t.Fatal(err)
+					}
 					if !seen[s] {
 						seen[s] = true
 						out = append(out, s)
@@ -52,7 +55,7 @@ func TestSplitKCoversKOnce(t *testing.T) {
 	}
 	cfg := ld.Config
 	plans := 0
-	for _, g := range modelShapes(t) {
+	for _, g := range modelShapes(t, cfg) {
 		mode := g.mode()
 		for _, tile := range cfg.Kernel.Candidates {
 			if !tile.Supports(mode, g.Precision) {
@@ -154,7 +157,11 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*wo
 			}
 			small := &workloads.Trace{Name: fmt.Sprintf("%s-b%d", name, b)}
 			for _, g := range tr.GEMMs {
-				if splitCandidate(cfg, shapeOf(g, mode)) {
+				s, err := shapeOf(cfg, g, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if splitCandidate(cfg, s) {
 					small.GEMMs = append(small.GEMMs, g)
 				}
 			}

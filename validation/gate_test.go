@@ -24,6 +24,9 @@ var gateTolerance = map[string]float64{
 // a change that moves the model away from the hardware fails here and
 // not only in a full `stcsim validate`.
 func TestFidelityGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a held-out linear layer, the memory and tensor-core microbenchmarks; run without -short")
+	}
 	all, err := LoadPoints("points/a100-public.csv")
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ type runFlags struct {
 	batchSet  bool // --batch given: it then applies to --gemm too
 	seq       int
 	precision string
+	operand   string
 	mode      string
 	format    string
 	out       string
@@ -66,6 +67,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
+	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
+		"prune: weights or activations (run as the transposed GEMM); "+
+		"default each trace row's own (weights)")
 	fs.StringVar(&f.mode, "mode", "both", "dense, sparse or both")
 	fs.StringVar(&f.format, "format", "table", "standard output: table, csv or json")
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
@@ -185,11 +189,14 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if err := f.filterLayers(&job); err != nil {
 		return job, err
 	}
-	if f.precision != "" {
-		for i, t := range job.Workloads {
-			if job.Workloads[i], err = t.WithPrecision(prec); err != nil {
+	for i, t := range job.Workloads {
+		if f.precision != "" {
+			if t, err = t.WithPrecision(prec); err != nil {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
+		}
+		if job.Workloads[i], err = f.sparseOperand(t); err != nil {
+			return job, err
 		}
 	}
 	return job, sim.Check(cfg, job)
@@ -253,6 +260,25 @@ func (f *runFlags) workloadSource(value, name string, prec tensorcore.Precision)
 	sum := sha256.Sum256(data)
 	return sim.WorkloadSource{Name: name, Source: value,
 		SHA256: hex.EncodeToString(sum[:]), Precision: f.precision}, nil
+}
+
+// sparseOperand gives every sparse row the --sparse-operand, if set.
+func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
+	switch f.operand {
+	case "":
+		return t, nil
+	case workloads.OperandWeights, workloads.OperandActivations:
+	default:
+		return nil, fmt.Errorf("--sparse-operand %q: want %s or %s", f.operand,
+			workloads.OperandWeights, workloads.OperandActivations)
+	}
+	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	for i := range out.GEMMs {
+		if out.GEMMs[i].Sparsity != workloads.Dense {
+			out.GEMMs[i].SparseOperand = f.operand
+		}
+	}
+	return out, nil
 }
 
 // parsePrecision reads --precision; fp16 when it is not given.
