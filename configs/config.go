@@ -2,6 +2,8 @@ package configs
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs/check"
@@ -104,8 +106,14 @@ func contains(list []string, v string) bool {
 
 // KernelConfig is the kernel library and its selection rule.
 type KernelConfig struct {
-	// Force pins one tile by name ("" lets the heuristic choose).
-	Force string `yaml:"force"`
+	// Force pins the kernel of both modes by the name results print:
+	// TILE pins the tile (the heuristic still picks split-K), and
+	// TILE_splitkN pins the split-K factor too ("" lets the heuristic
+	// choose). ForceDense and ForceSparse pin one mode's kernel and win
+	// over Force for that mode.
+	Force       string `yaml:"force"`
+	ForceDense  string `yaml:"force_dense"`
+	ForceSparse string `yaml:"force_sparse"`
 	// SplitK lists the split-K factors the heuristic may try.
 	SplitK []int `yaml:"split_k"`
 	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.
@@ -194,17 +202,57 @@ func (k KernelConfig) validate(c *Config) check.List {
 		l = append(l, t.validate(c).Prefix(p)...)
 		names[t.Name()] = true
 	}
-	if k.Force != "" && !names[k.Force] {
-		var all []string // in library order, each name once
-		for _, t := range k.Candidates {
-			if n := t.Name(); names[n] {
-				all, names[n] = append(all, n), false
-			}
+	var all []string // in library order, each name once
+	for _, t := range k.Candidates {
+		if !slices.Contains(all, t.Name()) {
+			all = append(all, t.Name())
 		}
-		l.Add("force", "%q is not a candidate (have %s)", k.Force,
-			strings.Join(all, ", "))
+	}
+	for _, f := range []struct{ key, v string }{{"force", k.Force},
+		{"force_dense", k.ForceDense}, {"force_sparse", k.ForceSparse}} {
+		if f.v == "" {
+			continue
+		}
+		tile, split, err := ParseKernelName(f.v)
+		switch {
+		case err != nil:
+			l.Add(f.key, "%v", err)
+		case !names[tile]:
+			l.Add(f.key, "%q is not a candidate (have %s; add _splitkN "+
+				"to pin split-K)", tile, strings.Join(all, ", "))
+		case split > 64:
+			l.Add(f.key, "split-K %d of %q must be in 1..64", split, f.v)
+		}
 	}
 	return l
+}
+
+// Forced is the kernel name pinned for mode: force_dense or
+// force_sparse when set, else force ("" when none).
+func (k KernelConfig) Forced(mode tensorcore.Mode) string {
+	switch {
+	case mode == tensorcore.Dense && k.ForceDense != "":
+		return k.ForceDense
+	case mode != tensorcore.Dense && k.ForceSparse != "":
+		return k.ForceSparse
+	}
+	return k.Force
+}
+
+// ParseKernelName splits a kernel name as results print it, TILE or
+// TILE_splitkN, into the tile's name and the split-K factor (0 when the
+// name does not give one).
+func ParseKernelName(s string) (tile string, splitK int, err error) {
+	i := strings.LastIndex(s, "_splitk")
+	if i < 0 {
+		return s, 0, nil
+	}
+	n, err := strconv.Atoi(s[i+len("_splitk"):])
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%q: the split-K suffix must be _splitkN "+
+			"with N >= 1", s)
+	}
+	return s[:i], n, nil
 }
 
 func (t TileConfig) validate(c *Config) check.List {

@@ -2,7 +2,9 @@ package configs
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +66,9 @@ func (p pos) String() string {
 type Loaded struct {
 	Config  *Config
 	Sources []string // the --config names/paths, then the --set overrides
+	// Files are the config files read, in merge order (a base before the
+	// file naming it), with the SHA-256 of their bytes.
+	Files   []SourceFile
 	origin  map[string]pos
 	tree    *yaml.Node
 	depth   int
@@ -194,6 +199,9 @@ func (ld *Loaded) mergeSource(spec string) error {
 	if err := ld.mergeBase(spec, label, root); err != nil {
 		return err
 	}
+	sum := sha256.Sum256(data)
+	ld.Files = append(ld.Files, SourceFile{Source: label,
+		SHA256: hex.EncodeToString(sum[:])})
 	ld.record(label, root, "")
 	if ld.tree == nil {
 		ld.tree = root
@@ -311,10 +319,30 @@ func (ld *Loaded) Note(path string) string {
 }
 
 // YAML renders the effective config, with a header naming its sources.
+// SourceFile is one config file a Loaded was read from.
+type SourceFile struct {
+	Source string `json:"source"` // path, or NAME.yaml (built-in)
+	SHA256 string `json:"sha256"`
+}
+
+// Hash is the SHA-256 of the effective config (its YAML without the
+// sources header): equal for every route to the same values.
+func (ld *Loaded) Hash() string {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(ld.Config); err != nil {
+		panic(fmt.Sprintf("encode config: %v", err))
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
 func (ld *Loaded) YAML() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# effective stcsim config\n# sources: %s\n",
-		strings.Join(ld.Sources, ", "))
+	fmt.Fprintf(&b, "# effective stcsim config\n# sources: %s\n"+
+		"# sha256 of the values below: %s\n",
+		strings.Join(ld.Sources, ", "), ld.Hash())
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(ld.Config); err != nil {

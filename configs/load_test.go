@@ -102,6 +102,9 @@ func TestBadSets(t *testing.T) {
 		"kernel.candidates[99].bm=64": "candidates[99",
 		"tensorcore.fidelity=fast":    "batched, instruction",
 		"sim.memory_granularity=x":    "fast, detailed",
+		"kernel.force_dense=64x64x64_32x32_s6_splitkx": "key kernel.force_dense: \"64x64x64_32x32_s6_splitkx\": the split-K suffix",
+		"kernel.force_sparse=9x9x9_splitk2":            "key kernel.force_sparse: \"9x9x9\" is not a candidate",
+		"kernel.force=64x64x64_32x32_s6_splitk99":      "split-K 99",
 	} {
 		if !strings.Contains(set, "=") {
 			set += "=[1]"

@@ -31,6 +31,18 @@ var energyColors = []color.Color{
 	color.RGBA{R: 199, G: 199, B: 199, A: 255}, // board
 }
 
+// size is a plot's width and height.
+type size struct{ w, h vg.Length }
+
+// asFigure wraps a plot of the given size as a figure (legend beside it);
+// nil when there is nothing to plot.
+func asFigure(p *plot.Plot, sz size, err error) (*figure, error) {
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return &figure{p: p, w: sz.w, h: sz.h}, nil
+}
+
 // energyBreakdownPlot stacks the workload's energy per network pass by
 // event class, one bar per mode.
 func energyBreakdownPlot(w string, rep *sim.Report) (*plot.Plot, size, error) {

@@ -25,7 +25,7 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		t.Errorf("workload %q layer %q not neutralised", row[0], row[1])
 	}
 	note := 0
-	for i, c := range Columns {
+	for i, c := range recs[0] {
 		if c == "note" {
 			note = i
 		}

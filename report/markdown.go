@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -31,7 +33,55 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 		writeLayers(&b, resultsOf(rep, w))
 		writePlots(&b, w, plotStems(rep)[w], plots)
 	}
+	writeProvenance(&b, rep.Provenance)
 	return b.Bytes()
+}
+
+// writeProvenance lists what produced the report.
+func writeProvenance(b *bytes.Buffer, p *sim.Provenance) {
+	if p == nil {
+		return
+	}
+	b.WriteString("## Provenance\n\n")
+	if len(p.Command) > 0 {
+		fmt.Fprintf(b, "- command: `%s`\n", strings.Join(p.Command, " "))
+	}
+	fmt.Fprintf(b, "- stcsim version: %s\n", p.Version)
+	for i, f := range p.ConfigFiles {
+		fmt.Fprintf(b, "- config file %d: `%s` (sha256 %s)\n", i+1, f.Source, f.SHA256)
+	}
+	for _, s := range p.Sets {
+		fmt.Fprintf(b, "- override: `--set %s`\n", s)
+	}
+	fmt.Fprintf(b, "- effective config sha256: %s (`config.yaml`)\n", p.ConfigHash)
+	for _, w := range p.Workloads {
+		fmt.Fprintf(b, "- workload %s: %s\n", mdEscape(w.Name), workloadOptions(w))
+	}
+	b.WriteString("\n")
+}
+
+func workloadOptions(w sim.WorkloadSource) string {
+	var parts []string
+	switch w.Source {
+	case "model":
+		parts = append(parts, "built-in model")
+	case "gemm":
+		parts = append(parts, "--gemm")
+	default:
+		parts = append(parts, fmt.Sprintf("trace `%s` (sha256 %s)", w.Source, w.SHA256))
+	}
+	for _, o := range []struct {
+		name string
+		v    int
+	}{{"batch", w.Batch}, {"seq", w.Seq}, {"resolution", w.Resolution}} {
+		if o.v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", o.name, o.v))
+		}
+	}
+	if w.Precision != "" {
+		parts = append(parts, w.Precision)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
@@ -47,7 +97,7 @@ func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
 		s, err2 := Peak(cfg, p, true)
 		if err1 == nil && err2 == nil {
 			parts = append(parts, fmt.Sprintf("%s %.0f dense / %.0f sparse "+
-				"TFLOPS", p, d, s))
+				"%s", p, d, s, throughputUnit(p)))
 		}
 	}
 	if len(parts) == 0 {
@@ -106,10 +156,18 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			lp.sparse = r
 		}
 	}
-	b.WriteString("| layer | M x N x K | count | dense µs | dense TFLOPS | " +
-		"sparse µs | sparse TFLOPS | speedup | sparse bound | sparse kernel |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|---|\n")
-	for _, l := range order {
+	unit := unitOf(rows)
+	b.WriteString("Layers are numbered (#) as on the roofline plot. Times " +
+		"are per call (the layer runs count times per pass). The sparse " +
+		"launch is CTAs, waves and CTAs per SM with what limited them; " +
+		"\"why not 2x\" splits the sparse time beyond dense/2 by cause " +
+		"(each cause's sparse time minus half its dense time; shares of " +
+		"that loss, largest first).\n\n")
+	fmt.Fprintf(b, "| # | layer | M x N x K | count | dense µs | dense %s | "+
+		"sparse µs | sparse %s | speedup | sparse bound | sparse kernel | "+
+		"sparse launch | why not 2x |\n", unit, unit)
+	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|\n")
+	for i, l := range order {
 		lp := pairs[l]
 		first := lp.dense
 		if first == nil {
@@ -119,7 +177,7 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 		if first.Batch > 1 {
 			shape += fmt.Sprintf(" (batch of %d)", first.Batch)
 		}
-		fmt.Fprintf(b, "| %s | %s | %d |", mdEscape(l), shape, first.Count)
+		fmt.Fprintf(b, "| %d | %s | %s | %d |", i+1, mdEscape(l), shape, first.Count)
 		for _, r := range []*sim.LayerResult{lp.dense, lp.sparse} {
 			if r == nil {
 				b.WriteString(" - | - |")
@@ -137,7 +195,13 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			}
 			bound, kernel = dash(s.Bound), dash(s.Kernel)
 		}
-		fmt.Fprintf(b, " %s | %s | %s |\n", sp, bound, kernel)
+		launch, why := "-", "-"
+		if s := lp.sparse; s != nil {
+			launch = fmt.Sprintf("%d CTAs, %d waves, %d/SM (%s)", s.CTAs,
+				s.Waves, s.CTAsPerSM, s.OccupancyLimit)
+			why = lossSummary(s)
+		}
+		fmt.Fprintf(b, " %s | %s | %s | %s | %s |\n", sp, bound, kernel, launch, why)
 	}
 	b.WriteString("\n")
 }
@@ -171,4 +235,49 @@ func dash(s string) string {
 // mdEscape keeps a name from breaking a table cell.
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// lossSummary names the causes of a sparse record's loss against its
+// ideal speedup, largest share first.
+func lossSummary(r *sim.LayerResult) string {
+	if r.LossUS == 0 {
+		return "-"
+	}
+	shares := causeShares(r.Loss)
+	type part struct {
+		name string
+		v    float64
+	}
+	var parts []part
+	for i, c := range causes() {
+		parts = append(parts, part{c, shares[i]})
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].v > parts[j].v })
+	var out []string
+	for _, p := range parts {
+		if math.Abs(p.v) >= 0.005 {
+			out = append(out, fmt.Sprintf("%s %.0f%%", p.name, 100*p.v))
+		}
+	}
+	return fmt.Sprintf("%.1f µs: %s", r.LossUS, strings.Join(out, ", "))
+}
+
+// unitOf is the throughput unit of a table's rows: TOPS when all are
+// int8, TFLOPS when none is, both otherwise.
+func unitOf(rows []sim.LayerResult) string {
+	ints, floats := 0, 0
+	for _, r := range rows {
+		if throughputUnit(r.Precision) == "TOPS" {
+			ints++
+		} else {
+			floats++
+		}
+	}
+	switch {
+	case ints == 0:
+		return "TFLOPS"
+	case floats == 0:
+		return "TOPS"
+	}
+	return "TFLOPS (TOPS for int8)"
 }

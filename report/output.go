@@ -5,17 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
-
-	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // WriteAtomic writes data to path through a temporary file in the same
@@ -59,34 +56,91 @@ func JSON(rep *sim.Report) []byte {
 }
 
 // Columns are the CSV columns, in order: the JSON record keys, with the
-// breakdown flattened.
-var Columns = append([]string{"workload", "layer", "m", "n", "k", "batch",
-	"precision", "mode", "sparse_applied", "count", "kernel", "split_k",
-	"cycles", "time_us", "tflops", "tc_utilization", "dram_read_bytes",
-	"dram_write_bytes", "dram_gbps", "l2_hit_rate", "metadata_bytes",
-	"smem_bytes", "l2_bytes", "bound", "breakdown_compute",
-	"breakdown_smem", "breakdown_l2", "breakdown_dram", "breakdown_latency",
-	"speedup", "note"}, energyColumns...)
+// breakdown and the loss flattened (breakdown_compute, ..., loss_compute,
+// ...: one column per cause of sim.Breakdown).
+var Columns = append(append(append(append([]string{"workload", "layer", "m", "n",
+	"k", "batch", "precision", "mode", "sparse_applied", "count", "kernel",
+	"split_k", "cycles", "time_us", "tflops", "tc_utilization",
+	"dram_read_bytes", "dram_write_bytes", "dram_writeback_bytes",
+	"dram_gbps", "l2_hit_rate", "metadata_bytes", "smem_bytes", "l2_bytes",
+	"bound"}, causeColumns("breakdown_")...), "speedup", "note", "ctas",
+	"waves", "ctas_per_sm", "occupancy_limit", "ideal_speedup", "loss_us"),
+	causeColumns("loss_")...), energyColumns...)
+
+// causes are the JSON names of sim.Breakdown's fields.
+func causes() []string {
+	t := reflect.TypeOf(sim.Breakdown{})
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type.Kind() == reflect.Float64 {
+			out = append(out, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
+		}
+	}
+	return out
+}
+
+func causeColumns(prefix string) []string {
+	var out []string
+	for _, c := range causes() {
+		out = append(out, prefix+c)
+	}
+	return out
+}
+
+// causeShares are a breakdown's shares in causes() order.
+func causeShares(b sim.Breakdown) []float64 {
+	v := reflect.ValueOf(b)
+	var out []float64
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).Kind() == reflect.Float64 {
+			out = append(out, v.Field(i).Float())
+		}
+	}
+	return out
+}
+
+// causeValues are a breakdown's shares as CSV fields; empty ones for a
+// nil breakdown.
+func causeValues(b *sim.Breakdown, f func(float64) string) []string {
+	out := make([]string, len(causes()))
+	if b == nil {
+		return out
+	}
+	for i, v := range causeShares(*b) {
+		out[i] = f(v)
+	}
+	return out
+}
 
 // Row renders one record as CSV fields in Columns order.
 func Row(r sim.LayerResult) []string {
 	i := strconv.Itoa
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	sp := ""
-	if r.Speedup != 0 {
-		sp = f(r.Speedup)
+	opt := func(v float64) string {
+		if v == 0 {
+			return ""
+		}
+		return f(v)
 	}
-	b := r.Breakdown
 	t := CSVText
-	return append([]string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
+	row := []string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
 		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
 		i(r.Count), t(r.Kernel), i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
-		u(r.DRAMWriteBytes), f(r.DRAMGBps), f(r.L2HitRate),
-		u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes), t(r.Bound),
-		f(b.Compute), f(b.Smem), f(b.L2), f(b.DRAM), f(b.Latency), sp,
-		t(r.Note)}, energyRow(r)...)
+		u(r.DRAMWriteBytes), u(r.DRAMWritebackBytes), f(r.DRAMGBps),
+		f(r.L2HitRate), u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes),
+		t(r.Bound)}
+	b := r.Breakdown
+	row = append(row, causeValues(&b, f)...)
+	row = append(row, opt(r.Speedup), t(r.Note), i(r.CTAs), i(r.Waves),
+		i(r.CTAsPerSM), t(r.OccupancyLimit), opt(r.IdealSpeedup), opt(r.LossUS))
+	var loss *sim.Breakdown
+	if r.LossUS > 0 {
+		loss = &r.Loss
+	}
+	row = append(row, causeValues(loss, f)...)
+	return append(row, energyRow(r)...)
 }
 
 // CSVText neutralises a text field for spreadsheets: one beginning with
@@ -112,42 +166,6 @@ func CSV(rep *sim.Report) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
-}
-
-// Table writes the human-readable per-layer table and the totals.
-func Table(out io.Writer, rep *sim.Report) {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "workload\tlayer\tM\tN\tK\tmode\tkernel\ttime_us\t"+
-		"TFLOPS\tTC util\tDRAM GB/s\tL2 hit\tbound\tspeedup\t\n")
-	for _, r := range rep.Results {
-		sp := ""
-		if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
-			sp = fmt.Sprintf("%.2fx", r.Speedup)
-		}
-		if r.Mode == tensorcore.Sparse && !r.SparseApplied {
-			sp = strings.TrimSpace(sp + " (dense)")
-		}
-		layer := r.Layer
-		if r.Count > 1 {
-			layer = fmt.Sprintf("%s x%d", r.Layer, r.Count)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%.1f\t%.1f\t%.0f%%\t"+
-			"%.0f\t%.0f%%\t%s\t%s\t\n", r.Workload, layer, r.M, r.N, r.K,
-			r.Mode, r.Kernel, r.TimeUS, r.TFLOPS, 100*r.TCUtilization,
-			r.DRAMGBps, 100*r.L2HitRate, r.Bound, sp)
-	}
-	w.Flush()
-	fmt.Fprintln(out)
-	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "workload\tmode\ttotal time_us\tspeedup\t\n")
-	for _, t := range rep.Totals {
-		sp := ""
-		if t.Mode == tensorcore.Sparse && t.Speedup != 0 {
-			sp = fmt.Sprintf("%.3fx", t.Speedup)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
-	}
-	w.Flush()
 }
 
 // WriteRun writes a run's files into dir: results.csv, results.json, the

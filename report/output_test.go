@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
-
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -20,7 +20,9 @@ func outputReport() *sim.Report {
 	r := sim.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
 		Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Sparse, SparseApplied: true,
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
-		Speedup: 1.5, Note: "n"}
+		Speedup: 1.5, Note: "n", Explain: sim.Explain{CTAs: 8, Waves: 1,
+			CTAsPerSM: 2, OccupancyLimit: "registers", IdealSpeedup: 2,
+			LossUS: 0.25, Loss: sim.Breakdown{DRAM: 1}}}
 	r.Power = sim.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}
 	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
 		Results: []sim.LayerResult{r},
@@ -123,5 +125,38 @@ func TestTableSpeedupOnlyWithDense(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %s:\n%s", want, b.String())
 		}
+	}
+}
+
+// The default table fits 120 columns even with long layer names, shows
+// the count, marks notes and lists them, labels int8 throughput TOPS and
+// explains its terms in a legend.
+func TestTableFitsAndExplainsItself(t *testing.T) {
+	rep := sampleReport(4)
+	rep.Results[0].Layer = "encoder.{0-23}.attention.context.with.a.very.long.name.indeed"
+	rep.Results[1].Layer = rep.Results[0].Layer
+	rep.Results[2].Note = "K padded 1030->1032 for the sparse kernel"
+	var b bytes.Buffer
+	Table(&b, rep)
+	out := b.String()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > TableWidth {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
+	}
+	for _, want := range []string{"count", "TFLOPS", "[1]", "notes:",
+		"[1] K padded 1030->1032", "legend:", "µs/call", "TC util", "bound",
+		"(d)", "encoder.{0-23}"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	for i := range rep.Results {
+		rep.Results[i].Precision = tensorcore.INT8
+	}
+	b.Reset()
+	Table(&b, rep)
+	if !strings.Contains(b.String(), "TOPS") || strings.Contains(b.String(), "TFLOPS") {
+		t.Errorf("int8 table does not say TOPS:\n%s", b.String())
 	}
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -28,46 +27,48 @@ var plotFormats = []string{"png", "svg"}
 
 // WritePlots draws the run's plots into dir, per workload: the per-layer
 // dense-vs-sparse speedup with the network total, the time breakdown per
-// layer in each mode, and a roofline with the config's roofs. It returns
-// the file names written, relative to dir, PNG before SVG.
+// layer in each mode (one time scale for both), and a roofline with the
+// config's roofs and numbered layers. It returns the file names written,
+// relative to dir, PNG before SVG.
 func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, error) {
 	var files []string
 	stems := plotStems(rep)
 	for _, w := range workloadsOf(rep) {
 		rows := resultsOf(rep, w)
 		base := stems[w]
+		top := breakdownTop(rows)
 		plots := []struct {
 			name string
-			make func() (*plot.Plot, size, error)
+			make func() (*figure, error)
 		}{
-			{base + "-speedup", func() (*plot.Plot, size, error) {
+			{base + "-speedup", func() (*figure, error) {
 				return speedupPlot(w, rows, totalOf(rep, w))
 			}},
-			{base + "-breakdown-dense", func() (*plot.Plot, size, error) {
-				return breakdownPlot(w, rows, tensorcore.Dense)
+			{base + "-breakdown-dense", func() (*figure, error) {
+				return breakdownPlot(w, rows, tensorcore.Dense, top)
 			}},
-			{base + "-breakdown-sparse", func() (*plot.Plot, size, error) {
-				return breakdownPlot(w, rows, tensorcore.Sparse)
+			{base + "-breakdown-sparse", func() (*figure, error) {
+				return breakdownPlot(w, rows, tensorcore.Sparse, top)
 			}},
-			{base + "-roofline", func() (*plot.Plot, size, error) {
+			{base + "-roofline", func() (*figure, error) {
 				return rooflinePlot(w, rows, cfg)
 			}},
-			{base + "-energy-breakdown", func() (*plot.Plot, size, error) {
-				return energyBreakdownPlot(w, rep)
+			{base + "-energy-breakdown", func() (*figure, error) {
+				return asFigure(energyBreakdownPlot(w, rep))
 			}},
-			{base + "-energy-layers", func() (*plot.Plot, size, error) {
-				return energyLayerPlot(w, rows)
+			{base + "-energy-layers", func() (*figure, error) {
+				return asFigure(energyLayerPlot(w, rows))
 			}},
 		}
 		for _, pl := range plots {
-			p, sz, err := pl.make()
+			fig, err := pl.make()
 			if err != nil {
 				return files, fmt.Errorf("plot %s: %w", pl.name, err)
 			}
-			if p == nil {
+			if fig == nil {
 				continue // nothing to show (e.g. a dense-only run)
 			}
-			out, err := savePlot(p, sz.w, sz.h, dir, pl.name)
+			out, err := savePlot(fig, dir, pl.name)
 			if err != nil {
 				return files, err
 			}
@@ -77,23 +78,17 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 	return files, nil
 }
 
-// size is a plot's width and height.
-type size struct{ w, h vg.Length }
-
-// savePlot writes p as PNG and SVG, atomically, and returns the names.
-func savePlot(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) {
+// savePlot writes the figure as PNG and SVG, atomically, and returns the
+// names.
+func savePlot(fig *figure, dir, name string) ([]string, error) {
 	var names []string
 	for _, f := range plotFormats {
-		wt, err := p.WriterTo(w, h, f)
+		data, err := fig.render(f)
 		if err != nil {
 			return names, fmt.Errorf("plot %s: %w", name, err)
 		}
-		var buf bytes.Buffer
-		if _, err := wt.WriteTo(&buf); err != nil {
-			return names, fmt.Errorf("plot %s: %w", name, err)
-		}
 		file := name + "." + f
-		if err := WriteAtomic(filepath.Join(dir, file), buf.Bytes()); err != nil {
+		if err := WriteAtomic(filepath.Join(dir, file), data); err != nil {
 			return names, err
 		}
 		names = append(names, file)
@@ -238,7 +233,7 @@ func layerName(r sim.LayerResult) string {
 
 // speedupPlot: one bar per layer (sparse over dense time) and the network
 // total, against the 1x line.
-func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot, size, error) {
+func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*figure, error) {
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {
@@ -248,7 +243,7 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 		}
 	}
 	if len(vals) == 0 || total == nil {
-		return nil, size{}, nil
+		return nil, nil
 	}
 	p := newPlot(w+": 2:4-sparse speedup over dense, per layer",
 		"layer", "speedup (dense time / sparse time, x)")
@@ -256,7 +251,7 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	barW := 0.6 * (width - 1.5*vg.Inch) / vg.Length(len(names)+1)
 	bars, err := plotter.NewBarChart(append(vals, 0), barW)
 	if err != nil {
-		return nil, size{}, err
+		return nil, err
 	}
 	bars.Color = plotutil.Color(0)
 	bars.LineStyle.Width = 0
@@ -264,14 +259,14 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	tot[len(vals)] = total.Speedup
 	totBar, err := plotter.NewBarChart(tot, barW)
 	if err != nil {
-		return nil, size{}, err
+		return nil, err
 	}
 	totBar.Color = plotutil.Color(1)
 	totBar.LineStyle.Width = 0
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1},
 		{X: float64(len(vals)) + 0.5, Y: 1}})
 	if err != nil {
-		return nil, size{}, err
+		return nil, err
 	}
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.Color = color.Gray{Y: 60}
@@ -279,10 +274,9 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	p.Legend.Add("layer", bars)
 	p.Legend.Add(fmt.Sprintf("network total (%.2fx)", total.Speedup), totBar)
 	p.Legend.Add("1x (no gain)", one)
-	p.Legend.Top = true
 	p.Y.Min = 0
-	p.Y.Max = max(maxOf(vals), total.Speedup, 1) * 1.25
-	return p, size{width, height}, nil
+	p.Y.Max = max(maxOf(vals), total.Speedup, 1) * 1.08
+	return &figure{p: p, w: width, h: height}, nil
 }
 
 func maxOf(v plotter.Values) float64 {
@@ -305,9 +299,19 @@ var breakdownParts = []struct {
 	{"latency (pipeline fill, launch)", func(b sim.Breakdown) float64 { return b.Latency }},
 }
 
+// breakdownTop is the tallest layer time per pass (time x count) of
+// either mode: the breakdown plots of a workload share it as their scale.
+func breakdownTop(rows []sim.LayerResult) float64 {
+	top := 0.0
+	for _, r := range rows {
+		top = max(top, r.TimeUS*float64(r.Count))
+	}
+	return top
+}
+
 // breakdownPlot stacks each layer's time per pass (time x count) by the
-// resource it is attributed to.
-func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plot.Plot, size, error) {
+// resource it is attributed to, on a y scale up to top.
+func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode, top float64) (*figure, error) {
 	var sel []sim.LayerResult
 	for _, r := range rows {
 		if r.Mode == mode {
@@ -315,18 +319,18 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plo
 		}
 	}
 	if len(sel) == 0 {
-		return nil, size{}, nil
+		return nil, nil
 	}
 	names := make([]string, len(sel))
 	for i, r := range sel {
 		names[i] = layerName(r)
 	}
 	p := newPlot(fmt.Sprintf("%s (%s): where each layer's time goes", w, mode),
-		"layer", "time per network pass (µs)")
+		"layer", "time per network pass (µs, time x count)")
 	width, height := layerAxis(p, names)
 	barW := 0.7 * (width - 1.5*vg.Inch) / vg.Length(len(sel))
 	var below *plotter.BarChart
-	top := 0.0
+	stack := make([]*plotter.BarChart, len(breakdownParts))
 	for i, part := range breakdownParts {
 		vals := make(plotter.Values, len(sel))
 		for j, r := range sel {
@@ -334,7 +338,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plo
 		}
 		bars, err := plotter.NewBarChart(vals, barW)
 		if err != nil {
-			return nil, size{}, err
+			return nil, err
 		}
 		bars.Color = plotutil.Color(i)
 		bars.LineStyle.Width = 0
@@ -343,15 +347,15 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plo
 		}
 		below = bars
 		p.Add(bars)
-		p.Legend.Add(part.name, bars)
+		stack[i] = bars
 	}
-	for _, r := range sel {
-		top = max(top, r.TimeUS*float64(r.Count))
+	for i := len(stack) - 1; i >= 0; i-- { // top of the stack first
+		p.Legend.Add(breakdownParts[i].name, stack[i])
 	}
-	p.Legend.Top = true
 	p.Y.Min = 0
-	p.Y.Max = top * 1.7 // room for the legend above the tallest bar
-	return p, size{width, height}, nil
+	p.Y.Max = top * 1.05
+	return &figure{p: p, w: width, h: height,
+		key: []string{"", "Dense and sparse plots of a", "workload share this scale."}}, nil
 }
 
 // Peak is a config's compute roof of one precision, in TFLOPS
@@ -393,10 +397,29 @@ func Intensity(r sim.LayerResult) float64 {
 		float64(max(1, r.Batch)) / bytes
 }
 
+// layerNumbers numbers a workload's layers 1, 2, ... in the order of its
+// results: the roofline's point labels and report.md's "#" column.
+func layerNumbers(rows []sim.LayerResult) (map[string]int, []string) {
+	num := map[string]int{}
+	var order []string
+	for _, r := range rows {
+		if _, ok := num[r.Layer]; !ok {
+			order = append(order, r.Layer)
+			num[r.Layer] = len(order)
+		}
+	}
+	return num, order
+}
+
 // rooflinePlot: achieved TFLOPS against arithmetic intensity for every
 // layer in each mode, under the config's compute and bandwidth roofs.
-func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.Plot, size, error) {
+// Each point carries its layer's number (the key beside the plot names
+// them) and a line joins a layer's dense and sparse points.
+func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figure, error) {
+	num, order := layerNumbers(rows)
 	pts := map[tensorcore.Mode]plotter.XYs{}
+	labels := map[tensorcore.Mode][]string{}
+	at := map[string]map[tensorcore.Mode]plotter.XY{} // layer -> mode -> point
 	lo, hi := math.Inf(1), 0.0
 	var precs []tensorcore.Precision
 	for _, r := range rows {
@@ -404,18 +427,24 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		if ai <= 0 || r.TFLOPS <= 0 {
 			continue
 		}
-		pts[r.Mode] = append(pts[r.Mode], plotter.XY{X: ai, Y: r.TFLOPS})
+		pt := plotter.XY{X: ai, Y: r.TFLOPS}
+		pts[r.Mode] = append(pts[r.Mode], pt)
+		labels[r.Mode] = append(labels[r.Mode], strconv.Itoa(num[r.Layer]))
+		if at[r.Layer] == nil {
+			at[r.Layer] = map[tensorcore.Mode]plotter.XY{}
+		}
+		at[r.Layer][r.Mode] = pt
 		lo, hi = min(lo, ai), max(hi, ai)
 		if !slices.Contains(precs, r.Precision) {
 			precs = append(precs, r.Precision)
 		}
 	}
 	if len(pts) == 0 {
-		return nil, size{}, nil
+		return nil, nil
 	}
 	bw := DRAMRoof(cfg)
 	p := newPlot(w+": roofline ("+cfg.Name+")",
-		"arithmetic intensity (FLOP per DRAM byte)",
+		"arithmetic intensity (FLOP per DRAM byte during the kernel)",
 		"TFLOPS (dense-equivalent)")
 	// Both axes are logarithmic: the plot holds log10 values on linear
 	// axes with ticks labelled in real units (gonum's log scale misplaces
@@ -427,7 +456,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 	for _, prec := range precs {
 		peak, err := Peak(cfg, prec, true)
 		if err != nil {
-			return nil, size{}, err
+			return nil, err
 		}
 		ridge := peak * 1e3 / bw // the sparse roof's ridge is the rightmost
 		xmin, xmax = min(xmin, ridge/8), max(xmax, ridge*4)
@@ -440,45 +469,114 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		}
 	}
 	ymin = min(ymin, bw*xmin/1e3) / 2
-	for i, prec := range precs {
-		for j, kind := range tensorcore.Modes {
-			sparse := kind == tensorcore.Sparse
-			peak, _ := Peak(cfg, prec, sparse)
-			roof, err := roofLine(peak, bw, xmin, xmax)
-			if err != nil {
-				return nil, size{}, err
-			}
-			roof.Color = plotutil.Color(2*i + j)
-			roof.Width = vg.Points(1.5)
-			if sparse {
-				roof.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-			}
-			p.Add(roof)
-			p.Legend.Add(fmt.Sprintf("%s %s roof: %.0f TFLOPS, %.0f GB/s",
-				prec, kind, peak, bw), roof)
-		}
+	if err := addRoofs(p, cfg, precs, bw, xmin, xmax); err != nil {
+		return nil, err
+	}
+	if err := addPairLines(p, order, at); err != nil {
+		return nil, err
 	}
 	for i, mode := range tensorcore.Modes {
-		xy := pts[mode]
-		if len(xy) == 0 {
-			continue
+		if err := addLayerPoints(p, i, mode, pts[mode], labels[mode]); err != nil {
+			return nil, err
 		}
-		sc, err := plotter.NewScatter(log10XY(xy))
-		if err != nil {
-			return nil, size{}, err
-		}
-		sc.GlyphStyle.Shape = plotutil.Shape(i)
-		sc.GlyphStyle.Color = plotutil.DarkColors[i]
-		sc.GlyphStyle.Radius = vg.Points(3)
-		p.Add(sc)
-		p.Legend.Add(mode.String()+" layers", sc)
 	}
 	p.X.Min, p.X.Max = math.Log10(xmin), math.Log10(xmax)
 	p.Y.Min, p.Y.Max = math.Log10(ymin), math.Log10(ymax*1.5)
-	// Bottom right lies under the flat roofs, where no layer can be.
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
-	return p, size{8 * vg.Inch, 5 * vg.Inch}, nil
+	key := []string{"", "layers:"}
+	for i, l := range order {
+		key = append(key, fmt.Sprintf("%2d  %s", i+1, l))
+	}
+	return &figure{p: p, w: 8 * vg.Inch, h: 5.5 * vg.Inch, key: key}, nil
+}
+
+// addRoofs draws each precision's dense and sparse compute roof over the
+// DRAM roof.
+func addRoofs(p *plot.Plot, cfg *configs.Config, precs []tensorcore.Precision, bw, xmin, xmax float64) error {
+	for i, prec := range precs {
+		for j, sparse := range []bool{false, true} {
+			peak, err := Peak(cfg, prec, sparse)
+			if err != nil {
+				return err
+			}
+			roof, err := roofLine(peak, bw, xmin, xmax)
+			if err != nil {
+				return err
+			}
+			roof.Color = plotutil.Color(2*i + j)
+			roof.Width = vg.Points(1.5)
+			kind := "dense"
+			if sparse {
+				roof.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+				kind = "sparse"
+			}
+			p.Add(roof)
+			p.Legend.Add(fmt.Sprintf("%s %s roof: %.0f %s, %.0f GB/s",
+				prec, kind, peak, throughputUnit(prec), bw), roof)
+		}
+	}
+	return nil
+}
+
+// addPairLines joins each layer's dense and sparse points.
+func addPairLines(p *plot.Plot, order []string, at map[string]map[tensorcore.Mode]plotter.XY) error {
+	first := true
+	for _, l := range order {
+		d, okD := at[l][tensorcore.Dense]
+		sp, okS := at[l][tensorcore.Sparse]
+		if !okD || !okS || d == sp {
+			continue
+		}
+		line, err := plotter.NewLine(log10XY(plotter.XYs{d, sp}))
+		if err != nil {
+			return err
+		}
+		line.Color = color.Gray{Y: 170}
+		line.Width = vg.Points(0.8)
+		p.Add(line)
+		if first {
+			p.Legend.Add("a layer's dense -> sparse", line)
+			first = false
+		}
+	}
+	return nil
+}
+
+// addLayerPoints draws one mode's points with their layer numbers.
+func addLayerPoints(p *plot.Plot, i int, mode tensorcore.Mode, xy plotter.XYs, labels []string) error {
+	if len(xy) == 0 {
+		return nil
+	}
+	logXY := log10XY(xy)
+	sc, err := plotter.NewScatter(logXY)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Shape = plotutil.Shape(i)
+	sc.GlyphStyle.Color = plotutil.DarkColors[i]
+	sc.GlyphStyle.Radius = vg.Points(3)
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: logXY, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for j := range lb.TextStyle {
+		lb.TextStyle[j].Font.Size = vg.Points(8)
+		lb.TextStyle[j].Color = plotutil.DarkColors[i]
+	}
+	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
+	if mode == tensorcore.Sparse {
+		lb.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(9)}
+	}
+	p.Add(sc, lb)
+	p.Legend.Add(mode.String()+" layers (numbered)", sc)
+	return nil
+}
+
+// throughputUnit is TOPS for integer precisions, TFLOPS otherwise.
+func throughputUnit(precision tensorcore.Precision) string {
+	if precision == tensorcore.INT8 {
+		return "TOPS"
+	}
+	return "TFLOPS"
 }
 
 // logTicks marks an axis that holds log10 values at 1, 2 and 5 times
@@ -536,13 +634,20 @@ type Series struct {
 	Y     []float64
 }
 
+// maxLines is how many lines a sweep plot draws; more are cut to the
+// ones with the highest mean, and the key says so.
+const maxLines = 12
+
 // LinePlot draws series as lines with markers into path (.png or .svg):
 // a numeric X axis when all X values are numbers, categories otherwise.
+// The Y range is fitted to the data, the legend sits beside the plot,
+// and beyond maxLines series only those with the highest mean are drawn.
 func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	if ext != "png" && ext != "svg" {
 		return fmt.Errorf("plot %s: want a .png or .svg file name", path)
 	}
+	series, key := topSeries(series)
 	p := newPlot(title, xLabel, yLabel)
 	xs, numeric := xPositions(series)
 	for i, s := range series {
@@ -556,51 +661,86 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 		}
 		line.Color = plotutil.Color(i)
 		line.Width = vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
 		points.Shape = plotutil.Shape(i)
 		points.Color = plotutil.Color(i)
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
 		p.Legend.Add(s.Label, line, points)
 	}
-	if numeric {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range xs {
-			lo, hi = min(lo, v), max(hi, v)
+	setXAxis(p, xs, numeric)
+	p.Y.Min, p.Y.Max = fittedRange(series)
+	data, err := (&figure{p: p, w: 8 * vg.Inch, h: 5.5 * vg.Inch, key: key}).render(ext)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return WriteAtomic(path, data)
+}
+
+// topSeries keeps at most maxLines series, those with the highest mean
+// Y, and returns the key lines that say what was left out.
+func topSeries(series []Series) ([]Series, []string) {
+	if len(series) <= maxLines {
+		return series, nil
+	}
+	mean := func(s Series) float64 {
+		t := 0.0
+		for _, y := range s.Y {
+			t += y
 		}
-		pad := 0.05 * (hi - lo)
-		p.X.Min, p.X.Max = lo-pad, hi+pad
-		p.X.Tick.Marker = niceTicks{}
-		if len(xs) <= 12 {
-			p.X.Tick.Marker = valueTicks(xs) // tick exactly the swept values
-		}
-	} else {
+		return t / float64(max(1, len(s.Y)))
+	}
+	kept := append([]Series(nil), series...)
+	sort.SliceStable(kept, func(i, j int) bool { return mean(kept[i]) > mean(kept[j]) })
+	kept = kept[:maxLines]
+	return kept, []string{"", fmt.Sprintf("%d of %d lines shown:", maxLines, len(series)),
+		"those with the highest mean.", "Narrow with --where KEY=VALUE,", "or use --by workload."}
+}
+
+// setXAxis places the X ticks: the swept values when numeric and few, round
+// values when many, the categories otherwise.
+func setXAxis(p *plot.Plot, xs map[string]float64, numeric bool) {
+	if !numeric {
 		names := make([]string, len(xs))
 		for v, i := range xs {
 			names[int(i)] = v
 		}
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.3, float64(len(names))-0.7
+		return
 	}
-	p.Y.Min = 0
-	ymax := 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range xs {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 0.5 * max(1, math.Abs(lo))
+	}
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.X.Tick.Marker = niceTicks{}
+	if len(xs) <= 12 {
+		p.X.Tick.Marker = valueTicks(xs) // tick exactly the swept values
+	}
+}
+
+// fittedRange is a Y range around the data with a margin, not from 0, so
+// that differences between points show.
+func fittedRange(series []Series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, y := range s.Y {
-			ymax = max(ymax, y)
+			lo, hi = min(lo, y), max(hi, y)
 		}
 	}
-	// Leave room above the data for the legend.
-	p.Y.Max = ymax * (1.15 + 0.07*float64(len(series)))
-	p.Legend.Top = true
-	height := 4.5*vg.Inch + vg.Length(max(0, len(series)-5))*0.2*vg.Inch
-	wt, err := p.WriterTo(8*vg.Inch, height, ext)
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+	if math.IsInf(lo, 1) {
+		return 0, 1
 	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+	pad := 0.08 * (hi - lo)
+	if pad == 0 {
+		pad = 0.05 * max(math.Abs(hi), 1e-9)
 	}
-	return WriteAtomic(path, buf.Bytes())
+	return lo - pad, hi + pad
 }
 
 // valueTicks marks each X value, labelled as written.

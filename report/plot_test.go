@@ -244,7 +244,7 @@ func TestMarkdown(t *testing.T) {
 		"fp16 312 dense / 624 sparse TFLOPS",
 		"| workload | dense time (µs) | sparse time (µs) | speedup |",
 		"## resnet50", "## bert/large",
-		"| layer0.conv | 256x1024x576 | 1 |",
+		"| 1 | layer0.conv | 256x1024x576 | 1 |",
 		"![resnet50 speedup](resnet50-speedup.png) ([SVG](resnet50-speedup.svg))",
 		"![bert/large roofline](bert_large-roofline.png)\n",
 	} {
@@ -255,4 +255,57 @@ func TestMarkdown(t *testing.T) {
 	if strings.Count(md, "resnet50-speedup.png") != 1 {
 		t.Error("plot embedded under the wrong workload")
 	}
+}
+
+// The roofline names its points: every layer's number and name is in the
+// key beside the plot, and the breakdown plots of both modes share one
+// time scale.
+func TestRooflineKeyAndSharedBreakdownScale(t *testing.T) {
+	ld := loadDefault(t)
+	rows := resultsOf(sampleReport(5), "resnet50")
+	fig, err := rooflinePlot("resnet50", rows, ld.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Join(fig.key, "\n")
+	for i := 0; i < 5; i++ {
+		if want := fmt.Sprintf("%2d  layer%d.conv", i+1, i); !strings.Contains(key, want) {
+			t.Errorf("roofline key lacks %q:\n%s", want, key)
+		}
+	}
+	top := breakdownTop(rows)
+	d, _ := breakdownPlot("resnet50", rows, tensorcore.Dense, top)
+	s, _ := breakdownPlot("resnet50", rows, tensorcore.Sparse, top)
+	if d.p.Y.Max != s.p.Y.Max || d.p.Y.Max < top {
+		t.Errorf("breakdown scales: dense up to %g, sparse up to %g, tallest bar %g",
+			d.p.Y.Max, s.p.Y.Max, top)
+	}
+}
+
+// A sweep plot fits its Y range to the data (a 1.2-1.6 speedup is not
+// drawn from 0) and draws at most maxLines lines, saying how many of
+// how many, so that --by layer stays readable.
+func TestLinePlotFitsAndCutsLines(t *testing.T) {
+	series := []Series{{Label: "a", X: []string{"1", "2"}, Y: []float64{1.2, 1.6}}}
+	lo, hi := fittedRange(series)
+	if lo <= 1.0 || lo >= 1.2 || hi <= 1.6 || hi >= 1.8 {
+		t.Errorf("range %g..%g for data 1.2..1.6", lo, hi)
+	}
+	var many []Series
+	for i := 0; i < 30; i++ {
+		many = append(many, Series{Label: fmt.Sprintf("layer%d", i),
+			X: []string{"1", "2"}, Y: []float64{float64(i), float64(i) + 1}})
+	}
+	kept, key := topSeries(many)
+	if len(kept) != maxLines || kept[0].Label != "layer29" ||
+		!strings.Contains(strings.Join(key, " "), fmt.Sprintf("%d of 30 lines", maxLines)) {
+		t.Errorf("kept %d lines starting %s, key %q", len(kept), kept[0].Label, key)
+	}
+	dir := plotDir(t)
+	if err := LinePlot(filepath.Join(dir, "by-layer.png"), "sparse speedup over dense (x) "+
+		"against l2.size_kb (KB), one line per layer", "l2.size_kb (KB)",
+		"sparse speedup over dense (x)", many); err != nil {
+		t.Fatal(err)
+	}
+	checkImage(t, filepath.Join(dir, "by-layer.png"))
 }

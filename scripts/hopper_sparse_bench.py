@@ -1,10 +1,8 @@
 #!/usr/bin/env python3
 """Dense vs 2:4-sparse FP16/BF16 GEMM timings on a real NVIDIA GPU.
 
-For the validation issue: run on a Hopper (or Ampere) GPU with PyTorch,
-then add the CSV to docs/ and run `stcsim validate --points` on it with the
-matching config. Status: written for a session that has a GPU; it has not
-been run yet (no GPU was lent to the session that wrote it).
+Run on a Hopper (or Ampere) GPU with PyTorch, then run
+`stcsim validate --points` on the CSV (docs/validation.md, "Hopper").
 
 Shapes follow stcsim's orientation: M = rows of the sparse operand A
 (out_features), N = tokens x batch, K = in_features (the 2:4 groups run

@@ -62,7 +62,7 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // scale extends a result of the simulated waves to the whole kernel:
 // cycles, tensor-core busy time and traffic grow by the steady per-wave
 // increments for every wave not simulated.
-func (w *waveTracker) scale(g *gpu, r *kernelResult) {
+func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	steady := uint64(w.simulated - 1)
 	last := w.end[w.simulated-1]
 	// The CTAs left run at the steady rate (a wave's CTAs per steady
@@ -77,10 +77,9 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 	}
 	r.tcBusy = f(r.tcBusy, w.tcBusyAt1)
 	r.smemBytes = f(r.smemBytes, w.smemAt1)
-	r.kernelDRAMBytes = f(r.kernelDRAMBytes,
-		w.memAt1.DRAMReadBytes+w.memAt1.DRAMWriteBytes)
+	pre := r.mem
 	r.mem = scaleStats(r.mem, w.memAt1, f)
-	w.scaleWrites(&r.mem, g)
+	w.scaleWrites(&r.mem, g, pre, post)
 	busy := f(g.acct.busy, w.acctAt1.busy)
 	var idle [numReasons]uint64
 	for i := range idle {
@@ -96,15 +95,21 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult) {
 }
 
 // scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile
-// reaches DRAM exactly once, during the run (evictions) or at the final
-// write-back, so the per-wave increment of the run alone undercounts it.
-func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu) {
-	final := g.mem.Stats()
-	num := uint64(g.plan.ctas)
-	den := uint64(g.launchLimit)
-	s.DRAMWriteBytes = final.DRAMWriteBytes * num / den
+// reaches DRAM exactly once, during the run (evictions) or at the
+// write-back after it, so the per-wave increment of the run alone
+// undercounts it. The write-back is taken as the simulated run's (the
+// lines dirty in L2 at the end, bounded by L2), and the kernel's own
+// writes as the rest of the scaled total.
+func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu, pre, post memory.Stats) {
+	own := func(pre, post uint64) uint64 {
+		total := post * uint64(g.plan.ctas) / uint64(g.launchLimit)
+		back := post - pre
+		return total - min(total, back)
+	}
+	s.DRAMWriteBytes = max(s.DRAMWriteBytes, own(pre.DRAMWriteBytes, post.DRAMWriteBytes))
 	for c := range s.PerClass {
-		s.PerClass[c].DRAMWriteBytes = final.PerClass[c].DRAMWriteBytes * num / den
+		s.PerClass[c].DRAMWriteBytes = max(s.PerClass[c].DRAMWriteBytes,
+			own(pre.PerClass[c].DRAMWriteBytes, post.PerClass[c].DRAMWriteBytes))
 	}
 }
 

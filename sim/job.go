@@ -22,6 +22,10 @@ type Job struct {
 	// components (monitoring, tracing); simulations then run one at a
 	// time.
 	Observer Observer
+	// Command and Sources, when set, are recorded in the report's
+	// provenance: the command line and where each workload came from.
+	Command []string
+	Sources []WorkloadSource
 }
 
 // Observer watches kernel simulations as they are built and run.
@@ -35,11 +39,13 @@ type Observer interface {
 
 // Report is the result of a run: the machine-readable output contract.
 type Report struct {
-	Tool    string        `json:"tool"`
-	Version string        `json:"version"`
-	Config  string        `json:"config"`
-	Results []LayerResult `json:"results"`
-	Totals  []Total       `json:"totals"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Config  string `json:"config"`
+	// Provenance is everything that produced the results.
+	Provenance *Provenance   `json:"provenance"`
+	Results    []LayerResult `json:"results"`
+	Totals     []Total       `json:"totals"`
 }
 
 // Run simulates every GEMM of the job's workloads in every mode on the

@@ -45,8 +45,9 @@ type kernelPlan struct {
 	outBytes   int
 	tilesM     int
 	tilesN     int
-	kSteps     int // k-steps per CTA
-	kPerSplit  int // logical K per split (multiple of BK)
+	kSteps     int // k-steps of a CTA of every split but the last
+	lastKSteps int // k-steps of a CTA of the last split (its share and the rest)
+	kPerSplit  int // logical K per split but the last (kSteps x BK)
 	paddedK    int // K rounded up to the sparse kernel's granularity
 	ctas       int
 	warps      int
@@ -88,7 +89,9 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 		return nil, fmt.Errorf("tile %s: warp tile not a multiple of %s",
 			t.Name(), p.inst)
 	}
-	p.grid(cfg)
+	if err := p.grid(cfg); err != nil {
+		return nil, err
+	}
 	p.stageBytes()
 	p.warpWork()
 	if err := p.fit(cfg); err != nil {
@@ -144,7 +147,13 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // grid sizes the launch: tiles, split-K ranges and k-steps. A sparse
 // kernel needs K in whole tiles (libraries pad A and B with zeros along
 // K); a dense one predicates the last partial k-step.
-func (p *kernelPlan) grid(cfg *configs.Config) {
+//
+// Split-K partitions K as CUTLASS's parallel split-K kernel
+// (kernel::GemmSplitKParallel) does: every split but the last gets
+// floor(full k-tiles / splits) k-steps and the last takes the rest,
+// including a partial k-tile. Every split then has at least one k-step
+// and K need not divide evenly.
+func (p *kernelPlan) grid(cfg *configs.Config) error {
 	t, g := p.tile, p.shape
 	p.tilesM = ceilDiv(g.M, t.BM)
 	p.tilesN = ceilDiv(g.N, t.BN)
@@ -152,11 +161,44 @@ func (p *kernelPlan) grid(cfg *configs.Config) {
 	if g.Sparse {
 		p.paddedK = ceilDiv(g.K, t.BK) * t.BK
 	}
-	p.kPerSplit = ceilDiv(ceilDiv(p.paddedK, p.splitK), t.BK) * t.BK
-	p.kSteps = ceilDiv(p.kPerSplit, t.BK)
+	tiles := ceilDiv(p.paddedK, t.BK)
+	p.kSteps = tiles
+	if p.splitK > 1 {
+		p.kSteps = p.paddedK / t.BK / p.splitK
+	}
+	if p.kSteps < 1 {
+		return fmt.Errorf("tile %s: split-K %d needs K >= %d, K is %d",
+			t.Name(), p.splitK, p.splitK*t.BK, g.K)
+	}
+	p.lastKSteps = tiles - (p.splitK-1)*p.kSteps
+	p.kPerSplit = p.kSteps * t.BK
 	p.ctas = p.tilesM * p.tilesN * p.splitK * g.Batch
 	p.warps = t.Warps()
 	p.swizzle = swizzleWidth(p.tilesN)
+	return nil
+}
+
+// stepsOf is the k-steps a CTA of split runs.
+func (p *kernelPlan) stepsOf(split int) int {
+	if split == p.splitK-1 {
+		return p.lastKSteps
+	}
+	return p.kSteps
+}
+
+// totalKSteps is the k-steps of all the kernel's CTAs.
+func (p *kernelPlan) totalKSteps() int {
+	perTile := (p.splitK-1)*p.kSteps + p.lastKSteps
+	return p.tilesM * p.tilesN * p.shape.Batch * perTile
+}
+
+// withKSteps is the plan cut to k k-steps per CTA (the last split keeps
+// its extra k-steps), for samples that are shorter in K.
+func (p *kernelPlan) withKSteps(k int) *kernelPlan {
+	cut := *p
+	cut.lastKSteps = k + p.lastKSteps - p.kSteps
+	cut.kSteps = k
+	return &cut
 }
 
 // swizzleWidth is the band width, in tile columns, of CUTLASS's
@@ -281,5 +323,5 @@ func (p *kernelPlan) ctaCoord(i int) (batch, tm, tn, split int) {
 func (p *kernelPlan) describe() string {
 	return fmt.Sprintf("%dx%dx%d", p.shape.M, p.shape.N, p.shape.K) +
 		fmt.Sprintf("x%d %s %s %s ctas=%d ksteps=%d", p.shape.Batch,
-			p.shape.Precision, p.shape.mode(), p.name(), p.ctas, p.kSteps)
+			p.shape.Precision, p.shape.mode(), p.name(), p.ctas, p.lastKSteps)
 }

@@ -17,12 +17,15 @@ type kernelResult struct {
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
 	breakdown Breakdown
+	// mem is the traffic during the kernel's time (cycles): the L2's
+	// write-back of dirty lines after the kernel is not in it.
 	mem       memory.Stats
 	smemBytes uint64
-	// flushCycles is the L2 write-back after the kernel (not in cycles).
-	flushCycles uint64
-	// kernelDRAMBytes moved during the kernel (before the write-back).
-	kernelDRAMBytes uint64
+	// writebackBytes are the DRAM writes of the L2 write-back after the
+	// kernel (D's lines still dirty in L2), and flushCycles its time;
+	// neither is in cycles or mem.
+	writebackBytes uint64
+	flushCycles    uint64
 	// extrapolated: only the first waves ran (sim.extrapolate_waves);
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
@@ -69,15 +72,16 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	if err != nil {
 		return nil, err
 	}
+	post := g.mem.Stats()
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
-		breakdown: g.acct.breakdown(end), mem: g.mem.Stats()}
+		breakdown: g.acct.breakdown(end), mem: pre}
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end
-	r.kernelDRAMBytes = pre.DRAMReadBytes + pre.DRAMWriteBytes
+	r.writebackBytes = post.DRAMWriteBytes - pre.DRAMWriteBytes
 	if g.waves != nil {
-		g.waves.scale(g, r)
+		g.waves.scale(g, r, post)
 	}
 	r.act = g.activity(r)
 	r.clockMHz = cfg.GPU.ClockMHz

@@ -38,7 +38,16 @@ func (r *runner) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Tool: "stcsim", Version: Version, Config: r.cfg.Name}
+	rep := &Report{Tool: "stcsim", Version: Version, Config: r.cfg.Name,
+		Provenance: configProvenance(r.ld)}
+	rep.Provenance.Command = r.job.Command
+	rep.Provenance.Workloads = r.job.Sources
+	if rep.Provenance.Workloads == nil {
+		for _, w := range r.job.Workloads {
+			rep.Provenance.Workloads = append(rep.Provenance.Workloads,
+				WorkloadSource{Name: w.Name, Source: "library"})
+		}
+	}
 	for _, j := range jobs {
 		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
 	}
@@ -196,6 +205,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	if k.powerNote != "" {
 		res.Note = joinNote(res.Note, k.powerNote)
 	}
+	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.plan.paddedK))
@@ -233,6 +243,7 @@ func joinNote(a, b string) string {
 func addSpeedups(rep *Report) {
 	type key struct{ w, l string }
 	dense := map[key]float64{}
+	denseRec := map[key]LayerResult{}
 	var order []string
 	totals := map[string]map[tensorcore.Mode]float64{}
 	for _, r := range rep.Results {
@@ -243,11 +254,13 @@ func addSpeedups(rep *Report) {
 		totals[r.Workload][r.Mode] += r.TimeUS * float64(r.Count)
 		if r.Mode == tensorcore.Dense {
 			dense[key{r.Workload, r.Layer}] = r.TimeUS
+			denseRec[key{r.Workload, r.Layer}] = r
 		}
 	}
 	for i, r := range rep.Results {
 		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
+			explainLoss(&rep.Results[i], denseRec[key{r.Workload, r.Layer}])
 		}
 	}
 	for _, w := range order {
@@ -270,7 +283,8 @@ func fillTraffic(res *LayerResult, k *kernelResult, sec float64) {
 	m := k.mem
 	res.DRAMReadBytes = m.DRAMReadBytes
 	res.DRAMWriteBytes = m.DRAMWriteBytes
-	res.DRAMGBps = float64(k.kernelDRAMBytes) / sec / 1e9
+	res.DRAMWritebackBytes = k.writebackBytes
+	res.DRAMGBps = float64(m.DRAMReadBytes+m.DRAMWriteBytes) / sec / 1e9
 	res.L2HitRate = m.L2HitRate()
 	res.MetadataBytes = m.MetadataBytes()
 	res.SmemBytes = k.smemBytes

@@ -25,24 +25,27 @@ type LayerResult struct {
 	// DualSide marks the hypothetical dual-side mode; Masks says where its
 	// masks came from and DualProducts is the mean products per MMA their
 	// intersection leaves.
-	DualSide       bool    `json:"dual_side,omitempty"`
-	Masks          string  `json:"masks,omitempty"`
-	DualProducts   int     `json:"dual_products_per_mma,omitempty"`
-	Count          int     `json:"count"`
-	Kernel         string  `json:"kernel"`
-	SplitK         int     `json:"split_k"`
-	Cycles         uint64  `json:"cycles"`
-	TimeUS         float64 `json:"time_us"`
-	TFLOPS         float64 `json:"tflops"`
-	TCUtilization  float64 `json:"tc_utilization"`
-	DRAMReadBytes  uint64  `json:"dram_read_bytes"`
-	DRAMWriteBytes uint64  `json:"dram_write_bytes"`
-	DRAMGBps       float64 `json:"dram_gbps"`
-	L2HitRate      float64 `json:"l2_hit_rate"`
-	MetadataBytes  uint64  `json:"metadata_bytes"`
-	SmemBytes      uint64  `json:"smem_bytes"`
-	L2Bytes        uint64  `json:"l2_bytes"`
-	Bound          string  `json:"bound"`
+	DualSide      bool    `json:"dual_side,omitempty"`
+	Masks         string  `json:"masks,omitempty"`
+	DualProducts  int     `json:"dual_products_per_mma,omitempty"`
+	Count         int     `json:"count"`
+	Kernel        string  `json:"kernel"`
+	SplitK        int     `json:"split_k"`
+	Cycles        uint64  `json:"cycles"`
+	TimeUS        float64 `json:"time_us"`
+	TFLOPS        float64 `json:"tflops"`
+	TCUtilization float64 `json:"tc_utilization"`
+	// DRAM traffic during the record's time (cycles); the L2's write-back
+	// of D after the kernel is DRAMWritebackBytes, outside that time.
+	DRAMReadBytes      uint64  `json:"dram_read_bytes"`
+	DRAMWriteBytes     uint64  `json:"dram_write_bytes"`
+	DRAMWritebackBytes uint64  `json:"dram_writeback_bytes"`
+	DRAMGBps           float64 `json:"dram_gbps"`
+	L2HitRate          float64 `json:"l2_hit_rate"`
+	MetadataBytes      uint64  `json:"metadata_bytes"`
+	SmemBytes          uint64  `json:"smem_bytes"`
+	L2Bytes            uint64  `json:"l2_bytes"`
+	Bound              string  `json:"bound"`
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
@@ -58,7 +61,35 @@ type LayerResult struct {
 	// traffic and breakdown those of the unperturbed run.
 	CyclesMean   float64 `json:"cycles_mean,omitempty"`
 	CyclesSpread float64 `json:"cycles_spread,omitempty"`
+
 	Power
+
+	// What explains the record: the launch and, for sparse records, the
+	// loss decomposition (see Explain).
+	Explain
+}
+
+// Explain is the part of a record that says why it took its time: the
+// launch's shape and occupancy, and for a sparse record of a pruned
+// layer, where the time went that kept it from the ideal speedup.
+type Explain struct {
+	CTAs int `json:"ctas"`
+	// Waves is CTAs over (SMs x CTAs per SM), rounded up.
+	Waves     int `json:"waves"`
+	CTAsPerSM int `json:"ctas_per_sm"`
+	// OccupancyLimit is what capped CTAs per SM: "cta slots", "threads",
+	// "registers" or "shared memory".
+	OccupancyLimit string `json:"occupancy_limit"`
+	// IdealSpeedup is the sparse pattern's math speedup (2 for 2:4 and
+	// 1:2); 0 on dense records and layers that ran dense.
+	IdealSpeedup float64 `json:"ideal_speedup,omitempty"`
+	// LossUS is the sparse time beyond dense time / IdealSpeedup, and
+	// Loss its split by cause: for each cause, (sparse time on it) -
+	// (dense time on it) / IdealSpeedup, as a share of LossUS. Shares sum
+	// to 1; a negative one is a cause that shrank by more than the ideal.
+	// Absent when there is no dense record or no loss.
+	LossUS float64   `json:"loss_us,omitempty"`
+	Loss   Breakdown `json:"loss,omitzero"`
 }
 
 // Candidate is one kernel the selection simulated for a record.

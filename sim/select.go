@@ -15,14 +15,20 @@ import (
 func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
 	var plans []*kernelPlan
 	var rejected []string
+	// Validated with the config: a pinned name parses.
+	tile, split, _ := configs.ParseKernelName(cfg.Kernel.Forced(g.mode()))
 	for _, t := range cfg.Kernel.Candidates {
 		if !t.Supports(g.mode(), g.Precision) {
 			continue
 		}
-		if cfg.Kernel.Force != "" && t.Name() != cfg.Kernel.Force {
+		if tile != "" && t.Name() != tile {
 			continue
 		}
-		for _, sk := range splitFactors(cfg, g, t) {
+		factors := splitFactors(cfg, g, t)
+		if split > 0 {
+			factors = []int{split} // pinned: the heuristic's limits do not apply
+		}
+		for _, sk := range factors {
 			p, err := planKernel(cfg, g, t, sk)
 			if err != nil {
 				rejected = append(rejected, err.Error())
@@ -59,8 +65,9 @@ func estimate(cfg *configs.Config, p *kernelPlan) float64 {
 	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
 	smem := (float64(p.warps*(p.fragBytes+p.metaFragB)) + stage) /
 		float64(cfg.Memory.SharedMemory.BytesPerClk)
-	smTime := ctasPerSM * float64(p.kSteps) * max(tc, smem)
-	l2 := float64(p.ctas*p.kSteps) * stage /
+	meanKSteps := float64(p.totalKSteps()) / float64(p.ctas)
+	smTime := ctasPerSM * meanKSteps * max(tc, smem)
+	l2 := float64(p.totalKSteps()) * stage /
 		float64(cfg.Memory.L2.BytesPerClk)
 	g := p.shape
 	dramBytes := float64(g.Batch) * (float64(g.M*p.paddedK*p.pattern.N/
@@ -100,7 +107,7 @@ const sampleKSteps = 48
 func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (float64, *kernelResult, error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if p.kSteps <= 2*sampleKSteps {
+	if p.lastKSteps <= 2*sampleKSteps {
 		r, err := simulateRun(&sampleCfg, p, obs, run)
 		if err != nil {
 			return 0, nil, err
@@ -113,9 +120,7 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (
 	ks := [2]int{sampleKSteps / 2, sampleKSteps}
 	var cyc [2]float64
 	for i, k := range ks {
-		cut := *p // the plan with k k-steps per CTA
-		cut.kSteps = k
-		r, err := simulateRun(&sampleCfg, &cut, obs, run)
+		r, err := simulateRun(&sampleCfg, p.withKSteps(k), obs, run)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -257,8 +262,9 @@ func (s sampleNames) KernelDone(k string) { s.obs.KernelDone(SamplePrefix + k) }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
-	if cfg.Kernel.Force != "" {
-		why = fmt.Sprintf("kernel.force=%s does not offer it", cfg.Kernel.Force)
+	if f := cfg.Kernel.Forced(g.mode()); f != "" {
+		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
+			"force_sparse) does not offer it", f)
 	}
 	if len(rejected) > 0 {
 		why = strings.Join(rejected, "; ")

@@ -125,8 +125,8 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 	if r.SplitK < 2 {
 		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)
 	}
-	if r.DRAMWriteBytes < 256*256*2 {
-		t.Fatalf("D not written: %d B", r.DRAMWriteBytes)
+	if r.DRAMWriteBytes+r.DRAMWritebackBytes < 256*256*2 {
+		t.Fatalf("D not written: %d B", r.DRAMWriteBytes+r.DRAMWritebackBytes)
 	}
 }
 
@@ -146,7 +146,9 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 			f, e float64
 		}{{"cycles", float64(f.Cycles), float64(e.Cycles)},
 			{"dram read", float64(f.DRAMReadBytes), float64(e.DRAMReadBytes)},
-			{"dram write", float64(f.DRAMWriteBytes), float64(e.DRAMWriteBytes)},
+			{"dram write (kernel and write-back)",
+				float64(f.DRAMWriteBytes + f.DRAMWritebackBytes),
+				float64(e.DRAMWriteBytes + e.DRAMWritebackBytes)},
 			{"tc util", f.TCUtilization, e.TCUtilization}} {
 			if math.Abs(c.e-c.f)/c.f > 0.03 {
 				t.Errorf("%s %s: full %g, extrapolated %g", f.Mode, c.name, c.f, c.e)
@@ -168,9 +170,10 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 	det := run(t, job, force, "sim.memory_granularity=detailed")
 	for i, f := range fast.Results {
 		d := det.Results[i]
-		if rel(f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes) > 0.02 {
-			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode,
-				f.DRAMReadBytes+f.DRAMWriteBytes, d.DRAMReadBytes+d.DRAMWriteBytes)
+		fb := f.DRAMReadBytes + f.DRAMWriteBytes + f.DRAMWritebackBytes
+		db := d.DRAMReadBytes + d.DRAMWriteBytes + d.DRAMWritebackBytes
+		if rel(fb, db) > 0.02 {
+			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode, fb, db)
 		}
 		if rel(f.Cycles, d.Cycles) > 0.05 {
 			t.Errorf("%s %s: cycles fast %d, detailed %d", f.Layer, f.Mode,
@@ -181,4 +184,85 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 
 func rel(a, b uint64) float64 {
 	return math.Abs(float64(a)-float64(b)) / float64(b)
+}
+
+// A record's DRAM bytes are those its time covers, so its bandwidth can
+// never exceed the DRAM's: a batched attention-like GEMM whose output
+// stays in L2 until the write-back after the kernel used to count that
+// write-back and land above the DRAM roof.
+func TestRecordTrafficFitsInItsTime(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ld.Config.Memory.DRAM
+	roof := d.BandwidthGBps * d.Efficiency
+	job := gemmJob([3]int{128, 128, 64}, [3]int{1024, 1024, 1024})
+	job.Workloads[0].GEMMs[0].Batch = 256
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	for _, r := range run(t, job).Results {
+		gbps := float64(r.DRAMReadBytes+r.DRAMWriteBytes) / (r.TimeUS * 1e3)
+		if gbps > roof || math.Abs(gbps-r.DRAMGBps) > 1e-6*gbps {
+			t.Errorf("%s: %.0f GB/s during the kernel (record says %.0f), "+
+				"above the %.0f GB/s DRAM roof", r.Layer, gbps, r.DRAMGBps, roof)
+		}
+		if r.DRAMWritebackBytes == 0 {
+			t.Errorf("%s: no write-back of D after the kernel", r.Layer)
+		}
+	}
+}
+
+// The loss decomposition says why a sparse layer falls short of the
+// ideal speedup: its shares sum to 1, ideal time plus the loss is the
+// sparse time, and starving the GPU of DRAM bandwidth moves the loss
+// towards DRAM.
+func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
+	job := gemmJob([3]int{1024, 2048, 1024})
+	dramShare := func(sets ...string) float64 {
+		rep := run(t, job, append(sets, "kernel.force=128x128x64_64x64_s3")...)
+		d, s := rep.Results[0], rep.Results[1]
+		if s.LossUS == 0 || s.IdealSpeedup != 2 {
+			t.Fatalf("%v: sparse record lacks the loss (ideal %g)", sets, s.IdealSpeedup)
+		}
+		if s.CTAs == 0 || s.Waves == 0 || s.CTAsPerSM == 0 || s.OccupancyLimit == "" {
+			t.Errorf("launch not recorded: %+v", s.Explain)
+		}
+		l := s.Loss
+		sum := l.Compute + l.Smem + l.L2 + l.DRAM + l.Latency
+		if math.Abs(sum-1) > 1e-9 || math.Abs(d.TimeUS/2+s.LossUS-s.TimeUS) > 1e-9 {
+			t.Errorf("%v: shares sum to %g; ideal %g + loss %g != sparse %g",
+				sets, sum, d.TimeUS/2, s.LossUS, s.TimeUS)
+		}
+		return l.DRAM
+	}
+	base, starved := dramShare(), dramShare("dram.bandwidth_gbps=400")
+	t.Logf("DRAM share of the loss: %.2f at 1555 GB/s, %.2f at 400 GB/s", base, starved)
+	if starved <= base {
+		t.Errorf("DRAM share of the loss %.2f at 400 GB/s, not above %.2f at 1555 GB/s", starved, base)
+	}
+}
+
+// A kernel name printed in results pins that kernel when fed back:
+// through kernel.force (the same name for both modes would not fit both,
+// so each mode's own key), and dense and sparse separately.
+func TestKernelNamesRoundTrip(t *testing.T) {
+	job := gemmJob([3]int{128, 784, 1152})
+	first := run(t, job)
+	d, s := first.Results[0], first.Results[1]
+	if s.SplitK < 2 && d.SplitK < 2 {
+		t.Fatalf("no split-K kernel chosen (%s, %s): the test lost its point", d.Kernel, s.Kernel)
+	}
+	again := run(t, job, "kernel.force_dense="+d.Kernel, "kernel.force_sparse="+s.Kernel)
+	for i, r := range again.Results {
+		if want := first.Results[i]; r.Kernel != want.Kernel || r.Cycles != want.Cycles {
+			t.Errorf("%s pinned to %s ran %s in %d cycles, not %d", r.Mode,
+				want.Kernel, r.Kernel, r.Cycles, want.Cycles)
+		}
+	}
+	one := gemmJob([3]int{128, 784, 1152})
+	one.Modes = []tensorcore.Mode{tensorcore.Sparse}
+	forced := run(t, one, "kernel.force="+s.Kernel).Results[0]
+	if forced.Kernel != s.Kernel {
+		t.Errorf("kernel.force=%s ran %s", s.Kernel, forced.Kernel)
+	}
 }

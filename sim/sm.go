@@ -61,6 +61,7 @@ type cta struct {
 	tm    int
 	tn    int
 	split int
+	steps int // k-steps of this CTA's split
 
 	stageParts  []int    // loads outstanding per k-step's stage
 	stageIssue  []uint64 // cycle the stage's loads were issued
@@ -84,7 +85,8 @@ func newCTA(s *smUnit, idx int) *cta {
 	// One slot per cp.async stage buffer, reused as the k-steps go by:
 	// k-steps kt..kt+stages-1 are the only ones in flight, so memory does
 	// not grow with K.
-	slots := min(p.kSteps, p.tile.Stages)
+	c.steps = p.stepsOf(c.split)
+	slots := min(c.steps, p.tile.Stages)
 	c.stageParts = make([]int, slots)
 	c.stageIssue = make([]uint64, slots)
 	c.stageReady = make([]uint64, slots)
@@ -101,7 +103,7 @@ func (c *cta) slot(k int) int { return k % len(c.stageParts) }
 func (c *cta) launch(now uint64) {
 	c.traceStart(c.taskID(-1), "", "cta", fmt.Sprintf("CTA %d (%d,%d) split %d",
 		c.idx, c.tm, c.tn, c.split))
-	for k := 0; k < min(c.plan.tile.Stages-1, c.plan.kSteps); k++ {
+	for k := 0; k < min(c.plan.tile.Stages-1, c.steps); k++ {
 		c.loadStage(now, k)
 	}
 	c.barrier = now
@@ -150,7 +152,7 @@ func (c *cta) partLanded(k int, at uint64) {
 // tryStart begins the next k-step once its stage has landed and every warp
 // has passed the previous barrier.
 func (c *cta) tryStart() {
-	if c.busy || c.kt >= c.plan.kSteps {
+	if c.busy || c.kt >= c.steps {
 		return
 	}
 	i := c.slot(c.kt)
@@ -177,7 +179,7 @@ func (c *cta) tryStart() {
 // issues its MMAs.
 func (c *cta) compute(now uint64, why reason) {
 	p := c.plan
-	if next := c.kt + p.tile.Stages - 1; next < p.kSteps {
+	if next := c.kt + p.tile.Stages - 1; next < c.steps {
 		c.loadStage(now, next)
 	}
 	c.arrived = 0
@@ -243,7 +245,7 @@ func (c *cta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
 			c.sm.gpu.acct.run(unit, start, at+interval, tcWhy)
 		}
 	}
-	last := c.kt == p.kSteps-1
+	last := c.kt == c.steps-1
 	head := (p.groups - 1) * p.mmaPerGrp
 	if head == 0 {
 		c.warpArrived(max(now, fragDone), why)
@@ -286,7 +288,7 @@ func (c *cta) warpArrived(at uint64, why reason) {
 	c.busy = false
 	c.traceEnd(c.taskID(c.kt))
 	c.kt++
-	if c.kt < c.plan.kSteps {
+	if c.kt < c.steps {
 		c.tryStart()
 	}
 }

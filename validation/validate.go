@@ -89,6 +89,9 @@ type Options struct {
 	// Calibrated lists row ids used to calibrate the configs; the others
 	// are reported as held out.
 	Calibrated []string
+	// Progress, when set, is called as the GEMM rows' simulations finish
+	// (done and total of one config's GEMMs).
+	Progress func(done, total int)
 }
 
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
@@ -248,7 +251,7 @@ func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error
 		t.GEMMs = append(t.GEMMs, gemmOf(p))
 	}
 	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
-		Modes: tensorcore.Modes})
+		Modes: tensorcore.Modes, Progress: v.opt.Progress})
 	if err != nil {
 		return fmt.Errorf("GEMM rows on %s: %w", name, err)
 	}

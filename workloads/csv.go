@@ -36,6 +36,7 @@ func ParseCSV(r io.Reader, name string) (*Trace, error) {
 		return nil, err
 	}
 	t := &Trace{Name: name}
+	lines := map[string]int{} // layer name -> its line
 	for {
 		g, err := p.row()
 		if err == io.EOF {
@@ -44,6 +45,12 @@ func ParseCSV(r io.Reader, name string) (*Trace, error) {
 		if err != nil {
 			return nil, err
 		}
+		line, column := p.r.FieldPos(p.col["name"])
+		if first, dup := lines[g.Name]; dup {
+			return nil, p.errAt(line, column, "name", duplicateName(g.Name,
+				fmt.Sprintf("line %d", first)))
+		}
+		lines[g.Name] = line
 		t.GEMMs = append(t.GEMMs, g)
 	}
 	if len(t.GEMMs) == 0 {

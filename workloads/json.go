@@ -53,14 +53,20 @@ func (p *jsonParser) next() int {
 }
 
 func (p *jsonParser) errAt(off int, field string, err error) error {
+	line, col := p.lineCol(off)
+	return &ParseError{File: p.file, Line: line, Column: col, Field: field,
+		Err: err}
+}
+
+// lineCol is the 1-based line and column of a byte offset.
+func (p *jsonParser) lineCol(off int) (line, col int) {
 	off = min(max(off, 0), len(p.data))
-	line := 1 + bytes.Count(p.data[:off], []byte("\n"))
-	col := off + 1
+	line = 1 + bytes.Count(p.data[:off], []byte("\n"))
+	col = off + 1
 	if nl := bytes.LastIndexByte(p.data[:off], '\n'); nl >= 0 {
 		col = off - nl
 	}
-	return &ParseError{File: p.file, Line: line, Column: col, Field: field,
-		Err: err}
+	return line, col
 }
 
 // tokenErr positions a decoder error: syntax errors carry their offset.
@@ -168,11 +174,19 @@ func (p *jsonParser) gemms() ([]GEMM, error) {
 		return nil, err
 	}
 	var out []GEMM
+	offs := map[string]int{} // layer name -> offset of its GEMM
 	for p.dec.More() {
+		off := p.next()
 		g, err := p.gemm()
 		if err != nil {
 			return nil, err
 		}
+		if first, dup := offs[g.Name]; dup {
+			line, _ := p.lineCol(first)
+			return nil, p.errAt(off, "name", duplicateName(g.Name,
+				fmt.Sprintf("the GEMM on line %d", line)))
+		}
+		offs[g.Name] = off
 		out = append(out, g)
 	}
 	if err := p.expect(']', "']' ending the GEMM list"); err != nil {

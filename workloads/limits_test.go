@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ func TestMACsDoNotOverflow(t *testing.T) {
 	}
 	tr := &Trace{Name: "big"}
 	for i := 0; i < 200; i++ {
+		g.Name = fmt.Sprintf("g%d", i) // names are unique in a trace
 		tr.GEMMs = append(tr.GEMMs, g)
 	}
 	if m := tr.MACs(); m < 1<<62 {

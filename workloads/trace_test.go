@@ -72,6 +72,8 @@ func TestParseCSVErrors(t *testing.T) {
 			"a,16,16,16,fp16,2:4,1,1,17\n", 2, 25, "unpadded_k: must be 0"},
 		{"control char", csvHeader + "\"a\nb\",16,16,16,fp16,2:4,1,1\n", 2, 1, "name: control character"},
 		{"hash name", csvHeader + "\"#a\",16,16,16,fp16,2:4,1,1\n", 2, 1, "name: must not start with '#'"},
+		{"duplicate name", csvHeader + row + "b,32,16,16,fp16,2:4,1,1\n" + row, 4, 1,
+			`name: layer name "a" is already used by line 2`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -111,6 +113,8 @@ func TestParseJSONErrors(t *testing.T) {
 		{"string number", `{"gemms": [{"m": "16"}]}`, 1, 18, "m: want a whole number"},
 		{"bad value", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":-4`, 1), 1, 42, "k: must be in"},
 		{"bad sparsity", strings.Replace(`{"gemms": [`+g+`]}`, `"2:4"`, `"3:2"`, 1), 1, 75, `unknown sparsity "3:2"`},
+		{"duplicate name", "{\"gemms\": [\n" + g + ",\n" + g + "]}", 3, 1,
+			`name: layer name "a" is already used by the GEMM on line 2`},
 		{"k not in groups", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":18`, 1), 1, 42, "k: K=18 is not a whole number"},
 	}
 	for _, c := range cases {

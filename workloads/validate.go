@@ -137,15 +137,30 @@ func (t *Trace) Validate() error {
 	if len(t.GEMMs) == 0 {
 		return fmt.Errorf("trace %s has no GEMMs", t.Name)
 	}
+	first := map[string]int{}
 	for i := range t.GEMMs {
 		if err := t.GEMMs[i].Validate(); err != nil {
 			return fmt.Errorf("trace %s GEMM %d (%s): %w", t.Name, i+1,
 				t.GEMMs[i].Name, err)
 		}
+		n := t.GEMMs[i].Name
+		if j, dup := first[n]; dup {
+			return fmt.Errorf("trace %s GEMM %d: name: %w", t.Name, i+1,
+				duplicateName(n, fmt.Sprintf("GEMM %d", j+1)))
+		}
+		first[n] = i
 	}
 	if m := t.MACs(); m > MaxTraceMACs {
 		return fmt.Errorf("trace %s: its GEMMs sum to %d MACs (or more), "+
 			"above the limit %d for one workload", t.Name, m, int64(MaxTraceMACs))
 	}
 	return nil
+}
+
+// duplicateName is the error of a layer name given twice in one trace:
+// results pair each layer's dense and sparse runs by name.
+func duplicateName(name, first string) error {
+	return fmt.Errorf("layer name %q is already used by %s; names must be "+
+		"unique in a trace (results pair dense and sparse runs by name)",
+		name, first)
 }

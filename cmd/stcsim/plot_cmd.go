@@ -58,7 +58,8 @@ func runPlot(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
-	title := fmt.Sprintf("%s vs %s, per %s", *y, *x, *by)
+	title := fmt.Sprintf("%s against %s, one line per %s",
+		sweep.Metrics[*y], axisLabel(*x), *by)
 	if len(where) > 0 {
 		title += "\n(" + strings.Join(where, ", ") + ")"
 	}

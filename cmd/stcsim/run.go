@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -35,6 +38,7 @@ type runFlags struct {
 	workloads multiFlag
 	gemms     multiFlag
 	batch     int
+	batchSet  bool // --batch given: it then applies to --gemm too
 	seq       int
 	precision string
 	operand   string
@@ -42,6 +46,7 @@ type runFlags struct {
 	format    string
 	out       string
 	quiet     bool
+	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
 	hold      bool
 	traceDB   string
@@ -55,8 +60,10 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
-		"tokens x batch, K: reduction); repeatable")
-	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads")
+		"tokens x batch, K: reduction); repeatable, each shape once")
+	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads; "+
+		"with --gemm, given explicitly, the number of GEMMs in one batched "+
+		"kernel (trace files carry their own batch column)")
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
@@ -68,6 +75,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.layer, "layer", "", "run only the layers whose name "+
+		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
+		"'attention\\.(qkv|output)'; totals then cover those layers")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
 	fs.BoolVar(&f.hold, "monitor-hold", false, "with --monitor: keep the UI "+
 		"up after the run until Ctrl-C")
@@ -85,6 +95,7 @@ func runRun(args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	fs.Visit(func(fl *flag.Flag) { f.batchSet = f.batchSet || fl.Name == "batch" })
 	ld, code := f.cf.load()
 	if ld == nil {
 		return code
@@ -100,6 +111,7 @@ func runRun(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
+	job.Command = append([]string{"stcsim", "run"}, args...)
 	return execute(ld, job, &f)
 }
 
@@ -133,27 +145,49 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if err := f.checkScalars(); err != nil {
 		return job, err
 	}
+	prec, err := f.parsePrecision()
+	if err != nil {
+		return job, err
+	}
 	names := f.workloads
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
+	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
 		t, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
+		if prev, dup := given[t.Name]; dup {
+			return job, duplicateWorkload(prev, n, t.Name)
+		}
+		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
-	}
-	prec, err := f.parsePrecision()
-	if err != nil {
-		return job, err
-	}
-	if len(f.gemms) > 0 {
-		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse))
+		src, err := f.workloadSource(n, t.Name, prec)
 		if err != nil {
 			return job, err
 		}
+		job.Sources = append(job.Sources, src)
+	}
+	if len(f.gemms) > 0 {
+		batch := 1
+		if f.batchSet {
+			batch = f.batch
+		}
+		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
+		if err != nil {
+			return job, err
+		}
+		if prev, dup := given[t.Name]; dup {
+			return job, duplicateWorkload(prev, "--gemm", t.Name)
+		}
 		job.Workloads = append(job.Workloads, t)
+		job.Sources = append(job.Sources, sim.WorkloadSource{Name: t.Name,
+			Source: "gemm", Batch: batch, Precision: prec.String()})
+	}
+	if err := f.filterLayers(&job); err != nil {
+		return job, err
 	}
 	for i, t := range job.Workloads {
 		if f.precision != "" {
@@ -166,6 +200,66 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 	}
 	return job, sim.Check(cfg, job)
+}
+
+// filterLayers keeps the layers that --layer matches; a workload left
+// without layers is dropped, and a pattern that matches nothing is an
+// error that lists some of the names it could have matched.
+func (f *runFlags) filterLayers(job *sim.Job) error {
+	if f.layer == "" {
+		return nil
+	}
+	re, err := regexp.Compile(f.layer)
+	if err != nil {
+		return fmt.Errorf("--layer %q: %v", f.layer, err)
+	}
+	var kept []*workloads.Trace
+	var sources []sim.WorkloadSource
+	var names []string
+	for i, t := range job.Workloads {
+		sel := &workloads.Trace{Name: t.Name}
+		for _, g := range t.GEMMs {
+			names = append(names, g.Name)
+			if re.MatchString(g.Name) {
+				sel.GEMMs = append(sel.GEMMs, g)
+			}
+		}
+		if len(sel.GEMMs) > 0 {
+			kept = append(kept, sel)
+			sources = append(sources, job.Sources[i])
+		}
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("--layer %q matches no layer (layers: %s)", f.layer,
+			strings.Join(names[:min(len(names), 8)], ", "))
+	}
+	for i := range sources {
+		sources[i].Layers = f.layer
+	}
+	job.Workloads, job.Sources = kept, sources
+	return nil
+}
+
+// workloadSource records where a --workload value came from: a model
+// with its options, or a trace file with its hash.
+func (f *runFlags) workloadSource(value, name string, prec tensorcore.Precision) (sim.WorkloadSource, error) {
+	if slices.Contains(workloads.Models(), value) {
+		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
+			Precision: prec.String()}
+		if strings.HasPrefix(value, "bert") {
+			src.Seq = f.seq
+		} else {
+			src.Resolution = workloads.DefaultResolution
+		}
+		return src, nil
+	}
+	data, err := os.ReadFile(value)
+	if err != nil {
+		return sim.WorkloadSource{}, fmt.Errorf("--workload %s: %v", value, err)
+	}
+	sum := sha256.Sum256(data)
+	return sim.WorkloadSource{Name: name, Source: value,
+		SHA256: hex.EncodeToString(sum[:]), Precision: f.precision}, nil
 }
 
 // sparseOperand gives every sparse row the --sparse-operand, if set.
@@ -243,23 +337,43 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
 	return workloads.Load(name)
 }
 
-// gemmTrace makes the "gemm" workload of the --gemm flags: rows of the
-// precision's sparsity when the run is sparse, dense rows otherwise (a
-// dense run does not ask K to be a whole number of sparsity groups).
-func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool) (*workloads.Trace, error) {
+// duplicateWorkload is the error of two workloads with one name: the
+// results and totals are keyed by workload name.
+func duplicateWorkload(first, second, name string) error {
+	if first == second {
+		return fmt.Errorf("--workload %s given twice: each workload runs "+
+			"once (a trace's count column repeats a layer)", first)
+	}
+	return fmt.Errorf("--workload %s and %s are both named %q: workload "+
+		"names must be unique in a run (rename one: a JSON trace's \"name\", "+
+		"a CSV trace's file name)", first, second, name)
+}
+
+// gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
+// batched kernel of batch GEMMs: rows of the precision's sparsity when
+// the run is sparse, dense rows otherwise (a dense run does not ask K to
+// be a whole number of sparsity groups).
+func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool, batch int) (*workloads.Trace, error) {
 	sparsity := workloads.Dense
 	if sparse {
 		sparsity = workloads.SparsityFor(precision)
 	}
 	t := &workloads.Trace{Name: "gemm"}
+	seen := map[string]bool{}
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
 		if err != nil {
 			return nil, fmt.Errorf("--gemm %q: %v", s, err)
 		}
-		t.GEMMs = append(t.GEMMs, workloads.GEMM{
-			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: sparsity, Count: 1, Batch: 1})
+		name := fmt.Sprintf("%dx%dx%d", m, n, k)
+		if seen[name] {
+			return nil, fmt.Errorf("--gemm %s given twice: each GEMM runs "+
+				"once (use a trace file's count column to repeat one)", name)
+		}
+		seen[name] = true
+		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: name, M: m, N: n,
+			K: k, Precision: precision, Sparsity: sparsity, Count: 1,
+			Batch: batch})
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("--gemm: %v", err)

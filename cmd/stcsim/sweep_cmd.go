@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tebeka/atexit"
 
@@ -125,7 +126,7 @@ func runSweep(args []string) int {
 	}
 	if *dryRun {
 		if !*quiet {
-			listPoints(plan, sh)
+			listPoints(plan, sh, *jobs)
 		}
 		return exitOK
 	}
@@ -161,8 +162,9 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 	return nil
 }
 
-// listPoints prints the plan: one line per point of the shard.
-func listPoints(plan *sweep.Plan, sh sweep.Shard) {
+// listPoints prints the plan: one line per point of the shard with its
+// estimated simulation time (sim.EstimateWork), and the shard's total.
+func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int) {
 	units := sh.Select(plan.Units())
 	fmt.Printf("sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
 		len(plan.Points), len(plan.Workloads), len(plan.Units()))
@@ -170,10 +172,34 @@ func listPoints(plan *sweep.Plan, sh sweep.Shard) {
 		fmt.Printf(", %d in shard %d/%d", len(units), sh.I, sh.N)
 	}
 	fmt.Println("; all configs valid")
+	total := 0.0
 	for _, u := range units {
-		fmt.Printf("  point %d  config %s  %s  %s\n", u.Point.Index+1,
-			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label())
+		sec := 0.0
+		if ld, err := u.Point.Load(); err == nil { // checked by the plan
+			sec = sim.EstimateSeconds(sim.EstimateWork(ld.Config,
+				sim.Job{Workloads: []*workloads.Trace{u.Workload.Trace},
+					Modes: u.Point.Modes()}))
+		}
+		total += sec
+		fmt.Printf("  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
+			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec))
 	}
+	par := max(1, min(jobs, runtime.NumCPU(), len(units)))
+	fmt.Printf("estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
+		"free cores (from the points' sizes; points already in the store "+
+		"are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
+		jobs, par)
+}
+
+// roundSeconds renders an estimate in seconds to 2 significant figures.
+func roundSeconds(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	for _, unit := range []time.Duration{time.Hour, time.Minute, time.Second} {
+		if d >= 10*unit {
+			return d.Round(unit).String()
+		}
+	}
+	return d.Round(100 * time.Millisecond).String()
 }
 
 func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) int {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -114,5 +115,31 @@ func TestSweepMergeExportPlot(t *testing.T) {
 		if st, err := os.Stat(db(f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}
+	}
+}
+
+// sweep --dry-run estimates each point's time from its size and the
+// sweep's total, and more work is never estimated faster.
+func TestSweepDryRunEstimatesTime(t *testing.T) {
+	dir := t.TempDir()
+	small := writeFile(t, dir, "s.yaml", "workloads: [{gemms: [256x256x256]}]\n"+
+		"grid: {l2.size_kb: [20480, 40960]}\n")
+	big := writeFile(t, dir, "b.yaml", "workloads: [{gemms: [4096x4096x4096]}]\n"+
+		"grid: {l2.size_kb: [20480, 40960]}\n")
+	total := func(spec string) string {
+		out, errOut, code := capture(t, func() int {
+			return dispatch([]string{"sweep", spec, "--dry-run", "--jobs", "1"})
+		})
+		if code != exitOK || !strings.Contains(out, "estimated time: ~") ||
+			strings.Count(out, "  ~") != 2 {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+		}
+		return out[strings.Index(out, "estimated time: ~")+len("estimated time: ~"):]
+	}
+	s, b := total(small), total(big)
+	ds, _ := time.ParseDuration(strings.Fields(s)[0])
+	db, _ := time.ParseDuration(strings.Fields(b)[0])
+	if !(db > ds) {
+		t.Errorf("4096^3 sweep estimated %v, 256^3 sweep %v", db, ds)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/validation"
 )
 
@@ -28,6 +29,7 @@ func runValidate(args []string) int {
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
 	calibrated := fs.String("calibrated", strings.Join(validation.DefaultCalibrated, ","),
 		"comma-separated row ids used for calibration (the rest are held out)")
+	quiet := fs.Bool("quiet", false, "no progress output")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -52,8 +54,11 @@ func runValidate(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
+	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
-		Sets: cf.sets, Calibrated: splitList(*calibrated)})
+		Sets: cf.sets, Calibrated: splitList(*calibrated),
+		Progress: func(done, total int) { bar.Set(done, total) }})
+	bar.Done()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// validate reports its progress on stderr as the GEMM rows simulate, and
+// --quiet silences it.
+func TestValidatePrintsProgress(t *testing.T) {
+	pts := filepath.Join(t.TempDir(), "p.csv")
+	body := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source\n" +
+		"g,A100-SXM4-40GB,fp16,gemm,512,512,512,10,8,us,,test\n"
+	if err := os.WriteFile(pts, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, quiet := range []bool{false, true} {
+		args := []string{"validate", "--points", pts}
+		if quiet {
+			args = append(args, "--quiet")
+		}
+		_, errOut, code := capture(t, func() int { return dispatch(args) })
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if has := strings.Contains(errOut, "validation GEMMs simulated"); has == quiet {
+			t.Errorf("%v: progress shown %v: %q", args, has, errOut)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// TableWidth is the width the default table keeps to: the per-layer
+// rows, the totals and the legend all fit it.
+const TableWidth = 120
+
+// tableGap is the space after each column (most headers are wider than
+// their values, which leaves more).
+const tableGap = 1
+
+// Table writes the human-readable run output: per workload, one row per
+// layer and mode; the totals; the notes the rows mark; and a legend of
+// the units and terms. Details (kernel, split-K, launch, traffic,
+// breakdown, loss) are in the CSV and JSON.
+func Table(out io.Writer, rep *sim.Report) {
+	notes := noteIndex(rep.Results)
+	unit := unitOf(rep.Results)
+	layerW := layerWidth(rep, unit, notes)
+	for _, w := range workloadsOf(rep) {
+		fmt.Fprintf(out, "%s\n", w)
+		tw := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "#\t%-*s\tM x N x K\tcount\tmode\tµs/call\t%s\t"+
+			"TC util\tbound\tspeedup\tnotes\t\n", layerW, "layer", unit)
+		rows := resultsOf(rep, w)
+		num, _ := layerNumbers(rows)
+		for _, r := range rows {
+			// Padded to one width, the right-aligned column reads as
+			// left-aligned names.
+			name := fit(r.Layer, layerW)
+			name += strings.Repeat(" ", layerW-utf8.RuneCountInString(name))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%s\t%s\t%s\t\n",
+				num[r.Layer], name, shapeOf(r), r.Count, r.Mode,
+				r.TimeUS, r.TFLOPS, 100*r.TCUtilization, r.Bound,
+				speedupCell(r), notes.marks(r))
+		}
+		tw.Flush()
+		fmt.Fprintln(out)
+	}
+	writeTableTotals(out, rep)
+	notes.write(out)
+	writeLegend(out, rep, unit)
+}
+
+// shapeOf is a record's GEMM, with its batch count when batched.
+func shapeOf(r sim.LayerResult) string {
+	s := fmt.Sprintf("%dx%dx%d", r.M, r.N, r.K)
+	if r.Batch > 1 {
+		s += fmt.Sprintf(" b%d", r.Batch)
+	}
+	return s
+}
+
+func speedupCell(r sim.LayerResult) string {
+	sp := ""
+	if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
+		sp = fmt.Sprintf("%.2fx", r.Speedup)
+	}
+	if r.Mode == tensorcore.Sparse && !r.SparseApplied {
+		sp = strings.TrimSpace(sp + " (d)")
+	}
+	return sp
+}
+
+func writeTableTotals(out io.Writer, rep *sim.Report) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "workload\tmode\ttotal µs per pass\tspeedup\t\n")
+	for _, t := range rep.Totals {
+		sp := ""
+		if t.Mode == tensorcore.Sparse && t.Speedup != 0 {
+			sp = fmt.Sprintf("%.3fx", t.Speedup)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
+	}
+	tw.Flush()
+}
+
+// layerWidth is the widest layer name that keeps the table within
+// TableWidth, given the other columns' widths.
+func layerWidth(rep *sim.Report, unit string, notes *noteSet) int {
+	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
+		len("µs/call"), len(unit), len("TC util"), len("latency"),
+		len("speedup"), len("notes")}
+	longest := len("layer")
+	for _, r := range rep.Results {
+		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
+			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
+			fmt.Sprintf("%.1f", r.TFLOPS), "100%", r.Bound, speedupCell(r),
+			notes.marks(r)}
+		for i, c := range cells {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+		longest = max(longest, utf8.RuneCountInString(r.Layer))
+	}
+	used := tableGap * (len(widths) + 1) // a gap after each of the 11 columns
+	for _, w := range widths {
+		used += w
+	}
+	return max(16, min(longest, TableWidth-used))
+}
+
+// fit cuts a name to w runes, keeping its start and end.
+func fit(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	head := (w - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(w-1-head):])
+}
+
+// noteSet numbers the distinct notes of a run's records.
+type noteSet struct {
+	order []string
+	index map[string]int
+}
+
+func noteIndex(rows []sim.LayerResult) *noteSet {
+	n := &noteSet{index: map[string]int{}}
+	for _, r := range rows {
+		for _, part := range splitNote(r.Note) {
+			if _, ok := n.index[part]; !ok {
+				n.order = append(n.order, part)
+				n.index[part] = len(n.order)
+			}
+		}
+	}
+	return n
+}
+
+func splitNote(note string) []string {
+	if note == "" {
+		return nil
+	}
+	return strings.Split(note, "; ")
+}
+
+// marks are a record's note numbers, e.g. "[1,3]".
+func (n *noteSet) marks(r sim.LayerResult) string {
+	var m []string
+	for _, part := range splitNote(r.Note) {
+		m = append(m, fmt.Sprint(n.index[part]))
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(m, ",") + "]"
+}
+
+func (n *noteSet) write(out io.Writer) {
+	if len(n.order) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nnotes:")
+	for i, s := range n.order {
+		wrap(out, fmt.Sprintf("  [%d] ", i+1), s)
+	}
+}
+
+// wrap writes text after prefix, wrapped to TableWidth with a hanging
+// indent.
+func wrap(out io.Writer, prefix, text string) {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(prefix))
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > TableWidth &&
+			strings.TrimSpace(line) != strings.TrimSpace(prefix) {
+			fmt.Fprintln(out, line)
+			line = indent
+		}
+		if line != prefix && line != indent {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(out, line)
+}
+
+// legendTerms explain the table's columns.
+var legendTerms = [][2]string{
+	{"#", "layer number, as in report.md and on the roofline plot (--out)"},
+	{"M x N x K", "the GEMM: M output features (rows of the 2:4-sparse A), " +
+		"N tokens or pixels x batch, K the reduction; bN: a batched kernel of N GEMMs"},
+	{"count", "times the layer runs per network pass"},
+	{"mode", "dense: the unpruned network; sparse: the 2:4-pruned one"},
+	{"µs/call", "simulated time of one run of the layer; totals are the sum of µs/call x count"},
+	{"TFLOPS", "dense-equivalent throughput, 2·M·N·K·batch / time (TOPS for int8): " +
+		"sparse rows count the skipped multiplies too"},
+	{"TC util", "share of tensor-core issue slots busy, against the mode's own " +
+		"peak (the dense peak on dense rows, the sparse peak on sparse rows)"},
+	{"bound", "the largest share of the time breakdown: compute (tensor cores), " +
+		"smem, l2, dram, or latency (launch, pipeline fill, barriers, tail)"},
+	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
+		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
+	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
+}
+
+func writeLegend(out io.Writer, rep *sim.Report, unit string) {
+	fmt.Fprintln(out, "\nlegend:")
+	for _, t := range legendTerms {
+		term := t[0]
+		if term == "TFLOPS" {
+			term = unit
+		}
+		wrap(out, fmt.Sprintf("  %-10s ", term), t[1])
+	}
+	wrap(out, "  ", "details per record (kernel, split-K, CTAs, waves, "+
+		"occupancy, DRAM and L2 traffic, time breakdown, loss against the "+
+		"ideal speedup): --format csv or json, or --out DIR.")
+	if p := rep.Provenance; p != nil {
+		wrap(out, "  config: ", rep.Config+": "+p.ConfigDescription)
+	}
+}
