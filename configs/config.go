@@ -39,6 +39,9 @@ type SMConfig struct {
 	WarpSchedulers int `yaml:"warp_schedulers"`
 	// IssuePerClk is instructions issued per scheduler per cycle.
 	IssuePerClk int `yaml:"issue_per_clk"`
+	// SchedulerPolicy orders a scheduler's ready warps: "gto" (greedy
+	// then oldest) or "lrr" (loose round-robin).
+	SchedulerPolicy string `yaml:"scheduler_policy"`
 	MaxWarps    int `yaml:"max_warps"`
 	MaxThreads  int `yaml:"max_threads"`
 	MaxCTAs     int `yaml:"max_ctas"`
@@ -141,6 +144,7 @@ func (s SMConfig) validate() check.List {
 	l.Positive("sub_partitions", s.SubPartitions)
 	l.Positive("warp_schedulers", s.WarpSchedulers)
 	l.Positive("issue_per_clk", s.IssuePerClk)
+	l.OneOf("scheduler_policy", s.SchedulerPolicy, "gto", "lrr")
 	l.Positive("max_warps", s.MaxWarps)
 	l.Positive("max_threads", s.MaxThreads)
 	l.Positive("max_ctas", s.MaxCTAs)

@@ -34,6 +34,7 @@ type gpu struct {
 	endCycle    uint64
 	startedAt   uint64
 	acct        timeAccount
+	cal         calendar
 }
 
 // buildGPU makes the GPU of a config for one kernel plan. One
@@ -47,6 +48,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}
 	g.mem = mem
+	g.cal.evAt = never
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
@@ -64,9 +66,9 @@ func (g *gpu) buildSM(id int) *smUnit {
 	name := akita.BuildNameWithIndex("GPU", "SM", id)
 	sm := &smUnit{gpu: g, id: id,
 		ComponentBase: akita.NewComponentBase(name),
-		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory),
-		fill:          memory.FillPattern(g.cfg.Memory.SharedMemory)}
+		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory)}
 	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
+	sm.patterns()
 	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
 		tc := tensorcore.MakeBuilder().
 			WithEngine(g.engine).
@@ -74,6 +76,9 @@ func (g *gpu) buildSM(id int) *smUnit {
 			WithConfig(g.cfg.TensorCore).
 			Build(akita.BuildNameWithIndex(name, "TC", p))
 		sm.tcs = append(sm.tcs, tc)
+	}
+	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
+		sm.sps = append(sm.sps, newSubPartition(sm, p))
 	}
 	return sm
 }

@@ -126,6 +126,10 @@ type Unit struct {
 	paths   map[string][2]*path
 
 	freeAt uint64 // first cycle the issue slot is free
+	slotAt uint64 // same, as Issue has reserved it (ahead of the pipeline's events)
+	// the precision Issue served last and its datapaths
+	lastPrec  string
+	lastPaths [2]*path
 	stats  Stats
 
 	// instruction fidelity
@@ -312,6 +316,41 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 			r.Done(done)
 		}
 	})
+}
+
+// FreeAt is the first cycle the unit's issue slot accepts another MMA
+// (the tensor-core pipe's dispatch occupancy as the warp scheduler sees
+// it).
+func (u *Unit) FreeAt() uint64 { return max(u.freeAt, u.slotAt) }
+
+// Issue issues one MMA of the mode and precision at cycle now (the
+// scheduler calls it only once now >= FreeAt; an earlier call queues the
+// MMA behind the slot) and returns the cycle its result is written back.
+// In instruction fidelity the MMA also moves through the pipeline's
+// stages as a Submit'ted one does; the cycle returned is the same.
+func (u *Unit) Issue(now uint64, m Mode, precision string) uint64 {
+	if precision != u.lastPrec {
+		u.lastPrec, u.lastPaths = precision, u.paths[precision]
+	}
+	p := u.lastPaths[m]
+	if p == nil {
+		panic(fmt.Sprintf("%s: no datapath %s %s", u.Name(), precision, m))
+	}
+	start := max(now, u.FreeAt())
+	done := start + p.latency
+	u.slotAt = start + p.interval
+	if !u.batched {
+		u.Submit(now, Request{Mode: m, Precision: precision, Count: 1})
+		return done
+	}
+	u.freeAt = start + p.interval
+	u.count(m, p, 1)
+	if u.NumHooks() > 0 {
+		r := Request{Mode: m, Precision: precision, Count: 1}
+		u.hook(HookPosIssue, r, start, 1)
+		u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
+	}
+	return done
 }
 
 // inflight is one MMA in the pipeline (instruction fidelity).
