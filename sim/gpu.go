@@ -66,7 +66,8 @@ func (g *gpu) buildSM(id int) *smUnit {
 	name := akita.BuildNameWithIndex("GPU", "SM", id)
 	sm := &smUnit{gpu: g, id: id,
 		ComponentBase: akita.NewComponentBase(name),
-		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory)}
+		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory),
+		fill:          memory.FillPattern(g.cfg.Memory.SharedMemory)}
 	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
 	sm.patterns()
 	for p := 0; p < g.cfg.SM.SubPartitions; p++ {

@@ -29,7 +29,8 @@ type smUnit struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsm, ldsmE, cpAsync, staging memory.Pattern
-	free                          []*warp // retired warps for reuse
+	free                          []*warp        // retired warps for reuse
+	fill                          memory.Pattern // k-step SM: cp.async fills
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -43,6 +44,10 @@ func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
 
 // launchAt starts CTA idx on this SM at cycle c.
 func (s *smUnit) launchAt(c uint64, idx int) {
+	if s.gpu.cfg.SM.Fidelity == "kstep" {
+		s.at(c, func() { newKCTA(s, idx).launch(c) })
+		return
+	}
 	s.at(c, func() { newCTA(s, idx).launch(c) })
 }
 
