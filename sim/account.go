@@ -81,13 +81,19 @@ func (a *timeAccount) idleFor(u int, gap uint64, stall *[numReasons]uint64) {
 // breakdown closes the account at the kernel's end and returns the shares
 // of compute, smem, L2, DRAM and latency in the tensor cores' total time.
 func (a *timeAccount) breakdown(end uint64) Breakdown {
+	return shares(a.busy, a.closed(end))
+}
+
+// closed is the idle account with each tensor core's tail after its last
+// work added as latency.
+func (a *timeAccount) closed(end uint64) [numReasons]uint64 {
 	idle := a.idle
 	for _, last := range a.lastEnd {
 		if end > last {
 			idle[whyLatency] += end - last
 		}
 	}
-	return shares(a.busy, idle)
+	return idle
 }
 
 // shares normalises busy and idle cycles into a breakdown: barrier,
@@ -142,4 +148,52 @@ func (w *warp) stageResolved(why reason) {
 	}
 	w.stall[why] += w.stall[whyStage]
 	w.stall[whyStage] = 0
+}
+
+// Causes splits a kernel's tensor-core time by cause (instruction-level
+// SM only): busy, and idle by what the warps waited on. Sums to 1.
+type Causes struct {
+	Compute      float64 `json:"compute"`
+	Smem         float64 `json:"smem"`
+	L2           float64 `json:"l2"`
+	DRAM         float64 `json:"dram"`
+	Barrier      float64 `json:"barrier"`
+	Dependence   float64 `json:"dependence"`
+	Issue        float64 `json:"issue"`
+	RegisterFile float64 `json:"register_file"`
+	TensorQueue  float64 `json:"tensor_queue"`
+	LaunchTail   float64 `json:"launch_tail"`
+}
+
+// causes normalises busy and idle cycles by cause.
+func causes(busy uint64, idle [numReasons]uint64) *Causes {
+	total := float64(busy)
+	for _, v := range idle {
+		total += float64(v)
+	}
+	if total == 0 {
+		return &Causes{}
+	}
+	f := func(v uint64) float64 { return float64(v) / total }
+	return &Causes{Compute: f(busy), Smem: f(idle[whySmem]), L2: f(idle[whyL2]),
+		DRAM: f(idle[whyDRAM]), Barrier: f(idle[whyBarrier]),
+		Dependence: f(idle[whyDependence]), Issue: f(idle[whyIssue]),
+		RegisterFile: f(idle[whyRegFile]), TensorQueue: f(idle[whyCompute]),
+		LaunchTail: f(idle[whyLatency] + idle[whyLaunch] + idle[whyStage])}
+}
+
+// bound names the largest cause.
+func (c *Causes) bound() string {
+	best, name := c.Compute, "compute"
+	for _, x := range []struct {
+		v float64
+		n string
+	}{{c.Smem, "smem"}, {c.L2, "l2"}, {c.DRAM, "dram"}, {c.Barrier, "barrier"},
+		{c.Dependence, "dependence"}, {c.Issue, "issue"}, {c.RegisterFile, "register_file"},
+		{c.TensorQueue, "tensor_queue"}, {c.LaunchTail, "launch_tail"}} {
+		if x.v > best {
+			best, name = x.v, x.n
+		}
+	}
+	return name
 }

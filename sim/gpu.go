@@ -35,6 +35,7 @@ type gpu struct {
 	startedAt   uint64
 	acct        timeAccount
 	cal         calendar
+	issued      uint64 // warp instructions issued (instruction-level SM)
 }
 
 // buildGPU makes the GPU of a config for one kernel plan. One

@@ -16,6 +16,7 @@ type kernelResult struct {
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
 	breakdown Breakdown
+	causes    *Causes // instruction-level SM only
 	mem       memory.Stats
 	smemBytes uint64
 	// flushCycles is the L2 write-back after the kernel (not in cycles).
@@ -55,6 +56,9 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kerne
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		breakdown: g.acct.breakdown(end), mem: g.mem.Stats()}
+	if cfg.SM.Fidelity == "instruction" {
+		r.causes = causes(g.acct.busy, g.acct.closed(end))
+	}
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end

@@ -67,8 +67,8 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	c.SM.KernelLaunchLatency = 0
 	p := &kernelPlan{shape: gemmShape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
 		Sparse: mode == tensorcore.Sparse},
-		tile:   configs.TileConfig{Stages: 2},
-		warps:  warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
+		tile:  configs.TileConfig{Stages: 2},
+		warps: warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
 		kSteps: 1}
 	op := OpMMA
 	if mode == tensorcore.Sparse {

@@ -137,8 +137,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: k.cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
-		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
+		Breakdown:     k.breakdown, Bound: k.breakdown.bound(), Causes: k.causes,
 		Note: g.Note}
+	if k.causes != nil {
+		res.Bound = k.causes.bound()
+	}
 	fillTraffic(&res, k, sec)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+

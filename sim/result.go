@@ -33,8 +33,12 @@ type LayerResult struct {
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
-	Speedup   float64   `json:"speedup,omitempty"`
-	Note      string    `json:"note,omitempty"`
+	// Causes splits the same time by cause (sm.fidelity: instruction):
+	// barrier, dependence, issue slots, register file, queueing for the
+	// tensor core and launch/tail beside compute, smem, l2 and dram.
+	Causes  *Causes `json:"causes,omitempty"`
+	Speedup float64 `json:"speedup,omitempty"`
+	Note    string  `json:"note,omitempty"`
 }
 
 // Breakdown splits a kernel's time among the resources that bound it.

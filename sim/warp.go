@@ -196,6 +196,7 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 func (w *warp) issue(in *Instr, now uint64) {
 	sp := w.sp
 	w.earliest = now + 1
+	sp.sm.gpu.issued++
 	switch in.Op {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)

@@ -103,7 +103,7 @@ type Unit struct {
 	// the precision Issue served last and its datapaths
 	lastPrec  Precision
 	lastPaths [2]*path
-	stats  Stats
+	stats     Stats
 
 	// instruction fidelity
 	queue []*run          // runs not fully issued, FIFO
