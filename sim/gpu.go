@@ -43,8 +43,10 @@ type gpu struct {
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	g := &gpu{cfg: cfg, engine: akita.NewSerialEngine(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
-	mem, err := memory.New(g.engine, g.clk, cfg.Memory, cfg.GPU.SMCount,
-		cfg.Sim.MemoryGranularity)
+	mem, err := memory.MakeBuilder().WithEngine(g.engine).
+		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
+		WithNumSMs(cfg.GPU.SMCount).
+		WithGranularity(cfg.Sim.MemoryGranularity).Build("Memory")
 	if err != nil {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}

@@ -51,10 +51,6 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 	var jobs []layerJob
 	for _, w := range r.job.Workloads {
 		for _, g := range w.GEMMs {
-			if _, err := r.cfg.TensorCore.Get(g.Precision); err != nil {
-				return nil, fmt.Errorf("workload %s layer %s: %w", w.Name,
-					g.Name, err)
-			}
 			for _, m := range r.job.Modes {
 				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
 					mode: m, shape: shapeOf(g, m)})

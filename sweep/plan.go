@@ -13,6 +13,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 // Assignment is one grid value of a point: key=value.
@@ -161,7 +163,23 @@ func (s *Spec) Plan(r Resolver) (*Plan, error) {
 		p.Workloads = append(p.Workloads, &Workload{Trace: tr,
 			Hash: traceHash(tr)})
 	}
-	return p, nil
+	return p, p.check()
+}
+
+// check runs sim.Check on every point and workload, so a row the
+// simulator would reject fails the sweep before any point runs.
+func (p *Plan) check() error {
+	for _, pt := range p.Points {
+		for _, w := range p.Workloads {
+			err := sim.Check(pt.Loaded.Config, sim.Job{
+				Workloads: []*workloads.Trace{w.Trace}, Modes: p.Modes})
+			if err != nil {
+				return fmt.Errorf("sweep %s: point %d (%s): %w", p.Spec.file,
+					pt.Index+1, pt.Label(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // combinations expands the grid axes and zip groups into the points'
@@ -254,10 +272,6 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)
 	}
-	if sp != workloads.Dense && workloads.PatternGroup(sp) == 0 {
-		return nil, fmt.Errorf("sparsity %q: want %s, %s or %s", sp,
-			workloads.Sparse24, workloads.Sparse12, workloads.Dense)
-	}
 	seen := map[string]bool{}
 	for _, shape := range ws.GEMMs {
 		m, n, k, err := workloads.ParseGEMM(shape)
@@ -268,8 +282,12 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 			return nil, fmt.Errorf("gemm %s listed twice", shape)
 		}
 		seen[shape] = true
-		tr.GEMMs = append(tr.GEMMs, workloads.GEMM{Name: shape, M: m, N: n,
-			K: k, Precision: prec, Sparsity: sp, Count: 1, Batch: 1})
+		g := workloads.GEMM{Name: shape, M: m, N: n, K: k, Precision: prec,
+			Sparsity: sp, Count: 1, Batch: 1}
+		if err := g.Validate(); err != nil {
+			return nil, fmt.Errorf("gemm %s: %w", shape, err)
+		}
+		tr.GEMMs = append(tr.GEMMs, g)
 	}
 	return tr, nil
 }

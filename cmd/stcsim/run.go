@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -108,7 +109,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		return job, err
 	}
 	if len(f.gemms) > 0 {
-		t, err := gemmTrace(f.gemms, prec)
+		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse))
 		if err != nil {
 			return job, err
 		}
@@ -121,7 +122,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			}
 		}
 	}
-	return job, checkSparseK(cfg, job)
+	return job, sim.Check(cfg, job)
 }
 
 // parsePrecision reads --precision; fp16 when it is not given.
@@ -180,8 +181,14 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
 	return workloads.Load(name)
 }
 
-// gemmTrace makes the "gemm" workload of the --gemm flags.
-func gemmTrace(specs []string, precision tensorcore.Precision) (*workloads.Trace, error) {
+// gemmTrace makes the "gemm" workload of the --gemm flags: rows of the
+// precision's sparsity when the run is sparse, dense rows otherwise (a
+// dense run does not ask K to be a whole number of sparsity groups).
+func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool) (*workloads.Trace, error) {
+	sparsity := workloads.Dense
+	if sparse {
+		sparsity = workloads.SparsityFor(precision)
+	}
 	t := &workloads.Trace{Name: "gemm"}
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
@@ -190,39 +197,9 @@ func gemmTrace(specs []string, precision tensorcore.Precision) (*workloads.Trace
 		}
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: workloads.Sparse24, Count: 1, Batch: 1})
+			Precision: precision, Sparsity: sparsity, Count: 1, Batch: 1})
 	}
 	return t, nil
-}
-
-// checkSparseK rejects sparse GEMMs whose K is not a whole number of the
-// precision's sparsity chunks.
-func checkSparseK(cfg *configs.Config, job sim.Job) error {
-	sparse := false
-	for _, m := range job.Modes {
-		sparse = sparse || m == tensorcore.Sparse
-	}
-	if !sparse {
-		return nil
-	}
-	for _, t := range job.Workloads {
-		for _, g := range t.GEMMs {
-			if g.Sparsity == workloads.Dense {
-				continue
-			}
-			prec, err := cfg.TensorCore.Get(g.Precision)
-			if err != nil {
-				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
-			}
-			pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
-			if g.K%pat.M != 0 {
-				return fmt.Errorf("%s layer %s: K=%d is not a multiple of "+
-					"the %s sparse chunk (%d) of %s", t.Name, g.Name, g.K,
-					pat, pat.M, g.Precision)
-			}
-		}
-	}
-	return nil
 }
 
 // observe sets up --monitor and --trace-db; the returned function

@@ -1,0 +1,83 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// TestRunChecksRowsFirst: the Go API rejects, before simulating, the rows
+// the trace parser and the commands reject, with the same messages.
+func TestRunChecksRowsFirst(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(k int, prec tensorcore.Precision, sparsity string) Job {
+		tr := &workloads.Trace{Name: "w", GEMMs: []workloads.GEMM{{Name: "l1",
+			M: 128, N: 128, K: k, Precision: prec, Sparsity: sparsity,
+			Count: 1, Batch: 1}}}
+		return Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes}
+	}
+	tests := []struct {
+		name string
+		job  Job
+		want string // "" = accepted
+	}{
+		{"K not in groups", row(1030, tensorcore.FP16, "2:4"),
+			"workload w layer l1: k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4"},
+		{"pattern the datapath does not run", row(1024, tensorcore.FP16, "1:2"),
+			"workload w layer l1: sparsity 1:2: the fp16 sparse datapath runs 2:4"},
+		{"tf32 runs 1:2", row(1024, tensorcore.TF32, "1:2"), ""},
+		{"dense row, any K", row(1030, tensorcore.FP16, "dense"), ""},
+		{"bad mode", Job{Modes: []tensorcore.Mode{7}}, "unknown mode"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(ld.Config, tc.job)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check: %v, want %q", err, tc.want)
+			}
+			if _, runErr := Run(ld, tc.job); runErr == nil || runErr.Error() != err.Error() {
+				t.Errorf("Run: %v, want Check's %v", runErr, err)
+			}
+		})
+	}
+	dense := row(1024, tensorcore.FP16, "1:2")
+	dense.Modes = []tensorcore.Mode{tensorcore.Dense}
+	if err := Check(ld.Config, dense); err != nil {
+		t.Errorf("a dense-only job checks the sparse pattern: %v", err)
+	}
+}
+
+// TestBuiltInModelsPassCheck: what the generators make is what the rules
+// accept, on the default config, in every precision and at odd batches.
+func TestBuiltInModelsPassCheck(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range workloads.Models() {
+		for _, p := range tensorcore.Precisions {
+			for _, b := range []int{1, 3, 32} {
+				tr, err := workloads.Build(m, workloads.Options{Batch: b, Precision: p})
+				if err != nil {
+					t.Fatal(err)
+				}
+				job := Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes}
+				if err := Check(ld.Config, job); err != nil {
+					t.Errorf("%s %v batch %d: %v", m, p, b, err)
+				}
+			}
+		}
+	}
+}
