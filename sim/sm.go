@@ -29,7 +29,6 @@ type smUnit struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsm, ldsmE, cpAsync, staging memory.Pattern
-	free                          []*warp        // retired warps for reuse
 	fill                          memory.Pattern // k-step SM: cp.async fills
 }
 
@@ -262,9 +261,6 @@ func (c *cta) maybeFinish() {
 		return
 	}
 	c.traceEnd(c.taskID())
-	for _, w := range c.warps {
-		c.sm.free = append(c.sm.free, w)
-	}
 	c.warps = nil
 	c.exited = -1 // finished once
 	c.sm.gpu.ctaFinished(c, c.lastDone)

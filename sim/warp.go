@@ -64,24 +64,7 @@ type warp struct {
 }
 
 func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
-	var w *warp
-	if n := len(s.free); n > 0 {
-		w = s.free[n-1]
-		s.free = s.free[:n-1]
-		ready := w.ready
-		*w = warp{}
-		w.ready = ready
-	} else {
-		w = &warp{}
-	}
-	w.cta, w.id, w.prog = c, id, prog
-	if cap(w.ready) < prog.Regs {
-		w.ready = make([]uint64, prog.Regs)
-	}
-	w.ready = w.ready[:prog.Regs]
-	for i := range w.ready {
-		w.ready[i] = 0
-	}
+	w := &warp{cta: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
 	w.earliest, w.since, w.why = now, now, whyLaunch
 	w.open = &cpGroup{}
 	return w
