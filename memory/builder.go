@@ -8,6 +8,15 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
+// The granularities of a hierarchy (the sim.memory_granularity key).
+const (
+	Fast     = "fast"
+	Detailed = "detailed"
+)
+
+// Granularities lists the granularities, Fast first.
+func Granularities() []string { return []string{Fast, Detailed} }
+
 // Builder builds memory hierarchies (Akita builder style):
 //
 //	h, err := memory.MakeBuilder().WithEngine(e).WithFreq(f).
@@ -25,7 +34,7 @@ type Builder struct {
 
 // MakeBuilder returns a builder of a fast hierarchy for one SM at 1 GHz.
 func MakeBuilder() Builder {
-	return Builder{freq: 1 * akita.GHz, numSMs: 1, granularity: "fast"}
+	return Builder{freq: 1 * akita.GHz, numSMs: 1, granularity: Fast}
 }
 
 // WithEngine sets the engine.
@@ -63,11 +72,11 @@ func (b Builder) Build(name string) (Hierarchy, error) {
 	p := deriveParams(b.cfg, clk, b.numSMs)
 	p.name = name
 	switch b.granularity {
-	case "fast", "":
+	case Fast, "":
 		return newFast(b.engine, clk, p), nil
-	case "detailed":
+	case Detailed:
 		return newDetailed(b.engine, clk, p), nil
 	}
-	return nil, fmt.Errorf("memory: granularity must be fast or detailed "+
-		"(got %q)", b.granularity)
+	return nil, fmt.Errorf("memory: granularity must be %s or %s (got %q)",
+		Fast, Detailed, b.granularity)
 }

@@ -36,6 +36,9 @@ type gpu struct {
 	acct        timeAccount
 	cal         calendar
 	issued      uint64 // warp instructions issued (instruction-level SM)
+	// jitter perturbs CTA dispatch and same-cycle tie order in an
+	// ensemble run (nil: the unperturbed model; see jitter.go).
+	jitter *jitter
 }
 
 // buildGPU makes the GPU of a config for one kernel plan. One
@@ -94,7 +97,7 @@ func (g *gpu) run() error {
 			if g.nextCTA >= g.launchLimit {
 				break
 			}
-			sm.launchAt(g.startedAt, g.nextCTA)
+			sm.launchAt(g.startedAt+g.jitter.dispatchOffset(), g.nextCTA)
 			g.nextCTA++
 		}
 	}
@@ -116,7 +119,8 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 		g.waves.finished(g, c.idx, at)
 	}
 	if g.nextCTA < g.launchLimit {
-		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency), g.nextCTA)
+		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency)+
+			g.jitter.dispatchOffset(), g.nextCTA)
 		g.nextCTA++
 	}
 }

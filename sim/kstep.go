@@ -50,13 +50,20 @@ type kcta struct {
 func newKCTA(s *smUnit, idx int) *kcta {
 	p := s.gpu.plan
 	c := &kcta{cta: newCTA(s, idx)}
-	c.stageParts = make([]int, p.kSteps)
-	c.stageIssue = make([]uint64, p.kSteps)
-	c.stageReady = make([]uint64, p.kSteps)
-	c.stageLanded = make([]uint64, p.kSteps)
-	c.stageWhy = make([]reason, p.kSteps)
+	// One slot per cp.async stage buffer, reused as the k-steps go by:
+	// k-steps kt..kt+stages-1 are the only ones in flight, so memory does
+	// not grow with K.
+	slots := min(p.kSteps, p.tile.Stages)
+	c.stageParts = make([]int, slots)
+	c.stageIssue = make([]uint64, slots)
+	c.stageReady = make([]uint64, slots)
+	c.stageLanded = make([]uint64, slots)
+	c.stageWhy = make([]reason, slots)
 	return c
 }
+
+// slot is the stage buffer of k-step k.
+func (c *kcta) slot(k int) int { return k % len(c.stageParts) }
 
 // launch issues the multistage prologue: the first stages-1 k-steps'
 // tiles, then waits for the first one.
@@ -73,13 +80,15 @@ func (c *kcta) launch(now uint64) {
 // loadStage issues the cp.async copies of k-step k's A values, A metadata
 // and B tiles.
 func (c *kcta) loadStage(now uint64, k int) {
-	c.stageIssue[k] = now
+	i := c.slot(k)
+	c.stageIssue[i] = now
+	c.stageReady[i] = 0
 	regions := c.stageRegions(k)
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
 			continue
 		}
-		c.stageParts[k]++
+		c.stageParts[i]++
 	}
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
@@ -93,35 +102,40 @@ func (c *kcta) loadStage(now uint64, k int) {
 // partLanded notes one load of stage k arriving at the SM; when all have,
 // the cp.async stores into shared memory finish the stage.
 func (c *kcta) partLanded(k int, at uint64) {
-	c.stageParts[k]--
-	if c.stageParts[k] > 0 {
+	i := c.slot(k)
+	c.stageParts[i]--
+	if c.stageParts[i] > 0 {
 		return
 	}
 	p := c.plan
 	bytes := p.aStageB + p.metaStageB + p.bStageB
 	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
-	c.stageReady[k] = max(ready, 1)
-	c.stageLanded[k] = at + c.sm.fillCycles(bytes)
-	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
+	c.stageReady[i] = max(ready, 1)
+	c.stageLanded[i] = at + c.sm.fillCycles(bytes)
+	c.stageWhy[i] = c.sm.gpu.memoryReason(c.stageIssue[i], at)
 	c.tryStart()
 }
 
 // tryStart begins the next k-step once its stage has landed and every warp
 // has passed the previous barrier.
 func (c *kcta) tryStart() {
-	if c.busy || c.kt >= c.plan.kSteps || c.stageReady[c.kt] == 0 {
+	if c.busy || c.kt >= c.plan.kSteps {
+		return
+	}
+	i := c.slot(c.kt)
+	if c.stageReady[i] == 0 {
 		return
 	}
 	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
 	why := c.barrierBy
-	if c.stageReady[c.kt] > start {
-		why = c.stageWhy[c.kt]
-		if c.stageLanded[c.kt] <= start {
+	if c.stageReady[i] > start {
+		why = c.stageWhy[i]
+		if c.stageLanded[i] <= start {
 			// The data was at the SM in time; its write into shared
 			// memory queued behind other traffic and made the stage late.
 			why = whySmem
 		}
-		start = c.stageReady[c.kt]
+		start = c.stageReady[i]
 	}
 	c.busy = true
 	c.sm.at(start, func() { c.compute(start, why) })

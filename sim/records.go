@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -124,17 +125,19 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	g := j.gemm
 	clockHz := float64(r.cfg.GPU.ClockMHz) * 1e6
-	sec := float64(k.cycles) / clockHz
+	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
+	sec := float64(cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
 		float64(max(1, g.Batch))
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
-		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: k.cycles,
+		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
 		Breakdown:     k.breakdown, Bound: k.breakdown.bound(), Causes: k.causes,
-		Note: g.Note}
+		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
+		CyclesSpread: cyclesSpread}
 	if k.causes != nil {
 		res.Bound = k.causes.bound()
 	}
@@ -148,6 +151,20 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"first %d of %d waves", extrapolationWaves, k.waves))
 	}
 	return res
+}
+
+// ensembleCycles is the record's cycles: the single run's, or with an
+// ensemble its rounded mean, with the mean and spread themselves.
+func ensembleCycles(k *kernelResult) (cycles uint64, mean, spread float64) {
+	if len(k.runCycles) < 2 {
+		return k.cycles, 0, 0
+	}
+	runs := make([]float64, len(k.runCycles))
+	for i, c := range k.runCycles {
+		runs[i] = float64(c)
+	}
+	mean, spread = meanOf(runs), spreadOf(runs)
+	return uint64(math.Round(mean)), mean, spread
 }
 
 func joinNote(a, b string) string {

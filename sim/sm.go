@@ -38,8 +38,11 @@ func (s *smUnit) Handle(e akita.Event) error {
 	return nil
 }
 
-// at runs fn at cycle c (now or later) as one of the SM's own events.
-func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
+// at runs fn at cycle c (now or later) as one of the SM's own events; in
+// an ensemble run, at a tie offset within that cycle (see jitter.go).
+func (s *smUnit) at(c uint64, fn func()) {
+	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
+}
 
 // launchAt starts CTA idx on this SM at cycle c.
 func (s *smUnit) launchAt(c uint64, idx int) {

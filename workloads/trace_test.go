@@ -139,7 +139,10 @@ func TestLoad(t *testing.T) {
 	}
 	os.WriteFile(csvPath, []byte("name,m,n,k,precision,sparsity,count,batch,weights\n"+
 		"a,16,16,16,fp16,2:4,1,1,w/a.npy\nb,16,16,16,fp16,2:4,1,1,/abs/b.npy\n"), 0o644)
-	tr, err := Load(csvPath)
+	if _, err := Load(csvPath); err == nil || !strings.Contains(err.Error(), "column weights") {
+		t.Errorf("Load with missing weights: %v, want an error naming column weights", err)
+	}
+	tr, err := loadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +155,7 @@ func TestLoad(t *testing.T) {
 	tr.Name = "named"
 	tr.WriteJSON(f)
 	f.Close()
-	back, err := Load(jsPath)
+	back, err := loadFile(jsPath)
 	if err != nil || back.Name != "named" || len(back.GEMMs) != 2 {
 		t.Errorf("Load(json) = %+v, %v", back, err)
 	}

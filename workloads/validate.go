@@ -137,5 +137,9 @@ func (t *Trace) Validate() error {
 				t.GEMMs[i].Name, err)
 		}
 	}
+	if m := t.MACs(); m > MaxTraceMACs {
+		return fmt.Errorf("trace %s: its GEMMs sum to %d MACs (or more), "+
+			"above the limit %d for one workload", t.Name, m, int64(MaxTraceMACs))
+	}
 	return nil
 }

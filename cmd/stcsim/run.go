@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
@@ -40,7 +42,11 @@ type runFlags struct {
 	out       string
 	quiet     bool
 	monitor   bool
+	hold      bool
 	traceDB   string
+	traceAll  bool
+	maxWork   float64
+	monURL    string // the monitor's address, once started
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -59,8 +65,13 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
-	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
-		"for Daisen) of the simulated kernels into this file")
+	fs.BoolVar(&f.hold, "monitor-hold", false, "with --monitor: keep the UI "+
+		"up after the run until Ctrl-C")
+	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite "+
+		"FILE.sqlite3, for Daisen) of the reported kernel of each GEMM")
+	fs.BoolVar(&f.traceAll, "trace-candidates", false, "with --trace-db: "+
+		"also trace the kernel-selection samples, marked as candidates")
+	addMaxWork(fs, &f.maxWork)
 }
 
 func runRun(args []string) int {
@@ -75,11 +86,36 @@ func runRun(args []string) int {
 		return code
 	}
 	job, err := f.job(ld.Config)
+	if err == nil {
+		err = f.checkOutputs()
+	}
+	if err == nil {
+		err = checkWork(ld.Config, job, f.maxWork, "the job")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
 	return execute(ld, job, &f)
+}
+
+// checkOutputs checks --out and --trace-db before anything runs.
+func (f *runFlags) checkOutputs() error {
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return err
+		}
+	}
+	if f.hold && !f.monitor {
+		return fmt.Errorf("--monitor-hold needs --monitor")
+	}
+	if f.traceAll && f.traceDB == "" {
+		return fmt.Errorf("--trace-candidates needs --trace-db")
+	}
+	if f.traceDB != "" {
+		return checkTracePath(f.traceDB)
+	}
+	return nil
 }
 
 // job turns the flags into the workloads and modes to simulate.
@@ -199,6 +235,9 @@ func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool) (*wo
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
 			Precision: precision, Sparsity: sparsity, Count: 1, Batch: 1})
 	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("--gemm: %v", err)
+	}
 	return t, nil
 }
 
@@ -209,7 +248,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	var trace *traceObserver
 	if f.traceDB != "" {
 		var err error
-		if trace, err = newTraceObserver(f.traceDB); err != nil {
+		if trace, err = newTraceObserver(f.traceDB, f.traceAll); err != nil {
 			return nil, err
 		}
 		obs = append(obs, trace)
@@ -221,6 +260,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 		}
 		fmt.Fprintf(os.Stderr, "stcsim: monitor at %s\n", url)
 		obs = append(obs, mon)
+		f.monURL = url
 	}
 	if len(obs) > 0 {
 		job.Observer = obs
@@ -246,6 +286,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	rep, err := sim.Run(ld, job)
 	bar.Done()
 	finish()
+	if err == nil {
+		err = report.CheckFinite(rep)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitInternal
@@ -264,5 +307,19 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	default:
 		report.Table(os.Stdout, rep)
 	}
+	if f.hold {
+		holdMonitor(f.monURL)
+	}
 	return exitOK
+}
+
+// holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
+// SIGTERM.
+func holdMonitor(url string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	fmt.Fprintf(os.Stderr, "stcsim: run finished; the monitor stays up at "+
+		"%s until Ctrl-C\n", url)
+	<-sigs
 }
