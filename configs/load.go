@@ -50,6 +50,7 @@ func (e *Error) Error() string {
 type pos struct {
 	file string
 	line int
+	note string // the line comment of the key, where it names a source
 }
 
 func (p pos) String() string {
@@ -253,13 +254,17 @@ func (ld *Loaded) record(label string, n *yaml.Node, path string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			p := joinPath(path, k.Value)
-			ld.origin[p] = pos{label, k.Line}
+			note := strings.TrimSpace(strings.TrimPrefix(v.LineComment, "#"))
+			if note == "" {
+				note = strings.TrimSpace(strings.TrimPrefix(k.LineComment, "#"))
+			}
+			ld.origin[p] = pos{file: label, line: k.Line, note: note}
 			ld.record(label, v, p)
 		}
 	case yaml.SequenceNode:
 		for i, v := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
-			ld.origin[p] = pos{label, v.Line}
+			ld.origin[p] = pos{file: label, line: v.Line}
 			ld.record(label, v, p)
 		}
 	}
@@ -296,6 +301,13 @@ func findKey(m *yaml.Node, key string) int {
 		}
 	}
 	return -1
+}
+
+// Note is the comment on the line that set a key (its source or why it
+// is estimated), or "" when that line has none or the key was not set by
+// a file.
+func (ld *Loaded) Note(path string) string {
+	return ld.origin[path].note
 }
 
 // YAML renders the effective config, with a header naming its sources.

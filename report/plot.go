@@ -20,7 +20,6 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
-
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -349,20 +348,27 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plo
 	return p, size{width, height}, nil
 }
 
-// Peak is a config's compute roof of one precision, in TFLOPS:
-// SMs x tensor cores per SM x dense FMA per clock x 2 FLOP x clock, doubled
-// for sparse.
+// Peak is a config's compute roof of one precision, in TFLOPS
+// (dense-equivalent when sparse): SMs x tensor cores per SM x the
+// logical FMAs of one instruction of the derived datapath / its issue
+// interval x 2 FLOP x clock.
 func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (float64, error) {
 	pr, err := cfg.TensorCore.Get(precision)
 	if err != nil {
 		return 0, err
 	}
-	t := float64(cfg.GPU.SMCount) * float64(cfg.SM.SubPartitions) *
-		float64(pr.DenseFMAPerClk) * 2 * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12
+	mode := tensorcore.Dense
 	if sparse {
-		t *= 2
+		mode = tensorcore.Sparse
 	}
-	return t, nil
+	pat, _ := tensorcore.ParsePattern(pr.SparsePattern)
+	dp, err := tensorcore.Derive(pr, precision, mode, pat, 0)
+	if err != nil {
+		return 0, err
+	}
+	perClk := float64(dp.Shape.FMAs()) / float64(dp.Interval)
+	return float64(cfg.GPU.SMCount) * float64(cfg.SM.SubPartitions) *
+		perClk * 2 * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12, nil
 }
 
 // DRAMRoof is the config's sustained DRAM bandwidth in GB/s.

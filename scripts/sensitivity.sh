@@ -14,7 +14,7 @@ grep ',gemm,' "$points" >> "$tmp/gemm.csv"
 go build -o "$tmp/stcsim" ./cmd/stcsim
 overrides=(
   ""
-  "tensorcore.fp16.sparse_latency=48"
+  "tensorcore.fp16.metadata_decode_latency=14"
   "sm.barrier_latency=60"
   "sm.cta_launch_latency=600"
   "sm.kernel_launch_latency=4230"

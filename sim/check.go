@@ -40,8 +40,8 @@ func Check(cfg *configs.Config, job Job) error {
 	return nil
 }
 
-// checkRow is the config's part: the tensor core runs the pattern the row
-// runs with (runPattern), and K is a whole number of its groups.
+// checkRow is the config's part: the tensor core runs the row with the
+// pattern it runs with (RowPattern), whose groups K must fill.
 func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if _, err := cfg.TensorCore.Get(g.Precision); err != nil {
 		return err
@@ -49,37 +49,16 @@ func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if !sparse || g.Sparsity == workloads.Dense {
 		return nil
 	}
-	pat, err := runPattern(cfg, g)
+	pat, err := RowPattern(cfg, g)
 	if err != nil {
 		return err
 	}
-	if err := cfg.TensorCore.CheckPattern(g.Precision, pat); err != nil {
+	if err := cfg.TensorCore.CheckPattern(g.Precision, pat.String()); err != nil {
 		return err
 	}
-	p, err := tensorcore.ParsePattern(pat)
-	if err != nil {
-		return err
-	}
-	if g.K%p.M != 0 {
+	if g.K%pat.M != 0 {
 		return fmt.Errorf("k: K=%d is not a whole number of the %d-wide "+
-			"groups of sparsity %s (tensorcore.%s.sparse_pattern, which the "+
-			"row runs)", g.K, p.M, pat, g.Precision)
+			"groups of sparsity %s (the pattern the row runs)", g.K, pat.M, pat)
 	}
 	return nil
-}
-
-// runPattern is the pattern a sparse row runs with: a row tagged with the
-// hardware's pattern of its precision (workloads.SparsityFor), as built-in
-// models, --gemm rows and sweep GEMM lists are, and without a weight file
-// runs the config's tensorcore.<precision>.sparse_pattern, so one key
-// re-prunes a whole network; any other row keeps its own pattern.
-func runPattern(cfg *configs.Config, g workloads.GEMM) (string, error) {
-	if g.Sparsity != workloads.SparsityFor(g.Precision) || g.Weights != "" {
-		return g.Sparsity, nil
-	}
-	pc, err := cfg.TensorCore.Get(g.Precision)
-	if err != nil {
-		return "", err
-	}
-	return pc.SparsePattern, nil
 }

@@ -12,6 +12,7 @@ const (
 	baseC     uint64 = 4 << 40
 	baseD     uint64 = 5 << 40
 	baseSplit uint64 = 6 << 40
+	baseBMeta uint64 = 7 << 40
 )
 
 type classRegion struct {
@@ -45,14 +46,34 @@ func (c *cta) stageRegions(k int) []classRegion {
 			p.tile.BK) + k0/p.tile.BK)
 		regions = append(regions, classRegion{memory.AMeta, memory.Region{
 			Base: baseMeta + tileIdx*uint64(p.metaStageB), Rows: 1,
-			RowBytes: ceilDiv(rowsA*keep(kLen)*p.metaBits, 8),
+			RowBytes: p.metaBytes(rowsA, keep(kLen)),
 			Pitch:    uint64(p.metaStageB)}})
 	}
-	pitchB := uint64(p.paddedK * e)
+	return append(regions, c.bRegions(k0, kLen, rowsB)...)
+}
+
+// bRegions are B's tile of a k-step: K-major rows, and in dual-side mode
+// only the kept values plus B's metadata block (counted as metadata).
+func (c *cta) bRegions(k0, kLen, rowsB int) []classRegion {
+	p, g := c.plan, c.plan.shape
+	e := p.elemBytes
+	keep := func(v int) int { return v }
+	if g.Dual {
+		keep = func(v int) int { return v * p.pattern.N / p.pattern.M }
+	}
+	pitchB := uint64(keep(p.paddedK) * e)
 	bOff := uint64(c.batch) * uint64(g.N) * pitchB
-	regions = append(regions, classRegion{memory.BOperand, memory.Region{
-		Base: baseB + bOff + uint64(c.tn*p.tile.BN)*pitchB + uint64(k0*e),
-		Rows: rowsB, RowBytes: kLen * e, Pitch: pitchB}})
+	regions := []classRegion{{memory.BOperand, memory.Region{
+		Base: baseB + bOff + uint64(c.tn*p.tile.BN)*pitchB + uint64(keep(k0)*e),
+		Rows: rowsB, RowBytes: keep(kLen) * e, Pitch: pitchB}}}
+	if g.Dual && kLen > 0 {
+		block := uint64(p.metaBytes(p.tile.BN, keep(p.tile.BK)))
+		tileIdx := uint64((c.batch*p.tilesN+c.tn)*ceilDiv(p.paddedK,
+			p.tile.BK) + k0/p.tile.BK)
+		regions = append(regions, classRegion{memory.AMeta, memory.Region{
+			Base: baseBMeta + tileIdx*block, Rows: 1,
+			RowBytes: p.metaBytes(rowsB, keep(kLen)), Pitch: block}})
+	}
 	return regions
 }
 

@@ -136,10 +136,4 @@ func (g *gpu) memoryReason(issued, landed uint64) reason {
 
 // issueInterval is the cycles between MMAs of the plan's mode on one
 // tensor core.
-func (g *gpu) issueInterval(p *kernelPlan) int {
-	prec, _ := g.cfg.TensorCore.Get(p.shape.Precision)
-	if p.shape.Sparse {
-		return prec.SparseIssueInterval
-	}
-	return prec.DenseIssueInterval
-}
+func (g *gpu) issueInterval(p *kernelPlan) int { return p.dp.Interval }

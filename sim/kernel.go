@@ -13,6 +13,13 @@ type gemmShape struct {
 	M, N, K, Batch int
 	Precision      tensorcore.Precision
 	Sparse         bool
+	// Pattern is the N:M pattern of the compressed operand (the A of the
+	// MMA) when Sparse; Dual compresses B too, with Products multiplies
+	// per MMA from the masks' intersection (0: independent masks).
+	Pattern  tensorcore.Pattern
+	Dual     bool
+	Products int
+	Masks    string // dual-side: where the masks came from
 }
 
 // mode is the datapath the GEMM runs on.
@@ -32,7 +39,8 @@ type kernelPlan struct {
 
 	inst       tensorcore.Shape // MMA instruction shape
 	pattern    tensorcore.Pattern
-	metaBits   int // index bits per kept A value (tensorcore.<prec>.metadata_bits)
+	dp         tensorcore.Datapath // the tensor-core datapath the MMAs run on
+	metaBits   int                 // metadata bits per kept value
 	elemBytes  int
 	outBytes   int
 	tilesM     int
@@ -83,7 +91,7 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	if err != nil {
 		return nil, err
 	}
-	if err := p.setInstruction(prec, g.Sparse); err != nil {
+	if err := p.setInstruction(prec, g); err != nil {
 		return nil, err
 	}
 	if t.BK%p.inst.K != 0 {
@@ -103,19 +111,46 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	return p, nil
 }
 
-func (p *kernelPlan) setInstruction(prec *tensorcore.PrecisionConfig, sparse bool) error {
-	var err error
-	if sparse {
-		p.inst, err = tensorcore.ParseShape(prec.SparseShape)
-		if err == nil {
-			p.pattern, err = tensorcore.ParsePattern(prec.SparsePattern)
+func (p *kernelPlan) setInstruction(prec *tensorcore.PrecisionConfig, g gemmShape) error {
+	pat := g.Pattern
+	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
+		var err error
+		if pat, err = tensorcore.ParsePattern(prec.SparsePattern); err != nil {
+			return err
 		}
-		p.metaBits = prec.MetadataBits
+	}
+	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)
+	if err != nil {
 		return err
 	}
-	p.inst, err = tensorcore.ParseShape(prec.DenseShape)
-	p.pattern = tensorcore.Pattern{N: 1, M: 1}
-	return err
+	p.dp, p.inst, p.pattern = dp, dp.Shape, dp.Pattern
+	if g.Sparse {
+		p.metaBits = tensorcore.MetadataBits(p.pattern)
+	}
+	return nil
+}
+
+// mode is the tensor-core datapath of the plan's MMAs.
+func (p *kernelPlan) mode() tensorcore.Mode {
+	switch {
+	case p.shape.Dual:
+		return tensorcore.DualSide
+	case p.shape.Sparse:
+		return tensorcore.Sparse
+	}
+	return tensorcore.Dense
+}
+
+// mmaRequest is a run of count MMAs of the plan, for its tensor cores.
+func (p *kernelPlan) mmaRequest(count int) tensorcore.Request {
+	return tensorcore.Request{Mode: p.mode(), Precision: p.shape.Precision,
+		Pattern: p.pattern, Products: p.shape.Products, Count: count}
+}
+
+// metaBytes is the metadata of rows x keptCols kept values (bits rounded
+// up to bytes).
+func (p *kernelPlan) metaBytes(rows, keptCols int) int {
+	return (rows*keptCols*p.metaBits + 7) / 8
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -161,9 +196,13 @@ func (p *kernelPlan) stageBytes() {
 	keptK := t.BK * p.pattern.N / p.pattern.M
 	p.aStageB = t.BM * keptK * p.elemBytes
 	if p.shape.Sparse {
-		p.metaStageB = ceilDiv(t.BM*keptK*p.metaBits, 8)
+		p.metaStageB = p.metaBytes(t.BM, keptK)
 	}
 	p.bStageB = t.BN * t.BK * p.elemBytes
+	if p.shape.Dual { // B compressed too, its metadata after A's
+		p.bStageB = t.BN * keptK * p.elemBytes
+		p.metaStageB += p.metaBytes(t.BN, keptK)
+	}
 }
 
 // warpWork sizes one warp's work per k-step: fragments loaded with
@@ -175,9 +214,15 @@ func (p *kernelPlan) warpWork() {
 	keptInstK := p.inst.K * p.pattern.N / p.pattern.M
 	aFrag := t.WarpM * keptInstK * p.elemBytes
 	bFrag := t.WarpN * p.inst.K * p.elemBytes
+	if p.shape.Dual {
+		bFrag = t.WarpN * keptInstK * p.elemBytes
+	}
 	p.fragBytes = p.groups * (aFrag + bFrag)
 	if p.shape.Sparse {
-		p.metaFragB = p.groups * ceilDiv(t.WarpM*keptInstK*p.metaBits, 8)
+		p.metaFragB = p.groups * p.metaBytes(t.WarpM, keptInstK)
+	}
+	if p.shape.Dual {
+		p.metaFragB += p.groups * p.metaBytes(t.WarpN, keptInstK)
 	}
 	acc := t.WarpM * t.WarpN / 32
 	frag := 2 * (aFrag + bFrag) / 4 / 32

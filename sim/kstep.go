@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // The k-step SM (sm.fidelity: kstep): each warp makes one shared-memory
@@ -201,7 +200,6 @@ func (c *kcta) firstFragment(now, fragDone uint64) uint64 {
 func (c *kcta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
 	p := c.plan
 	tc := c.sm.tcs[sp]
-	mode := p.shape.mode()
 	unit := c.sm.id*len(c.sm.tcs) + sp
 	interval := uint64(c.sm.gpu.issueInterval(p))
 	account := func(count int, tcWhy reason) func(uint64) {
@@ -219,22 +217,22 @@ func (c *kcta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
 		c.warpArrived(max(now, fragDone), why)
 	} else {
 		acc := account(head, why)
-		tc.Submit(now, tensorcore.Request{Mode: mode,
-			Precision: p.shape.Precision, Count: head,
-			Issued: func(at uint64) {
-				acc(at)
-				arrive := max(at+1, fragDone)
-				c.warpArrived(arrive, whySmemIf(fragDone > at+1, why))
-			}})
+		r := p.mmaRequest(head)
+		r.Issued = func(at uint64) {
+			acc(at)
+			arrive := max(at+1, fragDone)
+			c.warpArrived(arrive, whySmemIf(fragDone > at+1, why))
+		}
+		tc.Submit(now, r)
 	}
-	tc.Submit(now, tensorcore.Request{Mode: mode,
-		Precision: p.shape.Precision, Count: p.mmaPerGrp,
-		Issued: account(p.mmaPerGrp, why),
-		Done: func(at uint64) {
-			if last {
-				c.mmaDone(at)
-			}
-		}})
+	r := p.mmaRequest(p.mmaPerGrp)
+	r.Issued = account(p.mmaPerGrp, why)
+	r.Done = func(at uint64) {
+		if last {
+			c.mmaDone(at)
+		}
+	}
+	tc.Submit(now, r)
 }
 
 func whySmemIf(cond bool, otherwise reason) reason {

@@ -39,15 +39,7 @@ func MicroScheduler(cfg *configs.Config, prec tensorcore.Precision, mode tensorc
 	if err != nil {
 		return MicroSched{}, err
 	}
-	pc, err := cfg.TensorCore.Get(prec)
-	if err != nil {
-		return MicroSched{}, err
-	}
-	shape := pc.DenseShape
-	if mode == tensorcore.Sparse {
-		shape = pc.SparseShape
-	}
-	sh, err := tensorcore.ParseShape(shape)
+	sh, err := microShape(cfg, prec, mode)
 	if err != nil {
 		return MicroSched{}, err
 	}
@@ -70,6 +62,13 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 		tile:  configs.TileConfig{Stages: 2},
 		warps: warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
 		kSteps: 1}
+	pc, err := cfg.TensorCore.Get(prec)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.setInstruction(pc, p.shape); err != nil {
+		return 0, err
+	}
 	op := OpMMA
 	if mode == tensorcore.Sparse {
 		op = OpMMASP
@@ -100,4 +99,17 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 		return 0, fmt.Errorf("micro tc through the scheduler: %w", err)
 	}
 	return float64(g.endCycle) / microMMAs, nil
+}
+
+// microShape is the MMA instruction shape of a precision and mode.
+func microShape(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.Mode) (tensorcore.Shape, error) {
+	pc, err := cfg.TensorCore.Get(prec)
+	if err != nil {
+		return tensorcore.Shape{}, err
+	}
+	p := &kernelPlan{shape: gemmShape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
+	if err := p.setInstruction(pc, p.shape); err != nil {
+		return tensorcore.Shape{}, err
+	}
+	return p.inst, nil
 }

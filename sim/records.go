@@ -7,9 +7,8 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/workloads"
-
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 type runner struct {
@@ -53,8 +52,13 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 	for _, w := range r.job.Workloads {
 		for _, g := range w.GEMMs {
 			for _, m := range r.job.Modes {
+				shape, err := shapeOf(r.cfg, g, m)
+				if err != nil {
+					return nil, fmt.Errorf("workload %s layer %s: %w",
+						w.Name, g.Name, err)
+				}
 				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
-					mode: m, shape: shapeOf(g, m)})
+					mode: m, shape: shape})
 			}
 		}
 	}
@@ -62,11 +66,49 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 }
 
 // shapeOf is the GEMM a record runs: the sparse variant runs the sparse
-// kernel only where the layer is pruned.
-func shapeOf(g workloads.GEMM, mode tensorcore.Mode) gemmShape {
-	return gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
+// kernel only where the layer is pruned, with its pattern (RowPattern).
+// Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
+// the activations the MMA's compressed A operand).
+func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
+	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
 		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
+	if !s.Sparse {
+		return s, nil
+	}
+	pat, err := RowPattern(cfg, g)
+	if err != nil {
+		return s, err
+	}
+	s.Pattern = pat
+	if g.SparseOperand == workloads.OperandActivations {
+		s.M, s.N = s.N, s.M
+	}
+	if cfg.TensorCore.DualSide {
+		s.Dual = true
+		if err := dualWork(cfg, g, &s); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// RowPattern is the N:M pattern a sparse row runs with: a row tagged with
+// the hardware's pattern of its precision (2:4; 1:2 for tf32), as every
+// built-in model, --gemm and sweep GEMM list is, runs with the config's
+// tensorcore.<precision>.sparse_pattern, so one key re-prunes a whole
+// network; a row naming another pattern (layer-wise N:M) or carrying a
+// weight file (a real mask) keeps its own.
+func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, error) {
+	sp := g.Sparsity
+	if sp == workloads.SparsityFor(g.Precision) && g.Weights == "" {
+		prec, err := cfg.TensorCore.Get(g.Precision)
+		if err != nil {
+			return tensorcore.Pattern{}, err
+		}
+		sp = prec.SparsePattern
+	}
+	return tensorcore.ParsePattern(sp)
 }
 
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
@@ -141,6 +183,16 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	if k.causes != nil {
 		res.Bound = k.causes.bound()
 	}
+	if j.shape.Sparse {
+		res.Pattern = j.shape.Pattern.String()
+		res.SparseOperand = workloads.OperandWeights
+		if g.SparseOperand != "" {
+			res.SparseOperand = g.SparseOperand
+		}
+		res.DualSide, res.Masks = j.shape.Dual, j.shape.Masks
+		res.DualProducts = j.shape.Products
+	}
+
 	fillTraffic(&res, k, sec)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+

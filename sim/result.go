@@ -6,30 +6,40 @@ import "github.com/stcsim/stcsim/tensorcore"
 // the record of stcsim's machine-readable output. Field names are the
 // stable JSON/CSV contract (see docs/user-guide.md).
 type LayerResult struct {
-	Workload       string               `json:"workload"`
-	Layer          string               `json:"layer"`
-	M              int                  `json:"m"`
-	N              int                  `json:"n"`
-	K              int                  `json:"k"`
-	Batch          int                  `json:"batch"`
-	Precision      tensorcore.Precision `json:"precision"`
-	Mode           tensorcore.Mode      `json:"mode"`
-	SparseApplied  bool                 `json:"sparse_applied"`
-	Count          int                  `json:"count"`
-	Kernel         string               `json:"kernel"`
-	SplitK         int                  `json:"split_k"`
-	Cycles         uint64               `json:"cycles"`
-	TimeUS         float64              `json:"time_us"`
-	TFLOPS         float64              `json:"tflops"`
-	TCUtilization  float64              `json:"tc_utilization"`
-	DRAMReadBytes  uint64               `json:"dram_read_bytes"`
-	DRAMWriteBytes uint64               `json:"dram_write_bytes"`
-	DRAMGBps       float64              `json:"dram_gbps"`
-	L2HitRate      float64              `json:"l2_hit_rate"`
-	MetadataBytes  uint64               `json:"metadata_bytes"`
-	SmemBytes      uint64               `json:"smem_bytes"`
-	L2Bytes        uint64               `json:"l2_bytes"`
-	Bound          string               `json:"bound"`
+	Workload      string               `json:"workload"`
+	Layer         string               `json:"layer"`
+	M             int                  `json:"m"`
+	N             int                  `json:"n"`
+	K             int                  `json:"k"`
+	Batch         int                  `json:"batch"`
+	Precision     tensorcore.Precision `json:"precision"`
+	Mode          tensorcore.Mode      `json:"mode"`
+	SparseApplied bool                 `json:"sparse_applied"`
+	// Pattern and SparseOperand describe a record run sparse: the N:M
+	// pattern and which operand it prunes (weights or activations).
+	Pattern       string `json:"pattern,omitempty"`
+	SparseOperand string `json:"sparse_operand,omitempty"`
+	// DualSide marks the hypothetical dual-side mode; Masks says where its
+	// masks came from and DualProducts is the mean products per MMA their
+	// intersection leaves.
+	DualSide       bool    `json:"dual_side,omitempty"`
+	Masks          string  `json:"masks,omitempty"`
+	DualProducts   int     `json:"dual_products_per_mma,omitempty"`
+	Count          int     `json:"count"`
+	Kernel         string  `json:"kernel"`
+	SplitK         int     `json:"split_k"`
+	Cycles         uint64  `json:"cycles"`
+	TimeUS         float64 `json:"time_us"`
+	TFLOPS         float64 `json:"tflops"`
+	TCUtilization  float64 `json:"tc_utilization"`
+	DRAMReadBytes  uint64  `json:"dram_read_bytes"`
+	DRAMWriteBytes uint64  `json:"dram_write_bytes"`
+	DRAMGBps       float64 `json:"dram_gbps"`
+	L2HitRate      float64 `json:"l2_hit_rate"`
+	MetadataBytes  uint64  `json:"metadata_bytes"`
+	SmemBytes      uint64  `json:"smem_bytes"`
+	L2Bytes        uint64  `json:"l2_bytes"`
+	Bound          string  `json:"bound"`
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`

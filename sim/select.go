@@ -81,13 +81,7 @@ func dramBytesPerClk(cfg *configs.Config) float64 {
 	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
-func issueInterval(cfg *configs.Config, p *kernelPlan) int {
-	prec, _ := cfg.TensorCore.Get(p.shape.Precision)
-	if p.shape.Sparse {
-		return prec.SparseIssueInterval
-	}
-	return prec.DenseIssueInterval
-}
+func issueInterval(_ *configs.Config, p *kernelPlan) int { return p.dp.Interval }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
 // wave-extrapolated samples of at most this many k-steps per CTA (see

@@ -42,8 +42,8 @@ func TestSMKeysMoveCycles(t *testing.T) {
 		{"sm.issue_per_clk=2", false},
 		{"shared_memory.bytes_per_clk=32", true},
 		{"shared_memory.latency=200", true},
-		{"tensorcore.fp16.dense_issue_interval=16 tensorcore.fp16.dense_fma_per_clk=128", true},
-		{"tensorcore.fp16.dense_latency=400 tensorcore.fp16.sparse_latency=404", true},
+		{"tensorcore.fp16.multipliers=128", true},
+		{"tensorcore.fp16.dot_latency=376", true},
 	}
 	for _, c := range cases {
 		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).cycles
@@ -81,12 +81,12 @@ func TestSchedulerPoliciesRun(t *testing.T) {
 }
 
 // A 32x32 warp tile issues only 8 sparse MMAs per k-group: with a
-// 400-cycle MMA latency each warp stalls on its own accumulators.
+// 400-cycle sparse MMA latency (dot_latency 8 -> 372) each warp stalls on its own accumulators.
 func TestAccumulatorDependenceStalls(t *testing.T) {
 	const kernel = "64x64x64_32x32_s6"
 	fast := instrRun(t, 1024, 1024, 1024, true, kernel).cycles
 	slow := instrRun(t, 1024, 1024, 1024, true, kernel,
-		"tensorcore.fp16.sparse_latency=400").cycles
+		"tensorcore.fp16.dot_latency=372").cycles
 	if float64(slow) < 1.2*float64(fast) {
 		t.Errorf("sparse_latency 400: %d cycles vs %d at 36: want clearly slower",
 			slow, fast)

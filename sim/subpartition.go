@@ -33,9 +33,10 @@ type subPartition struct {
 	rfFree  uint64 // register-file read ports free
 	rfBytes int    // register-file read bytes per cycle
 
-	wakeAt   uint64 // pending scan (never: none)
-	scanned  uint64 // cycle of the last scan (+1), so a cycle scans once
-	lastMMA  uint64 // tensor core's issue slot ends (accounting)
+	wakeAt   uint64             // pending scan (never: none)
+	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
+	lastMMA  uint64             // tensor core's issue slot ends (accounting)
+	mma      tensorcore.Request // one MMA of the plan's datapath
 	interval uint64
 }
 
@@ -47,6 +48,7 @@ func newSubPartition(s *smUnit, id int) *subPartition {
 		rfBytes: cfg.RegisterFileBytesPerClk, wakeAt: never,
 		lastMMA: s.gpu.startedAt}
 	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
+	sp.mma = s.gpu.plan.mmaRequest(1)
 	return sp
 }
 
@@ -75,7 +77,7 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 	wy := whyCompute
 	switch in.Op {
 	case OpMMA, OpMMASP:
-		t = sp.tc.FreeAt()
+		t, _ = sp.tc.FreeAt(0, sp.mma)
 	case OpALU:
 		t, wy = sp.aluFree, whyIssue
 	case OpLDSM, OpLDS, OpSTS:

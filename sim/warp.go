@@ -1,10 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // never is a ready time that only an event (a load arriving, a barrier
@@ -230,18 +230,16 @@ func (w *warp) issue(in *Instr, now uint64) {
 
 func (w *warp) issueMMA(in *Instr, now uint64) {
 	sp := w.sp
-	p := w.cta.plan
-	mode := tensorcore.Dense
-	if in.Op == OpMMASP {
-		mode = tensorcore.Sparse
-	}
 	regs := int(in.Src[1].N) + int(in.Src[2].N) + int(in.Src[3].N)
 	if in.Src[0] != w.lastA {
 		regs += int(in.Src[0].N)
 	}
 	w.lastA = in.Src[0]
 	sp.readRegs(now, regs)
-	done := sp.tc.Issue(now, mode, p.shape.Precision)
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
 	w.setReady(in.Dst, done)
 	sp.mmaIssued(w, now)
 }

@@ -26,8 +26,8 @@ func EstimateWork(cfg *configs.Config, job Job) float64 {
 	for _, w := range job.Workloads {
 		for _, g := range w.GEMMs {
 			for _, m := range job.Modes {
-				s := shapeOf(g, m)
-				if seen[s] {
+				s, err := shapeOf(cfg, g, m)
+				if err != nil || seen[s] { // a row that cannot run counts nothing
 					continue
 				}
 				seen[s] = true

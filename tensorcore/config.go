@@ -2,6 +2,7 @@ package tensorcore
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/stcsim/stcsim/configs/check"
 )
@@ -9,28 +10,60 @@ import (
 // Config holds the tensor-core parameters of one GPU, per precision.
 type Config struct {
 	// Fidelity is "batched" (a warp's run of back-to-back MMAs is one
-	// event) or "instruction" (every MMA is simulated).
-	Fidelity string          `yaml:"fidelity"`
+	// event) or "instruction" (every MMA moves through the stages).
+	Fidelity string `yaml:"fidelity"`
+	// DualSide makes the sparse mode a hypothetical dual-side datapath:
+	// both operands N:M compressed, products only where both masks keep a
+	// value (docs/tensorcore.md). MaskSeed seeds the synthetic masks it
+	// uses where a trace row has no weight file.
+	DualSide bool            `yaml:"dual_side"`
+	MaskSeed int             `yaml:"mask_seed"`
 	FP16     PrecisionConfig `yaml:"fp16"`
 	BF16     PrecisionConfig `yaml:"bf16"`
 	TF32     PrecisionConfig `yaml:"tf32"`
 	INT8     PrecisionConfig `yaml:"int8"`
 }
 
-// PrecisionConfig holds the datapath parameters of one input precision.
+// PrecisionConfig is the structural description of one input precision's
+// datapath in one sub-partition's tensor core. The issue interval and the
+// latency of every instruction are derived from it (Derive); nothing here
+// is an interval or a latency of a whole instruction.
 type PrecisionConfig struct {
-	DenseFMAPerClk     int    `yaml:"dense_fma_per_clk"`
-	DenseShape         string `yaml:"dense_shape"`
-	DenseIssueInterval int    `yaml:"dense_issue_interval"`
-	DenseLatency       int    `yaml:"dense_latency"`
-	DenseStages        int    `yaml:"dense_stages"`
+	// Multipliers is the number of products the dot-product array forms
+	// per cycle (one per multiplier).
+	Multipliers int `yaml:"multipliers"`
+	// AOperandBytesPerClk and BOperandBytesPerClk are the widths of operand
+	// delivery into the datapath. In sparse mode A carries only the kept
+	// values and B carries the whole M-wide chunk for the selector muxes.
+	AOperandBytesPerClk int `yaml:"a_operand_bytes_per_clk"`
+	BOperandBytesPerClk int `yaml:"b_operand_bytes_per_clk"`
+	// SelectorFanIn is the inputs of each selector mux (one mux per
+	// multiplier): the B candidates a kept A value can be matched with in
+	// one pass. A pattern with M > fan-in takes ceil(M/fan-in) passes.
+	SelectorFanIn int `yaml:"selector_fan_in"`
+	// MetadataBitsPerClk is the read and decode rate of the metadata
+	// register.
+	MetadataBitsPerClk int `yaml:"metadata_bits_per_clk"`
+	// AccumulatePerClk is the accumulator elements (of C/D) the
+	// accumulation stage reads, adds and writes per cycle.
+	AccumulatePerClk int `yaml:"accumulate_per_clk"`
+	// Fill latencies: the cycles the first data of an instruction takes
+	// through each stage. A stage's occupancy (how long it is held) comes
+	// from the rates above; an instruction's latency is the sum of the
+	// fills plus its longest occupancy.
+	OperandLatency    int `yaml:"operand_latency"`
+	DecodeLatency     int `yaml:"metadata_decode_latency"`
+	MuxLevelLatency   int `yaml:"mux_level_latency"` // per 2:1 level: ceil(log2 fan-in) levels
+	DotLatency        int `yaml:"dot_latency"`       // multiply and add tree
+	AccumulateLatency int `yaml:"accumulate_latency"`
 
-	SparseShape         string `yaml:"sparse_shape"`
-	SparseIssueInterval int    `yaml:"sparse_issue_interval"`
-	SparseLatency       int    `yaml:"sparse_latency"`
-	SparseStages        int    `yaml:"sparse_stages"`
-	SparsePattern       string `yaml:"sparse_pattern"`
-	MetadataBits        int    `yaml:"metadata_bits"`
+	// DenseShape is the dense mma instruction; the sparse instruction of a
+	// pattern N:M is the same m and n with K scaled by M/N (so it multiplies
+	// as many kept values as the dense one).
+	DenseShape string `yaml:"dense_shape"`
+	// SparsePattern is the pattern sparse rows run with unless a trace
+	// row names its own.
+	SparsePattern string `yaml:"sparse_pattern"`
 }
 
 // Shape is an MMA instruction shape mMnNkK.
@@ -58,6 +91,9 @@ type Pattern struct{ N, M int }
 
 func (p Pattern) String() string { return fmt.Sprintf("%d:%d", p.N, p.M) }
 
+// Dense is the pattern of a dense operand (every value kept).
+func (p Pattern) Dense() bool { return p.N == p.M }
+
 // ParsePattern reads "2:4".
 func ParsePattern(s string) (Pattern, error) {
 	var p Pattern
@@ -66,6 +102,28 @@ func ParsePattern(s string) (Pattern, error) {
 		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
 	}
 	return p, nil
+}
+
+// MetadataBits is the metadata width of one kept value of pattern p:
+// ceil(log2 M) index bits (2 for 2:4 and 1:4, 3 for 2:8 and 4:8), except
+// 1:2, whose only hardware format is tf32's (PTX ISA, mma.sp with
+// .tf32): a 4-bit field naming two adjacent 16-bit halves of a 2:4 chunk.
+func MetadataBits(p Pattern) int {
+	if p == (Pattern{N: 1, M: 2}) {
+		return 4
+	}
+	return bits.Len(uint(p.M - 1))
+}
+
+// SparseShape is the mma.sp shape of pattern p for a dense shape: K scaled
+// by M/N, or an error when that is not a whole number.
+func SparseShape(dense Shape, p Pattern) (Shape, error) {
+	if dense.K*p.M%p.N != 0 {
+		return Shape{}, fmt.Errorf("pattern %s does not fit the %s "+
+			"instruction: K %d x %d/%d is not a whole number", p, dense,
+			dense.K, p.M, p.N)
+	}
+	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M / p.N}, nil
 }
 
 // Get returns the parameters of a precision.
@@ -85,21 +143,27 @@ func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 }
 
 // CheckPattern says whether the sparse datapath of precision p runs an
-// operand of the given N:M pattern. Each precision's datapath runs the one
-// pattern of its sparse_pattern key; the message names that key.
+// operand of the given N:M pattern: it must be a pattern (0 < N < M <= 64)
+// whose mma.sp instruction, dense_shape with K x M/N, is whole.
 func (c *Config) CheckPattern(p Precision, pattern string) error {
 	pc, err := c.Get(p)
 	if err != nil {
 		return err
 	}
-	want, err := ParsePattern(pc.SparsePattern)
-	if err != nil {
-		return fmt.Errorf("tensorcore.%s.sparse_pattern: %w", p, err)
+	pat, err := ParsePattern(pattern)
+	if err == nil {
+		err = checkPatternShape(pat)
 	}
-	if got, err := ParsePattern(pattern); err != nil || got != want {
-		return fmt.Errorf("sparsity %s: the %s sparse datapath runs %s "+
-			"(tensorcore.%s.sparse_pattern); make the row %s or dense, or "+
-			"set that key", pattern, p, want, p, want)
+	if err != nil {
+		return fmt.Errorf("sparsity %s: %w", pattern, err)
+	}
+	dense, err := ParseShape(pc.DenseShape)
+	if err != nil {
+		return fmt.Errorf("tensorcore.%s.dense_shape: %w", p, err)
+	}
+	if _, err := SparseShape(dense, pat); err != nil {
+		return fmt.Errorf("sparsity %s: the %s sparse datapath cannot run it "+
+			"(tensorcore.%s.dense_shape %s): %w", pattern, p, p, dense, err)
 	}
 	return nil
 }
@@ -108,6 +172,7 @@ func (c *Config) CheckPattern(p Precision, pattern string) error {
 func (c *Config) Validate() check.List {
 	var l check.List
 	l.OneOf("fidelity", c.Fidelity, "batched", "instruction")
+	l.NonNegative("mask_seed", c.MaskSeed)
 	for _, n := range Precisions {
 		p, _ := c.Get(n)
 		l = append(l, p.validate().Prefix(n.String())...)
@@ -117,60 +182,44 @@ func (c *Config) Validate() check.List {
 
 func (p *PrecisionConfig) validate() check.List {
 	var l check.List
-	l.PowerOfTwo("dense_fma_per_clk", p.DenseFMAPerClk)
-	dense, err := ParseShape(p.DenseShape)
-	if err != nil {
-		l.Add("dense_shape", "%v", err)
+	for _, v := range []struct {
+		k string
+		v int
+	}{{"multipliers", p.Multipliers},
+		{"a_operand_bytes_per_clk", p.AOperandBytesPerClk},
+		{"b_operand_bytes_per_clk", p.BOperandBytesPerClk},
+		{"metadata_bits_per_clk", p.MetadataBitsPerClk},
+		{"accumulate_per_clk", p.AccumulatePerClk}} {
+		l.Positive(v.k, v.v)
 	}
-	sparse, err := ParseShape(p.SparseShape)
-	if err != nil {
-		l.Add("sparse_shape", "%v", err)
-	}
-	pat, err := ParsePattern(p.SparsePattern)
-	if err != nil {
-		l.Add("sparse_pattern", "%v", err)
+	if p.SelectorFanIn < 2 || p.SelectorFanIn > 64 {
+		l.Add("selector_fan_in", "must be in 2..64, got %d", p.SelectorFanIn)
 	}
 	for _, v := range []struct {
 		k string
 		v int
-	}{{"dense_issue_interval", p.DenseIssueInterval},
-		{"dense_latency", p.DenseLatency}, {"dense_stages", p.DenseStages},
-		{"sparse_issue_interval", p.SparseIssueInterval},
-		{"sparse_latency", p.SparseLatency},
-		{"sparse_stages", p.SparseStages},
-		{"metadata_bits", p.MetadataBits}} {
-		l.Positive(v.k, v.v)
+	}{{"operand_latency", p.OperandLatency},
+		{"metadata_decode_latency", p.DecodeLatency},
+		{"mux_level_latency", p.MuxLevelLatency},
+		{"dot_latency", p.DotLatency},
+		{"accumulate_latency", p.AccumulateLatency}} {
+		l.NonNegative(v.k, v.v)
 	}
-	if len(l) > 0 {
-		return l
+	dense, err := ParseShape(p.DenseShape)
+	if err != nil {
+		l.Add("dense_shape", "%v", err)
 	}
-	if dense.FMAs() != p.DenseIssueInterval*p.DenseFMAPerClk {
-		l.Add("dense_issue_interval", "inconsistent: %s has %d FMAs, "+
-			"which at %d FMA/clk takes %d cycles, not %d", dense,
-			dense.FMAs(), p.DenseFMAPerClk,
-			dense.FMAs()/p.DenseFMAPerClk, p.DenseIssueInterval)
+	pat, perr := ParsePattern(p.SparsePattern)
+	if perr == nil {
+		perr = checkPatternShape(pat)
 	}
-	if sparse.M != dense.M || sparse.N != dense.N ||
-		sparse.K*pat.N != dense.K*pat.M {
-		l.Add("sparse_shape", "inconsistent with dense_shape %s and "+
-			"sparse_pattern %s: want m%dn%dk%d", dense, pat,
-			dense.M, dense.N, dense.K*pat.M/pat.N)
+	if perr != nil {
+		l.Add("sparse_pattern", "%v", perr)
 	}
-	if p.SparseLatency < p.DenseLatency {
-		l.Add("sparse_latency", "must be >= dense_latency (%d): the "+
-			"sparse path adds metadata decode and selector stages",
-			p.DenseLatency)
-	}
-	if p.DenseLatency < p.DenseStages || p.SparseLatency < p.SparseStages {
-		l.Add("dense_latency", "latency must be >= stage count")
-	}
-	if 1<<p.MetadataBits < pat.M {
-		l.Add("metadata_bits", "%d bits cannot index %d positions",
-			p.MetadataBits, pat.M)
-	} else if w := metaFieldBits(pat); p.MetadataBits != w {
-		l.Add("metadata_bits", "%s metadata is %d bits per kept value "+
-			"(the PTX encoding Compress writes), not %d", pat, w,
-			p.MetadataBits)
+	if err == nil && perr == nil {
+		if _, err := SparseShape(dense, pat); err != nil {
+			l.Add("sparse_pattern", "%v", err)
+		}
 	}
 	return l
 }

@@ -191,7 +191,7 @@ func patternOf(prec Precision) Pattern {
 
 func TestCompressRoundTripProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, p := range []Pattern{{2, 4}, {1, 2}, {4, 8}, {1, 4}} {
+	for _, p := range []Pattern{{2, 4}, {1, 2}, {4, 8}, {1, 4}, {2, 8}} {
 		for trial := 0; trial < 50; trial++ {
 			rows, cols := 1+rng.Intn(20), p.M*(1+rng.Intn(12))
 			m := randomSparse(rng, rows, cols, p, FP16)
@@ -214,8 +214,10 @@ func TestCompressRoundTripProperty(t *testing.T) {
 					t.Fatalf("%s: index %d: %d vs %d", p, i, idx[i], c.Indices[i])
 				}
 			}
-			if p == (Pattern{2, 4}) && c.MetadataBytes() != (len(c.Values)*2+7)/8 {
-				t.Fatalf("2:4 metadata %d bytes for %d values", c.MetadataBytes(), len(c.Values))
+			bits := map[Pattern]int{{2, 4}: 2, {1, 2}: 4, {4, 8}: 3, {1, 4}: 2, {2, 8}: 3}[p]
+			if c.MetadataBytes() != (len(c.Values)*bits+7)/8 {
+				t.Fatalf("%s metadata %d bytes for %d values, want %d bits each",
+					p, c.MetadataBytes(), len(c.Values), bits)
 			}
 		}
 	}
@@ -301,6 +303,45 @@ func TestSparseEqualsDenseProperty(t *testing.T) {
 				if dense.Data[i] != sparse.Data[i] {
 					t.Fatalf("%s %dx%dx%d: element %d dense %g sparse %g",
 						prec, m, n, k, i, dense.Data[i], sparse.Data[i])
+				}
+			}
+		}
+	}
+}
+
+// TestPruneCompressSelectEveryPattern: for every supported N:M, a random
+// dense matrix pruned by magnitude satisfies the pattern, round-trips
+// through Compress and its metadata, and mma.sp-style selection on the
+// compressed form equals the dense product of the pruned matrix exactly.
+func TestPruneCompressSelectEveryPattern(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, p := range []Pattern{{1, 2}, {2, 4}, {1, 4}, {2, 8}, {4, 8}} {
+		for _, prec := range []Precision{FP16, INT8} {
+			for trial := 0; trial < 10; trial++ {
+				m, n, k := 1+rng.Intn(20), 1+rng.Intn(12), p.M*(1+rng.Intn(8))
+				a := PruneMagnitude(randomDense(rng, m, k, prec), p)
+				if err := CheckPattern(a, p); err != nil {
+					t.Fatalf("%s: pruned matrix: %v", p, err)
+				}
+				ca, err := Compress(a, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := FromMetadata(ca.Values, ca.Metadata(), m, k, p)
+				if err != nil || !equal(back.Decompress().Data, a.Data) {
+					t.Fatalf("%s: metadata round trip: %v", p, err)
+				}
+				b, c := randomDense(rng, k, n, prec), randomDense(rng, m, n, prec)
+				dense, err := MMA(a, b, c, prec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sparse, err := MMASp(back, b, c, prec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equal(dense.Data, sparse.Data) {
+					t.Fatalf("%s %s %dx%dx%d: mma.sp differs from mma", p, prec, m, n, k)
 				}
 			}
 		}

@@ -10,18 +10,25 @@ import (
 // Parse and String convert, in the shape of log/slog's Level.
 type Mode int
 
-// The two datapaths of the tensor core.
+// The datapaths of the tensor core. DualSide is the hypothetical
+// dual-side datapath (both operands N:M): not a run mode of its own (the
+// sparse mode runs on it when tensorcore.dual_side is set), so it is not
+// in Modes and ParseMode does not read it.
 const (
 	Dense Mode = iota
 	Sparse
+	DualSide
 )
 
-// Modes lists the modes in their fixed order.
+// Modes lists the run modes in their fixed order.
 var Modes = []Mode{Dense, Sparse}
 
 var modeNames = []string{"dense", "sparse"}
 
 func (m Mode) String() string {
+	if m == DualSide {
+		return "dual"
+	}
 	if m >= 0 && int(m) < len(modeNames) {
 		return modeNames[m]
 	}

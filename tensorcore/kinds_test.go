@@ -74,16 +74,18 @@ func TestCheckPattern(t *testing.T) {
 		ok      bool
 	}{
 		{FP16, "2:4", true}, {BF16, "2:4", true}, {INT8, "2:4", true},
-		{TF32, "1:2", true}, {FP16, "1:2", false}, {TF32, "2:4", false},
-		{FP16, "2:8", false}, {FP16, "dense", false}, {Precision(9), "2:4", false},
+		{TF32, "1:2", true}, {FP16, "1:2", true}, {TF32, "2:4", true},
+		{FP16, "2:8", true}, {FP16, "1:4", true}, {INT8, "4:8", true},
+		{FP16, "3:8", false}, {TF32, "3:4", false}, {FP16, "dense", false},
+		{Precision(9), "2:4", false},
 	} {
 		err := cfg.CheckPattern(tc.p, tc.pattern)
 		if (err == nil) != tc.ok {
 			t.Errorf("%v %s: %v", tc.p, tc.pattern, err)
 		}
 	}
-	err := cfg.CheckPattern(FP16, "1:2")
-	if err == nil || !strings.Contains(err.Error(), "tensorcore.fp16.sparse_pattern") {
+	err := cfg.CheckPattern(FP16, "3:8")
+	if err == nil || !strings.Contains(err.Error(), "tensorcore.fp16.dense_shape m16n8k16") {
 		t.Errorf("message %v does not name the key", err)
 	}
 }

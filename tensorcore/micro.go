@@ -22,9 +22,17 @@ type MicroResult struct {
 	// ThroughputCycles is the length of the throughput run, from the first
 	// issue to the last write-back (the drain tail included).
 	ThroughputCycles uint64 `json:"throughput_cycles"`
-	MMAsPerTC        int    `json:"mmas_per_tc"`
-	TensorCores      int    `json:"tensor_cores"`
-	Fidelity         string `json:"fidelity"`
+	// IssueInterval, DerivedLatency and Binding are the datapath's derived
+	// figures (Derive) the run should reproduce: the measured throughput
+	// is FMAs per instruction / IssueInterval per tensor core and the
+	// measured latency DerivedLatency.
+	Pattern        string   `json:"pattern,omitempty"`
+	IssueInterval  int      `json:"issue_interval"`
+	DerivedLatency int      `json:"derived_latency"`
+	Binding        []string `json:"binding"`
+	MMAsPerTC      int      `json:"mmas_per_tc"`
+	TensorCores    int      `json:"tensor_cores"`
+	Fidelity       string   `json:"fidelity"`
 }
 
 // MicroOptions sizes the microbenchmark.
@@ -81,7 +89,21 @@ func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision Pre
 		fidelity = "batched"
 	}
 	perClk := float64(fmas) / float64(cycles)
+	prec, _ := cfg.Get(precision)
+	pat, _ := ParsePattern(prec.SparsePattern)
+	dp, err := Derive(prec, precision, mode, pat, 0)
+	if err != nil {
+		return MicroResult{}, fmt.Errorf("micro tc: %w", err)
+	}
+	pattern := ""
+	if mode != Dense {
+		pattern = dp.Pattern.String()
+	}
 	return MicroResult{
+		Pattern:          pattern,
+		IssueInterval:    dp.Interval,
+		DerivedLatency:   dp.Latency,
+		Binding:          dp.Binding,
 		Precision:        precision,
 		Mode:             mode,
 		TFLOPS:           2 * perClk * float64(clockMHz) * 1e6 / 1e12,

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"math"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,10 +76,7 @@ func TestDependentChainShowsLatency(t *testing.T) {
 	opt := MicroOptions{MMAsPerTC: 512, Chain: 32}
 	for _, m := range []Mode{Dense, Sparse} {
 		deeper := a100("batched")
-		deeper.FP16.DenseLatency += 8
-		deeper.FP16.DenseStages++
-		deeper.FP16.SparseLatency += 8
-		deeper.FP16.SparseStages++
+		deeper.FP16.DotLatency += 8 // a stage of the dot product both paths share
 		b, err := MicroTCWith(a100("batched"), 1, 1, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +114,7 @@ func TestMicroTCFidelitiesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.Fidelity, i.Fidelity = "", ""
-		if b != i {
+		if !reflect.DeepEqual(b, i) {
 			t.Errorf("%s: batched %+v, instruction %+v", m, b, i)
 		}
 	}
@@ -124,7 +122,7 @@ func TestMicroTCFidelitiesAgree(t *testing.T) {
 
 func TestMicroTCErrors(t *testing.T) {
 	bad := a100("batched")
-	bad.FP16.DenseIssueInterval = 7
+	bad.FP16.Multipliers = 0
 	for _, tc := range []struct {
 		cfg  Config
 		sms  int
@@ -135,7 +133,7 @@ func TestMicroTCErrors(t *testing.T) {
 		{a100("batched"), 0, FP16, DefaultMicroOptions, "sm_count"},
 		{a100("batched"), 1, Precision(7), DefaultMicroOptions, "unknown precision"},
 		{a100("batched"), 1, FP16, MicroOptions{}, "must be >= 1"},
-		{bad, 1, FP16, DefaultMicroOptions, "dense_issue_interval"},
+		{bad, 1, FP16, DefaultMicroOptions, "multipliers"},
 	} {
 		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, Dense, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

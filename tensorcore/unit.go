@@ -9,12 +9,19 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-// Request is a run of Count independent MMAs of the configured dense or
-// sparse shape of one precision, issued back to back by one warp.
+// Request is a run of Count independent MMAs of one precision and mode,
+// issued back to back by one warp.
 type Request struct {
 	Mode      Mode
 	Precision Precision
-	Count     int // >= 1
+	// Pattern is the N:M pattern of a sparse or dual-side run; the zero
+	// value takes the precision's configured sparse_pattern.
+	Pattern Pattern
+	// Products is, for a dual-side run, the multiplies of each MMA (from
+	// the intersection of the two operands' masks); 0 takes the
+	// expectation for independent masks. Ignored otherwise.
+	Products int
+	Count    int // >= 1
 	// Issued, if set, runs at the cycle the run's last MMA issues (the
 	// warp may go on).
 	Issued func(cycle uint64)
@@ -28,7 +35,7 @@ type ModeStats struct {
 	Instructions uint64
 	// BusyCycles is issue-slot occupancy: issue interval x instructions.
 	BusyCycles uint64
-	// ActualFMAs counts multiplies performed (a sparse MMA skips half).
+	// ActualFMAs counts multiplies performed (a 2:4 MMA skips half).
 	ActualFMAs uint64
 	// DenseEquivFMAs counts the FMAs of the logical (uncompressed) shape.
 	DenseEquivFMAs uint64
@@ -41,24 +48,26 @@ func (s *ModeStats) add(o ModeStats) {
 	s.DenseEquivFMAs += o.DenseEquivFMAs
 }
 
-// Stats are a unit's totals and the split by datapath.
+// Stats are a unit's totals and the split by datapath (dual-side runs
+// count under Sparse).
 type Stats struct {
 	ModeStats
 	Dense, Sparse ModeStats
 }
 
-// Stage is one pipeline stage of a datapath.
-type Stage struct {
-	Name   string
-	Cycles int
+// pathKey names one derived datapath.
+type pathKey struct {
+	precision Precision
+	mode      Mode
+	pattern   Pattern
+	products  int
 }
 
-// path is the timing of one precision on one datapath.
+// path is a derived datapath plus the counts of one instruction.
 type path struct {
-	interval uint64
-	latency  uint64
-	stages   []Stage
-	perMMA   ModeStats // the counts of one instruction
+	Datapath
+	prefix []uint64 // fill of the stages before each stage
+	perMMA ModeStats
 }
 
 // HookPosIssue and HookPosComplete mark, for hooks on a Unit, an MMA
@@ -80,35 +89,34 @@ type HookItem struct {
 // Unit is the tensor core of one SM sub-partition, as an Akita component.
 //
 // It is event-driven rather than ticking: between requests nothing
-// happens, and a ticking component would spend one event per cycle on an
-// idle or steadily issuing unit. Requests are served in FIFO order; a run
-// starts at max(submit cycle, the cycle the issue slot frees), its MMAs
-// issue every issue_interval cycles, and each result is ready latency
-// cycles after its issue. In batched fidelity a run is one computation
-// plus its callback events. In instruction fidelity every MMA is issued
-// into a pipeline and moved through its stages (for sparse, metadata
-// decode and selector mux in front of the dot-product array) to write
-// back; the pipeline steps only at cycles where an MMA issues or leaves a
-// stage. Both give the same cycles by construction, and the tests check
-// it.
+// happens. Requests are served in FIFO order. In batched fidelity a run
+// is one computation: its MMAs issue every Interval cycles of their
+// datapath from max(submit cycle, the cycle the issue slot frees) and each
+// result is ready Latency cycles after its issue. In instruction fidelity
+// every MMA moves through the five stages of the pipeline (operand read,
+// metadata decode, selector mux, dot product, accumulate) as a structural
+// hazard: each stage is held for the MMA's occupancy of it, an MMA issues
+// only when its first data would reach every stage after that stage has
+// taken the whole of the MMA ahead, and its result is written back when
+// its last data has crossed the last stage. A run of one datapath gives
+// the same cycles in both fidelities (the tests check it); they differ
+// when consecutive MMAs take different datapaths, whose fills or
+// bottleneck stages differ (docs/tensorcore.md).
 type Unit struct {
 	*akita.ComponentBase
 	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
-	paths   map[Precision][2]*path
+	cfg     Config
+	paths   map[pathKey]*path
 
-	freeAt uint64 // first cycle the issue slot is free
-	slotAt uint64 // same, as Issue has reserved it (ahead of the pipeline's events)
-	// the precision Issue served last and its datapaths
-	lastPrec  Precision
-	lastPaths [2]*path
-	stats     Stats
+	freeAt uint64 // batched: first cycle the issue slot is free
+	stats  Stats
 
 	// instruction fidelity
-	queue []*run          // runs not fully issued, FIFO
-	pipe  []*inflight     // MMAs in the pipeline, in issue order
-	wakes map[uint64]bool // cycles a step event is scheduled for
+	queue   []*run   // runs not fully issued, FIFO
+	tail    []uint64 // per stage: the cycle the last MMA has wholly entered it
+	pending bool     // an issue event is scheduled
 }
 
 type run struct {
@@ -151,106 +159,82 @@ func (b Builder) Build(name string) *Unit {
 		panic("tensorcore: invalid config: " + strings.Join(msgs, "; "))
 	}
 	akita.NameMustBeValid(name)
-	u := &Unit{
+	return &Unit{
 		ComponentBase: akita.NewComponentBase(name),
 		engine:        b.engine,
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
-		paths:         map[Precision][2]*path{},
-		wakes:         map[uint64]bool{},
-	}
-	for _, n := range Precisions {
-		p, _ := b.cfg.Get(n)
-		u.paths[n] = [2]*path{densePath(p), sparsePath(p)}
-	}
-	return u
-}
-
-func densePath(p *PrecisionConfig) *path {
-	return newPath(p.DenseShape, p.DenseIssueInterval, p.DenseLatency,
-		DenseStages(p), Pattern{N: 1, M: 1})
-}
-
-func sparsePath(p *PrecisionConfig) *path {
-	pat, _ := ParsePattern(p.SparsePattern)
-	return newPath(p.SparseShape, p.SparseIssueInterval, p.SparseLatency,
-		SparseStages(p), pat)
-}
-
-// newPath is a datapath of instruction shape sh issuing one MMA per
-// interval; it multiplies the kept share pat.N/pat.M of the shape's FMAs.
-func newPath(sh string, interval, latency int, stages []Stage, pat Pattern) *path {
-	shape, _ := ParseShape(sh)
-	fmas := uint64(shape.FMAs())
-	return &path{
-		interval: uint64(interval),
-		latency:  uint64(latency),
-		stages:   stages,
-		perMMA: ModeStats{Instructions: 1, BusyCycles: uint64(interval),
-			ActualFMAs: fmas * uint64(pat.N) / uint64(pat.M), DenseEquivFMAs: fmas},
+		cfg:           b.cfg,
+		paths:         map[pathKey]*path{},
+		tail:          make([]uint64, 5),
 	}
 }
 
-var dotStageNames = []string{"operand read", "multiply", "add tree", "accumulate"}
-
-// DenseStages splits dense_latency over dense_stages (earlier stages take
-// the remainder): the operand read and the dot-product array.
-func DenseStages(p *PrecisionConfig) []Stage {
-	return split(p.DenseLatency, p.DenseStages, func(i int) string {
-		if p.DenseStages == len(dotStageNames) {
-			return dotStageNames[i]
-		}
-		return fmt.Sprintf("dot-product stage %d", i)
-	})
+// key normalises a request to the datapath it runs on.
+func (u *Unit) key(r Request) (pathKey, error) {
+	k := pathKey{precision: r.Precision, mode: r.Mode}
+	p, err := u.cfg.Get(r.Precision)
+	if err != nil {
+		return k, fmt.Errorf("%s: %w", u.Name(), err)
+	}
+	switch r.Mode {
+	case Dense:
+		return k, nil
+	case Sparse, DualSide:
+	default:
+		return k, fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
+	}
+	k.pattern = r.Pattern
+	if k.pattern == (Pattern{}) {
+		k.pattern, _ = ParsePattern(p.SparsePattern)
+	}
+	if r.Mode == DualSide {
+		k.products = max(r.Products, 0)
+	}
+	return k, nil
 }
 
-// SparseStages is the sparse datapath: the dense stages with the extra
-// sparse_stages - dense_stages stages (metadata decode, selector mux)
-// inserted after the operand read, taking sparse_latency - dense_latency
-// cycles. When the extra latency cannot give each extra stage a cycle,
-// sparse_latency is split evenly over sparse_stages instead.
-func SparseStages(p *PrecisionConfig) []Stage {
-	extra := p.SparseStages - p.DenseStages
-	extraCycles := p.SparseLatency - p.DenseLatency
-	if extra < 1 || extraCycles < extra {
-		return split(p.SparseLatency, p.SparseStages, func(i int) string {
-			return fmt.Sprintf("sparse stage %d", i)
-		})
+// Path returns the derived datapath a request runs on.
+func (u *Unit) Path(r Request) (Datapath, error) {
+	p, err := u.path(r)
+	if err != nil {
+		return Datapath{}, err
 	}
-	front := split(extraCycles, extra, func(i int) string {
-		if extra == 2 {
-			return []string{"metadata decode", "selector mux"}[i]
-		}
-		return fmt.Sprintf("metadata/mux stage %d", i)
-	})
-	dense := DenseStages(p)
-	out := append([]Stage{dense[0]}, front...)
-	return append(out, dense[1:]...)
+	return p.Datapath, nil
 }
 
-func split(cycles, n int, name func(int) string) []Stage {
-	out := make([]Stage, n)
-	for i := range out {
-		out[i] = Stage{Name: name(i), Cycles: cycles / n}
-		if i < cycles%n {
-			out[i].Cycles++
-		}
+func (u *Unit) path(r Request) (*path, error) {
+	k, err := u.key(r)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	if p, ok := u.paths[k]; ok {
+		return p, nil
+	}
+	prec, _ := u.cfg.Get(k.precision)
+	d, err := Derive(prec, k.precision, k.mode, k.pattern, k.products)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u.Name(), err)
+	}
+	p := &path{Datapath: d, perMMA: ModeStats{Instructions: 1,
+		BusyCycles: uint64(d.Interval), ActualFMAs: uint64(d.Products),
+		DenseEquivFMAs: uint64(d.Shape.FMAs())}}
+	var f uint64
+	for _, s := range d.Stages {
+		p.prefix = append(p.prefix, f)
+		f += uint64(s.Fill)
+	}
+	u.paths[k] = p
+	return p, nil
 }
 
 // Check says whether the unit can serve r.
 func (u *Unit) Check(r Request) error {
-	if _, ok := u.paths[r.Precision]; !ok {
-		return fmt.Errorf("%s: unknown precision %v", u.Name(), r.Precision)
-	}
-	if r.Mode != Dense && r.Mode != Sparse {
-		return fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
-	}
 	if r.Count < 1 {
 		return fmt.Errorf("%s: request of %d MMAs", u.Name(), r.Count)
 	}
-	return nil
+	_, err := u.path(r)
+	return err
 }
 
 // Submit queues a run at cycle now (the current cycle of u's clock). The
@@ -260,21 +244,24 @@ func (u *Unit) Submit(now uint64, r Request) {
 	if err := u.Check(r); err != nil {
 		panic(err)
 	}
-	p := u.paths[r.Precision][r.Mode]
+	p, _ := u.path(r)
 	if u.batched {
 		u.submitBatched(now, r, p)
 		return
 	}
 	u.queue = append(u.queue, &run{req: r, path: p, left: r.Count})
-	u.wakeAt(max(now, u.freeAt))
+	if !u.pending {
+		u.scheduleIssue(now)
+	}
 }
 
 func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 	start := max(now, u.freeAt)
 	n := uint64(r.Count)
-	last := start + (n-1)*p.interval
-	u.freeAt = start + n*p.interval
-	done := last + p.latency
+	interval := uint64(p.Interval)
+	last := start + (n-1)*interval
+	u.freeAt = start + n*interval
+	done := last + uint64(p.Latency)
 	u.count(r.Mode, p, n)
 	u.hook(HookPosIssue, r, last, r.Count)
 	if r.Issued != nil {
@@ -291,132 +278,122 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 	})
 }
 
-// FreeAt is the first cycle the unit's issue slot accepts another MMA
-// (the tensor-core pipe's dispatch occupancy as the warp scheduler sees
-// it).
-func (u *Unit) FreeAt() uint64 { return max(u.freeAt, u.slotAt) }
-
-// Issue issues one MMA of the mode and precision at cycle now (the
-// scheduler calls it only once now >= FreeAt; an earlier call queues the
-// MMA behind the slot) and returns the cycle its result is written back.
-// In instruction fidelity the MMA also moves through the pipeline's
-// stages as a Submit'ted one does; the cycle returned is the same.
-func (u *Unit) Issue(now uint64, m Mode, precision Precision) uint64 {
-	if precision != u.lastPrec || u.lastPaths[m] == nil {
-		u.lastPrec, u.lastPaths = precision, u.paths[precision]
-	}
-	p := u.lastPaths[m]
-	if p == nil {
-		panic(fmt.Sprintf("%s: no datapath %s %s", u.Name(), precision, m))
-	}
-	start := max(now, u.FreeAt())
-	done := start + p.latency
-	u.slotAt = start + p.interval
-	if !u.batched {
-		u.Submit(now, Request{Mode: m, Precision: precision, Count: 1})
-		return done
-	}
-	u.freeAt = start + p.interval
-	u.count(m, p, 1)
-	if u.NumHooks() > 0 {
-		r := Request{Mode: m, Precision: precision, Count: 1}
-		u.hook(HookPosIssue, r, start, 1)
-		u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
-	}
-	return done
-}
-
-// inflight is one MMA in the pipeline (instruction fidelity).
-type inflight struct {
-	run   *run
-	last  bool   // the run's last MMA
-	stage int    // index into run.path.stages
-	until uint64 // cycle it leaves its stage
-}
-
-// wakeAt makes sure the pipeline steps at cycle c.
-func (u *Unit) wakeAt(c uint64) {
-	if u.wakes[c] {
-		return
-	}
-	u.wakes[c] = true
-	u.at(c, func() { u.step(c) })
-}
-
-// step moves the pipeline at cycle now: every MMA whose stage ends now
-// moves to its next stage (or writes back), then the next MMA issues if
-// the issue slot is free. The order drains before it fills, so an MMA
-// never meets the one behind it; the next step is scheduled at the next
-// cycle where a stage ends or the slot frees, so idle cycles cost nothing.
-func (u *Unit) step(now uint64) {
-	u.advance(now)
-	u.issue(now)
-	delete(u.wakes, now)
-	next, ok := uint64(0), false
-	for _, m := range u.pipe {
-		if !ok || m.until < next {
-			next, ok = m.until, true
+// earliest is the first cycle at or after now that an MMA of p can issue
+// without meeting, at any stage, the MMA ahead of it: its first data
+// reaches stage s prefix[s] cycles after issue, and stage s is free once
+// the MMA ahead has wholly entered it.
+func (u *Unit) earliest(now uint64, p *path) uint64 {
+	t := now
+	for s, busy := range u.tail {
+		if busy > p.prefix[s] {
+			t = max(t, busy-p.prefix[s])
 		}
 	}
-	if len(u.queue) > 0 && (!ok || u.freeAt < next) {
-		next, ok = max(u.freeAt, now), true
-	}
-	if ok {
-		u.wakeAt(next)
-	}
+	return t
 }
 
-func (u *Unit) advance(now uint64) {
-	kept := u.pipe[:0]
-	var done []*inflight
-	for _, m := range u.pipe {
-		if m.until == now {
-			m.stage++
-			if m.stage == len(m.run.path.stages) {
-				done = append(done, m)
-				continue
-			}
-			m.until += uint64(m.run.path.stages[m.stage].Cycles)
-		}
-		kept = append(kept, m)
-	}
-	u.pipe = kept
-	for _, m := range done { // callbacks last: they may Submit
-		u.hook(HookPosComplete, m.run.req, now, 1)
-		if m.last && m.run.req.Done != nil {
-			m.run.req.Done(now)
-		}
-	}
+// scheduleIssue schedules the issue of the head of the queue.
+func (u *Unit) scheduleIssue(now uint64) {
+	t := u.earliest(now, u.queue[0].path)
+	u.pending = true
+	u.at(t, func() { u.issue(t) })
 }
 
+// issue moves the head MMA into the pipeline at cycle now: per stage, its
+// first data enters at now + prefix, and it has wholly entered once the
+// stage has had its occupancy and its last data has arrived from the
+// stage before; it is written back when its last data crosses the last
+// stage.
 func (u *Unit) issue(now uint64) {
-	if len(u.queue) == 0 || u.freeAt > now {
-		return
-	}
+	u.pending = false
 	head := u.queue[0]
+	p := head.path
+	done := u.enter(now, p)
 	head.left--
 	last := head.left == 0
-	u.count(head.req.Mode, head.path, 1)
+	u.count(head.req.Mode, p, 1)
 	u.hook(HookPosIssue, head.req, now, 1)
-	u.freeAt = now + head.path.interval
-	u.pipe = append(u.pipe, &inflight{run: head, last: last,
-		until: now + uint64(head.path.stages[0].Cycles)})
 	if last {
 		u.queue = u.queue[1:]
-		if head.req.Issued != nil {
-			head.req.Issued(now)
-		}
 	}
+	if last || u.NumHooks() > 0 {
+		r := head.req
+		u.at(done, func() {
+			u.hook(HookPosComplete, r, done, 1)
+			if last && r.Done != nil {
+				r.Done(done)
+			}
+		})
+	}
+	if last && head.req.Issued != nil {
+		head.req.Issued(now) // may Submit
+	}
+	if len(u.queue) > 0 && !u.pending {
+		u.scheduleIssue(now)
+	}
+}
+
+// FreeAt is the first cycle at or after now at which one MMA of r's
+// datapath (r.Count is ignored) can issue: in batched fidelity when the
+// issue slot frees, in instruction fidelity when no stage ahead of it is
+// still held (see Unit). For an SM that issues MMAs one by one with
+// Issue; do not mix with queued Submit runs on the same unit.
+func (u *Unit) FreeAt(now uint64, r Request) (uint64, error) {
+	p, err := u.path(r)
+	if err != nil {
+		return 0, err
+	}
+	if u.batched {
+		return max(now, u.freeAt), nil
+	}
+	return u.earliest(now, p), nil
+}
+
+// Issue issues one MMA of r's datapath at the cycle FreeAt(now, r) gives
+// and returns that cycle and the cycle its result is written back. Stats
+// and hooks count it as Submit would; r's callbacks are not used.
+func (u *Unit) Issue(now uint64, r Request) (issued, done uint64, err error) {
+	p, err := u.path(r)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.Count = 1
+	if u.batched {
+		issued = max(now, u.freeAt)
+		u.freeAt = issued + uint64(p.Interval)
+		done = issued + uint64(p.Latency)
+	} else {
+		issued = u.earliest(now, p)
+		done = u.enter(issued, p)
+	}
+	u.count(r.Mode, p, 1)
+	u.hook(HookPosIssue, r, issued, 1)
+	if u.NumHooks() > 0 {
+		u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
+	}
+	return issued, done, nil
+}
+
+// enter moves one MMA of p into the pipeline at cycle now and returns its
+// write-back cycle (see issue).
+func (u *Unit) enter(now uint64, p *path) uint64 {
+	var prev uint64 // when the last data leaves the previous stage
+	for s, st := range p.Stages {
+		in := max(now+p.prefix[s]+uint64(st.Occupancy), prev)
+		u.tail[s] = in
+		prev = in + uint64(st.Fill)
+	}
+	return prev
 }
 
 func (u *Unit) count(m Mode, p *path, n uint64) {
 	s := ModeStats{Instructions: n * p.perMMA.Instructions, BusyCycles: n * p.perMMA.BusyCycles,
 		ActualFMAs: n * p.perMMA.ActualFMAs, DenseEquivFMAs: n * p.perMMA.DenseEquivFMAs}
 	u.stats.ModeStats.add(s)
-	if m == Sparse {
-		u.stats.Sparse.add(s)
-	} else {
+	if m == Dense {
 		u.stats.Dense.add(s)
+	} else {
+		u.stats.Sparse.add(s)
 	}
 }
 
@@ -456,11 +433,12 @@ func (u *Unit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 // Stats returns the counts so far (final once the engine has drained).
 func (u *Unit) Stats() Stats { return u.stats }
 
-// Stages returns the pipeline stages of a precision's datapath.
+// Stages returns the pipeline stages of a precision's datapath in a mode
+// at its configured pattern.
 func (u *Unit) Stages(precision Precision, m Mode) ([]Stage, error) {
-	p, ok := u.paths[precision]
-	if !ok || (m != Dense && m != Sparse) {
-		return nil, fmt.Errorf("%s: no datapath %s %s", u.Name(), precision, m)
+	p, err := u.path(Request{Precision: precision, Mode: m, Count: 1})
+	if err != nil {
+		return nil, err
 	}
-	return append([]Stage(nil), p[m].stages...), nil
+	return append([]Stage(nil), p.Stages...), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -131,24 +132,34 @@ func TestUnitChainLatency(t *testing.T) {
 	}
 }
 
-func TestFidelitiesAgree(t *testing.T) {
+// TestFidelitiesAgreeOnOnePath: random queued runs of one datapath, and a
+// dependent chain, give identical callback cycles and stats in both
+// fidelities, at the defaults and with a bottleneck moved to each stage.
+func TestFidelitiesAgreeOnOnePath(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
+	tweaks := []func(*PrecisionConfig){
+		func(*PrecisionConfig) {},
+		func(p *PrecisionConfig) { p.BOperandBytesPerClk = 24 },                  // operand read binds
+		func(p *PrecisionConfig) { p.MetadataBitsPerClk = 40 },                   // decode binds
+		func(p *PrecisionConfig) { p.AccumulatePerClk = 5 },                      // accumulate binds
+		func(p *PrecisionConfig) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
+	}
 	for trial := 0; trial < 20; trial++ {
+		prec := Precisions[rng.Intn(4)]
+		mode := Mode(rng.Intn(3))
+		cfg := a100("")
+		p, _ := cfg.Get(prec)
+		tweaks[trial%len(tweaks)](p)
+		if prec == TF32 && trial%len(tweaks) == 4 {
+			p.SparsePattern = "1:2"
+		}
 		var subs []sub
 		at := uint64(0)
 		for i := 0; i < 30; i++ {
 			at += uint64(rng.Intn(60))
-			subs = append(subs, sub{at, Request{Mode: Mode(rng.Intn(2)),
-				Precision: Precisions[rng.Intn(4)], Count: 1 + rng.Intn(20)}})
+			subs = append(subs, sub{at, Request{Mode: mode, Precision: prec,
+				Count: 1 + rng.Intn(20)}})
 		}
-		cfg := a100("")
-		if trial%2 == 1 { // uneven stages and intervals
-			cfg.FP16.SparseLatency, cfg.FP16.SparseStages = 41, 7
-			cfg.INT8.DenseLatency, cfg.INT8.DenseStages = 29, 3
-		}
-		// The chain runs alone: a chain submission and a driver submission
-		// in the same cycle come from two handlers, which Akita orders
-		// arbitrarily, so mixing them would test the engine, not the unit.
 		for _, c := range []struct {
 			subs  []sub
 			chain int
@@ -158,7 +169,7 @@ func TestFidelitiesAgree(t *testing.T) {
 			cfg.Fidelity = "instruction"
 			li, si := play(t, cfg, c.subs, c.chain)
 			if !reflect.DeepEqual(lb, li) {
-				t.Fatalf("trial %d: batched\n%v\ninstruction\n%v", trial, lb, li)
+				t.Fatalf("trial %d (%s %s): batched\n%v\ninstruction\n%v", trial, prec, mode, lb, li)
 			}
 			if sb != si {
 				t.Fatalf("trial %d: stats %+v vs %+v", trial, sb, si)
@@ -167,31 +178,37 @@ func TestFidelitiesAgree(t *testing.T) {
 	}
 }
 
-func TestStages(t *testing.T) {
-	p := a100("batched").FP16
-	sum := func(s []Stage) (n int) {
-		for _, x := range s {
-			n += x.Cycles
+// TestFidelitiesDifferOnSwitch: when consecutive MMAs take different
+// datapaths, instruction fidelity sees the stage hazards that batched
+// fidelity's single issue interval does not. A dense MMA right behind a
+// sparse one would reach the shared dot-product stage 4 cycles (the
+// sparse path's decode and mux fills) before the sparse MMA has left it,
+// so it issues 4 cycles later than the interval says; a sparse MMA behind
+// a dense one meets no such stage.
+func TestFidelitiesDifferOnSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		first, second Mode
+		batched, inst string
+	}{
+		{Sparse, Dense, "00000008 issued 1", "00000012 issued 1"},
+		{Dense, Sparse, "00000008 issued 1", "00000008 issued 1"},
+	} {
+		subs := []sub{{0, Request{Mode: tc.first, Precision: FP16, Count: 1}},
+			{0, Request{Mode: tc.second, Precision: FP16, Count: 1}}}
+		for f, want := range map[string]string{"batched": tc.batched, "instruction": tc.inst} {
+			log, _ := play(t, a100(f), subs, 0)
+			if !slices.Contains(log, want) {
+				t.Errorf("%s then %s, %s: %v, want %q", tc.first, tc.second, f, log, want)
+			}
 		}
-		return n
-	}
-	d, s := DenseStages(&p), SparseStages(&p)
-	if len(d) != 4 || sum(d) != 32 || len(s) != 6 || sum(s) != 36 {
-		t.Fatalf("dense %v, sparse %v", d, s)
-	}
-	if s[1].Name != "metadata decode" || s[2].Name != "selector mux" || s[1].Cycles != 2 {
-		t.Errorf("sparse front stages %v", s)
-	}
-	p.SparseLatency, p.SparseStages = 33, 7 // 1 extra cycle, 3 extra stages
-	if s := SparseStages(&p); len(s) != 7 || sum(s) != 33 {
-		t.Errorf("fallback split %v", s)
 	}
 }
 
 func TestUnitCheck(t *testing.T) {
 	u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
-	for _, r := range []Request{{Precision: Precision(7), Count: 1}, {Precision: FP16, Count: 0},
-		{Precision: FP16, Mode: 7, Count: 1}} {
+	for _, r := range []Request{{Precision: Precision(9), Count: 1}, {Precision: FP16, Count: 0},
+		{Precision: FP16, Mode: 7, Count: 1},
+		{Precision: FP16, Mode: Sparse, Pattern: Pattern{N: 3, M: 8}, Count: 1}} {
 		if u.Check(r) == nil {
 			t.Errorf("accepted %+v", r)
 		}
@@ -226,6 +243,35 @@ func TestHooks(t *testing.T) {
 		}
 		if h.issue != 7 || h.complete != 7 {
 			t.Errorf("%s: %d issued, %d completed, want 7 and 7", f, h.issue, h.complete)
+		}
+	}
+}
+
+// TestIssueMatchesSubmit: issuing MMAs one by one with FreeAt/Issue gives
+// the issue and write-back cycles of the same MMAs submitted as runs, in
+// both fidelities, across a switch of datapath.
+func TestIssueMatchesSubmit(t *testing.T) {
+	reqs := []Request{{Mode: Sparse, Precision: FP16, Count: 1},
+		{Mode: Dense, Precision: FP16, Count: 1}, {Mode: Dense, Precision: FP16, Count: 1},
+		{Mode: Sparse, Precision: INT8, Count: 1}}
+	for _, f := range []string{"batched", "instruction"} {
+		var subs []sub
+		for _, r := range reqs {
+			subs = append(subs, sub{0, r})
+		}
+		want, _ := play(t, a100(f), subs, 0)
+		u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100(f)).Build("TC")
+		var got []string
+		for i, r := range reqs {
+			issued, done, err := u.Issue(0, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%08d issued %d", issued, i), fmt.Sprintf("%08d done %d", done, i))
+		}
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Issue %v, Submit %v", f, got, want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 var (
 	requiredColumns = []string{"name", "m", "n", "k", "precision",
 		"sparsity", "count", "batch"}
-	optionalColumns = []string{"weights", "note", "unpadded_m", "unpadded_k"}
+	optionalColumns = []string{"weights", "note", "unpadded_m", "unpadded_k", "sparse_operand"}
 )
 
 // ParseCSV reads a CSV trace. name is the file name used in errors and as
@@ -120,7 +120,8 @@ func (g *GEMM) fields() (map[string]*int, map[string]*string, map[string]encodin
 			"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
 			"unpadded_k": &g.UnpaddedK},
 		map[string]*string{"name": &g.Name,
-			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note},
+			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note,
+			"sparse_operand": &g.SparseOperand},
 		map[string]encoding.TextUnmarshaler{"precision": &g.Precision}
 }
 
@@ -182,7 +183,7 @@ func (t *Trace) WriteCSV(w io.Writer) error {
 		rec := []string{g.Name, strconv.Itoa(g.M), strconv.Itoa(g.N),
 			strconv.Itoa(g.K), g.Precision.String(), g.Sparsity,
 			strconv.Itoa(g.Count), strconv.Itoa(g.Batch), g.Weights, g.Note,
-			optInt(g.UnpaddedM), optInt(g.UnpaddedK)}
+			optInt(g.UnpaddedM), optInt(g.UnpaddedK), g.SparseOperand}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("write trace %s: %w", t.Name, err)
 		}

@@ -18,9 +18,15 @@ type GEMM struct {
 	N         int                  `json:"n"`
 	K         int                  `json:"k"`
 	Precision tensorcore.Precision `json:"precision"`
-	// Sparsity is the pattern of A in the sparse variant of the network:
-	// "2:4", "1:2" or "dense" (stays dense, e.g. attention GEMMs).
+	// Sparsity is the N:M pattern of the sparse operand in the sparse
+	// variant of the network ("2:4", "1:2", "2:8", ...: any N:M with
+	// 0 < N < M <= 64), or "dense" (stays dense, e.g. attention GEMMs).
 	Sparsity string `json:"sparsity"`
+	// SparseOperand is which operand the pattern prunes: "weights" (A, the
+	// default when empty) or "activations" (B, run as the transposed GEMM
+	// D^T = B^T A^T so the sparse operand is the MMA's A, as libraries do
+	// for 2:4 activations).
+	SparseOperand string `json:"sparse_operand,omitempty"`
 	// Count is how many times the GEMM runs per network pass.
 	Count int `json:"count"`
 	// Batch is the batched-GEMM count (independent GEMMs of this shape in
@@ -128,16 +134,21 @@ func (g GEMM) SparseApplied(minOut, minIn int) bool {
 	return true
 }
 
-// PatternGroup is the group width along K of a sparsity value (4 for
-// "2:4", 2 for "1:2"), or 0 for "dense" and unknown values.
+// Sparse operands a trace row may name.
+const (
+	OperandWeights     = "weights"
+	OperandActivations = "activations"
+)
+
+// PatternGroup is the group width M along K of an N:M sparsity value (4
+// for "2:4", 2 for "1:2", 8 for "2:8"), or 0 for "dense" and values that
+// are not a pattern.
 func PatternGroup(sparsity string) int {
-	switch sparsity {
-	case Sparse24:
-		return 4
-	case Sparse12:
-		return 2
+	p, err := tensorcore.ParsePattern(sparsity)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return p.M
 }
 
 // MACs is the total multiply-accumulate count of one pass of the

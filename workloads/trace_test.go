@@ -62,7 +62,7 @@ func TestParseCSVErrors(t *testing.T) {
 		{"negative count", csvHeader + "a,16,16,16,fp16,2:4,-2,1\n", 2, 21, "count: must be in"},
 		{"empty required", csvHeader + "a,16,16,16,,2:4,1,1\n", 2, 12, "precision: empty value"},
 		{"precision", csvHeader + "a,16,16,16,fp8,2:4,1,1\n", 2, 12, `unknown precision "fp8"`},
-		{"sparsity", csvHeader + "a,16,16,16,fp16,4:8,1,1\n", 2, 17, `unknown sparsity "4:8"`},
+		{"sparsity", csvHeader + "a,16,16,16,fp16,4:4,1,1\n", 2, 17, `unknown sparsity "4:4"`},
 		{"huge", csvHeader + "a,1073741824,1073741824,1073741824,fp16,2:4,1,1\n", 2, 45, "above the limit"},
 		{"too big dim", csvHeader + "a,16,16,1073741825,fp16,2:4,1,1\n", 2, 9, "k: must be in"},
 		{"k not in groups", csvHeader + "a,16,16,1030,fp16,2:4,1,1\n", 2, 9,
@@ -110,7 +110,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"float", `{"gemms": [{"m": 1.5}]}`, 1, 18, "m: want a whole number"},
 		{"string number", `{"gemms": [{"m": "16"}]}`, 1, 18, "m: want a whole number"},
 		{"bad value", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":-4`, 1), 1, 42, "k: must be in"},
-		{"bad sparsity", strings.Replace(`{"gemms": [`+g+`]}`, `"2:4"`, `"3:4"`, 1), 1, 75, `unknown sparsity "3:4"`},
+		{"bad sparsity", strings.Replace(`{"gemms": [`+g+`]}`, `"2:4"`, `"3:2"`, 1), 1, 75, `unknown sparsity "3:2"`},
 		{"k not in groups", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":18`, 1), 1, 42, "k: K=18 is not a whole number"},
 	}
 	for _, c := range cases {

@@ -73,8 +73,14 @@ func (g *GEMM) check() *fieldError {
 		return badField("precision", "unknown precision %v", g.Precision)
 	}
 	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
-		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",
-			g.Sparsity, Sparse24, Sparse12, Dense)
+		return badField("sparsity", "unknown sparsity %q (want %s, or an "+
+			"N:M pattern with 0 < N < M <= 64 such as %s, %s, 1:4 or 2:8)",
+			g.Sparsity, Dense, Sparse24, Sparse12)
+	}
+	if g.SparseOperand != "" && g.SparseOperand != OperandWeights &&
+		g.SparseOperand != OperandActivations {
+		return badField("sparse_operand", "unknown sparse operand %q (want "+
+			"%s or %s)", g.SparseOperand, OperandWeights, OperandActivations)
 	}
 	if fe := g.checkGroups(); fe != nil {
 		return fe

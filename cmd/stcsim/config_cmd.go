@@ -40,5 +40,10 @@ func runConfig(args []string) int {
 		return code
 	}
 	os.Stdout.Write(ld.YAML())
+	fmt.Println()
+	if err := writeDatapaths(os.Stdout, ld, "# "); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		return exitInternal
+	}
 	return exitOK
 }

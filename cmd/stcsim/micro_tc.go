@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
@@ -34,7 +35,8 @@ func runMicroTC(args []string) int {
 	var cf configFlags
 	cf.add(fs)
 	precision := fs.String("precision", "all", "fp16, bf16, tf32, int8 or all")
-	mode := fs.String("mode", "both", "dense, sparse or both")
+	mode := fs.String("mode", "both", "dense, sparse, both, or dual (the hypothetical "+
+		"dual-side datapath, independent masks)")
 	format := fs.String("format", "table", "table or json")
 	mmas := fs.Int("mmas", tensorcore.DefaultMicroOptions.MMAsPerTC,
 		"independent MMAs per tensor core in the throughput run")
@@ -90,8 +92,11 @@ func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, [
 	modes := tensorcore.Modes
 	if mode != "both" {
 		m, err := tensorcore.ParseMode(mode)
+		if mode == "dual" {
+			m, err = tensorcore.DualSide, nil
+		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse or both)", mode)
+			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse, both or dual)", mode)
 		}
 		modes = []tensorcore.Mode{m}
 	}
@@ -126,10 +131,12 @@ func microTC(ld *configs.Loaded, precs []tensorcore.Precision, modes []tensorcor
 func writeMicroTCTable(w io.Writer, out *microTCOutput) {
 	fmt.Fprintf(w, "%s, %s; TFLOPS (TOPS for int8) are dense-equivalent\n", out.Tool, out.Config)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "precision\tmode\tTFLOPS\tFMA/clk/SM\tlatency (cycles)\tfidelity\t")
+	fmt.Fprintln(tw, "precision\tmode\tpattern\tTFLOPS\tFMA/clk/SM\tlatency (cycles)\t"+
+		"derived interval\tderived latency\tset by\tfidelity\t")
 	for _, r := range out.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%s\t\n", r.Precision, r.Mode,
-			r.TFLOPS, r.FMAPerClkPerSM, r.LatencyCycles, r.Fidelity)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%d\t%s\t%s\t\n", r.Precision, r.Mode,
+			orDash(r.Pattern), r.TFLOPS, r.FMAPerClkPerSM, r.LatencyCycles, r.IssueInterval,
+			r.DerivedLatency, shortKeys(r.Binding), r.Fidelity)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nthrough the warp schedulers (instruction-level SM):")
@@ -140,4 +147,26 @@ func writeMicroTCTable(w io.Writer, out *microTCOutput) {
 			r.DependentLatency, r.IndependentInterval, r.TFLOPS)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nset by: mult = multipliers, A/B = a/b_operand_bytes_per_clk, meta = "+
+		"metadata_bits_per_clk, fan-in = selector passes, acc = accumulate_per_clk;\n"+
+		"the derivation and each key's source: stcsim config show")
+}
+
+// shortKeys abbreviates the structural keys that set an interval.
+func shortKeys(keys []string) string {
+	short := map[string]string{"multipliers": "mult", "a_operand_bytes_per_clk": "A",
+		"b_operand_bytes_per_clk": "B", "metadata_bits_per_clk": "meta",
+		"selector_fan_in": "fan-in", "accumulate_per_clk": "acc"}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = short[k]
+	}
+	return strings.Join(out, "=")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

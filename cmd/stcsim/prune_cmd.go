@@ -76,9 +76,10 @@ func runPrune(args []string) int {
 	return exitOK
 }
 
-// maxPruneGroup is the widest N:M group prune accepts: 4-bit metadata
-// indexes at most 16 positions.
-const maxPruneGroup = 16
+// maxPruneGroup is the widest N:M group prune accepts: the compressed
+// form indexes a kept value within at most 64 positions (ceil(log2 M)
+// metadata bits, tensorcore.MetadataBits).
+const maxPruneGroup = 64
 
 func printPruneSummary(s *workloads.PruneSummary, format string) {
 	if format == "json" {

@@ -11,7 +11,7 @@ import (
 // sim.Check).
 const (
 	kRule       = "is not a whole number of the 4-wide groups of sparsity 2:4"
-	patternRule = "sparsity 1:2: the fp16 sparse datapath runs 2:4 (tensorcore.fp16.sparse_pattern)"
+	patternRule = "sparsity 3:8: the fp16 sparse datapath cannot run it (tensorcore.fp16.dense_shape m16n8k16)"
 )
 
 // TestEveryEntryPointGivesTheSameAnswer: the same bad row is rejected with
@@ -21,7 +21,7 @@ func TestEveryEntryPointGivesTheSameAnswer(t *testing.T) {
 	dir := t.TempDir()
 	header := "name,m,n,k,precision,sparsity,count,batch\n"
 	oddK := writeFile(t, dir, "oddk.csv", header+"l1,128,128,1030,fp16,2:4,1,1\n")
-	wrongPat := writeFile(t, dir, "pat.csv", header+"l1,128,128,1024,fp16,1:2,1,1\n")
+	wrongPat := writeFile(t, dir, "pat.csv", header+"l1,128,128,1024,fp16,3:8,1,1\n")
 	sweepGEMM := writeFile(t, dir, "g.yaml", "workloads: [{gemms: [512x512x514]}]\n")
 	sweepK := writeFile(t, dir, "k.yaml", "workloads: [{trace: oddk.csv}]\n")
 	sweepPat := writeFile(t, dir, "p.yaml", "workloads: [{trace: pat.csv}]\n")
@@ -68,8 +68,7 @@ func TestRulesFollowTheConfigAndMode(t *testing.T) {
 	}); code != exitOK {
 		t.Errorf("dense --gemm 64x64x66: exit %d: %s", code, errOut)
 	}
-	sets := []string{"--set", "tensorcore.fp16.sparse_pattern=1:2", "--set",
-		"tensorcore.fp16.sparse_shape=m16n8k32", "--set", "tensorcore.fp16.metadata_bits=4"}
+	sets := []string{"--set", "tensorcore.fp16.sparse_pattern=1:2"}
 	if _, errOut, code := capture(t, func() int {
 		return dispatch(append(append([]string{"trace", "check"}, sets...), pat))
 	}); code != exitOK {

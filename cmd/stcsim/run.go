@@ -37,6 +37,7 @@ type runFlags struct {
 	batch     int
 	seq       int
 	precision string
+	operand   string
 	mode      string
 	format    string
 	out       string
@@ -59,6 +60,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
+	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
+		"prune: weights or activations (run as the transposed GEMM); "+
+		"default each trace row's own (weights)")
 	fs.StringVar(&f.mode, "mode", "both", "dense, sparse or both")
 	fs.StringVar(&f.format, "format", "table", "standard output: table, csv or json")
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
@@ -151,14 +155,36 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		job.Workloads = append(job.Workloads, t)
 	}
-	if f.precision != "" {
-		for i, t := range job.Workloads {
-			if job.Workloads[i], err = t.WithPrecision(prec); err != nil {
+	for i, t := range job.Workloads {
+		if f.precision != "" {
+			if t, err = t.WithPrecision(prec); err != nil {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
+		if job.Workloads[i], err = f.sparseOperand(t); err != nil {
+			return job, err
+		}
 	}
 	return job, sim.Check(cfg, job)
+}
+
+// sparseOperand gives every sparse row the --sparse-operand, if set.
+func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
+	switch f.operand {
+	case "":
+		return t, nil
+	case workloads.OperandWeights, workloads.OperandActivations:
+	default:
+		return nil, fmt.Errorf("--sparse-operand %q: want %s or %s", f.operand,
+			workloads.OperandWeights, workloads.OperandActivations)
+	}
+	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	for i := range out.GEMMs {
+		if out.GEMMs[i].Sparsity != workloads.Dense {
+			out.GEMMs[i].SparseOperand = f.operand
+		}
+	}
+	return out, nil
 }
 
 // parsePrecision reads --precision; fp16 when it is not given.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,33 @@ func TestPruneCommand(t *testing.T) {
 		return dispatch([]string{"trace", "check", trace})
 	}); code != exitUsage {
 		t.Errorf("trace check with a shape mismatch: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestPrunePatterns: stcsim prune takes any N:M; the summary's metadata
+// bytes are kept values x ceil(log2 M) bits / 8 (4 bits for 1:2).
+func TestPrunePatterns(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "w.npy")
+	var b bytes.Buffer
+	if err := workloads.WriteNPY(&b, []int{32, 64}, workloads.SyntheticWeights(32, 64, 5).Data); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(in, b.Bytes(), 0o644)
+	for pat, bits := range map[string]int{"1:2": 4, "2:4": 2, "1:4": 2, "2:8": 3, "4:8": 3} {
+		js, code := captureStdout(t, func() int {
+			return dispatch([]string{"prune", "--in", in, "--out", filepath.Join(dir, pat[:1]+pat[2:]),
+				"--pattern", pat, "--format", "json"})
+		})
+		var s workloads.PruneSummary
+		if code != exitOK || json.Unmarshal([]byte(js), &s) != nil || !s.ValidMask {
+			t.Fatalf("%s: exit %d, %s", pat, code, js)
+		}
+		var n, m int
+		fmt.Sscanf(pat, "%d:%d", &n, &m)
+		kept := 32 * 64 * n / m
+		if s.MetadataBytes != kept*bits/8 || s.Pattern != pat {
+			t.Errorf("%s: %d metadata bytes, want %d x %d / 8", pat, s.MetadataBytes, kept, bits)
+		}
 	}
 }

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// TestMeanProductsFromMasks: the dual-side work per instruction is the
+// count of positions both masks keep: all of A's when B keeps the same
+// positions, none when they are disjoint (clamped to 1), and for
+// independent uniform 2:4 masks the expectation m*n*K/4.
+func TestMeanProductsFromMasks(t *testing.T) {
+	p := tensorcore.Pattern{N: 2, M: 4}
+	inst := tensorcore.Shape{M: 16, N: 8, K: 64}
+	s := &gemmShape{M: 256, N: 256, K: 512, Pattern: p}
+	fixed := func(pos ...int) maskSource { return func(int, int) []int { return pos } }
+	if got := meanProducts(s, inst, fixed(0, 2), fixed(0, 2), 1); got != 16*8*32 {
+		t.Errorf("same masks: %d products, want %d", got, 16*8*32)
+	}
+	if got := meanProducts(s, inst, fixed(0, 1), fixed(2, 3), 1); got != 1 {
+		t.Errorf("disjoint masks: %d products, want 1", got)
+	}
+	if got := meanProducts(s, inst, fixed(0, 1), fixed(1, 2), 1); got != 16*8*16 {
+		t.Errorf("one shared position per chunk: %d products, want %d", got, 16*8*16)
+	}
+	a, b := syntheticMask(p, 1, "A:x"), syntheticMask(p, 1, "B:x")
+	got := meanProducts(s, inst, a, b, 1)
+	if want := 16 * 8 * 64 / 4; math.Abs(float64(got)/float64(want)-1) > 0.02 {
+		t.Errorf("independent masks: %d products, want about %d", got, want)
+	}
+}
+
+// TestDualSideRecords: with tensorcore.dual_side the sparse record says it
+// ran dual-side, with which masks, and its metadata includes B's.
+func TestDualSideRecords(t *testing.T) {
+	job := gemmJob([3]int{512, 512, 512})
+	job.Modes = []tensorcore.Mode{tensorcore.Sparse}
+	force := "kernel.force=128x128x64_64x64_s3"
+	single := run(t, job, force).Results[0]
+	dual := run(t, job, force, "tensorcore.dual_side=true").Results[0]
+	if single.DualSide || !dual.DualSide || !strings.Contains(dual.Masks, "synthetic (mask_seed 1)") {
+		t.Fatalf("single %+v, dual %+v", single, dual)
+	}
+	// A's metadata per kept value is unchanged; B adds as much again
+	// (same kept K, as many rows of B as of A here).
+	if dual.MetadataBytes != 2*single.MetadataBytes {
+		t.Errorf("metadata bytes: single %d, dual %d, want twice", single.MetadataBytes, dual.MetadataBytes)
+	}
+	if p := dual.DualProducts; p < 2000 || p > 2100 {
+		t.Errorf("%d products per dual MMA, want about 2048 (independent 2:4 masks)", p)
+	}
+	other := run(t, job, force, "tensorcore.dual_side=true", "tensorcore.mask_seed=7").Results[0]
+	if !strings.Contains(other.Masks, "mask_seed 7") {
+		t.Errorf("mask_seed 7: %q", other.Masks)
+	}
+}
+
+// TestDualSideWeightMask: a row with a weight file takes A's mask from it.
+func TestDualSideWeightMask(t *testing.T) {
+	dir := t.TempDir()
+	w := workloads.SyntheticWeights(128, 256, 3)
+	pruned := tensorcore.PruneMagnitude(w, tensorcore.Pattern{N: 2, M: 4})
+	path := dir + "/w.npy"
+	if err := writeNPYFile(path, pruned); err != nil {
+		t.Fatal(err)
+	}
+	tr := &workloads.Trace{Name: "w", GEMMs: []workloads.GEMM{{Name: "l", M: 128, N: 256,
+		K: 256, Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1, Weights: path}}}
+	job := Job{Workloads: []*workloads.Trace{tr}, Modes: []tensorcore.Mode{tensorcore.Sparse}}
+	r := run(t, job, "tensorcore.dual_side=true").Results[0]
+	if !strings.Contains(r.Masks, "A from weights "+path) {
+		t.Errorf("masks %q", r.Masks)
+	}
+}
+
+func writeNPYFile(path string, m tensorcore.Matrix) error {
+	var b bytes.Buffer
+	if err := workloads.WriteNPY(&b, []int{m.Rows, m.Cols}, m.Data); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}

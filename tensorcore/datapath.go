@@ -1,0 +1,212 @@
+package tensorcore
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// Stage is one stage of the tensor-core pipeline as derived for one
+// instruction: the cycles its first data takes through (Fill) and the
+// cycles the stage is held by the instruction (Occupancy), set by the
+// slowest rate of the stage (Bound names that config key).
+type Stage struct {
+	Name      string
+	Fill      int
+	Occupancy int
+	Bound     string
+}
+
+// Constraint is one rate of the structural description applied to one
+// instruction: Demand units (products, bytes, bits, elements) at Rate per
+// cycle hold Stage for Cycles = ceil(Demand / Rate).
+type Constraint struct {
+	Key    string // the config key of the rate, e.g. "multipliers"
+	Stage  string
+	Demand int
+	Unit   string
+	Rate   int
+	Cycles int
+}
+
+// Datapath is one precision's datapath in one mode and pattern, derived
+// from its Precision description: the pipeline the instruction moves
+// through, the interval at which back-to-back instructions issue (the
+// slowest stage occupancy) and the latency from issue to write-back (the
+// stage fills plus the slowest occupancy: the last data leaves the
+// bottleneck stage, then crosses the stages after it).
+type Datapath struct {
+	Precision   Precision
+	Mode        Mode
+	Pattern     Pattern // N:M of the compressed operand(s); 1:1 when dense
+	Shape       Shape   // the logical instruction shape
+	Products    int     // multiplies one instruction performs
+	Stages      []Stage
+	Constraints []Constraint
+	Interval    int
+	Latency     int
+	Binding     []string // keys of the constraints that set Interval
+}
+
+// Stage names, in pipeline order. Every datapath has all five; the dense
+// one has no fill and no occupancy in the metadata and selector stages.
+const (
+	StageOperands = "operand read"
+	StageDecode   = "metadata decode"
+	StageSelect   = "selector mux"
+	StageDot      = "dot product"
+	StageAccum    = "accumulate"
+)
+
+// MuxLevels is the depth of a fan-in-input selector built from 2:1 muxes:
+// ceil(log2 fan-in).
+func MuxLevels(fanIn int) int { return bits.Len(uint(fanIn - 1)) }
+
+// SelectorPasses is how many passes a fan-in-input selector needs to reach
+// any of the M candidates of a chunk: ceil(M / fan-in).
+func SelectorPasses(fanIn int, p Pattern) int { return (p.M + fanIn - 1) / fanIn }
+
+// DualShape is the instruction shape of the dual-side mode: K scaled by
+// (M/N)^2, so that two independent N:M masks leave, on average, as many
+// products as the dense instruction has.
+func DualShape(dense Shape, p Pattern) (Shape, error) {
+	if dense.K*p.M*p.M%(p.N*p.N) != 0 {
+		return Shape{}, fmt.Errorf("pattern %s does not fit the dual-side "+
+			"%s instruction: K %d x (%d/%d)^2 is not a whole number", p, dense,
+			dense.K, p.M, p.N)
+	}
+	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M * p.M / (p.N * p.N)}, nil
+}
+
+// Derive builds the datapath of precision name (its description p) in
+// mode m for pattern pat (ignored when dense). products overrides the
+// multiplies per instruction of the dual-side mode (the pairs both masks
+// keep); 0 takes the expectation for independent masks, m*n*K*(N/M)^2 of
+// the DualShape.
+func Derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products int) (Datapath, error) {
+	dense, err := ParseShape(p.DenseShape)
+	if err != nil {
+		return Datapath{}, fmt.Errorf("%s: %w", name, err)
+	}
+	d := Datapath{Precision: name, Mode: m, Pattern: Pattern{N: 1, M: 1}, Shape: dense}
+	e := name.ElementBytes()
+	var aBytes, bBytes, metaBits int
+	switch m {
+	case Dense:
+		d.Products = dense.FMAs()
+		aBytes, bBytes = dense.M*dense.K*e, dense.K*dense.N*e
+	case Sparse, DualSide:
+		if err := checkPatternShape(pat); err != nil {
+			return Datapath{}, fmt.Errorf("%s: %w", name, err)
+		}
+		shape := SparseShape
+		if m == DualSide {
+			shape = DualShape
+		}
+		sh, err := shape(dense, pat)
+		if err != nil {
+			return Datapath{}, fmt.Errorf("%s: %w", name, err)
+		}
+		d.Pattern, d.Shape = pat, sh
+		kept := sh.K * pat.N / pat.M
+		aBytes = sh.M * kept * e
+		metaBits = sh.M * kept * MetadataBits(pat)
+		bBytes = sh.K * sh.N * e // the whole chunk, for the selectors
+		d.Products = sh.M * sh.N * kept
+		if m == DualSide {
+			// B compressed too; the products are the pairs both masks keep.
+			bBytes = kept * sh.N * e
+			metaBits += sh.N * kept * MetadataBits(pat)
+			d.Products = sh.M * sh.N * kept * pat.N / pat.M
+			if products > 0 {
+				d.Products = products
+			}
+		}
+	default:
+		return Datapath{}, fmt.Errorf("%s: unknown mode %d", name, m)
+	}
+	d.build(p, aBytes, bBytes, metaBits)
+	return d, nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func (d *Datapath) build(p *PrecisionConfig, aBytes, bBytes, metaBits int) {
+	c := func(key, stage string, demand int, unit string, rate int) Constraint {
+		return Constraint{Key: key, Stage: stage, Demand: demand, Unit: unit,
+			Rate: rate, Cycles: ceilDiv(demand, rate)}
+	}
+	d.Constraints = []Constraint{
+		c("a_operand_bytes_per_clk", StageOperands, aBytes, "bytes", p.AOperandBytesPerClk),
+		c("b_operand_bytes_per_clk", StageOperands, bBytes, "bytes", p.BOperandBytesPerClk),
+	}
+	sparse := d.Mode != Dense
+	if sparse {
+		d.Constraints = append(d.Constraints,
+			c("metadata_bits_per_clk", StageDecode, metaBits, "bits", p.MetadataBitsPerClk))
+		// One selector per multiplier: with one pass it streams at the
+		// multipliers' rate; a pattern wider than the fan-in needs more.
+		if passes := SelectorPasses(p.SelectorFanIn, d.Pattern); passes > 1 {
+			d.Constraints = append(d.Constraints, c("selector_fan_in", StageSelect,
+				d.Products*passes, "selections", p.Multipliers))
+		}
+	}
+	d.Constraints = append(d.Constraints,
+		c("multipliers", StageDot, d.Products, "products", p.Multipliers),
+		c("accumulate_per_clk", StageAccum, d.Shape.M*d.Shape.N, "elements", p.AccumulatePerClk))
+	fills := map[string]int{StageOperands: p.OperandLatency, StageDot: p.DotLatency,
+		StageAccum: p.AccumulateLatency}
+	if sparse {
+		fills[StageDecode] = p.DecodeLatency
+		fills[StageSelect] = MuxLevels(p.SelectorFanIn) * p.MuxLevelLatency
+	}
+	d.Stages = nil
+	d.Interval, d.Latency = 0, 0
+	for _, name := range []string{StageOperands, StageDecode, StageSelect, StageDot, StageAccum} {
+		s := Stage{Name: name, Fill: fills[name]}
+		for _, k := range d.Constraints {
+			if k.Stage == name && k.Cycles > s.Occupancy {
+				s.Occupancy, s.Bound = k.Cycles, k.Key
+			}
+		}
+		d.Stages = append(d.Stages, s)
+		d.Interval = max(d.Interval, s.Occupancy)
+		d.Latency += s.Fill
+	}
+	d.Latency += d.Interval
+	d.Binding = nil
+	for _, k := range d.Constraints {
+		if k.Cycles == d.Interval {
+			d.Binding = append(d.Binding, k.Key)
+		}
+	}
+}
+
+// Describe is the derivation in words: each constraint's demand, rate and
+// cycles, then the interval and latency with what sets them.
+func (d Datapath) Describe() string {
+	var b strings.Builder
+	pat := ""
+	if d.Mode != Dense {
+		pat = " " + d.Pattern.String()
+	}
+	fmt.Fprintf(&b, "%s %s%s (%s): interval %d cycles, latency %d cycles, %d products/instruction\n",
+		d.Precision, d.Mode, pat, d.Shape, d.Interval, d.Latency, d.Products)
+	for _, k := range d.Constraints {
+		mark := ""
+		if k.Cycles == d.Interval {
+			mark = "  <- sets the interval"
+		}
+		fmt.Fprintf(&b, "  %-24s %6d %-10s / %4d per clk = %3d cycles (%s)%s\n",
+			k.Key, k.Demand, k.Unit, k.Rate, k.Cycles, k.Stage, mark)
+	}
+	fills := make([]string, 0, len(d.Stages))
+	for _, s := range d.Stages {
+		if s.Fill > 0 || s.Occupancy > 0 {
+			fills = append(fills, fmt.Sprintf("%s %d", s.Name, s.Fill))
+		}
+	}
+	fmt.Fprintf(&b, "  latency = fills (%s) + slowest occupancy %d\n",
+		strings.Join(fills, " + "), d.Interval)
+	return b.String()
+}
