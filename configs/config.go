@@ -43,14 +43,21 @@ type GPUConfig struct {
 
 // SMConfig holds the streaming multiprocessor's parameters.
 type SMConfig struct {
-	SubPartitions int `yaml:"sub_partitions"`
+	// Fidelity is "kstep" (a CTA's k-steps as a state machine, batched
+	// MMA runs per warp) or "instruction" (warps issue their instruction
+	// streams through the sub-partitions' schedulers; see docs/sm.md).
+	Fidelity      string `yaml:"fidelity"`
+	SubPartitions int    `yaml:"sub_partitions"`
 	// WarpSchedulers is the number of warp schedulers per sub-partition.
 	WarpSchedulers int `yaml:"warp_schedulers"`
 	// IssuePerClk is instructions issued per scheduler per cycle.
 	IssuePerClk int `yaml:"issue_per_clk"`
-	MaxWarps    int `yaml:"max_warps"`
-	MaxThreads  int `yaml:"max_threads"`
-	MaxCTAs     int `yaml:"max_ctas"`
+	// SchedulerPolicy orders a scheduler's ready warps: "gto" (greedy
+	// then oldest) or "lrr" (loose round-robin).
+	SchedulerPolicy string `yaml:"scheduler_policy"`
+	MaxWarps        int    `yaml:"max_warps"`
+	MaxThreads      int    `yaml:"max_threads"`
+	MaxCTAs         int    `yaml:"max_ctas"`
 	// Registers is the number of 32-bit registers per SM.
 	Registers int `yaml:"registers"`
 	// RegisterFileBytesPerClk is the operand-collector read bandwidth of one
@@ -163,9 +170,11 @@ func (c *Config) Validate() check.List {
 
 func (s SMConfig) validate() check.List {
 	var l check.List
+	l.OneOf("fidelity", s.Fidelity, "kstep", "instruction")
 	l.Positive("sub_partitions", s.SubPartitions)
 	l.Positive("warp_schedulers", s.WarpSchedulers)
 	l.Positive("issue_per_clk", s.IssuePerClk)
+	l.OneOf("scheduler_policy", s.SchedulerPolicy, "gto", "lrr")
 	l.Positive("max_warps", s.MaxWarps)
 	l.Positive("max_threads", s.MaxThreads)
 	l.Positive("max_ctas", s.MaxCTAs)

@@ -130,6 +130,10 @@ func (s *SharedMemory) wavefronts(p Pattern, bytes int) uint64 {
 	return uint64(instrs * max(1, p.Wavefronts))
 }
 
+// BusyUntil is the cycle the datapath has finished every access so far
+// (the depth of the MIO queue in front of it).
+func (s *SharedMemory) BusyUntil() uint64 { return s.busy }
+
 // Stats is the traffic so far.
 func (s *SharedMemory) Stats() SharedStats { return s.stats }
 

@@ -68,3 +68,36 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInstructionSM is the instruction-level SM's own speed: one
+// 2048x2048x1024 FP16 kernel per mode on a fixed tile, reported in warp
+// instructions per second.
+func BenchmarkInstructionSM(b *testing.B) {
+	cfg := loadTest(b, "sm.fidelity=instruction")
+	for _, sparse := range []bool{false, true} {
+		g := gemmShape{M: 2048, N: 2048, K: 1024, Batch: 1,
+			Precision: tensorcore.FP16, Sparse: sparse}
+		p, err := planKernel(cfg, g, cfg.Kernel.Candidates[11], 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := "dense"
+		if sparse {
+			name = "sparse"
+		}
+		b.Run(name, func(b *testing.B) {
+			var instrs uint64
+			for i := 0; i < b.N; i++ {
+				gp, err := buildGPU(cfg, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := gp.run(); err != nil {
+					b.Fatal(err)
+				}
+				instrs += gp.issued
+			}
+			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds(), "warp-instr/s")
+		})
+	}
+}

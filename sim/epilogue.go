@@ -15,12 +15,6 @@ const (
 	baseBMeta uint64 = 7 << 40
 )
 
-// epilogueStaging is the epilogue's trip through shared memory: the warps
-// store accumulator fragments (16 B per thread, swizzled, conflict-free)
-// and read them back as row-major vectors for coalesced global stores.
-var epilogueStaging = memory.Pattern{Name: "epilogue sts.128/lds.128",
-	BytesPerInstr: 512, Wavefronts: 4}
-
 type classRegion struct {
 	class  memory.Class
 	region memory.Region
@@ -94,33 +88,4 @@ func (c *cta) outputRegion(base uint64, bytesPer int) memory.Region {
 	return memory.Region{Base: base + off + uint64(c.tm*p.tile.BM)*pitch +
 		uint64(c.tn*p.tile.BN*bytesPer), Rows: rows,
 		RowBytes: cols * bytesPer, Pitch: pitch}
-}
-
-// epilogue reads C when beta is not 0, stages the accumulators through
-// shared memory into row-major tiles, and stores D (or the split-K
-// partials). The CTA's slot frees when its stores have left.
-func (c *cta) epilogue(now uint64) {
-	g := c.sm.gpu
-	if g.cfg.Kernel.Beta != 0 && c.plan.splitK == 1 {
-		r := c.outputRegion(baseC, c.plan.outBytes)
-		g.mem.Read(now, c.sm.id, memory.CRead, r, true, c.store)
-		return
-	}
-	c.store(now)
-}
-
-func (c *cta) store(now uint64) {
-	p := c.plan
-	g := c.sm.gpu
-	r := c.outputRegion(baseD, p.outBytes)
-	if p.splitK > 1 {
-		r = c.outputRegion(baseSplit, accumulatorBytes)
-	}
-	staged := c.sm.smem.Access(now, epilogueStaging, 2*r.Rows*r.RowBytes)
-	c.sm.at(staged, func() {
-		g.mem.Write(staged, c.sm.id, memory.DWrite, r, func(at uint64) {
-			c.traceEnd(c.taskID(-1))
-			g.ctaFinished(c, at)
-		})
-	})
 }

@@ -90,6 +90,9 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 		idle[whyLatency] += all - sum
 	}
 	r.breakdown = shares(busy, idle)
+	if r.causes != nil {
+		r.causes = causes(busy, idle)
+	}
 	r.extrapolated = true
 	r.waves = w.total
 }

@@ -34,6 +34,8 @@ type gpu struct {
 	endCycle    uint64
 	startedAt   uint64
 	acct        timeAccount
+	cal         calendar
+	issued      uint64 // warp instructions issued (instruction-level SM)
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
@@ -52,6 +54,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}
 	g.mem = mem
+	g.cal.evAt = never
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
@@ -72,6 +75,7 @@ func (g *gpu) buildSM(id int) *smUnit {
 		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory),
 		fill:          memory.FillPattern(g.cfg.Memory.SharedMemory)}
 	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
+	sm.patterns()
 	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
 		tc := tensorcore.MakeBuilder().
 			WithEngine(g.engine).
@@ -79,6 +83,9 @@ func (g *gpu) buildSM(id int) *smUnit {
 			WithConfig(g.cfg.TensorCore).
 			Build(akita.BuildNameWithIndex(name, "TC", p))
 		sm.tcs = append(sm.tcs, tc)
+	}
+	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
+		sm.sps = append(sm.sps, newSubPartition(sm, p))
 	}
 	return sm
 }

@@ -63,6 +63,19 @@ type kernelPlan struct {
 	fragBytes  int // ldmatrix bytes per k-step (A values + B)
 	metaFragB  int // metadata bytes read from shared memory per k-step
 	regsPerThr int
+	beta       float64    // epilogue reads C when not 0
+	programs   []*Program // per warp, built on first use
+}
+
+// program is warp w's instruction stream (the same for every CTA).
+func (p *kernelPlan) program(w int) *Program {
+	if p.programs == nil {
+		p.programs = make([]*Program, p.warps)
+	}
+	if p.programs[w] == nil {
+		p.programs[w] = buildProgram(p, w)
+	}
+	return p.programs[w]
 }
 
 // accumulatorBytes is the size of one accumulator element (FP32 or INT32).
@@ -73,7 +86,8 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	p := &kernelPlan{shape: g, tile: t, splitK: splitK,
 		elemBytes: g.Precision.ElementBytes(),
 		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
-		outBytes: g.Precision.ElementBytes()}
+		outBytes: g.Precision.ElementBytes(),
+		beta:     cfg.Kernel.Beta}
 	prec, err := cfg.TensorCore.Get(g.Precision)
 	if err != nil {
 		return nil, err
@@ -274,6 +288,7 @@ func (p *kernelPlan) fit(cfg *configs.Config) error {
 	}{
 		{"cta slots", sm.MaxCTAs},
 		{"threads", sm.MaxThreads / threads},
+		{"warps", sm.MaxWarps / p.warps},
 		{"registers", sm.Registers / (p.regsPerThr * threads)},
 		{"shared memory", smemKB * 1024 / max(1, p.smemPerCTA())},
 	}

@@ -49,8 +49,12 @@ type LayerResult struct {
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
-	Speedup   float64   `json:"speedup,omitempty"`
-	Note      string    `json:"note,omitempty"`
+	// Causes splits the same time by cause (sm.fidelity: instruction):
+	// barrier, dependence, issue slots, register file, queueing for the
+	// tensor core and launch/tail beside compute, smem, l2 and dram.
+	Causes  *Causes `json:"causes,omitempty"`
+	Speedup float64 `json:"speedup,omitempty"`
+	Note    string  `json:"note,omitempty"`
 	// Candidates are the kernels the selection simulated, best first,
 	// with their sample-estimated cycles (the ensemble mean with
 	// sim.jitter_runs > 1); the first is Kernel.

@@ -12,32 +12,30 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-// smUnit is one SM: an Akita component whose events advance the CTAs it
-// hosts. Its sub-partitions' tensor cores and its shared memory are its
-// parts; warps of a CTA go to sub-partition (warp id mod sub-partitions),
-// as the hardware's warp schedulers are assigned.
+// smUnit is one SM: an Akita component whose events wake its
+// sub-partitions' warp schedulers. Its sub-partitions (each with its
+// warp schedulers, tensor core, ALU pipe and register file) and its
+// shared memory are its parts; warp w of a CTA goes to sub-partition
+// w mod sub-partitions, as the hardware assigns warps to processing
+// blocks.
 type smUnit struct {
 	*akita.ComponentBase
 	gpu  *gpu
 	id   int
 	cb   clock.Callbacks
 	tcs  []*tensorcore.Unit
+	sps  []*subPartition
 	smem *memory.SharedMemory
-	fill memory.Pattern // cp.async fills written into shared memory
+	// Shared-memory access patterns, from the warps' real addresses in
+	// CUTLASS's swizzled layouts (see patterns).
+	ldsm, ldsmE, cpAsync, staging memory.Pattern
+	fill                          memory.Pattern // k-step SM: cp.async fills
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
 func (s *smUnit) Handle(e akita.Event) error {
 	e.(*clock.Event).Fn()
 	return nil
-}
-
-// fillCycles is how long writing a fill of bytes into shared memory takes
-// on an idle datapath, latency included.
-func (s *smUnit) fillCycles(bytes int) uint64 {
-	cfg := s.gpu.cfg.Memory.SharedMemory
-	rate := min(cfg.FillBytesPerClk, cfg.BytesPerClk)
-	return uint64((bytes+rate-1)/rate + cfg.Latency)
 }
 
 // at runs fn at cycle c (now or later) as one of the SM's own events; in
@@ -48,11 +46,32 @@ func (s *smUnit) at(c uint64, fn func()) {
 
 // launchAt starts CTA idx on this SM at cycle c.
 func (s *smUnit) launchAt(c uint64, idx int) {
+	if s.gpu.cfg.SM.Fidelity == "kstep" {
+		s.at(c, func() { newKCTA(s, idx).launch(c) })
+		return
+	}
 	s.at(c, func() { newCTA(s, idx).launch(c) })
 }
 
-// cta is one threadblock in flight: its cp.async stages, its warps and the
-// barrier that ends each k-step.
+// patterns sets the shared-memory patterns of the SM's accesses from
+// their addresses: ldmatrix.x4 rows of 16 B in a 128-byte-row tile with
+// CUTLASS's XOR swizzle (chunk c of row r at c ^ (r mod 8)), the
+// metadata's 4-byte-per-thread words, and the cp.async and epilogue
+// 16-byte-per-thread stores into swizzled rows.
+func (s *smUnit) patterns() {
+	cfg := s.gpu.cfg.Memory.SharedMemory
+	s.ldsm = memory.PatternFromAddrs("ldsm.x4", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
+	words := make([]uint64, 32)
+	for i := range words {
+		words[i] = uint64(4 * i)
+	}
+	s.ldsmE = memory.PatternFromAddrs("ldsm metadata", words, 4, cfg)
+	s.cpAsync = memory.PatternFromAddrs("cp.async.16", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
+	s.staging = memory.PatternFromAddrs("epilogue sts/lds.128", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
+}
+
+// cta is one threadblock in flight: its warps, its barrier and the
+// global tiles its copies read.
 type cta struct {
 	sm    *smUnit
 	plan  *kernelPlan
@@ -61,247 +80,195 @@ type cta struct {
 	tm    int
 	tn    int
 	split int
-	steps int // k-steps of this CTA's split
+	steps int // k-steps of this CTA's split (the last split takes the remainder)
 
-	stageParts  []int    // loads outstanding per k-step's stage
-	stageIssue  []uint64 // cycle the stage's loads were issued
-	stageLanded []uint64 // cycle the stage could be in shared memory had the fill not queued
-	stageReady  []uint64 // cycle the stage landed in shared memory (0: not yet)
-	stageWhy    []reason
+	warps    []*warp
+	arrived  int    // warps waiting at the current barrier
+	exited   int    // warps that ran EXIT
+	stores   int    // STG writes not yet accepted by L2
+	lastDone uint64 // last STG accepted
+	regions  []stageTiles
+}
 
-	kt        int    // k-step being computed or next to compute
-	busy      bool   // a k-step is in progress
-	arrived   int    // warps at the k-step's barrier
-	barrier   uint64 // cycle the last warp reached the barrier
-	barrierBy reason // what delayed the last warp
-	lastDone  uint64 // last MMA result of the CTA
-	results   int    // warps whose last MMA results are written back
+// stageTiles caches the global tiles of one k-step.
+type stageTiles struct {
+	k    int
+	list []classRegion
 }
 
 func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
 	c := &cta{sm: s, plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
-	// One slot per cp.async stage buffer, reused as the k-steps go by:
-	// k-steps kt..kt+stages-1 are the only ones in flight, so memory does
-	// not grow with K.
 	c.steps = p.stepsOf(c.split)
-	slots := min(c.steps, p.tile.Stages)
-	c.stageParts = make([]int, slots)
-	c.stageIssue = make([]uint64, slots)
-	c.stageReady = make([]uint64, slots)
-	c.stageLanded = make([]uint64, slots)
-	c.stageWhy = make([]reason, slots)
+	c.regions = make([]stageTiles, p.tile.Stages+1)
+	for i := range c.regions {
+		c.regions[i].k = -1
+	}
 	return c
 }
 
-// slot is the stage buffer of k-step k.
-func (c *cta) slot(k int) int { return k % len(c.stageParts) }
-
-// launch issues the multistage prologue: the first stages-1 k-steps'
-// tiles, then waits for the first one.
+// launch makes the CTA's warps and hands them to their sub-partitions.
 func (c *cta) launch(now uint64) {
-	c.traceStart(c.taskID(-1), "", "cta", fmt.Sprintf("CTA %d (%d,%d) split %d",
+	c.traceStart(c.taskID(), "", "cta", fmt.Sprintf("CTA %d (%d,%d) split %d",
 		c.idx, c.tm, c.tn, c.split))
-	for k := 0; k < min(c.plan.tile.Stages-1, c.steps); k++ {
-		c.loadStage(now, k)
+	nsp := len(c.sm.sps)
+	for w := 0; w < c.plan.warps; w++ {
+		wp := c.sm.newWarp(c, w, c.plan.program(w), now)
+		c.warps = append(c.warps, wp)
+		c.sm.sps[w%nsp].add(wp, now)
 	}
-	c.barrier = now
-	c.barrierBy = whyLatency
 }
 
-// loadStage issues the cp.async copies of k-step k's A values, A metadata
-// and B tiles.
-func (c *cta) loadStage(now uint64, k int) {
-	i := c.slot(k)
-	c.stageIssue[i] = now
-	c.stageReady[i] = 0
-	regions := c.stageRegions(k)
-	for _, r := range regions {
-		if r.region.Rows == 0 || r.region.RowBytes == 0 {
+// tiles are the global tiles of k-step k (cached per stage slot).
+func (c *cta) tiles(k int) []classRegion {
+	slot := &c.regions[k%len(c.regions)]
+	if slot.k != k {
+		slot.k, slot.list = k, c.stageRegions(k)
+	}
+	return slot.list
+}
+
+// chunkRegion is the part of k-step k's tile of op that one warp's
+// LDGSTS chunk copies (Rows 0: the chunk lies outside the matrix and the
+// copy is predicated off, as CUTLASS's zero-fill copies are).
+func (c *cta) chunkRegion(k int, op Operand, chunk int) (memory.Class, memory.Region) {
+	class := memory.BOperand
+	switch op {
+	case OperandA:
+		class = memory.AValues
+	case OperandE:
+		class = memory.AMeta
+	}
+	if k >= c.steps {
+		return class, memory.Region{}
+	}
+	for _, r := range c.tiles(k) {
+		if r.class != class {
 			continue
 		}
-		c.stageParts[i]++
+		return class, chunkOf(r.region, c.fullRowBytes(op), chunk)
 	}
-	for _, r := range regions {
-		if r.region.Rows == 0 || r.region.RowBytes == 0 {
-			continue
-		}
-		c.sm.gpu.mem.Read(now, c.sm.id, r.class, r.region, false,
-			func(at uint64) { c.partLanded(k, at) })
-	}
+	return class, memory.Region{}
 }
 
-// partLanded notes one load of stage k arriving at the SM; when all have,
-// the cp.async stores into shared memory finish the stage.
-func (c *cta) partLanded(k int, at uint64) {
-	i := c.slot(k)
-	c.stageParts[i]--
-	if c.stageParts[i] > 0 {
-		return
-	}
+// fullRowBytes is the row length of op's stage tile before clipping at
+// the matrix edge: the row pitch of the tile in shared memory.
+func (c *cta) fullRowBytes(op Operand) int {
 	p := c.plan
-	bytes := p.aStageB + p.metaStageB + p.bStageB
-	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
-	c.stageReady[i] = max(ready, 1)
-	c.stageLanded[i] = at + c.sm.fillCycles(bytes)
-	c.stageWhy[i] = c.sm.gpu.memoryReason(c.stageIssue[i], at)
-	c.tryStart()
+	switch op {
+	case OperandA:
+		return p.tile.BK * p.pattern.N / p.pattern.M * p.elemBytes
+	case OperandB:
+		return p.tile.BK * p.elemBytes
+	}
+	return p.metaStageB
 }
 
-// tryStart begins the next k-step once its stage has landed and every warp
-// has passed the previous barrier.
-func (c *cta) tryStart() {
-	if c.busy || c.kt >= c.steps {
-		return
+// chunkOf cuts the 512-byte chunk of a tile whose rows are rowBytes long
+// in shared memory out of its (possibly clipped) global region.
+func chunkOf(r memory.Region, rowBytes, chunk int) memory.Region {
+	if r.Rows == 0 || r.RowBytes == 0 {
+		return memory.Region{}
 	}
-	i := c.slot(c.kt)
-	if c.stageReady[i] == 0 {
-		return
-	}
-	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
-	why := c.barrierBy
-	if c.stageReady[i] > start {
-		why = c.stageWhy[i]
-		if c.stageLanded[i] <= start {
-			// The data was at the SM in time; its write into shared
-			// memory queued behind other traffic and made the stage late.
-			why = whySmem
+	if rowBytes >= chunkBytes {
+		perRow := rowBytes / chunkBytes
+		row, col := chunk/perRow, (chunk%perRow)*chunkBytes
+		if row >= r.Rows || col >= r.RowBytes {
+			return memory.Region{}
 		}
-		start = c.stageReady[i]
+		return memory.Region{Base: r.Base + uint64(row)*r.Pitch + uint64(col),
+			Rows: 1, RowBytes: min(chunkBytes, r.RowBytes-col), Pitch: r.Pitch}
 	}
-	c.busy = true
-	c.sm.at(start, func() { c.compute(start, why) })
+	rows := chunkBytes / rowBytes
+	first := chunk * rows
+	if first >= r.Rows {
+		return memory.Region{}
+	}
+	return memory.Region{Base: r.Base + uint64(first)*r.Pitch,
+		Rows: min(rows, r.Rows-first), RowBytes: r.RowBytes, Pitch: r.Pitch}
 }
 
-// compute runs k-step kt: the stage stages-1 ahead is issued into the
-// buffer freed by the last barrier, and every warp loads its fragments and
-// issues its MMAs.
-func (c *cta) compute(now uint64, why reason) {
-	p := c.plan
-	if next := c.kt + p.tile.Stages - 1; next < c.steps {
-		c.loadStage(now, next)
+// epilogueRegion is the part of the CTA's output (D, or the split-K
+// partials) one STG or LDG chunk of warp w covers: chunk j of m16 row
+// block m of the warp tile, rows of the warp tile's width.
+func (c *cta) epilogueRegion(w int, chunk int, base uint64) memory.Region {
+	p, g := c.plan, c.plan.shape
+	ob := p.outBytes
+	if base == baseSplit {
+		ob = accumulatorBytes
+	}
+	warpsM := p.tile.BM / p.tile.WarpM
+	wm, wn := w%warpsM, w/warpsM
+	rowBytes := p.tile.WarpN * ob
+	perRow := max(1, rowBytes/chunkBytes)
+	rowsPer := max(1, chunkBytes/rowBytes)
+	blockChunks := ceilDiv(p.inst.M*rowBytes, chunkBytes)
+	m, j := chunk/blockChunks, chunk%blockChunks
+	row := c.tm*p.tile.BM + wm*p.tile.WarpM + m*p.inst.M
+	col := c.tn*p.tile.BN + wn*p.tile.WarpN
+	nrows := min(rowsPer, p.inst.M)
+	if rowBytes >= chunkBytes {
+		row += j / perRow
+		col += (j % perRow) * chunkBytes / ob
+		nrows = 1
+	} else {
+		row += j * rowsPer
+	}
+	nrows = min(nrows, g.M-row)
+	ncols := min(p.tile.WarpN, g.N-col)
+	if rowBytes >= chunkBytes {
+		ncols = min(chunkBytes/ob, g.N-col)
+	}
+	if nrows <= 0 || ncols <= 0 {
+		return memory.Region{}
+	}
+	pitch := uint64(g.N * ob)
+	off := uint64(c.split*g.Batch+c.batch) * uint64(g.M) * pitch
+	return memory.Region{Base: base + off + uint64(row)*pitch + uint64(col*ob),
+		Rows: nrows, RowBytes: ncols * ob, Pitch: pitch}
+}
+
+// barrier records warp w at the CTA's barrier at cycle now; when the last
+// warp arrives, all resume barrier_latency cycles later.
+func (c *cta) barrier(now uint64) {
+	c.arrived++
+	if c.arrived < len(c.warps)-c.exited {
+		return
 	}
 	c.arrived = 0
-	c.barrier = 0
-	c.traceStart(c.taskID(c.kt), c.taskID(-1), "kstep", fmt.Sprintf("k-step %d", c.kt))
-	for w := 0; w < p.warps; w++ {
-		c.warpStep(now, w, why)
-	}
-}
-
-// warpStep is one warp's k-step: ldmatrix of its A and B fragments (and
-// metadata words for sparse), overlapped with its MMAs, which start when
-// the first k-group's fragments are in registers.
-func (c *cta) warpStep(now uint64, w int, why reason) {
-	p := c.plan
-	s := c.sm
-	fragDone := s.smem.Access(now, memory.LdMatrix, p.fragBytes)
-	if p.metaFragB > 0 {
-		fragDone = max(fragDone, s.smem.Access(now, memory.LDS32, p.metaFragB))
-	}
-	first := c.firstFragment(now, fragDone)
-	if why != whyL2 && why != whyDRAM &&
-		first > now+uint64(s.gpu.cfg.Memory.SharedMemory.Latency) {
-		// A k-step that waited for its tile keeps that reason: the fills
-		// it then queues behind arrive at the memory's pace.
-		why = whySmem
-	}
-	sp := w % len(s.tcs)
-	s.at(first, func() { c.issueMMAs(first, w, sp, fragDone, why) })
-}
-
-// firstFragment estimates when the first k-group's fragments are in
-// registers: the fragments stream in order, so the first group lands
-// (groups-1)/groups of the transfer before the last.
-func (c *cta) firstFragment(now, fragDone uint64) uint64 {
-	p := c.plan
-	bw := uint64(c.sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)
-	rest := uint64(p.fragBytes+p.metaFragB) * uint64(p.groups-1) /
-		uint64(p.groups) / bw
-	if fragDone-now > rest {
-		return fragDone - rest
-	}
-	return now
-}
-
-// issueMMAs submits the warp's k-step to its sub-partition's tensor core
-// as two runs: the k-groups before the last, and the last. The warp
-// reaches the k-step's barrier once it has issued the first run (CUTLASS's
-// multistage loop waits for the next stage and syncs before issuing the
-// last k-group's MMAs, so the barrier and the next fragment loads hide
-// under them).
-func (c *cta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
-	p := c.plan
-	tc := c.sm.tcs[sp]
-	unit := c.sm.id*len(c.sm.tcs) + sp
-	interval := uint64(c.sm.gpu.issueInterval(p))
-	account := func(count int, tcWhy reason) func(uint64) {
-		return func(at uint64) {
-			start := at - uint64(count-1)*interval
-			if start > now {
-				tcWhy = whyCompute
-			}
-			c.sm.gpu.acct.run(unit, start, at+interval, tcWhy)
+	release := now + uint64(c.sm.gpu.cfg.SM.BarrierLatency)
+	for _, w := range c.warps {
+		if w.atBarrier {
+			w.atBarrier = false
+			w.earliest = max(w.earliest, release)
+			w.sp.wake(release)
 		}
 	}
-	last := c.kt == c.steps-1
-	head := (p.groups - 1) * p.mmaPerGrp
-	if head == 0 {
-		c.warpArrived(max(now, fragDone), why)
-	} else {
-		acc := account(head, why)
-		r := p.mmaRequest(head)
-		r.Issued = func(at uint64) {
-			acc(at)
-			arrive := max(at+1, fragDone)
-			c.warpArrived(arrive, whySmemIf(fragDone > at+1, why))
-		}
-		tc.Submit(now, r)
-	}
-	r := p.mmaRequest(p.mmaPerGrp)
-	r.Issued = account(p.mmaPerGrp, why)
-	r.Done = func(at uint64) {
-		if last {
-			c.mmaDone(at)
-		}
-	}
-	tc.Submit(now, r)
 }
 
-func whySmemIf(cond bool, otherwise reason) reason {
-	if cond {
-		return whySmem
-	}
-	return otherwise
+// warpExited counts a warp's EXIT; the CTA's slot frees once every warp
+// has exited and its stores have been accepted.
+func (c *cta) warpExited(now uint64) {
+	c.exited++
+	c.lastDone = max(c.lastDone, now)
+	c.maybeFinish()
 }
 
-// warpArrived records a warp at the k-step's barrier.
-func (c *cta) warpArrived(at uint64, why reason) {
-	if at >= c.barrier {
-		c.barrier, c.barrierBy = at, why
-	}
-	c.arrived++
-	if c.arrived < c.plan.warps {
-		return
-	}
-	c.busy = false
-	c.traceEnd(c.taskID(c.kt))
-	c.kt++
-	if c.kt < c.steps {
-		c.tryStart()
-	}
-}
-
-// mmaDone counts the last k-step's MMA results; when every warp's are
-// written back, the epilogue runs.
-func (c *cta) mmaDone(at uint64) {
+func (c *cta) storeDone(at uint64) {
+	c.stores--
 	c.lastDone = max(c.lastDone, at)
-	c.results++
-	if c.results < c.plan.warps {
+	c.maybeFinish()
+}
+
+func (c *cta) maybeFinish() {
+	if c.exited < len(c.warps) || c.stores > 0 {
 		return
 	}
-	c.sm.at(c.lastDone, func() { c.epilogue(c.lastDone) })
+	c.traceEnd(c.taskID())
+	c.warps = nil
+	c.exited = -1 // finished once
+	c.sm.gpu.ctaFinished(c, c.lastDone)
 }
 
 // NotifyRecv is part of akita.Component; the SM has no ports (it calls
@@ -316,14 +283,11 @@ func (s *smUnit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 
 func (c *cta) traced() bool { return c.sm.NumHooks() > 0 }
 
-func (c *cta) taskID(kt int) string {
+func (c *cta) taskID() string {
 	if !c.traced() {
 		return ""
 	}
-	if kt < 0 {
-		return fmt.Sprintf("sim%d.%s.CTA%d", c.sm.gpu.serial, c.sm.Name(), c.idx)
-	}
-	return fmt.Sprintf("sim%d.%s.CTA%d.K%d", c.sm.gpu.serial, c.sm.Name(), c.idx, kt)
+	return fmt.Sprintf("sim%d.%s.CTA%d", c.sm.gpu.serial, c.sm.Name(), c.idx)
 }
 
 func (c *cta) traceStart(id, parent, kind, what string) {

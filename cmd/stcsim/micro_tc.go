@@ -23,6 +23,9 @@ type microTCOutput struct {
 	Config  string                   `json:"config"`
 	Sources []string                 `json:"sources"`
 	Results []tensorcore.MicroResult `json:"results"`
+	// Scheduler is the same benchmark issued by warps through the
+	// instruction-level SM's schedulers, scoreboards and register files.
+	Scheduler []sim.MicroSched `json:"scheduler"`
 }
 
 func runMicroTC(args []string) int {
@@ -108,6 +111,11 @@ func microTC(ld *configs.Loaded, precs []tensorcore.Precision, modes []tensorcor
 				return nil, err
 			}
 			out.Results = append(out.Results, r)
+			sr, err := sim.MicroScheduler(c, p, m)
+			if err != nil {
+				return nil, err
+			}
+			out.Scheduler = append(out.Scheduler, sr)
 		}
 	}
 	return out, nil
@@ -122,6 +130,14 @@ func writeMicroTCTable(w io.Writer, out *microTCOutput) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%d\t%s\t%s\t\n", r.Precision, r.Mode,
 			orDash(r.Pattern), r.TFLOPS, r.FMAPerClkPerSM, r.LatencyCycles, r.IssueInterval,
 			r.DerivedLatency, shortKeys(r.Binding), r.Fidelity)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nthrough the warp schedulers (instruction-level SM):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "precision\tmode\tdependent issue (cycles)\tindependent issue (cycles/MMA/sub-partition)\tTFLOPS\t")
+	for _, r := range out.Scheduler {
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.1f\t\n", r.Precision, r.Mode,
+			r.DependentLatency, r.IndependentInterval, r.TFLOPS)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nset by: mult = multipliers, A/B = a/b_operand_bytes_per_clk, meta = "+

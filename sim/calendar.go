@@ -1,0 +1,126 @@
+package sim
+
+import "container/heap"
+
+// calendar orders the sub-partitions' scans by (cycle, sequence): within
+// a cycle, scans run in the order they were requested, so same-cycle
+// order is fixed by the model, not by the engine's heap. Near wakes sit
+// in a ring of per-cycle lists, far ones in a heap. The GPU keeps one
+// Akita event pending, at the calendar's earliest cycle, and runs every
+// scan due then from it.
+type calendar struct {
+	ring  [ringSize][]*subPartition
+	base  uint64 // the ring holds cycles [base, base+ringSize)
+	inRng int
+	far   wakeHeap
+	seq   uint64
+	gen   uint64 // generation of the pending engine event
+	evAt  uint64 // its cycle (never: none)
+}
+
+const ringSize = 512
+
+type wakeItem struct {
+	cycle, seq uint64
+	sp         *subPartition
+}
+
+type wakeHeap []wakeItem
+
+func (h wakeHeap) Len() int { return len(h) }
+func (h wakeHeap) Less(i, j int) bool {
+	if h[i].cycle != h[j].cycle {
+		return h[i].cycle < h[j].cycle
+	}
+	return h[i].seq < h[j].seq
+}
+func (h wakeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *wakeHeap) Push(x any)   { *h = append(*h, x.(wakeItem)) }
+func (h *wakeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (cal *calendar) push(c uint64, sp *subPartition) {
+	if c < cal.base+ringSize {
+		slot := &cal.ring[c%ringSize]
+		*slot = append(*slot, sp)
+		cal.inRng++
+		return
+	}
+	cal.seq++
+	heap.Push(&cal.far, wakeItem{cycle: c, seq: cal.seq, sp: sp})
+}
+
+// earliest is the first cycle with a wake (never: none).
+func (cal *calendar) earliest() uint64 {
+	if cal.inRng > 0 {
+		for c := cal.base; c < cal.base+ringSize; c++ {
+			if len(cal.ring[c%ringSize]) > 0 {
+				return c
+			}
+		}
+	}
+	if len(cal.far) > 0 {
+		return cal.far[0].cycle
+	}
+	return never
+}
+
+// advance moves the ring to start at cycle c, pulling far wakes in.
+func (cal *calendar) advance(c uint64) {
+	cal.base = c
+	for len(cal.far) > 0 && cal.far[0].cycle < c+ringSize {
+		it := heap.Pop(&cal.far).(wakeItem)
+		slot := &cal.ring[it.cycle%ringSize]
+		*slot = append(*slot, it.sp)
+		cal.inRng++
+	}
+}
+
+// schedule queues a scan of sp at cycle c.
+func (g *gpu) schedule(c uint64, sp *subPartition) {
+	g.cal.push(c, sp)
+	if c < g.cal.evAt {
+		g.armCalendar(c)
+	}
+}
+
+// armCalendar makes the one pending engine event fire at cycle c
+// (an earlier pending one is superseded by generation).
+func (g *gpu) armCalendar(c uint64) {
+	cal := &g.cal
+	cal.gen++
+	cal.evAt = c
+	gen := cal.gen
+	g.sms[0].at(c, func() {
+		if gen == cal.gen {
+			g.runCalendar(c)
+		}
+	})
+}
+
+// runCalendar runs every scan due at cycle c (a scan may queue another
+// at c, which runs after it).
+func (g *gpu) runCalendar(c uint64) {
+	cal := &g.cal
+	cal.evAt = never
+	cal.advance(c)
+	slot := &cal.ring[c%ringSize]
+	for i := 0; i < len(*slot); i++ {
+		sp := (*slot)[i]
+		cal.inRng--
+		if sp.wakeAt != c {
+			continue // superseded by an earlier wake
+		}
+		sp.wakeAt = never
+		sp.scan(c)
+	}
+	*slot = (*slot)[:0]
+	cal.base = c + 1
+	if next := cal.earliest(); next < cal.evAt {
+		g.armCalendar(next)
+	}
+}

@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// MicroSched is the tensor-core microbenchmark run through the
+// instruction-level SM: MMAs issued by warps through the sub-partitions'
+// schedulers, scoreboards and register files, not submitted to the
+// tensor cores directly.
+type MicroSched struct {
+	Precision string `json:"precision"`
+	Mode      string `json:"mode"`
+	// DependentLatency is cycles per MMA of one warp whose every MMA
+	// reads the previous one's accumulator (dependent-issue latency).
+	DependentLatency float64 `json:"dependent_issue_latency_cycles"`
+	// IndependentInterval is cycles per MMA per sub-partition with one
+	// warp per sub-partition issuing MMAs on independent accumulators
+	// (independent-issue throughput).
+	IndependentInterval float64 `json:"independent_issue_cycles_per_mma"`
+	// TFLOPS is the independent run's dense-equivalent rate scaled to
+	// every SM of the GPU.
+	TFLOPS float64 `json:"tflops"`
+}
+
+// microMMAs is the length of each microbenchmark stream.
+const microMMAs = 2048
+
+// MicroScheduler runs both phases for one precision and mode.
+func MicroScheduler(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.Mode) (MicroSched, error) {
+	dep, err := microStream(cfg, prec, mode, 1, 1)
+	if err != nil {
+		return MicroSched{}, err
+	}
+	ind, err := microStream(cfg, prec, mode, cfg.SM.SubPartitions, 16)
+	if err != nil {
+		return MicroSched{}, err
+	}
+	sh, err := microShape(cfg, prec, mode)
+	if err != nil {
+		return MicroSched{}, err
+	}
+	perSM := float64(cfg.SM.SubPartitions*sh.FMAs()) / ind
+	return MicroSched{Precision: prec.String(), Mode: mode.String(),
+		DependentLatency: dep, IndependentInterval: ind,
+		TFLOPS: 2 * perSM * float64(cfg.GPU.SMCount) * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12}, nil
+}
+
+// microStream runs one CTA of warps warps on SM 0, each issuing
+// microMMAs MMAs that cycle over accs accumulators, and returns cycles
+// per MMA per warp between the first issue and the last result.
+func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.Mode, warps, accs int) (float64, error) {
+	c := *cfg
+	c.SM.Fidelity = "instruction"
+	c.Sim.ExtrapolateWaves = false
+	c.SM.KernelLaunchLatency = 0
+	p := &kernelPlan{shape: gemmShape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
+		Sparse: mode == tensorcore.Sparse},
+		tile:  configs.TileConfig{Stages: 2},
+		warps: warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
+		kSteps: 1}
+	pc, err := cfg.TensorCore.Get(prec)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.setInstruction(pc, p.shape); err != nil {
+		return 0, err
+	}
+	op := OpMMA
+	if mode == tensorcore.Sparse {
+		op = OpMMASP
+	}
+	prog := &Program{}
+	aBase := Reg(accs * accRegsPerMMA)
+	for i := 0; i < microMMAs; i++ {
+		acc := RegSpan{Reg((i % accs) * accRegsPerMMA), accRegsPerMMA}
+		in := Instr{Op: op, Dst: acc, Src: [4]RegSpan{{aBase, 4}, {aBase + 4, 2}, acc}}
+		if op == OpMMASP {
+			in.Src[3] = RegSpan{aBase + 6, 1}
+		}
+		prog.Prologue = append(prog.Prologue, in)
+	}
+	// EXIT reads every accumulator, so the warp ends with its last result.
+	prog.Prologue = append(prog.Prologue, Instr{Op: OpEXIT,
+		Src: [4]RegSpan{{0, uint8(accs * accRegsPerMMA)}}})
+	prog.Regs = int(aBase) + 8
+	p.programs = make([]*Program, warps)
+	for w := range p.programs {
+		p.programs[w] = prog
+	}
+	g, err := buildGPU(&c, p)
+	if err != nil {
+		return 0, err
+	}
+	if err := g.run(); err != nil {
+		return 0, fmt.Errorf("micro tc through the scheduler: %w", err)
+	}
+	return float64(g.endCycle) / microMMAs, nil
+}
+
+// microShape is the MMA instruction shape of a precision and mode.
+func microShape(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.Mode) (tensorcore.Shape, error) {
+	pc, err := cfg.TensorCore.Get(prec)
+	if err != nil {
+		return tensorcore.Shape{}, err
+	}
+	p := &kernelPlan{shape: gemmShape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
+	if err := p.setInstruction(pc, p.shape); err != nil {
+		return tensorcore.Shape{}, err
+	}
+	return p.inst, nil
+}

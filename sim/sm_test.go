@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// instrCycles simulates one GEMM with a fixed kernel on the
+// instruction-level SM and returns the kernel's result.
+func instrRun(t *testing.T, m, n, k int, sparse bool, kernel string, sets ...string) *kernelResult {
+	t.Helper()
+	cfg := loadTest(t, append([]string{"sm.fidelity=instruction",
+		"kernel.force=" + kernel}, sets...)...)
+	g := gemmShape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
+	plans, rejected := candidatePlans(cfg, g)
+	if len(plans) == 0 {
+		t.Fatalf("no plan: %v", rejected)
+	}
+	r, err := simulateKernel(cfg, plans[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Each SM key moves a small GEMM's cycles in the expected direction on
+// the instruction-level SM: fewer resources are slower, more never slower.
+func TestSMKeysMoveCycles(t *testing.T) {
+	const kernel = "128x128x32_64x64_s5"
+	base := instrRun(t, 512, 512, 1024, false, kernel).cycles
+	cases := []struct {
+		set    string
+		slower bool // true: must be slower; false: must not be slower
+	}{
+		{"sm.register_file_bytes_per_clk=64", true},
+		{"sm.sub_partitions=2", true},
+		{"sm.barrier_latency=200", true},
+		{"sm.kernel_launch_latency=5000", true},
+		{"sm.warp_schedulers=2", false},
+		{"sm.issue_per_clk=2", false},
+		{"shared_memory.bytes_per_clk=32", true},
+		{"shared_memory.latency=200", true},
+		{"tensorcore.fp16.multipliers=128", true},
+		{"tensorcore.fp16.dot_latency=376", true},
+	}
+	for _, c := range cases {
+		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).cycles
+		if c.slower && got <= base {
+			t.Errorf("%s: %d cycles, want more than the default's %d", c.set, got, base)
+		}
+		if !c.slower && got > base {
+			t.Errorf("%s: %d cycles, want at most the default's %d", c.set, got, base)
+		}
+	}
+}
+
+// A slower CTA launch delays the second wave.
+func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
+	const kernel = "64x64x32_32x32_s10"
+	base := instrRun(t, 1024, 1024, 256, false, kernel).cycles
+	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").cycles
+	if slow <= base {
+		t.Errorf("cta_launch_latency 2000: %d cycles, default %d: want slower", slow, base)
+	}
+}
+
+// Narrower issue is slower: with one scheduler per SM (sub_partitions=1
+// keeps one tensor core too) versus two per sub-partition.
+func TestSchedulerPoliciesRun(t *testing.T) {
+	const kernel = "64x64x32_32x32_s10"
+	gto := instrRun(t, 512, 512, 1024, false, kernel).cycles
+	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").cycles
+	if gto == 0 || lrr == 0 {
+		t.Fatalf("gto %d, lrr %d cycles", gto, lrr)
+	}
+	if d := rel(gto, lrr); d > 0.2 {
+		t.Errorf("GTO %d vs LRR %d cycles: %.0f %% apart", gto, lrr, 100*d)
+	}
+}
+
+// A 32x32 warp tile issues only 8 sparse MMAs per k-group: with a
+// 400-cycle sparse MMA latency (dot_latency 8 -> 372) each warp stalls on its own accumulators.
+func TestAccumulatorDependenceStalls(t *testing.T) {
+	const kernel = "64x64x64_32x32_s6"
+	fast := instrRun(t, 1024, 1024, 1024, true, kernel).cycles
+	slow := instrRun(t, 1024, 1024, 1024, true, kernel,
+		"tensorcore.fp16.dot_latency=372").cycles
+	if float64(slow) < 1.2*float64(fast) {
+		t.Errorf("sparse_latency 400: %d cycles vs %d at 36: want clearly slower",
+			slow, fast)
+	}
+}
+
+// One-cycle latency steps never make the kernel more than 0.5 % faster,
+// and a five-cycle sweep moves it less than 3 %.
+func TestLatencySweepsAreSmooth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten instruction-level runs")
+	}
+	const kernel = "128x128x64_64x64_s3"
+	for _, key := range []struct {
+		name     string
+		from, to int
+	}{{"sm.barrier_latency", 18, 22}, {"shared_memory.latency", 21, 25}} {
+		var cyc []uint64
+		for v := key.from; v <= key.to; v++ {
+			set := key.name + "=" + itoa(v)
+			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set).cycles)
+		}
+		lo, hi := cyc[0], cyc[0]
+		for i := 1; i < len(cyc); i++ {
+			if float64(cyc[i]) < 0.995*float64(cyc[i-1]) {
+				t.Errorf("%s %d -> %d: %d -> %d cycles", key.name, key.from+i-1,
+					key.from+i, cyc[i-1], cyc[i])
+			}
+			lo, hi = min(lo, cyc[i]), max(hi, cyc[i])
+		}
+		if float64(hi-lo) > 0.03*float64(lo) {
+			t.Errorf("%s %d..%d: cycles %v spread over 3 %%", key.name, key.from, key.to, cyc)
+		}
+	}
+}
+
+// Halving the shared-memory bandwidth books the loss to shared memory,
+// not to DRAM.
+func TestSmemLossIsBookedToSmem(t *testing.T) {
+	const kernel = "128x128x32_64x64_s5"
+	full := instrRun(t, 1024, 1024, 2048, false, kernel)
+	half := instrRun(t, 1024, 1024, 2048, false, kernel, "shared_memory.bytes_per_clk=64")
+	if half.cycles <= full.cycles {
+		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.cycles, full.cycles)
+	}
+	dSmem := half.breakdown.Smem - full.breakdown.Smem
+	dDRAM := half.breakdown.DRAM - full.breakdown.DRAM
+	if dSmem <= 0 || dSmem < dDRAM {
+		t.Errorf("smem share %.3f -> %.3f, dram %.3f -> %.3f: want the loss in smem",
+			full.breakdown.Smem, half.breakdown.Smem, full.breakdown.DRAM, half.breakdown.DRAM)
+	}
+}
+
+// The instruction-level SM is deterministic.
+func TestInstructionLevelDeterministic(t *testing.T) {
+	a := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
+	b := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
+	if a.cycles != b.cycles || a.breakdown != b.breakdown || a.tcBusy != b.tcBusy {
+		t.Errorf("two runs differ: %d vs %d cycles", a.cycles, b.cycles)
+	}
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	s := ""
+	for ; v > 0; v /= 10 {
+		s = string(rune('0'+v%10)) + s
+	}
+	return s
+}
+
+// Through the scheduler, dense FP16 HMMA.16816 issues every 8 cycles per
+// sub-partition (A100: 1024 dense FP16 FMA/clk/SM over 4 tensor cores,
+// 2048 FMAs per m16n8k16) and a dependent chain pays the MMA latency.
+func TestMicroSchedulerHMMA(t *testing.T) {
+	cfg := loadTest(t)
+	r, err := MicroScheduler(cfg, tensorcore.FP16, tensorcore.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IndependentInterval < 8 || r.IndependentInterval > 8.1 {
+		t.Errorf("independent issue: %.3f cycles per MMA per sub-partition, want 8", r.IndependentInterval)
+	}
+	if r.DependentLatency < 31 || r.DependentLatency > 33 {
+		t.Errorf("dependent issue: %.2f cycles, want the configured 32", r.DependentLatency)
+	}
+	slow, err := MicroScheduler(loadTest(t, "sm.register_file_bytes_per_clk=128"), tensorcore.FP16, tensorcore.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slow.IndependentInterval <= r.IndependentInterval {
+		t.Errorf("register file 128 B/clk: %.2f cycles per MMA, want more than %.2f",
+			slow.IndependentInterval, r.IndependentInterval)
+	}
+}
+
+// The streams do the GEMM's math: MMAs over all warps and k-steps times
+// the instruction's FMAs equal the tile's logical FMAs, and every stage
+// byte is copied by exactly one LDGSTS per k-step.
+func TestProgramCoversTheTile(t *testing.T) {
+	cfg := loadTest(t)
+	for _, c := range []struct {
+		kernel string
+		sparse bool
+	}{{"128x128x32_64x64_s5", false}, {"128x128x64_64x64_s3", true},
+		{"64x64x64_32x32_s6", true}, {"256x128x64_64x64_s3", false}} {
+		g := gemmShape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		var p *kernelPlan
+		for _, tl := range cfg.Kernel.Candidates {
+			if tl.Name() == c.kernel {
+				var err error
+				if p, err = planKernel(cfg, g, tl, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if p == nil {
+			t.Fatalf("no tile %s", c.kernel)
+		}
+		mmas, copies := 0, 0
+		for w := 0; w < p.warps; w++ {
+			n := Counts(p.program(w).Body)
+			mmas += n[OpMMA] + n[OpMMASP]
+			copies += n[OpLDGSTS]
+		}
+		logical := p.tile.BM * p.tile.BN * p.tile.BK
+		if got := mmas * p.inst.FMAs(); got != logical {
+			t.Errorf("%s: MMAs per k-step do %d FMAs, the tile %d", c.kernel, got, logical)
+		}
+		stage := p.aStageB + p.bStageB + p.metaStageB
+		if got := copies * chunkBytes; got < stage || got >= stage+3*chunkBytes {
+			t.Errorf("%s: LDGSTS per k-step copy %d B, the stage is %d B", c.kernel, got, stage)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// subPartition is one SM processing block: warp schedulers over its
+// resident warps, the tensor core, an ALU pipe, the register file's read
+// ports, and the MIO queue into the SM's shared memory.
+//
+// It is event-driven: a scan at cycle t issues what can issue and
+// schedules the next scan at the earliest cycle any warp's next
+// instruction can issue (t+1 while something issued); a warp waiting on
+// an event (a load, a barrier) is woken by that event, so cycles where
+// nothing can issue cost nothing.
+type subPartition struct {
+	sm    *smUnit
+	id    int
+	unit  int // index among all tensor cores of the GPU (accounting)
+	tc    *tensorcore.Unit
+	warps []*warp // resident, oldest first
+	// greedy is each scheduler's last-issuing warp (GTO).
+	greedy []*warp
+	rr     []int // each scheduler's next start (loose round-robin)
+	gto    bool
+
+	// mio holds the cycles the last mioQueue shared-memory instructions
+	// start being served: the queue takes another once the oldest has.
+	mio     [mioQueue]uint64
+	mioHead int
+	aluFree uint64 // ALU pipe accepts the next instruction
+	rfFree  uint64 // register-file read ports free
+	rfBytes int    // register-file read bytes per cycle
+
+	wakeAt   uint64             // pending scan (never: none)
+	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
+	lastMMA  uint64             // tensor core's issue slot ends (accounting)
+	mma      tensorcore.Request // one MMA of the plan's datapath
+	interval uint64
+}
+
+func newSubPartition(s *smUnit, id int) *subPartition {
+	cfg := s.gpu.cfg.SM
+	sp := &subPartition{sm: s, id: id, unit: s.id*cfg.SubPartitions + id,
+		tc: s.tcs[id], greedy: make([]*warp, cfg.WarpSchedulers),
+		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
+		rfBytes: cfg.RegisterFileBytesPerClk, wakeAt: never,
+		lastMMA: s.gpu.startedAt}
+	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
+	sp.mma = s.gpu.plan.mmaRequest(1)
+	return sp
+}
+
+// add makes w resident at cycle now.
+func (sp *subPartition) add(w *warp, now uint64) {
+	w.sp = sp
+	w.sched = (w.id / len(sp.sm.sps)) % len(sp.greedy)
+	sp.warps = append(sp.warps, w)
+	sp.wake(now)
+}
+
+// wake makes sure the sub-partition scans at cycle c (or earlier).
+func (sp *subPartition) wake(c uint64) {
+	c = max(c, sp.scanned)
+	if c >= sp.wakeAt {
+		return
+	}
+	sp.wakeAt = c
+	sp.sm.gpu.schedule(c, sp)
+}
+
+// pipeFree is when in's functional unit accepts it.
+func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
+	at, why := sp.rfFree, whyRegFile
+	var t uint64
+	wy := whyCompute
+	switch in.Op {
+	case OpMMA, OpMMASP:
+		t, _ = sp.tc.FreeAt(0, sp.mma)
+	case OpALU:
+		t, wy = sp.aluFree, whyIssue
+	case OpLDSM, OpLDS, OpSTS:
+		t, wy = sp.mio[sp.mioHead], whySmem
+	}
+	if t > at {
+		return t, wy
+	}
+	return at, why
+}
+
+// smemAccess sends a shared-memory instruction through the MIO queue
+// and returns the cycle its data is in registers (or in shared memory).
+func (sp *subPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
+	start := max(now, sp.sm.smem.BusyUntil())
+	done := sp.sm.smem.Access(now, p, bytes)
+	sp.mio[sp.mioHead] = start
+	sp.mioHead = (sp.mioHead + 1) % mioQueue
+	return done
+}
+
+// readRegs occupies the register file's read ports with n registers of
+// 32 threads x 4 B.
+func (sp *subPartition) readRegs(now uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	cycles := uint64(ceilDiv(n*128, sp.rfBytes))
+	sp.rfFree = max(sp.rfFree, now) + cycles - 1
+}
+
+// writeRegs is a load's write-back into the register file, which takes
+// the same banks' cycles as reads do.
+func (sp *subPartition) writeRegs(now uint64, n int) { sp.readRegs(now, n) }
+
+// scan issues, per warp scheduler, up to issue_per_clk instructions from
+// its warps at cycle now, in the scheduling policy's order.
+func (sp *subPartition) scan(now uint64) {
+	sp.scanned = now + 1
+	next := uint64(never)
+	live := sp.warps[:0]
+	for _, w := range sp.warps {
+		if w.section < 3 {
+			live = append(live, w)
+		}
+	}
+	for i := len(live); i < len(sp.warps); i++ {
+		sp.warps[i] = nil
+	}
+	sp.warps = live
+	limit := sp.sm.gpu.cfg.SM.IssuePerClk
+	for s := range sp.greedy {
+		issued := 0
+		visit := func(w *warp) {
+			in := w.current()
+			if in == nil {
+				return
+			}
+			at, why := w.readyAt(in, now)
+			if at <= now && issued >= limit {
+				at, why = now+1, whyIssue
+			}
+			if at > now {
+				w.note(why, now)
+				next = min(next, at)
+				return
+			}
+			w.note(whyIssue, now)
+			if in.Op == OpDEPBAR {
+				w.stageResolved(why)
+			}
+			w.issue(in, now)
+			issued++
+			sp.greedy[s] = w
+			next = min(next, now+1)
+		}
+		sp.order(s, visit)
+	}
+	if next != never {
+		sp.wake(next)
+	}
+}
+
+// order visits scheduler s's warps (a CTA's warps are dealt over the
+// sub-partitions, then over each one's schedulers): GTO starts with the
+// warp that issued last and goes on oldest first; loose round-robin
+// starts one past the last start.
+func (sp *subPartition) order(s int, fn func(*warp)) {
+	if sp.gto {
+		g := sp.greedy[s]
+		if g != nil && g.section < 3 && g.sp == sp && g.sched == s {
+			fn(g)
+		} else {
+			g = nil
+		}
+		for _, w := range sp.warps {
+			if w != g && w.sched == s {
+				fn(w)
+			}
+		}
+		return
+	}
+	n := len(sp.warps)
+	start := sp.rr[s]
+	sp.rr[s] = (start + 1) % max(1, n)
+	for i := 0; i < n; i++ {
+		if w := sp.warps[(start+i)%n]; w.sched == s {
+			fn(w)
+		}
+	}
+}
+
+// mmaIssued books the tensor core's idle time before an MMA that warp w
+// issued at now to what w waited on since its previous MMA.
+func (sp *subPartition) mmaIssued(w *warp, now uint64) {
+	acct := &sp.sm.gpu.acct
+	if now > sp.lastMMA {
+		acct.idleFor(sp.unit, now-sp.lastMMA, &w.stall)
+	}
+	w.stall = [numReasons]uint64{}
+	acct.busy += sp.interval
+	sp.lastMMA = now + sp.interval
+	acct.lastEnd[sp.unit] = sp.lastMMA
+}

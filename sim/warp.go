@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/stcsim/stcsim/memory"
+)
+
+// never is a ready time that only an event (a load arriving, a barrier
+// releasing) can bring forward.
+const never = math.MaxUint64
+
+// Pipe timings of the non-tensor instructions (per sub-partition).
+const (
+	// aluInterval: 16 INT32 lanes per sub-partition take a warp
+	// instruction in 2 cycles (NVIDIA A100 whitepaper, SM diagram).
+	aluInterval = 2
+	// aluLatency: dependent-issue latency of IADD3/IMAD/LOP3 on Ampere
+	// (4 cycles in the Jia et al. and Abdelkhalik et al. microbenchmarks).
+	aluLatency = 4
+	// mioQueue: shared-memory instructions a sub-partition's MIO queue
+	// holds before the oldest is served (estimated; Accel-Sim's Ampere
+	// configs use a comparable per-scheduler LD/ST queue).
+	mioQueue = 8
+)
+
+// cpGroup is a cp.async commit group of one warp: chunks still to be
+// written into shared memory, and when the last one was.
+type cpGroup struct {
+	left   int
+	closed bool
+	doneAt uint64
+	why    reason // what its last chunk waited on: L2, DRAM or smem
+}
+
+// warp is one resident warp: its instruction stream, program counter,
+// scoreboard and cp.async groups.
+type warp struct {
+	cta   *cta
+	sp    *subPartition
+	id    int
+	sched int // warp scheduler of its sub-partition
+	prog  *Program
+
+	section int // 0 prologue, 1 body, 2 epilogue, 3 exited
+	pc      int
+	iter    int // k-step of the body
+	// ready is the scoreboard: the cycle each register's pending write
+	// lands (never: a load not yet back).
+	ready    []uint64
+	earliest uint64 // in-order issue: next instruction not before this
+	groups   []*cpGroup
+	open     *cpGroup
+	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
+	atBarrier bool
+	lastA     RegSpan // previous MMA's A operand (register reuse cache)
+
+	// stall accounting since the warp's last MMA (see account.go)
+	why      reason
+	since    uint64
+	stall    [numReasons]uint64
+	stageWho *cpGroup // the group a DEPBAR waits on
+}
+
+func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
+	w := &warp{cta: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
+	w.earliest, w.since, w.why = now, now, whyLaunch
+	w.open = &cpGroup{}
+	return w
+}
+
+// current is the instruction at the program counter (nil: exited).
+func (w *warp) current() *Instr {
+	for {
+		var list []Instr
+		switch w.section {
+		case 0:
+			list = w.prog.Prologue
+		case 1:
+			list = w.prog.Body
+		case 2:
+			list = w.prog.Epilogue
+		default:
+			return nil
+		}
+		if w.pc < len(list) {
+			return &list[w.pc]
+		}
+		w.pc = 0
+		switch {
+		case w.section == 1 && w.iter+1 < w.cta.steps:
+			w.iter++
+		default:
+			w.section++
+		}
+	}
+}
+
+func (w *warp) regsReady(r RegSpan) uint64 {
+	at := uint64(0)
+	for i := r.First; i < r.First+Reg(r.N); i++ {
+		at = max(at, w.ready[i])
+	}
+	return at
+}
+
+func (w *warp) setReady(r RegSpan, at uint64) {
+	for i := r.First; i < r.First+Reg(r.N); i++ {
+		w.ready[i] = at
+	}
+}
+
+// readyAt is the earliest cycle the warp's next instruction can issue
+// (never: it waits on an event) and what holds it.
+func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
+	if w.atBarrier {
+		return never, whyBarrier
+	}
+	at, why := w.earliest, whyIssue
+	if in.Op == OpDEPBAR {
+		t, wy := w.depbarReady(int(in.N))
+		if t > at {
+			at, why = t, wy
+		}
+		return at, why
+	}
+	for _, s := range in.Src {
+		if s.N > 0 {
+			if t := w.regsReady(s); t > at {
+				at, why = t, w.regWhy(in)
+			}
+		}
+	}
+	if in.Dst.N > 0 {
+		if t := w.regsReady(in.Dst); t > at {
+			at, why = t, w.regWhy(in)
+		}
+	}
+	if t, wy := w.sp.pipeFree(in); t > at {
+		at, why = t, wy
+	}
+	return at, why
+}
+
+// regWhy names a register dependence: an MMA waiting on a fragment waits
+// on shared memory, on its accumulator on the tensor core's latency;
+// anything else is a dependence.
+func (w *warp) regWhy(in *Instr) reason {
+	if in.Op == OpMMA || in.Op == OpMMASP {
+		if w.regsReady(in.Dst) >= max(w.regsReady(in.Src[0]), w.regsReady(in.Src[1]),
+			w.regsReady(in.Src[3])) {
+			return whyDependence
+		}
+		return whySmem
+	}
+	return whyDependence
+}
+
+// depbarReady is when at most n of the warp's closed groups are still
+// being written (never while one of the older ones is not back).
+func (w *warp) depbarReady(n int) (uint64, reason) {
+	closed := len(w.groups)
+	at, why := uint64(0), whyIssue
+	for i := 0; i < closed-n; i++ {
+		g := w.groups[i]
+		if g.left > 0 {
+			w.stageWho = g
+			return never, whyStage
+		}
+		if g.doneAt > at {
+			at, why = g.doneAt, g.why
+		}
+	}
+	return at, why
+}
+
+// issue executes the warp's next instruction at cycle now.
+func (w *warp) issue(in *Instr, now uint64) {
+	sp := w.sp
+	w.earliest = now + 1
+	sp.sm.gpu.issued++
+	switch in.Op {
+	case OpMMA, OpMMASP:
+		w.issueMMA(in, now)
+	case OpLDSM, OpLDS:
+		pat := sp.sm.ldsm
+		if in.Operand == OperandE {
+			pat = sp.sm.ldsmE
+		} else if in.Op == OpLDS {
+			pat = sp.sm.staging
+		}
+		done := sp.smemAccess(now, pat, int(in.Bytes))
+		sp.readRegs(now, 1)
+		sp.writeRegs(now, int(in.Dst.N))
+		w.setReady(in.Dst, done)
+	case OpSTS:
+		sp.smemAccess(now, sp.sm.staging, int(in.Bytes))
+		sp.readRegs(now, int(in.Src[0].N))
+	case OpLDGSTS:
+		w.copy(in, now)
+	case OpLDGDEPBAR:
+		w.open.closed = true
+		w.groups = append(w.groups, w.open)
+		w.open = &cpGroup{}
+	case OpDEPBAR:
+		w.retireGroups(int(in.N))
+	case OpBAR:
+		w.atBarrier = true
+		w.cta.barrier(now)
+	case OpALU:
+		sp.aluFree = now + aluInterval
+		n := 0
+		for _, s := range in.Src {
+			n += int(s.N)
+		}
+		sp.readRegs(now, n)
+		w.setReady(in.Dst, now+aluLatency)
+	case OpLDG:
+		w.load(in, now)
+	case OpSTG:
+		w.store(in, now)
+	case OpEXIT:
+		w.section = 3
+		w.cta.warpExited(now)
+		return
+	}
+	w.pc++
+}
+
+func (w *warp) issueMMA(in *Instr, now uint64) {
+	sp := w.sp
+	regs := int(in.Src[1].N) + int(in.Src[2].N) + int(in.Src[3].N)
+	if in.Src[0] != w.lastA {
+		regs += int(in.Src[0].N)
+	}
+	w.lastA = in.Src[0]
+	sp.readRegs(now, regs)
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
+	w.setReady(in.Dst, done)
+	sp.mmaIssued(w, now)
+}
+
+// copy issues one LDGSTS: the chunk's global read, whose arrival is
+// written into shared memory and counted against the open group.
+func (w *warp) copy(in *Instr, now uint64) {
+	k := int(in.Stage)
+	if in.Stage < 0 {
+		k = w.iter + w.cta.plan.tile.Stages - 1
+	}
+	class, r := w.cta.chunkRegion(k, in.Operand, int(in.Chunk))
+	w.sp.readRegs(now, 2)
+	if r.Rows == 0 {
+		return // predicated off: zero-fill, no traffic
+	}
+	g := w.open
+	g.left++
+	sm := w.sp.sm
+	bytes := r.Rows * r.RowBytes
+	sm.gpu.mem.Read(now, sm.id, class, r, false, func(at uint64) {
+		written := sm.smem.Access(at, sm.cpAsync, bytes)
+		g.left--
+		why := sm.gpu.memoryReason(now, at)
+		if written > at+uint64(sm.gpu.cfg.Memory.SharedMemory.Latency)+
+			uint64(bytes/sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)+1 {
+			why = whySmem
+		}
+		if written >= g.doneAt {
+			g.doneAt, g.why = written, why
+		}
+		if g.left == 0 && g.closed {
+			w.sp.wake(max(written, at+1))
+		}
+	})
+}
+
+// retireGroups drops the groups a passed DEPBAR.LE n waited for and
+// books the wait to what the last of them waited on.
+func (w *warp) retireGroups(n int) {
+	done := len(w.groups) - n
+	if done <= 0 {
+		return
+	}
+	w.groups = append(w.groups[:0], w.groups[done:]...)
+}
+
+// load issues an LDG of the epilogue's C through L1.
+func (w *warp) load(in *Instr, now uint64) {
+	c := w.cta
+	r := c.epilogueRegion(w.id, int(in.Chunk), baseC)
+	w.setReady(in.Dst, never)
+	if r.Rows == 0 {
+		w.setReady(in.Dst, now+1)
+		return
+	}
+	dst := in.Dst
+	c.sm.gpu.mem.Read(now, c.sm.id, memory.CRead, r, true, func(at uint64) {
+		w.setReady(dst, at)
+		w.sp.wake(at + 1)
+	})
+}
+
+// store issues an STG of the epilogue's D (or split-K partials) to L2.
+func (w *warp) store(in *Instr, now uint64) {
+	c := w.cta
+	base := baseD
+	if c.plan.splitK > 1 {
+		base = baseSplit
+	}
+	r := c.epilogueRegion(w.id, int(in.Chunk), base)
+	w.sp.readRegs(now, int(in.Src[0].N))
+	if r.Rows == 0 {
+		return
+	}
+	c.stores++
+	c.sm.gpu.mem.Write(now, c.sm.id, memory.DWrite, r, c.storeDone)
+}
