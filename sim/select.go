@@ -155,7 +155,9 @@ func estimateEnsemble(cfg *configs.Config, p *kernelPlan, obs Observer) (*candid
 	return c, nil
 }
 
-func ensembleRuns(cfg *configs.Config) int { return max(1, cfg.Sim.JitterRuns) }
+func ensembleRuns(cfg *configs.Config) int {
+	return max(1, cfg.Sim.JitterRuns)
+}
 
 // selectKernel ranks the library's candidates the way a library's
 // heuristic plus profiling would: the cheap pre-model keeps the best
