@@ -10,10 +10,7 @@ type SharedMemoryConfig struct {
 	Banks             int   `yaml:"banks"`
 	BankBytes         int   `yaml:"bank_bytes"`
 	BytesPerClk       int   `yaml:"bytes_per_clk"`
-	// FillBytesPerClk is the rate at which cp.async fills arriving from
-	// L2 are written into the banks; the datapath's BytesPerClk caps it.
-	FillBytesPerClk int `yaml:"fill_bytes_per_clk"`
-	Latency         int `yaml:"latency"`
+	Latency           int   `yaml:"latency"`
 }
 
 // L1Config is the per-SM L1 data cache.
@@ -75,7 +72,6 @@ func (c *Config) Validate() check.List {
 	l.PowerOfTwo("shared_memory.banks", s.Banks)
 	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
 	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)
-	l.Positive("shared_memory.fill_bytes_per_clk", s.FillBytesPerClk)
 	l.Positive("shared_memory.latency", s.Latency)
 	for _, kb := range s.CarveoutOptionsKB {
 		if kb > c.L1.TotalKB {

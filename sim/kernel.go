@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -45,6 +46,10 @@ type kernelPlan struct {
 	fragBytes  int // ldmatrix bytes per k-step (A values + B)
 	metaFragB  int // metadata bytes read from shared memory per k-step
 	regsPerThr int
+	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
+	// ldmatrix patterns over them, per k-step.
+	layoutA, layoutB, layoutE memory.Layout
+	ldsm, metaLdsm            memory.Pattern
 }
 
 // accumulatorBytes is the size of one accumulator element (FP32 or INT32).
@@ -158,6 +163,39 @@ func (p *kernelPlan) warpWork() {
 	acc := t.WarpM * t.WarpN / 32
 	frag := 2 * (aFrag + bFrag) / 4 / 32
 	p.regsPerThr = min(255, acc+frag+40)
+}
+
+// smemPatterns lays the stage's tiles out as CUTLASS's sm80 TN kernels
+// do (A and B crosswise over K, the metadata column-major) and derives the
+// wavefronts of one warp's ldmatrix loads per k-step from them.
+func (p *kernelPlan) smemPatterns(cfg memory.SharedMemoryConfig) {
+	t := p.tile
+	bits := 8 * p.elemBytes
+	keptK := t.BK * p.pattern.N / p.pattern.M
+	p.layoutA = memory.OperandLayout(bits, keptK)
+	p.layoutB = memory.OperandLayout(bits, t.BK)
+	p.layoutE = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
+		Contig: max(1, p.metaStageB/2)}
+	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, keptK, cfg)
+	b := memory.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
+	p.ldsm = memory.Pattern{Name: "ldsm.x4 A+B",
+		BytesPerInstr: a.BytesPerInstr + b.BytesPerInstr,
+		Wavefronts:    a.Wavefronts + b.Wavefronts}
+	if p.metaFragB > 0 {
+		p.metaLdsm = memory.PatternFromAddrs("ldsm E",
+			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
+	}
+}
+
+// smemLayout is the shared-memory layout of a stage part.
+func (p *kernelPlan) smemLayout(c memory.Class) memory.Layout {
+	switch c {
+	case memory.AValues:
+		return p.layoutA
+	case memory.AMeta:
+		return p.layoutE
+	}
+	return p.layoutB
 }
 
 // smemPerCTA is the shared memory of one CTA: its cp.async stages.

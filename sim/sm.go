@@ -23,21 +23,12 @@ type smUnit struct {
 	cb   clock.Callbacks
 	tcs  []*tensorcore.Unit
 	smem *memory.SharedMemory
-	fill memory.Pattern // cp.async fills written into shared memory
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
 func (s *smUnit) Handle(e akita.Event) error {
 	e.(*clock.Event).Fn()
 	return nil
-}
-
-// fillCycles is how long writing a fill of bytes into shared memory takes
-// on an idle datapath, latency included.
-func (s *smUnit) fillCycles(bytes int) uint64 {
-	cfg := s.gpu.cfg.Memory.SharedMemory
-	rate := min(cfg.FillBytesPerClk, cfg.BytesPerClk)
-	return uint64((bytes+rate-1)/rate + cfg.Latency)
 }
 
 // at runs fn at cycle c (now or later) as one of the SM's own events.
@@ -61,9 +52,10 @@ type cta struct {
 
 	stageParts  []int    // loads outstanding per k-step's stage
 	stageIssue  []uint64 // cycle the stage's loads were issued
-	stageLanded []uint64 // cycle the stage could be in shared memory had the fill not queued
+	stageLanded []uint64 // cycle the stage could be in shared memory had its writes not queued
 	stageReady  []uint64 // cycle the stage landed in shared memory (0: not yet)
 	stageWhy    []reason
+	stageLast   []uint64 // Written of the stage's latest part so far
 
 	kt        int    // k-step being computed or next to compute
 	busy      bool   // a k-step is in progress
@@ -83,6 +75,7 @@ func newCTA(s *smUnit, idx int) *cta {
 	c.stageReady = make([]uint64, p.kSteps)
 	c.stageLanded = make([]uint64, p.kSteps)
 	c.stageWhy = make([]reason, p.kSteps)
+	c.stageLast = make([]uint64, p.kSteps)
 	return c
 }
 
@@ -99,7 +92,7 @@ func (c *cta) launch(now uint64) {
 }
 
 // loadStage issues the cp.async copies of k-step k's A values, A metadata
-// and B tiles.
+// and B tiles; each is written into shared memory as it arrives.
 func (c *cta) loadStage(now uint64, k int) {
 	c.stageIssue[k] = now
 	regions := c.stageRegions(k)
@@ -109,28 +102,31 @@ func (c *cta) loadStage(now uint64, k int) {
 		}
 		c.stageParts[k]++
 	}
+	g := c.sm.gpu
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
 			continue
 		}
-		c.sm.gpu.mem.Read(now, c.sm.id, r.class, r.region, false,
-			func(at uint64) { c.partLanded(k, at) })
+		plan := g.filler.Plan(r.region, c.plan.smemLayout(r.class))
+		g.filler.CpAsync(g.mem, c.sm.smem, now, c.sm.id, r.class, r.region,
+			plan, func(d memory.FillDone) { c.partLanded(k, d) })
 	}
 }
 
-// partLanded notes one load of stage k arriving at the SM; when all have,
-// the cp.async stores into shared memory finish the stage.
-func (c *cta) partLanded(k int, at uint64) {
+// partLanded notes one load of stage k in shared memory; the stage is
+// ready when all are.
+func (c *cta) partLanded(k int, d memory.FillDone) {
 	c.stageParts[k]--
+	if d.Written >= c.stageLast[k] {
+		// The part written last is the one the stage waits for.
+		c.stageLast[k] = d.Written
+		c.stageWhy[k] = memoryReason(d.Cause())
+	}
+	c.stageReady[k] = max(c.stageReady[k], d.Written, 1)
+	c.stageLanded[k] = max(c.stageLanded[k], d.Unqueued)
 	if c.stageParts[k] > 0 {
 		return
 	}
-	p := c.plan
-	bytes := p.aStageB + p.metaStageB + p.bStageB
-	ready := c.sm.smem.Access(at, c.sm.fill, bytes)
-	c.stageReady[k] = max(ready, 1)
-	c.stageLanded[k] = at + c.sm.fillCycles(bytes)
-	c.stageWhy[k] = c.sm.gpu.memoryReason(c.stageIssue[k], at)
 	c.tryStart()
 }
 
@@ -177,9 +173,9 @@ func (c *cta) compute(now uint64, why reason) {
 func (c *cta) warpStep(now uint64, w int, why reason) {
 	p := c.plan
 	s := c.sm
-	fragDone := s.smem.Access(now, memory.LdMatrix, p.fragBytes)
+	fragDone := s.smem.Access(now, p.ldsm, p.ldsm.BytesPerInstr)
 	if p.metaFragB > 0 {
-		fragDone = max(fragDone, s.smem.Access(now, memory.LDS32, p.metaFragB))
+		fragDone = max(fragDone, s.smem.Access(now, p.metaLdsm, p.metaLdsm.BytesPerInstr))
 	}
 	first := c.firstFragment(now, fragDone)
 	if why != whyL2 && why != whyDRAM &&

@@ -1,0 +1,117 @@
+package memory
+
+import (
+	"testing"
+
+	"github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/sim/clock"
+)
+
+// TestFillPlanPackets: a line's data arrives in packets of the crossbar
+// port's width; each packet is one store of its 16-B vectors, which the
+// crosswise swizzle keeps conflict-free (one wavefront). 128 rows of
+// 128 B (fp16, K = 64) are 128 lines: 2 packets each at 64 B, 1 at
+// 128 B. Rows of 64 B (K = 32) fill half a line each: one packet per
+// line whatever the width, so half of each wavefront is wasted.
+func TestFillPlanPackets(t *testing.T) {
+	cfg := testConfig(t, "a100-40gb")
+	for _, tc := range []struct {
+		name     string
+		packet   int
+		r        Region
+		l        Layout
+		packets  int
+		wavefrnt int
+	}{
+		{"128-B rows, 64-B packets", 64,
+			Region{Rows: 128, RowBytes: 128, Pitch: 4096}, cw64, 256, 256},
+		{"128-B rows, 128-B packets", 128,
+			Region{Rows: 128, RowBytes: 128, Pitch: 4096}, cw64, 128, 128},
+		{"128-B rows, 32-B packets", 32,
+			Region{Rows: 128, RowBytes: 128, Pitch: 4096}, cw64, 512, 512},
+		{"64-B rows, 64-B packets", 64,
+			Region{Rows: 128, RowBytes: 64, Pitch: 4096}, cw32, 128, 128},
+		{"64-B rows, 128-B packets", 128,
+			Region{Rows: 128, RowBytes: 64, Pitch: 4096}, cw32, 128, 128},
+		{"metadata block, contiguous", 64,
+			Region{Rows: 1, RowBytes: 1024, Pitch: 1024},
+			Layout{Kind: ColumnMajor, ElemBits: 16, Contig: 512}, 16, 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Crossbar.PortBytesPerClk = tc.packet
+			p := NewFiller(c).Plan(tc.r, tc.l)
+			if p.Packets != tc.packets || p.Wavefronts != tc.wavefrnt ||
+				p.Bytes != tc.r.Rows*tc.r.RowBytes {
+				t.Errorf("%d packets, %d wavefronts, %d B; want %d, %d, %d",
+					p.Packets, p.Wavefronts, p.Bytes, tc.packets, tc.wavefrnt,
+					tc.r.Rows*tc.r.RowBytes)
+			}
+		})
+	}
+}
+
+// fillTime runs one 16 KiB cp.async stage (128 rows of 128 B) into an
+// SM's shared memory while the SM's warps load fragments from it (loads
+// LDSM wavefronts issued with the fill), and returns the cycles until the
+// stage is written and the loads are done (in the fast granularity the
+// packets keep the cycles they arrive in and the loads take the rest; in
+// the detailed one a packet is booked when it arrives).
+func fillTime(t *testing.T, cfg Config, gran string, loads int) uint64 {
+	t.Helper()
+	e := sim.NewSerialEngine()
+	h, err := New(e, clock.MHz(1410), cfg, 1, gran)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFiller(cfg)
+	s := NewSharedMemory(cfg.SharedMemory)
+	r := Region{Base: 1 << 20, Rows: 128, RowBytes: 128, Pitch: 8192}
+	var d FillDone
+	f.CpAsync(h, s, 0, 0, BOperand, r, f.Plan(r, cw64), func(x FillDone) { d = x })
+	var last uint64
+	for i := 0; i < loads/4; i++ {
+		last = s.Access(uint64(i), Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Written == 0 || d.Written < d.Arrived || d.Unqueued > d.Written {
+		t.Fatalf("fill outcome %+v", d)
+	}
+	return max(d.Written, last) - d.Issued
+}
+
+// TestFillTimeMonotone: the fill rate is what the crossbar's packets and
+// the bank array's contention give. Wider packets (and port) are never
+// slower; a narrower bank array is never faster; more competing loads are
+// never faster; in both granularities.
+func TestFillTimeMonotone(t *testing.T) {
+	base := testConfig(t, "a100-40gb")
+	for _, gran := range []string{"fast", "detailed"} {
+		check := func(what string, vals []int, set func(*Config, int) int,
+			wider bool) {
+			var prev uint64
+			for i, v := range vals {
+				c := base
+				loads := set(&c, v)
+				got := fillTime(t, c, gran, loads)
+				t.Logf("%s %s=%d: %d cycles", gran, what, v, got)
+				if i > 0 && ((wider && got > prev) || (!wider && got < prev)) {
+					t.Errorf("%s: %s %d -> %d moved the fill from %d to %d "+
+						"cycles", gran, what, vals[i-1], v, prev, got)
+				}
+				prev = got
+			}
+		}
+		check("crossbar.port_bytes_per_clk", []int{32, 64, 128},
+			func(c *Config, v int) int { c.Crossbar.PortBytesPerClk = v; return 256 },
+			true)
+		check("shared_memory.bytes_per_clk", []int{32, 64, 128},
+			func(c *Config, v int) int { c.SharedMemory.BytesPerClk = v; return 256 },
+			true)
+		check("competing wavefronts", []int{0, 512, 2048},
+			func(_ *Config, v int) int { return v }, false)
+	}
+}
