@@ -238,3 +238,13 @@ func (a *bankArray) book(at uint64, waves int) uint64 {
 		i = a.find(i + 1)
 	}
 }
+
+// BusyUntil is the first cycle from now on at which the bank array has
+// room: an access issued at now starts there (the depth of the queue in
+// front of it, for MIO throttling). Fill packets booked for later cycles
+// do not count until their cycle.
+func (s *SharedMemory) BusyUntil(now uint64) uint64 {
+	s.array.advance(now)
+	at := max(now, s.array.base)
+	return s.array.base + uint64(s.array.find(int(at-s.array.base)))
+}
