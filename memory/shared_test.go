@@ -207,3 +207,44 @@ func TestBankArrayNoStarvation(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedKeysLive: every timing key of shared_memory moves 8 warps'
+// fragment loads of a 64-wide fp16 tile in the expected direction: a
+// narrower array or a longer latency is slower; the bank geometry changes
+// the conflicts the same addresses meet. 16 banks of 4 B serve the
+// 8-way-conflicted column of an unswizzled tile in 64-B wavefronts (4-way
+// per 4-thread phase: half the bytes of 32 banks); 8-B banks put two
+// matrices of the swizzled tile in one 16-thread phase, where rows r and
+// r+8 collide: 2 wavefronts of 256 B per phase, twice the cycles.
+func TestSharedKeysLive(t *testing.T) {
+	run := func(cfg SharedMemoryConfig, l Layout) uint64 {
+		s := NewSharedMemory(cfg)
+		frag := FragmentPattern("A", l, 64, 64, cfg)
+		var done uint64
+		for w := 0; w < 8; w++ {
+			done = max(done, s.Access(0, frag, frag.BytesPerInstr))
+		}
+		return done
+	}
+	for _, tc := range []struct {
+		key    string
+		l      Layout
+		set    func(*SharedMemoryConfig)
+		slower bool
+	}{
+		{"bytes_per_clk 64", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 64 }, true},
+		{"bytes_per_clk 256", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 256 }, false},
+		{"latency 40", cw64, func(c *SharedMemoryConfig) { c.Latency = 40 }, true},
+		{"banks 16", raw64, func(c *SharedMemoryConfig) { c.Banks = 16 }, false},
+		{"bank_bytes 8", cw64, func(c *SharedMemoryConfig) { c.BankBytes = 8 }, true},
+	} {
+		base := run(smem(), tc.l)
+		cfg := smem()
+		tc.set(&cfg)
+		got := run(cfg, tc.l)
+		if got == base || (got > base) != tc.slower {
+			t.Errorf("%s: %d cycles, default %d (want slower: %v)", tc.key,
+				got, base, tc.slower)
+		}
+	}
+}

@@ -49,7 +49,6 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	}
 	g.mem = mem
 	g.filler = memory.NewFiller(cfg.Memory)
-	plan.smemPatterns(cfg.Memory.SharedMemory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {

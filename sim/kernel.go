@@ -50,6 +50,7 @@ type kernelPlan struct {
 	// ldmatrix patterns over them, per k-step.
 	layoutA, layoutB, layoutE memory.Layout
 	ldsm, metaLdsm            memory.Pattern
+	fillWaves                 int // wavefronts of writing one stage's fills
 }
 
 // accumulatorBytes is the size of one accumulator element (FP32 or INT32).
@@ -79,6 +80,7 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	p.grid(cfg)
 	p.stageBytes()
 	p.warpWork()
+	p.smemPatterns(cfg.Memory)
 	if err := p.fit(cfg); err != nil {
 		return nil, err
 	}
@@ -168,7 +170,8 @@ func (p *kernelPlan) warpWork() {
 // smemPatterns lays the stage's tiles out as CUTLASS's sm80 TN kernels
 // do (A and B crosswise over K, the metadata column-major) and derives the
 // wavefronts of one warp's ldmatrix loads per k-step from them.
-func (p *kernelPlan) smemPatterns(cfg memory.SharedMemoryConfig) {
+func (p *kernelPlan) smemPatterns(mc memory.Config) {
+	cfg := mc.SharedMemory
 	t := p.tile
 	bits := 8 * p.elemBytes
 	keptK := t.BK * p.pattern.N / p.pattern.M
@@ -185,6 +188,26 @@ func (p *kernelPlan) smemPatterns(cfg memory.SharedMemoryConfig) {
 		p.metaLdsm = memory.PatternFromAddrs("ldsm E",
 			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
 	}
+	p.fillWaves = p.stageFillWaves(mc)
+}
+
+// stageFillWaves is the bank-array wavefronts of writing one full stage
+// as its lines arrive in crossbar packets (rows line-aligned, as the
+// operands of a GEMM whose K is a multiple of 64 elements are).
+func (p *kernelPlan) stageFillWaves(mc memory.Config) int {
+	f := memory.NewFiller(mc)
+	t := p.tile
+	const pitch = 1 << 16
+	keptK := t.BK * p.pattern.N / p.pattern.M
+	waves := f.Plan(memory.Region{Rows: t.BM, RowBytes: keptK * p.elemBytes,
+		Pitch: pitch}, p.layoutA).Wavefronts
+	waves += f.Plan(memory.Region{Rows: t.BN, RowBytes: t.BK * p.elemBytes,
+		Pitch: pitch}, p.layoutB).Wavefronts
+	if p.metaStageB > 0 {
+		waves += f.Plan(memory.Region{Rows: 1, RowBytes: p.metaStageB,
+			Pitch: pitch}, p.layoutE).Wavefronts
+	}
+	return waves
 }
 
 // smemLayout is the shared-memory layout of a stage part.

@@ -122,11 +122,11 @@ func (c *cta) partLanded(k int, d memory.FillDone) {
 		c.stageLast[k] = d.Written
 		c.stageWhy[k] = memoryReason(d.Cause())
 	}
-	c.stageReady[k] = max(c.stageReady[k], d.Written, 1)
 	c.stageLanded[k] = max(c.stageLanded[k], d.Unqueued)
 	if c.stageParts[k] > 0 {
 		return
 	}
+	c.stageReady[k] = max(c.stageLast[k], 1)
 	c.tryStart()
 }
 
