@@ -81,8 +81,9 @@ func (t TileConfig) Name() string {
 func (t TileConfig) Warps() int { return (t.BM / t.WarpM) * (t.BN / t.WarpN) }
 
 // Supports says whether the tile is offered for a mode and precision.
-func (t TileConfig) Supports(mode, precision string) bool {
-	return contains(t.Modes, mode) && contains(t.Precisions, precision)
+func (t TileConfig) Supports(mode tensorcore.Mode, precision tensorcore.Precision) bool {
+	return contains(t.Modes, mode.String()) &&
+		contains(t.Precisions, precision.String())
 }
 
 func contains(list []string, v string) bool {
@@ -212,13 +213,13 @@ func (t TileConfig) validate(c *Config) check.List {
 		l.Add("modes", "must list dense and/or sparse")
 	}
 	for _, m := range t.Modes {
-		l.OneOf("modes", m, "dense", "sparse")
+		l.OneOf("modes", m, tensorcore.ModeNames()...)
 	}
 	if len(t.Precisions) == 0 {
 		l.Add("precisions", "must list at least one precision")
 	}
 	for _, p := range t.Precisions {
-		l.OneOf("precisions", p, tensorcore.Names...)
+		l.OneOf("precisions", p, tensorcore.PrecisionNames()...)
 	}
 	return l
 }

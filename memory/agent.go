@@ -7,9 +7,9 @@ import (
 	"github.com/sarchlab/akita/v3/mem/cache"
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
 	"github.com/sarchlab/akita/v3/mem/mem"
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // issueWindow is how many queued requests of an SM the crossbar looks at
@@ -54,11 +54,11 @@ type transfer struct {
 // the configured latency. It ticks while it has requests to issue, and
 // sleeps otherwise (woken by responses).
 type agent struct {
-	*sim.TickingComponent
+	*akita.TickingComponent
 	cb        clock.Callbacks
 	p         params
-	toL2      []sim.Port // one per slice, so no slice blocks another
-	control   sim.Port
+	toL2      []akita.Port // one per slice, so no slice blocks another
+	control   akita.Port
 	slices    []*writeback.Cache
 	queues    [][]*lineOp
 	credit    []float64 // per SM port, bytes
@@ -79,7 +79,7 @@ type agent struct {
 	writeSectors uint64
 }
 
-func newAgent(engine sim.Engine, clk clock.Clock, p params,
+func newAgent(engine akita.Engine, clk clock.Clock, p params,
 	classOf map[uint64]Class) *agent {
 	a := &agent{cb: clock.Callbacks{Engine: engine, Clock: clk}, p: p,
 		queues: make([][]*lineOp, p.numSMs), credit: make([]float64, p.numSMs),
@@ -88,21 +88,21 @@ func newAgent(engine sim.Engine, clk clock.Clock, p params,
 		sliceReqs: make([]uint64, p.slices),
 		inflight:  map[string]*lineOp{}, classOf: classOf,
 		l1: newL1Model(p)}
-	a.TickingComponent = sim.NewTickingComponent("Memory.Agent", engine,
+	a.TickingComponent = akita.NewTickingComponent("Memory.Agent", engine,
 		clk.Freq, a)
 	for i := 0; i < p.slices; i++ {
-		name := sim.BuildNameWithIndex("Memory.Agent", "ToL2", i)
-		port := sim.NewLimitNumMsgPort(a, 1<<12, name)
+		name := akita.BuildNameWithIndex("Memory.Agent", "ToL2", i)
+		port := akita.NewLimitNumMsgPort(a, 1<<12, name)
 		a.AddPort(name, port)
 		a.toL2 = append(a.toL2, port)
 	}
-	a.control = sim.NewLimitNumMsgPort(a, 1<<10, "Memory.Agent.Control")
+	a.control = akita.NewLimitNumMsgPort(a, 1<<10, "Memory.Agent.Control")
 	a.AddPort("Control", a.control)
 	return a
 }
 
 // Handle runs the agent's own timed callbacks and its ticks.
-func (a *agent) Handle(e sim.Event) error {
+func (a *agent) Handle(e akita.Event) error {
 	if ev, ok := e.(*clock.Event); ok {
 		ev.Fn()
 		return nil
@@ -170,7 +170,7 @@ func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
 
 // Tick issues queued requests within each SM's port credit, then sends
 // pending flush requests and drains responses.
-func (a *agent) Tick(now sim.VTimeInSec) bool {
+func (a *agent) Tick(now akita.VTimeInSec) bool {
 	cyc := a.cb.Clock.Cycle(now)
 	progress := a.receive(now)
 	progress = a.receiveControl(now) || progress
@@ -191,7 +191,7 @@ func (a *agent) queued() bool {
 // issue sends queued requests. Two bandwidths bound it: each SM's
 // crossbar port and each L2 slice (a request waits, blocking its SM's
 // queue, until its slice has credit). SMs are served round-robin.
-func (a *agent) issue(now sim.VTimeInSec, cyc uint64) bool {
+func (a *agent) issue(now akita.VTimeInSec, cyc uint64) bool {
 	elapsed := float64(cyc - a.last)
 	a.last = cyc
 	for s := range a.slCredit {
@@ -215,7 +215,7 @@ func (a *agent) issue(now sim.VTimeInSec, cyc uint64) bool {
 // is busy does not block the ones behind it: the first issueWindow
 // requests are scanned in order and each is sent when its slice has
 // credit.
-func (a *agent) issueSM(now sim.VTimeInSec, sm int) bool {
+func (a *agent) issueSM(now akita.VTimeInSec, sm int) bool {
 	progress := false
 	q := a.queues[sm]
 	for i := 0; i < len(q) && i < issueWindow && a.credit[sm] > 0; i++ {
@@ -236,10 +236,10 @@ func (a *agent) issueSM(now sim.VTimeInSec, sm int) bool {
 	return progress
 }
 
-func (a *agent) send(now sim.VTimeInSec, op *lineOp) bool {
+func (a *agent) send(now akita.VTimeInSec, op *lineOp) bool {
 	dst := a.slices[op.slice].GetPortByName("Top")
 	src := a.toL2[op.slice]
-	var msg sim.Msg
+	var msg akita.Msg
 	if op.write {
 		msg = mem.WriteReqBuilder{}.WithSendTime(now).WithSrc(src).
 			WithDst(dst).WithPID(1).WithAddress(op.addr).
@@ -259,7 +259,7 @@ func (a *agent) send(now sim.VTimeInSec, op *lineOp) bool {
 
 // receive takes responses and schedules each line's arrival at the SM
 // after the rest of its latency.
-func (a *agent) receive(now sim.VTimeInSec) bool {
+func (a *agent) receive(now akita.VTimeInSec) bool {
 	progress := false
 	for _, p := range a.toL2 {
 		progress = a.receiveFrom(now, p) || progress
@@ -267,11 +267,11 @@ func (a *agent) receive(now sim.VTimeInSec) bool {
 	return progress
 }
 
-func (a *agent) receiveFrom(now sim.VTimeInSec, p sim.Port) bool {
+func (a *agent) receiveFrom(now akita.VTimeInSec, p akita.Port) bool {
 	progress := false
 	for m := p.Retrieve(now); m != nil; m = p.Retrieve(now) {
-		op := a.inflight[m.(sim.Rsp).GetRspTo()]
-		delete(a.inflight, m.(sim.Rsp).GetRspTo())
+		op := a.inflight[m.(akita.Rsp).GetRspTo()]
+		delete(a.inflight, m.(akita.Rsp).GetRspTo())
 		rest := op.lat - akitaHitCycles
 		if op.write {
 			rest = oneWay(op.lat) - akitaHitCycles
@@ -332,7 +332,7 @@ func (a *agent) flush(now uint64, done func(cycle uint64)) {
 	a.wake(now)
 }
 
-func (a *agent) sendFlush(now sim.VTimeInSec) bool {
+func (a *agent) sendFlush(now akita.VTimeInSec) bool {
 	progress := false
 	for len(a.flushTodo) > 0 {
 		dst := a.slices[a.flushTodo[0]].GetPortByName("Control")
@@ -347,7 +347,7 @@ func (a *agent) sendFlush(now sim.VTimeInSec) bool {
 	return progress
 }
 
-func (a *agent) receiveControl(now sim.VTimeInSec) bool {
+func (a *agent) receiveControl(now akita.VTimeInSec) bool {
 	progress := false
 	for m := a.control.Retrieve(now); m != nil; m = a.control.Retrieve(now) {
 		progress = true

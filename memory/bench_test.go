@@ -3,9 +3,9 @@ package memory
 import (
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // BenchmarkFastRead measures the fast model on tile loads: 108 SMs each
@@ -24,7 +24,7 @@ func BenchmarkDetailedRead(b *testing.B) {
 
 func benchRead(b *testing.B, gran string, sms int) {
 	cfg := testConfig(b, "a100-40gb")
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	h, err := New(e, clock.MHz(1410), cfg, sms, gran)
 	if err != nil {
 		b.Fatal(err)

@@ -6,9 +6,9 @@ import (
 
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
 	"github.com/sarchlab/akita/v3/mem/mem"
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // detailed sends every line through Akita components: an agent that
@@ -21,7 +21,7 @@ type detailed struct {
 	channels []*dramChannel
 	classOf  map[uint64]Class // line -> class of its last access
 	// sliceOfPort maps a slice's bottom port to its index.
-	sliceOfPort map[sim.Port]int
+	sliceOfPort map[akita.Port]int
 }
 
 // Slice constants. Akita's writeback cache is not sectored, so the slices
@@ -41,13 +41,13 @@ const (
 	portBuf          = 64
 )
 
-func newDetailed(engine sim.Engine, clk clock.Clock, p params) *detailed {
-	d := &detailed{classOf: map[uint64]Class{}, sliceOfPort: map[sim.Port]int{}}
+func newDetailed(engine akita.Engine, clk clock.Clock, p params) *detailed {
+	d := &detailed{classOf: map[uint64]Class{}, sliceOfPort: map[akita.Port]int{}}
 	d.agent = newAgent(engine, clk, p, d.classOf)
-	sliceFreq := sim.Freq(float64(clk.Freq) * sliceClockRatio)
-	l2Conn := sim.NewDirectConnection("Memory.L2Conn", engine, clk.Freq)
-	ctlConn := sim.NewDirectConnection("Memory.CtlConn", engine, clk.Freq)
-	dramConn := sim.NewDirectConnection("Memory.DRAMConn", engine, clk.Freq)
+	sliceFreq := akita.Freq(float64(clk.Freq) * sliceClockRatio)
+	l2Conn := akita.NewDirectConnection("Memory.L2Conn", engine, clk.Freq)
+	ctlConn := akita.NewDirectConnection("Memory.CtlConn", engine, clk.Freq)
+	dramConn := akita.NewDirectConnection("Memory.DRAMConn", engine, clk.Freq)
 	for _, port := range d.agent.toL2 {
 		l2Conn.PlugIn(port, portBuf)
 	}
@@ -70,7 +70,7 @@ func newDetailed(engine sim.Engine, clk clock.Clock, p params) *detailed {
 			WithBankLatency(sliceBankLatency).
 			WithLowModuleFinder(&channelFinder{p: &d.agent.p, slice: i,
 				channels: d.channels}).
-			Build(sim.BuildNameWithIndex("Memory", "L2Slice", i))
+			Build(akita.BuildNameWithIndex("Memory", "L2Slice", i))
 		d.slices = append(d.slices, c)
 		l2Conn.PlugIn(c.GetPortByName("Top"), portBuf)
 		ctlConn.PlugIn(c.GetPortByName("Control"), portBuf)
@@ -90,7 +90,7 @@ type channelFinder struct {
 }
 
 // Find implements mem.LowModuleFinder.
-func (f *channelFinder) Find(addr uint64) sim.Port {
+func (f *channelFinder) Find(addr uint64) akita.Port {
 	line := f.p.amap.lineOf(f.slice, addr/f.p.lineBytes)
 	return f.channels[f.p.amap.channel(line)].top
 }

@@ -4,9 +4,9 @@ import (
 	"math"
 
 	"github.com/sarchlab/akita/v3/mem/mem"
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // dramChannel is one DRAM channel of the detailed model: a bandwidth
@@ -16,11 +16,11 @@ import (
 // at most about 29 GB/s with 128 B reads (docs/memory.md), below the
 // 38.9-51 GB/s an A100 HBM2/HBM2e channel needs.
 type dramChannel struct {
-	*sim.TickingComponent
+	*akita.TickingComponent
 	cb    clock.Callbacks
 	p     *params
 	d     *detailed
-	top   sim.Port
+	top   akita.Port
 	srv   server
 	lat   float64
 	queue []dramRsp
@@ -31,30 +31,30 @@ type dramChannel struct {
 
 type dramRsp struct {
 	due uint64
-	req sim.Msg
+	req akita.Msg
 }
 
-func newDRAMChannel(engine sim.Engine, clk clock.Clock, p params, i int,
+func newDRAMChannel(engine akita.Engine, clk clock.Clock, p params, i int,
 	d *detailed) *dramChannel {
 	c := &dramChannel{cb: clock.Callbacks{Engine: engine, Clock: clk},
 		p: &d.agent.p, d: d, srv: server{rate: p.chanRate},
 		lat: p.dramExtra - akitaMissCycles}
-	name := sim.BuildNameWithIndex("Memory", "DRAMChannel", i)
-	c.TickingComponent = sim.NewTickingComponent(name, engine, clk.Freq, c)
-	c.top = sim.NewLimitNumMsgPort(c, 1<<12, name+".Top")
+	name := akita.BuildNameWithIndex("Memory", "DRAMChannel", i)
+	c.TickingComponent = akita.NewTickingComponent(name, engine, clk.Freq, c)
+	c.top = akita.NewLimitNumMsgPort(c, 1<<12, name+".Top")
 	c.AddPort("Top", c.top)
 	return c
 }
 
 // Tick sends due responses before taking new requests (drain before
 // fill), and keeps ticking while responses are pending.
-func (c *dramChannel) Tick(now sim.VTimeInSec) bool {
+func (c *dramChannel) Tick(now akita.VTimeInSec) bool {
 	progress := c.respond(now)
 	progress = c.accept(now) || progress
 	return progress || len(c.queue) > 0
 }
 
-func (c *dramChannel) accept(now sim.VTimeInSec) bool {
+func (c *dramChannel) accept(now akita.VTimeInSec) bool {
 	progress := false
 	cyc := float64(c.cb.Clock.Cycle(now))
 	for m := c.top.Retrieve(now); m != nil; m = c.top.Retrieve(now) {
@@ -67,7 +67,7 @@ func (c *dramChannel) accept(now sim.VTimeInSec) bool {
 	return progress
 }
 
-func (c *dramChannel) account(m sim.Msg) uint64 {
+func (c *dramChannel) account(m akita.Msg) uint64 {
 	switch r := m.(type) {
 	case *mem.ReadReq:
 		k := c.classOf(r.Src, r.Address)
@@ -85,12 +85,12 @@ func (c *dramChannel) account(m sim.Msg) uint64 {
 }
 
 // classOf is the class of the line a slice-local address belongs to.
-func (c *dramChannel) classOf(src sim.Port, addr uint64) Class {
+func (c *dramChannel) classOf(src akita.Port, addr uint64) Class {
 	i := c.d.sliceOfPort[src]
 	return c.d.classOf[c.p.amap.lineOf(i, addr/c.p.lineBytes)]
 }
 
-func (c *dramChannel) respond(now sim.VTimeInSec) bool {
+func (c *dramChannel) respond(now akita.VTimeInSec) bool {
 	cyc := c.cb.Clock.Cycle(now)
 	progress := false
 	for len(c.queue) > 0 && c.queue[0].due <= cyc {
@@ -103,7 +103,7 @@ func (c *dramChannel) respond(now sim.VTimeInSec) bool {
 	return progress
 }
 
-func (c *dramChannel) response(now sim.VTimeInSec, m sim.Msg) sim.Msg {
+func (c *dramChannel) response(now akita.VTimeInSec, m akita.Msg) akita.Msg {
 	if r, ok := m.(*mem.ReadReq); ok {
 		return mem.DataReadyRspBuilder{}.WithSendTime(now).WithSrc(c.top).
 			WithDst(r.Src).WithRspTo(r.ID).

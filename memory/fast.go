@@ -4,9 +4,9 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // fast is the tile-granular hierarchy. A request is split into lines;
@@ -17,7 +17,7 @@ import (
 // plus the latency of the farthest level it reached. Nothing is
 // allocated per line.
 type fast struct {
-	*sim.ComponentBase
+	*akita.ComponentBase
 	cb    clock.Callbacks
 	p     params
 	l2    []*tagArray // per slice
@@ -28,9 +28,9 @@ type fast struct {
 	stats Stats
 }
 
-func newFast(engine sim.Engine, clk clock.Clock, p params) *fast {
+func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
 	f := &fast{
-		ComponentBase: sim.NewComponentBase("Memory"),
+		ComponentBase: akita.NewComponentBase("Memory"),
 		cb:            clock.Callbacks{Engine: engine, Clock: clk},
 		p:             p,
 		l2:            make([]*tagArray, p.slices),
@@ -54,7 +54,7 @@ func newServers(n int, rate float64) []server {
 }
 
 // Handle runs the completion callbacks the model schedules for itself.
-func (f *fast) Handle(e sim.Event) error {
+func (f *fast) Handle(e akita.Event) error {
 	e.(*clock.Event).Fn()
 	return nil
 }

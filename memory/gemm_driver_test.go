@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // gemmTraffic is the tile-load traffic of a tiled fp16 GEMM (no compute):
@@ -48,7 +48,7 @@ func (g gemmTraffic) aRowBytes(bk int) int {
 
 // run drives the traffic through h and returns the cycle of the last
 // completion (after the final flush).
-func (g gemmTraffic) run(e sim.Engine, h Hierarchy) uint64 {
+func (g gemmTraffic) run(e akita.Engine, h Hierarchy) uint64 {
 	tilesM, tilesN := g.m/g.bm, g.n/g.bn
 	var end uint64
 	next := 0
@@ -150,7 +150,7 @@ func (c *cta) stepDone(at uint64) {
 // runGEMM builds a hierarchy and runs g through it.
 func runGEMM(t testing.TB, cfg Config, g gemmTraffic, gran string) (uint64, Stats) {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	h, err := New(e, clock.MHz(1410), cfg, g.sms, gran)
 	if err != nil {
 		t.Fatal(err)

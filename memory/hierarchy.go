@@ -3,9 +3,9 @@ package memory
 import (
 	"fmt"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // Hierarchy is everything below the SMs' shared memory: L1 (per SM), the
@@ -92,7 +92,7 @@ func (s Stats) MetadataBytes() uint64 { return s.PerClass[AMeta].L2Bytes }
 // "fast" (tile-granular bandwidth-and-latency model with a real tag model)
 // or "detailed" (every line through Akita writeback caches and DRAM
 // channel components).
-func New(engine sim.Engine, clk clock.Clock, cfg Config, numSMs int,
+func New(engine akita.Engine, clk clock.Clock, cfg Config, numSMs int,
 	granularity string) (Hierarchy, error) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("memory config: %v", errs[0])

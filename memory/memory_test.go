@@ -3,9 +3,9 @@ package memory
 import (
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 func TestClassString(t *testing.T) {
@@ -99,7 +99,7 @@ func TestAddressMap(t *testing.T) {
 }
 
 // sync runs one request to completion and returns its latency.
-func syncRead(t *testing.T, e sim.Engine, h Hierarchy, now uint64, sm int,
+func syncRead(t *testing.T, e akita.Engine, h Hierarchy, now uint64, sm int,
 	c Class, r Region, viaL1 bool) uint64 {
 	t.Helper()
 	var got uint64
@@ -108,9 +108,9 @@ func syncRead(t *testing.T, e sim.Engine, h Hierarchy, now uint64, sm int,
 	return got - now
 }
 
-func build(t *testing.T, name, gran string, sms int) (sim.Engine, Hierarchy) {
+func build(t *testing.T, name, gran string, sms int) (akita.Engine, Hierarchy) {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	h, err := New(e, clock.MHz(1410), testConfig(t, name), sms, gran)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestNewErrors(t *testing.T) {
 		{"config", bad, 4, "fast"},
 	}
 	for _, tc := range tests {
-		if _, err := New(sim.NewSerialEngine(), clock.MHz(1410), tc.cfg,
+		if _, err := New(akita.NewSerialEngine(), clock.MHz(1410), tc.cfg,
 			tc.sms, tc.gran); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}

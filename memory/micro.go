@@ -3,9 +3,9 @@ package memory
 import (
 	"math/rand/v2"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // MicroResult is one microbenchmark figure: a latency plateau, a
@@ -29,7 +29,7 @@ const microSM = 0
 // carve-out, as those kernels use none, so L1 has its full size.
 func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
 	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
-	if _, err := New(sim.NewSerialEngine(), clk, cfg, numSMs, "fast"); err != nil {
+	if _, err := New(akita.NewSerialEngine(), clk, cfg, numSMs, "fast"); err != nil {
 		return nil, err
 	}
 	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
@@ -55,8 +55,8 @@ type micro struct {
 	gran   string // "" = fast
 }
 
-func (m micro) build() (sim.Engine, Hierarchy, params) {
-	e := sim.NewSerialEngine()
+func (m micro) build() (akita.Engine, Hierarchy, params) {
+	e := akita.NewSerialEngine()
 	h, _ := New(e, m.clk, m.cfg, m.numSMs, m.gran)
 	return e, h, deriveParams(m.cfg, m.clk, m.numSMs)
 }

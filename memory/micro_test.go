@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // validationCSV holds the public A100 measurements (the repository's copy).

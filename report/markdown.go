@@ -3,10 +3,13 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Markdown renders report.md: what ran on which config, the totals, one
@@ -31,9 +34,9 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 }
 
 func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
-	var precs []string
+	var precs []tensorcore.Precision
 	for _, r := range rep.Results {
-		if !containsString(precs, r.Precision) {
+		if !slices.Contains(precs, r.Precision) {
 			precs = append(precs, r.Precision)
 		}
 	}
@@ -65,9 +68,9 @@ func writeTotals(b *bytes.Buffer, rep *sim.Report) {
 				continue
 			}
 			switch t.Mode {
-			case "dense":
+			case tensorcore.Dense:
 				dense = fmt.Sprintf("%.1f", t.TimeUS)
-			case "sparse":
+			case tensorcore.Sparse:
 				sparse = fmt.Sprintf("%.1f", t.TimeUS)
 				if t.Speedup > 0 {
 					sp = fmt.Sprintf("%.3fx", t.Speedup)
@@ -96,7 +99,7 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			pairs[r.Layer] = lp
 			order = append(order, r.Layer)
 		}
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			lp.dense = r
 		} else {
 			lp.sparse = r

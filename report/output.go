@@ -14,6 +14,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // WriteAtomic writes data to path through a temporary file in the same
@@ -77,7 +79,7 @@ func Row(r sim.LayerResult) []string {
 	}
 	b := r.Breakdown
 	return []string{r.Workload, r.Layer, i(r.M), i(r.N), i(r.K), i(r.Batch),
-		r.Precision, r.Mode, strconv.FormatBool(r.SparseApplied),
+		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
 		i(r.Count), r.Kernel, i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
 		u(r.DRAMWriteBytes), f(r.DRAMGBps), f(r.L2HitRate),
@@ -105,10 +107,10 @@ func Table(out io.Writer, rep *sim.Report) {
 		"TFLOPS\tTC util\tDRAM GB/s\tL2 hit\tbound\tspeedup\t\n")
 	for _, r := range rep.Results {
 		sp := ""
-		if r.Mode == "sparse" && r.Speedup != 0 { // 0: no dense record to compare
+		if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
 			sp = fmt.Sprintf("%.2fx", r.Speedup)
 		}
-		if r.Mode == "sparse" && !r.SparseApplied {
+		if r.Mode == tensorcore.Sparse && !r.SparseApplied {
 			sp = strings.TrimSpace(sp + " (dense)")
 		}
 		layer := r.Layer
@@ -126,7 +128,7 @@ func Table(out io.Writer, rep *sim.Report) {
 	fmt.Fprintf(w, "workload\tmode\ttotal time_us\tspeedup\t\n")
 	for _, t := range rep.Totals {
 		sp := ""
-		if t.Mode == "sparse" && t.Speedup != 0 {
+		if t.Mode == tensorcore.Sparse && t.Speedup != 0 {
 			sp = fmt.Sprintf("%.3fx", t.Speedup)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)

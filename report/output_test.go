@@ -12,16 +12,18 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func outputReport() *sim.Report {
 	r := sim.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
-		Batch: 1, Precision: "fp16", Mode: "sparse", SparseApplied: true,
+		Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Sparse, SparseApplied: true,
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
 		Speedup: 1.5, Note: "n"}
 	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
 		Results: []sim.LayerResult{r},
-		Totals:  []sim.Total{{Workload: "w", Mode: "sparse", TimeUS: 1}}}
+		Totals:  []sim.Total{{Workload: "w", Mode: tensorcore.Sparse, TimeUS: 1}}}
 }
 
 // The CSV has the same columns as the JSON records (breakdown flattened).

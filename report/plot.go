@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // plotFormats are written for every plot: PNG to look at, SVG to print.
@@ -41,10 +44,10 @@ func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, err
 				return speedupPlot(w, rows, totalOf(rep, w))
 			}},
 			{base + "-breakdown-dense", func() (*plot.Plot, size, error) {
-				return breakdownPlot(w, rows, "dense")
+				return breakdownPlot(w, rows, tensorcore.Dense)
 			}},
 			{base + "-breakdown-sparse", func() (*plot.Plot, size, error) {
-				return breakdownPlot(w, rows, "sparse")
+				return breakdownPlot(w, rows, tensorcore.Sparse)
 			}},
 			{base + "-roofline", func() (*plot.Plot, size, error) {
 				return rooflinePlot(w, rows, cfg)
@@ -127,7 +130,7 @@ func resultsOf(rep *sim.Report, workload string) []sim.LayerResult {
 
 func totalOf(rep *sim.Report, workload string) *sim.Total {
 	for i, t := range rep.Totals {
-		if t.Workload == workload && t.Mode == "sparse" && t.Speedup > 0 {
+		if t.Workload == workload && t.Mode == tensorcore.Sparse && t.Speedup > 0 {
 			return &rep.Totals[i]
 		}
 	}
@@ -211,7 +214,7 @@ func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*plot.Plot
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {
-		if r.Mode == "sparse" && r.Speedup > 0 {
+		if r.Mode == tensorcore.Sparse && r.Speedup > 0 {
 			names = append(names, layerName(r))
 			vals = append(vals, r.Speedup)
 		}
@@ -276,7 +279,7 @@ var breakdownParts = []struct {
 
 // breakdownPlot stacks each layer's time per pass (time x count) by the
 // resource it is attributed to.
-func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, size, error) {
+func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode) (*plot.Plot, size, error) {
 	var sel []sim.LayerResult
 	for _, r := range rows {
 		if r.Mode == mode {
@@ -326,7 +329,7 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode string) (*plot.Plot, s
 // Peak is a config's compute roof of one precision, in TFLOPS:
 // SMs x tensor cores per SM x dense FMA per clock x 2 FLOP x clock, doubled
 // for sparse.
-func Peak(cfg *configs.Config, precision string, sparse bool) (float64, error) {
+func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (float64, error) {
 	pr, err := cfg.TensorCore.Get(precision)
 	if err != nil {
 		return 0, err
@@ -358,9 +361,9 @@ func Intensity(r sim.LayerResult) float64 {
 // rooflinePlot: achieved TFLOPS against arithmetic intensity for every
 // layer in each mode, under the config's compute and bandwidth roofs.
 func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.Plot, size, error) {
-	pts := map[string]plotter.XYs{}
+	pts := map[tensorcore.Mode]plotter.XYs{}
 	lo, hi := math.Inf(1), 0.0
-	var precs []string
+	var precs []tensorcore.Precision
 	for _, r := range rows {
 		ai := Intensity(r)
 		if ai <= 0 || r.TFLOPS <= 0 {
@@ -368,7 +371,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		}
 		pts[r.Mode] = append(pts[r.Mode], plotter.XY{X: ai, Y: r.TFLOPS})
 		lo, hi = min(lo, ai), max(hi, ai)
-		if !containsString(precs, r.Precision) {
+		if !slices.Contains(precs, r.Precision) {
 			precs = append(precs, r.Precision)
 		}
 	}
@@ -403,7 +406,8 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 	}
 	ymin = min(ymin, bw*xmin/1e3) / 2
 	for i, prec := range precs {
-		for j, sparse := range []bool{false, true} {
+		for j, kind := range tensorcore.Modes {
+			sparse := kind == tensorcore.Sparse
 			peak, _ := Peak(cfg, prec, sparse)
 			roof, err := roofLine(peak, bw, xmin, xmax)
 			if err != nil {
@@ -414,16 +418,12 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 			if sparse {
 				roof.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 			}
-			kind := "dense"
-			if sparse {
-				kind = "sparse"
-			}
 			p.Add(roof)
 			p.Legend.Add(fmt.Sprintf("%s %s roof: %.0f TFLOPS, %.0f GB/s",
 				prec, kind, peak, bw), roof)
 		}
 	}
-	for i, mode := range []string{"dense", "sparse"} {
+	for i, mode := range tensorcore.Modes {
 		xy := pts[mode]
 		if len(xy) == 0 {
 			continue
@@ -436,7 +436,7 @@ func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*plot.
 		sc.GlyphStyle.Color = plotutil.DarkColors[i]
 		sc.GlyphStyle.Radius = vg.Points(3)
 		p.Add(sc)
-		p.Legend.Add(mode+" layers", sc)
+		p.Legend.Add(mode.String()+" layers", sc)
 	}
 	p.X.Min, p.X.Max = math.Log10(xmin), math.Log10(xmax)
 	p.Y.Min, p.Y.Max = math.Log10(ymin), math.Log10(ymax*1.5)

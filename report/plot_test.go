@@ -12,6 +12,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // sampleReport is a two-workload report with plausible numbers; the plots
@@ -25,7 +27,7 @@ func sampleReport(layers int) *sim.Report {
 			m, n, k := 256<<(i%4), 1024*(1+i%3), 576*(1+i%5)
 			flops := 2 * float64(m*n*k)
 			d := sim.LayerResult{Workload: w, Layer: fmt.Sprintf("layer%d.conv", i),
-				M: m, N: n, K: k, Batch: 1, Precision: "fp16", Mode: "dense",
+				M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Dense,
 				SparseApplied: false, Count: 1 + i%3, Kernel: "128x128x32_64x64_s5",
 				SplitK: 1, Bound: "compute",
 				DRAMReadBytes: uint64(2 * (m*k + k*n)), DRAMWriteBytes: uint64(2 * m * n),
@@ -33,7 +35,7 @@ func sampleReport(layers int) *sim.Report {
 			d.TimeUS = flops / 250e6 * (1 + 0.3*float64(i%2))
 			d.TFLOPS = flops / d.TimeUS / 1e6
 			s := d
-			s.Mode, s.SparseApplied = "sparse", true
+			s.Mode, s.SparseApplied = tensorcore.Sparse, true
 			s.TimeUS = d.TimeUS / (1.1 + 0.1*float64(i%6))
 			s.TFLOPS = flops / s.TimeUS / 1e6
 			s.DRAMReadBytes = uint64(2*(m*k*9/16) + 2*k*n)
@@ -43,8 +45,8 @@ func sampleReport(layers int) *sim.Report {
 			dt += d.TimeUS * float64(d.Count)
 			st += s.TimeUS * float64(s.Count)
 		}
-		rep.Totals = append(rep.Totals, sim.Total{Workload: w, Mode: "dense", TimeUS: dt},
-			sim.Total{Workload: w, Mode: "sparse", TimeUS: st, Speedup: dt / st})
+		rep.Totals = append(rep.Totals, sim.Total{Workload: w, Mode: tensorcore.Dense, TimeUS: dt},
+			sim.Total{Workload: w, Mode: tensorcore.Sparse, TimeUS: st, Speedup: dt / st})
 	}
 	return rep
 }
@@ -73,14 +75,14 @@ func TestWritePlots(t *testing.T) {
 	tests := []struct {
 		name   string
 		layers int
-		modes  []string
+		modes  []tensorcore.Mode
 		want   []string
 	}{
-		{"both modes", 12, []string{"dense", "sparse"}, []string{
+		{"both modes", 12, tensorcore.Modes, []string{
 			"resnet50-speedup", "resnet50-breakdown-dense",
 			"resnet50-breakdown-sparse", "resnet50-roofline",
 			"bert_large-speedup", "bert_large-roofline"}},
-		{"dense only", 3, []string{"dense"}, []string{
+		{"dense only", 3, []tensorcore.Mode{tensorcore.Dense}, []string{
 			"resnet50-breakdown-dense", "resnet50-roofline"}},
 	}
 	for _, tc := range tests {
@@ -111,7 +113,7 @@ func TestWritePlots(t *testing.T) {
 	}
 }
 
-func onlyMode(rep *sim.Report, mode string) *sim.Report {
+func onlyMode(rep *sim.Report, mode tensorcore.Mode) *sim.Report {
 	out := &sim.Report{Tool: rep.Tool, Version: rep.Version, Config: rep.Config}
 	for _, r := range rep.Results {
 		if r.Mode == mode {
@@ -153,9 +155,9 @@ func TestPeakMatchesWhitepaper(t *testing.T) {
 	// A100 whitepaper: 312 dense / 624 sparse FP16 tensor TFLOPS, 156 /
 	// 312 TF32, 624 / 1248 INT8 TOPS.
 	tests := []struct {
-		prec          string
+		prec          tensorcore.Precision
 		dense, sparse float64
-	}{{"fp16", 312, 624}, {"tf32", 156, 312}, {"int8", 624, 1248}}
+	}{{tensorcore.FP16, 312, 624}, {tensorcore.TF32, 156, 312}, {tensorcore.INT8, 624, 1248}}
 	for _, tc := range tests {
 		d, err := Peak(ld.Config, tc.prec, false)
 		if err != nil {
@@ -167,7 +169,7 @@ func TestPeakMatchesWhitepaper(t *testing.T) {
 				tc.dense, tc.sparse)
 		}
 	}
-	if _, err := Peak(ld.Config, "fp8", false); err == nil {
+	if _, err := Peak(ld.Config, tensorcore.Precision(9), false); err == nil {
 		t.Error("fp8 accepted")
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func loadTest(tb testing.TB, sets ...string) *configs.Config {
@@ -22,7 +24,7 @@ func BenchmarkKernel2048(b *testing.B) {
 	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
 		g := gemmShape{M: 2048, N: 2048, K: 2048, Batch: 1,
-			Precision: "fp16", Sparse: sparse}
+			Precision: tensorcore.FP16, Sparse: sparse}
 		t := cfg.Kernel.Candidates[10]
 		p, err := planKernel(cfg, g, t, 1)
 		if err != nil {
@@ -59,7 +61,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		}
 		job.Workloads = append(job.Workloads, t)
 	}
-	job.Modes = []string{"dense", "sparse"}
+	job.Modes = tensorcore.Modes
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(ld, job); err != nil {
 			b.Fatal(err)

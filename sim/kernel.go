@@ -12,8 +12,16 @@ import (
 // times, in one mode.
 type gemmShape struct {
 	M, N, K, Batch int
-	Precision      string
+	Precision      tensorcore.Precision
 	Sparse         bool
+}
+
+// mode is the datapath the GEMM runs on.
+func (g gemmShape) mode() tensorcore.Mode {
+	if g.Sparse {
+		return tensorcore.Sparse
+	}
+	return tensorcore.Dense
 }
 
 // kernelPlan is a GEMM mapped onto one tile configuration: everything the
@@ -59,9 +67,9 @@ const accumulatorBytes = 4
 // planKernel maps a GEMM onto a tile; it fails when the tile cannot run it.
 func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK int) (*kernelPlan, error) {
 	p := &kernelPlan{shape: g, tile: t, splitK: splitK,
-		elemBytes: tensorcore.ElementBytes(g.Precision),
+		elemBytes: g.Precision.ElementBytes(),
 		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
-		outBytes: tensorcore.ElementBytes(g.Precision)}
+		outBytes: g.Precision.ElementBytes()}
 	prec, err := cfg.TensorCore.Get(g.Precision)
 	if err != nil {
 		return nil, err
@@ -87,7 +95,7 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	return p, nil
 }
 
-func (p *kernelPlan) setInstruction(prec *tensorcore.Precision, sparse bool) error {
+func (p *kernelPlan) setInstruction(prec *tensorcore.PrecisionConfig, sparse bool) error {
 	var err error
 	if sparse {
 		p.inst, err = tensorcore.ParseShape(prec.SparseShape)
@@ -285,11 +293,7 @@ func (p *kernelPlan) ctaCoord(i int) (batch, tm, tn, split int) {
 
 // describe names a simulation of the plan: GEMM, mode and kernel.
 func (p *kernelPlan) describe() string {
-	mode := "dense"
-	if p.shape.Sparse {
-		mode = "sparse"
-	}
 	return fmt.Sprintf("%dx%dx%d", p.shape.M, p.shape.N, p.shape.K) +
 		fmt.Sprintf("x%d %s %s %s ctas=%d ksteps=%d", p.shape.Batch,
-			p.shape.Precision, mode, p.name(), p.ctas, p.kSteps)
+			p.shape.Precision, p.shape.mode(), p.name(), p.ctas, p.kSteps)
 }

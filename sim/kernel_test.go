@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // TestRasterOrderIsCUTLASSSwizzle checks ctaCoord against CUTLASS's
@@ -50,7 +52,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := ld.Config
-	g := gemmShape{M: 4096, N: 4096, K: 6400, Precision: "fp16", Sparse: true, Batch: 1} // 5 waves, 100 k-steps
+	g := gemmShape{M: 4096, N: 4096, K: 6400, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 5 waves, 100 k-steps
 	plans, _ := candidatePlans(cfg, g)
 	var est, full []float64
 	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {

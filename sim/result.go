@@ -1,33 +1,35 @@
 package sim
 
+import "github.com/stcsim/stcsim/tensorcore"
+
 // LayerResult is one GEMM (a layer, or one --gemm) simulated in one mode:
 // the record of stcsim's machine-readable output. Field names are the
 // stable JSON/CSV contract (see docs/user-guide.md).
 type LayerResult struct {
-	Workload       string  `json:"workload"`
-	Layer          string  `json:"layer"`
-	M              int     `json:"m"`
-	N              int     `json:"n"`
-	K              int     `json:"k"`
-	Batch          int     `json:"batch"`
-	Precision      string  `json:"precision"`
-	Mode           string  `json:"mode"`
-	SparseApplied  bool    `json:"sparse_applied"`
-	Count          int     `json:"count"`
-	Kernel         string  `json:"kernel"`
-	SplitK         int     `json:"split_k"`
-	Cycles         uint64  `json:"cycles"`
-	TimeUS         float64 `json:"time_us"`
-	TFLOPS         float64 `json:"tflops"`
-	TCUtilization  float64 `json:"tc_utilization"`
-	DRAMReadBytes  uint64  `json:"dram_read_bytes"`
-	DRAMWriteBytes uint64  `json:"dram_write_bytes"`
-	DRAMGBps       float64 `json:"dram_gbps"`
-	L2HitRate      float64 `json:"l2_hit_rate"`
-	MetadataBytes  uint64  `json:"metadata_bytes"`
-	SmemBytes      uint64  `json:"smem_bytes"`
-	L2Bytes        uint64  `json:"l2_bytes"`
-	Bound          string  `json:"bound"`
+	Workload       string               `json:"workload"`
+	Layer          string               `json:"layer"`
+	M              int                  `json:"m"`
+	N              int                  `json:"n"`
+	K              int                  `json:"k"`
+	Batch          int                  `json:"batch"`
+	Precision      tensorcore.Precision `json:"precision"`
+	Mode           tensorcore.Mode      `json:"mode"`
+	SparseApplied  bool                 `json:"sparse_applied"`
+	Count          int                  `json:"count"`
+	Kernel         string               `json:"kernel"`
+	SplitK         int                  `json:"split_k"`
+	Cycles         uint64               `json:"cycles"`
+	TimeUS         float64              `json:"time_us"`
+	TFLOPS         float64              `json:"tflops"`
+	TCUtilization  float64              `json:"tc_utilization"`
+	DRAMReadBytes  uint64               `json:"dram_read_bytes"`
+	DRAMWriteBytes uint64               `json:"dram_write_bytes"`
+	DRAMGBps       float64              `json:"dram_gbps"`
+	L2HitRate      float64              `json:"l2_hit_rate"`
+	MetadataBytes  uint64               `json:"metadata_bytes"`
+	SmemBytes      uint64               `json:"smem_bytes"`
+	L2Bytes        uint64               `json:"l2_bytes"`
+	Bound          string               `json:"bound"`
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
@@ -46,8 +48,8 @@ type Breakdown struct {
 
 // Total is one workload in one mode: the sum over its layers.
 type Total struct {
-	Workload string  `json:"workload"`
-	Mode     string  `json:"mode"`
-	TimeUS   float64 `json:"time_us"`
-	Speedup  float64 `json:"speedup,omitempty"`
+	Workload string          `json:"workload"`
+	Mode     tensorcore.Mode `json:"mode"`
+	TimeUS   float64         `json:"time_us"`
+	Speedup  float64         `json:"speedup,omitempty"`
 }

@@ -11,14 +11,10 @@ import (
 // candidatePlans lists every (tile, split-K) of the library that can run
 // the GEMM, with why the others cannot.
 func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
-	mode := "dense"
-	if g.Sparse {
-		mode = "sparse"
-	}
 	var plans []*kernelPlan
 	var rejected []string
 	for _, t := range cfg.Kernel.Candidates {
-		if !t.Supports(mode, g.Precision) {
+		if !t.Supports(g.mode(), g.Precision) {
 			continue
 		}
 		if cfg.Kernel.Force != "" && t.Name() != cfg.Kernel.Force {
@@ -166,10 +162,6 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
-	mode := "dense"
-	if g.Sparse {
-		mode = "sparse"
-	}
 	why := "no candidate tile lists this mode and precision"
 	if cfg.Kernel.Force != "" {
 		why = fmt.Sprintf("kernel.force=%s does not offer it", cfg.Kernel.Force)
@@ -178,5 +170,5 @@ func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 		why = strings.Join(rejected, "; ")
 	}
 	return fmt.Errorf("no kernel in the library can run the %s %s GEMM "+
-		"%dx%dx%d: %s", mode, g.Precision, g.M, g.N, g.K, why)
+		"%dx%dx%d: %s", g.mode(), g.Precision, g.M, g.N, g.K, why)
 }

@@ -9,17 +9,19 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func gemmJob(shapes ...[3]int) Job {
 	t := &workloads.Trace{Name: "gemm"}
 	for _, s := range shapes {
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: "g", M: s[0],
-			N: s[1], K: s[2], Precision: "fp16", Sparsity: "2:4",
+			N: s[1], K: s[2], Precision: tensorcore.FP16, Sparsity: "2:4",
 			Count: 1, Batch: 1})
 		t.GEMMs[len(t.GEMMs)-1].Name = fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2])
 	}
-	return Job{Workloads: []*workloads.Trace{t}, Modes: []string{"dense", "sparse"}}
+	return Job{Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes}
 }
 
 func run(t *testing.T, job Job, sets ...string) *Report {
@@ -51,7 +53,7 @@ func TestRecordsAreConsistent(t *testing.T) {
 			len(rep.Results), len(rep.Totals))
 	}
 	d, s := rep.Results[0], rep.Results[1]
-	if d.Mode != "dense" || s.Mode != "sparse" || !s.SparseApplied {
+	if d.Mode != tensorcore.Dense || s.Mode != tensorcore.Sparse || !s.SparseApplied {
 		t.Fatalf("modes: %+v %+v", d, s)
 	}
 	for _, r := range rep.Results {
@@ -119,7 +121,7 @@ func TestLargeSquareNearPeak(t *testing.T) {
 
 func TestBatchedGEMMCountsAllBatches(t *testing.T) {
 	job := gemmJob([3]int{128, 128, 64})
-	job.Modes = []string{"dense"}
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	one := run(t, job).Results[0]
 	job.Workloads[0].GEMMs[0].Batch = 64
 	many := run(t, job).Results[0]
@@ -169,7 +171,7 @@ func TestFidelitiesAgree(t *testing.T) {
 
 func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 	job := gemmJob([3]int{256, 256, 16384})
-	job.Modes = []string{"dense"}
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job).Results[0]
 	if r.SplitK < 2 {
 		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)

@@ -7,8 +7,8 @@ import (
 
 	akita "github.com/sarchlab/akita/v3/sim"
 
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -211,10 +211,7 @@ func (c *cta) firstFragment(now, fragDone uint64) uint64 {
 func (c *cta) issueMMAs(now uint64, w, sp int, fragDone uint64, why reason) {
 	p := c.plan
 	tc := c.sm.tcs[sp]
-	mode := tensorcore.Dense
-	if p.shape.Sparse {
-		mode = tensorcore.Sparse
-	}
+	mode := p.shape.mode()
 	unit := c.sm.id*len(c.sm.tcs) + sp
 	interval := uint64(c.sm.gpu.issueInterval(p))
 	account := func(count int, tcWhy reason) func(uint64) {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Row is one stored result: a layer of a workload in one mode at one
@@ -92,10 +94,13 @@ func (s *Store) Totals() ([]TotalRow, error) {
 	var out []TotalRow
 	for rs.Next() {
 		var t TotalRow
-		var grid string
-		if err := rs.Scan(&t.ConfigHash, &grid, &t.Workload, &t.Mode,
+		var grid, mode string
+		if err := rs.Scan(&t.ConfigHash, &grid, &t.Workload, &mode,
 			&t.TimeUS, &t.Speedup); err != nil {
 			return nil, fmt.Errorf("store %s: read totals: %w", s.path, err)
+		}
+		if t.Mode, err = tensorcore.ParseMode(mode); err != nil {
+			return nil, fmt.Errorf("store %s: total of %s: %w", s.path, t.Workload, err)
 		}
 		if t.Grid, err = parseGrid(grid); err != nil {
 			return nil, fmt.Errorf("store %s: %w", s.path, err)

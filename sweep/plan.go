@@ -77,7 +77,7 @@ type Plan struct {
 	Spec      *Spec
 	Points    []*Point
 	Workloads []*Workload
-	Modes     []string
+	Modes     []tensorcore.Mode
 }
 
 // Units lists the work in a fixed order: points in grid order, each with
@@ -131,7 +131,7 @@ type Resolver struct {
 // every workload before anything runs, so a bad key or value fails the
 // sweep up front, naming the key.
 func (s *Spec) Plan(r Resolver) (*Plan, error) {
-	p := &Plan{Spec: s, Modes: s.Modes}
+	p := &Plan{Spec: s, Modes: s.modes}
 	hashes := map[string]int{}
 	for i, grid := range s.combinations() {
 		pt, err := s.point(i, grid)
@@ -244,12 +244,12 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if tr.Name == "" {
 		tr.Name = "gemms"
 	}
-	prec, sp := ws.Precision, ws.Sparsity
-	if prec == "" {
-		prec = "fp16"
-	}
-	if _, err := (&tensorcore.Config{}).Get(prec); err != nil {
-		return nil, fmt.Errorf("precision: %w", err)
+	prec, sp := tensorcore.FP16, ws.Sparsity
+	if ws.Precision != "" {
+		var err error
+		if prec, err = tensorcore.ParsePrecision(ws.Precision); err != nil {
+			return nil, fmt.Errorf("precision: %w", err)
+		}
 	}
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)

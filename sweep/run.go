@@ -9,6 +9,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // RunFunc simulates one job on an effective config: sim.Run, or a fake in
@@ -127,7 +129,7 @@ dispatch:
 	return sum, ctx.Err()
 }
 
-func runUnit(run RunFunc, st *Store, modes []string, u Unit) (bool, error) {
+func runUnit(run RunFunc, st *Store, modes []tensorcore.Mode, u Unit) (bool, error) {
 	rep, err := run(u.Point.Loaded, sim.Job{
 		Workloads: []*workloads.Trace{u.Workload.Trace},
 		Modes:     modes,

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/report"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Metrics are the quantities a sweep plot can show, with their axis
@@ -129,7 +131,7 @@ func (a *accumulator) selected(r Row) bool {
 		}
 	}
 	if a.q.Y == "speedup" {
-		return r.Mode == "sparse" && r.Speedup > 0
+		return r.Mode == tensorcore.Sparse && r.Speedup > 0
 	}
 	return true
 }
@@ -142,7 +144,7 @@ func (a *accumulator) label(r Row, keys []string) string {
 		parts[0] += " " + r.Layer
 	}
 	if a.q.Y != "speedup" {
-		parts = append(parts, r.Mode)
+		parts = append(parts, r.Mode.String())
 	}
 	for _, k := range keys {
 		v, _ := GridValue(r.Grid, k)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/report"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func storedRows(t *testing.T) []Row {
@@ -93,7 +95,7 @@ func TestSeriesValues(t *testing.T) {
 		if v, _ := GridValue(r.Grid, "shared_memory.bytes_per_clk"); v != "64" {
 			continue
 		}
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			dense += r.TimeUS
 			flops += 2 * float64(r.M*r.N*r.K)
 		} else {

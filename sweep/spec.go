@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Spec is a parsed sweep file.
@@ -35,6 +37,8 @@ type Spec struct {
 	// dir is the sweep file's directory, against which paths resolve.
 	dir  string
 	file string
+	// modes are Modes, parsed.
+	modes []tensorcore.Mode
 }
 
 // WorkloadSpec is one workload of a sweep: a named model, a trace file or
@@ -168,17 +172,19 @@ func Parse(data []byte, path string) (*Spec, error) {
 
 func (s *Spec) check() error {
 	if len(s.Modes) == 0 {
-		s.Modes = []string{"dense", "sparse"}
+		s.Modes = tensorcore.ModeNames()
 	}
-	seenMode := map[string]bool{}
-	for _, m := range s.Modes {
-		if m != "dense" && m != "sparse" {
-			return fmt.Errorf("modes: %q is not dense or sparse", m)
+	seenMode := map[tensorcore.Mode]bool{}
+	for _, name := range s.Modes {
+		m, err := tensorcore.ParseMode(name)
+		if err != nil {
+			return fmt.Errorf("modes: %w", err)
 		}
 		if seenMode[m] {
-			return fmt.Errorf("modes: %q listed twice", m)
+			return fmt.Errorf("modes: %q listed twice", name)
 		}
 		seenMode[m] = true
+		s.modes = append(s.modes, m)
 	}
 	if len(s.Workloads) == 0 {
 		return fmt.Errorf("workloads: must list at least one workload")

@@ -14,6 +14,8 @@ import (
 	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
 	"github.com/stcsim/stcsim/sim"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // schemaVersion is stored in the meta table; a store of another version is
@@ -143,7 +145,7 @@ func (s *Store) Close() error {
 // Done reports whether the unit is already in the store. A stored point
 // with the same config and workload name but a different workload content
 // or mode list is an error: the store belongs to another sweep.
-func (s *Store) Done(u Unit, modes []string) (bool, error) {
+func (s *Store) Done(u Unit, modes []tensorcore.Mode) (bool, error) {
 	var wh, ms string
 	err := s.db.QueryRow(`SELECT workload_hash, modes FROM points
 		WHERE config_hash=? AND workload=?`, u.Point.Hash,
@@ -160,13 +162,13 @@ func (s *Store) Done(u Unit, modes []string) (bool, error) {
 	return true, nil
 }
 
-func sameUnit(path string, u Unit, wh, ms string, modes []string) error {
+func sameUnit(path string, u Unit, wh, ms string, modes []tensorcore.Mode) error {
 	if wh != u.Workload.Hash {
 		return fmt.Errorf("store %s already holds workload %q for config %s "+
 			"with different GEMMs; use another --db", path,
 			u.Workload.Trace.Name, u.Point.Hash)
 	}
-	if want := strings.Join(modes, ","); ms != want {
+	if want := joinModes(modes); ms != want {
 		return fmt.Errorf("store %s holds workload %q for config %s in "+
 			"modes %s, this sweep asks for %s; use another --db", path,
 			u.Workload.Trace.Name, u.Point.Hash, ms, want)
@@ -174,10 +176,19 @@ func sameUnit(path string, u Unit, wh, ms string, modes []string) error {
 	return nil
 }
 
+// joinModes is the text form of a mode list in the store: "dense,sparse".
+func joinModes(modes []tensorcore.Mode) string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = m.String()
+	}
+	return strings.Join(names, ",")
+}
+
 // Commit stores a finished unit and its report in one transaction. It
 // returns false, storing nothing, when another writer committed the unit
 // first.
-func (s *Store) Commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
+func (s *Store) Commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ok, err := s.commit(u, modes, rep)
@@ -189,7 +200,7 @@ func (s *Store) Commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
 	return ok, nil
 }
 
-func (s *Store) commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
+func (s *Store) commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return false, err
@@ -197,7 +208,7 @@ func (s *Store) commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
 	defer tx.Rollback()
 	name := u.Workload.Trace.Name
 	res, err := tx.Exec(`INSERT OR IGNORE INTO points VALUES (?,?,?,?,?,?)`,
-		u.Point.Hash, name, u.Workload.Hash, strings.Join(modes, ","),
+		u.Point.Hash, name, u.Workload.Hash, joinModes(modes),
 		u.Point.gridJSON(), rep.Version)
 	if err != nil {
 		return false, err
@@ -219,14 +230,14 @@ func (s *Store) commit(u Unit, modes []string, rep *sim.Report) (bool, error) {
 			return false, err
 		}
 		if _, err := tx.Exec(`INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?)`,
-			u.Point.Hash, name, r.Layer, r.Mode, i, r.TimeUS, r.TFLOPS,
+			u.Point.Hash, name, r.Layer, r.Mode.String(), i, r.TimeUS, r.TFLOPS,
 			r.DRAMGBps, r.Speedup, string(rec)); err != nil {
 			return false, fmt.Errorf("layer %s mode %s: %w", r.Layer, r.Mode, err)
 		}
 	}
 	for _, t := range rep.Totals {
 		if _, err := tx.Exec(`INSERT INTO totals VALUES (?,?,?,?,?)`,
-			u.Point.Hash, t.Workload, t.Mode, t.TimeUS, t.Speedup); err != nil {
+			u.Point.Hash, t.Workload, t.Mode.String(), t.TimeUS, t.Speedup); err != nil {
 			return false, fmt.Errorf("total %s %s: %w", t.Workload, t.Mode, err)
 		}
 	}

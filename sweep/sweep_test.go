@@ -16,6 +16,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // testSpec varies three keys (one grid axis of two values, one zipped
@@ -48,7 +50,7 @@ func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 	c := ld.Config
 	rep := &sim.Report{Tool: "stcsim", Version: sim.Version, Config: c.Name}
 	for _, tr := range job.Workloads {
-		totals := map[string]float64{}
+		totals := map[tensorcore.Mode]float64{}
 		for _, g := range tr.GEMMs {
 			flops := 2 * float64(g.M) * float64(g.N) * float64(g.K)
 			bytes := 2 * float64(g.M*g.K+g.K*g.N+g.M*g.N)
@@ -57,14 +59,14 @@ func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 				float64(c.Memory.L2.SizeKB)/1e6 + 1e3/float64(c.Memory.SharedMemory.BytesPerClk)
 			for _, m := range job.Modes {
 				t := dense
-				if m == "sparse" {
+				if m == tensorcore.Sparse {
 					t = dense * 0.6
 				}
 				r := sim.LayerResult{Workload: tr.Name, Layer: g.Name, M: g.M,
 					N: g.N, K: g.K, Batch: 1, Precision: g.Precision, Mode: m,
 					Count: 1, TimeUS: t, TFLOPS: flops / t / 1e6,
 					DRAMGBps: bytes / t / 1e3}
-				if m == "sparse" {
+				if m == tensorcore.Sparse {
 					r.Speedup = dense / t
 				}
 				rep.Results = append(rep.Results, r)
@@ -73,8 +75,8 @@ func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 		}
 		for _, m := range job.Modes {
 			t := sim.Total{Workload: tr.Name, Mode: m, TimeUS: totals[m]}
-			if m == "sparse" {
-				t.Speedup = totals["dense"] / totals[m]
+			if m == tensorcore.Sparse {
+				t.Speedup = totals[tensorcore.Dense] / totals[m]
 			}
 			rep.Totals = append(rep.Totals, t)
 		}

@@ -5,9 +5,9 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // BenchmarkFunctionalMMA: one instruction-level mma (m16n8k16) and mma.sp
@@ -15,26 +15,26 @@ import (
 func BenchmarkFunctionalMMA(b *testing.B) {
 	rng := rand.New(rand.NewSource(6))
 	for _, s := range []struct{ m, n, k int }{{16, 8, 32}, {128, 128, 128}} {
-		a := randomSparse(rng, s.m, s.k, Pattern{2, 4}, "fp16")
+		a := randomSparse(rng, s.m, s.k, Pattern{2, 4}, FP16)
 		ca, _ := Compress(a, Pattern{2, 4})
-		bm := randomDense(rng, s.k, s.n, "fp16")
+		bm := randomDense(rng, s.k, s.n, FP16)
 		c := NewMatrix(s.m, s.n)
 		dk := s.k
 		if s.m == 16 {
 			dk = 16 // the dense instruction has half the K
 		}
-		ad := randomDense(rng, s.m, dk, "fp16")
-		bd := randomDense(rng, dk, s.n, "fp16")
+		ad := randomDense(rng, s.m, dk, FP16)
+		bd := randomDense(rng, dk, s.n, FP16)
 		b.Run(fmt.Sprintf("sparse_m%dn%dk%d", s.m, s.n, s.k), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := MMASp(ca, bm, c, "fp16"); err != nil {
+				if _, err := MMASp(ca, bm, c, FP16); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("dense_m%dn%dk%d", s.m, s.n, dk), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := MMA(ad, bd, c, "fp16"); err != nil {
+				if _, err := MMA(ad, bd, c, FP16); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -64,7 +64,7 @@ func BenchmarkUnit(b *testing.B) {
 // MMAs, the next run submitted when the previous one has issued (as a warp
 // does); it returns the MMAs simulated.
 func simulateRuns(b *testing.B, cfg Config, units, runs, n int) int {
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
 	for i := 0; i < units; i++ {
 		u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).
@@ -76,7 +76,7 @@ func simulateRuns(b *testing.B, cfg Config, units, runs, n int) int {
 				return
 			}
 			left--
-			u.Submit(c, Request{Mode: Sparse, Precision: "fp16", Count: n, Issued: next})
+			u.Submit(c, Request{Mode: Sparse, Precision: FP16, Count: n, Issued: next})
 		}
 		e.Schedule(clock.NewEvent(0, kick{fn: func() { next(0) }}, nil))
 	}

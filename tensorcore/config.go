@@ -10,15 +10,15 @@ import (
 type Config struct {
 	// Fidelity is "batched" (a warp's run of back-to-back MMAs is one
 	// event) or "instruction" (every MMA is simulated).
-	Fidelity string    `yaml:"fidelity"`
-	FP16     Precision `yaml:"fp16"`
-	BF16     Precision `yaml:"bf16"`
-	TF32     Precision `yaml:"tf32"`
-	INT8     Precision `yaml:"int8"`
+	Fidelity string          `yaml:"fidelity"`
+	FP16     PrecisionConfig `yaml:"fp16"`
+	BF16     PrecisionConfig `yaml:"bf16"`
+	TF32     PrecisionConfig `yaml:"tf32"`
+	INT8     PrecisionConfig `yaml:"int8"`
 }
 
-// Precision holds the datapath parameters of one input precision.
-type Precision struct {
+// PrecisionConfig holds the datapath parameters of one input precision.
+type PrecisionConfig struct {
 	DenseFMAPerClk     int    `yaml:"dense_fma_per_clk"`
 	DenseShape         string `yaml:"dense_shape"`
 	DenseIssueInterval int    `yaml:"dense_issue_interval"`
@@ -68,47 +68,34 @@ func ParsePattern(s string) (Pattern, error) {
 	return p, nil
 }
 
-// Names lists the precisions in a fixed order.
-var Names = []string{"fp16", "bf16", "tf32", "int8"}
-
-// Get returns the parameters of a precision by name.
-func (c *Config) Get(name string) (*Precision, error) {
-	switch name {
-	case "fp16":
+// Get returns the parameters of a precision.
+func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
+	switch p {
+	case FP16:
 		return &c.FP16, nil
-	case "bf16":
+	case BF16:
 		return &c.BF16, nil
-	case "tf32":
+	case TF32:
 		return &c.TF32, nil
-	case "int8":
+	case INT8:
 		return &c.INT8, nil
 	}
-	return nil, fmt.Errorf("unknown precision %q (want fp16, bf16, tf32 or int8)", name)
-}
-
-// ElementBytes is the storage size of one input element.
-func ElementBytes(precision string) int {
-	switch precision {
-	case "tf32":
-		return 4
-	case "int8":
-		return 1
-	}
-	return 2
+	return nil, fmt.Errorf("unknown precision %v (want %s)", p,
+		orList(precisionNames))
 }
 
 // Validate checks the section.
 func (c *Config) Validate() check.List {
 	var l check.List
 	l.OneOf("fidelity", c.Fidelity, "batched", "instruction")
-	for _, n := range Names {
+	for _, n := range Precisions {
 		p, _ := c.Get(n)
-		l = append(l, p.validate().Prefix(n)...)
+		l = append(l, p.validate().Prefix(n.String())...)
 	}
 	return l
 }
 
-func (p *Precision) validate() check.List {
+func (p *PrecisionConfig) validate() check.List {
 	var l check.List
 	l.PowerOfTwo("dense_fma_per_clk", p.DenseFMAPerClk)
 	dense, err := ParseShape(p.DenseShape)

@@ -21,7 +21,7 @@ import "fmt"
 // 0..4/MetaThreads-1 (one lane per quad: 0-3; a pair: 0 = T0,T1, 1 =
 // T2,T3; all four: 0).
 type SparseLayout struct {
-	Precision   string
+	Precision   Precision
 	Shape       Shape // logical (uncompressed) m16nNkK
 	Pattern     Pattern
 	ElemsPerReg int // kept A values per 32-bit register
@@ -32,19 +32,19 @@ type SparseLayout struct {
 // SparseLayoutFor returns the layout of mma.sp for a precision and a
 // sparse shape: f16/bf16 m16n8k16 and m16n8k32, tf32 m16n8k8 and m16n8k16,
 // s8 (int8) m16n8k32 and m16n8k64.
-func SparseLayoutFor(precision string, sh Shape) (SparseLayout, error) {
-	ks := map[string][]int{"fp16": {16, 32}, "bf16": {16, 32}, "tf32": {8, 16}, "int8": {32, 64}}
+func SparseLayoutFor(precision Precision, sh Shape) (SparseLayout, error) {
+	ks := map[Precision][]int{FP16: {16, 32}, BF16: {16, 32}, TF32: {8, 16}, INT8: {32, 64}}
 	allowed, ok := ks[precision]
 	if !ok {
-		return SparseLayout{}, fmt.Errorf("mma.sp: unknown precision %q", precision)
+		return SparseLayout{}, fmt.Errorf("mma.sp: unknown precision %v", precision)
 	}
 	if sh.M != 16 || sh.N != 8 || (sh.K != allowed[0] && sh.K != allowed[1]) {
 		return SparseLayout{}, fmt.Errorf("mma.sp: no %s shape %s (have m16n8k%d, m16n8k%d)",
 			precision, sh, allowed[0], allowed[1])
 	}
 	l := SparseLayout{Precision: precision, Shape: sh, Pattern: Pattern{N: 2, M: 4},
-		ElemsPerReg: 4 / ElementBytes(precision)}
-	if precision == "tf32" {
+		ElemsPerReg: 4 / precision.ElementBytes()}
+	if precision == TF32 {
 		l.Pattern = Pattern{N: 1, M: 2}
 	}
 	keptCols := sh.K * l.Pattern.N / l.Pattern.M

@@ -7,13 +7,13 @@ import (
 )
 
 var sparseShapes = []struct {
-	prec string
+	prec Precision
 	k    int
 	regs int // A registers per lane (PTX ISA)
 	meta int // metadata lanes per quad
 }{
-	{"fp16", 16, 2, 1}, {"fp16", 32, 4, 2}, {"bf16", 16, 2, 1}, {"bf16", 32, 4, 2},
-	{"tf32", 8, 2, 1}, {"tf32", 16, 4, 2}, {"int8", 32, 2, 2}, {"int8", 64, 4, 4},
+	{FP16, 16, 2, 1}, {FP16, 32, 4, 2}, {BF16, 16, 2, 1}, {BF16, 32, 4, 2},
+	{TF32, 8, 2, 1}, {TF32, 16, 4, 2}, {INT8, 32, 2, 2}, {INT8, 64, 4, 4},
 }
 
 func TestSparseLayoutRoundTrip(t *testing.T) {
@@ -86,7 +86,7 @@ func TestSparseLayoutRoundTrip(t *testing.T) {
 // builds by hand for m16n8k32: lane 4g+p (selector 0) holds 16 bits of row
 // g's metadata half p in its low half, row g+8's in its high half.
 func TestF16K32MetadataLanes(t *testing.T) {
-	l, _ := SparseLayoutFor("fp16", Shape{16, 8, 32})
+	l, _ := SparseLayoutFor(FP16, Shape{16, 8, 32})
 	a := NewMatrix(16, 32)
 	for r := 0; r < 16; r++ {
 		for c := 0; c < 32; c += 4 {
@@ -127,9 +127,9 @@ func TestF16K32MetadataLanes(t *testing.T) {
 
 func TestSparseLayoutErrors(t *testing.T) {
 	for _, tc := range []struct {
-		prec string
+		prec Precision
 		sh   Shape
-	}{{"fp16", Shape{16, 8, 8}}, {"int8", Shape{16, 8, 16}}, {"fp8", Shape{16, 8, 64}}, {"tf32", Shape{8, 8, 8}}} {
+	}{{FP16, Shape{16, 8, 8}}, {INT8, Shape{16, 8, 16}}, {Precision(7), Shape{16, 8, 64}}, {TF32, Shape{8, 8, 8}}} {
 		if _, err := SparseLayoutFor(tc.prec, tc.sh); err == nil {
 			t.Errorf("%s %s accepted", tc.prec, tc.sh)
 		}

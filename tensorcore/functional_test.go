@@ -10,26 +10,26 @@ import (
 func TestRoundTo(t *testing.T) {
 	p2 := func(e int) float32 { return float32(math.Ldexp(1, e)) }
 	tests := []struct {
-		prec string
+		prec Precision
 		in   float32
 		want float32
 	}{
-		{"fp16", 1 + p2(-11), 1},                       // tie -> even
-		{"fp16", 1 + 3*p2(-11), 1 + p2(-9)},            // tie -> even (up)
-		{"fp16", 65519, 65504},                         // rounds down to max
-		{"fp16", 65520, float32(math.Inf(1))},          // overflows
-		{"fp16", p2(-25), 0},                           // half the smallest subnormal, tie -> 0
-		{"fp16", 3 * p2(-25), p2(-23)},                 // subnormal tie -> even
-		{"fp16", -0.1, -0.0999755859375},               // nearest fp16
-		{"bf16", 1 + p2(-8), 1},                        // tie -> even
-		{"bf16", 1 + 3*p2(-8), 1 + p2(-6)},             // tie -> even (up)
-		{"bf16", 3.14159, 3.140625},                    // nearest bf16
-		{"tf32", 1 + p2(-11), 1},                       // tf32 keeps 10 mantissa bits
-		{"tf32", 1e30, float32(RoundTo(1e30, "tf32"))}, // stays finite
-		{"int8", 200, 127},
-		{"int8", -300, -128},
-		{"int8", -2.5, -2},
-		{"int8", 3.5, 4},
+		{FP16, 1 + p2(-11), 1},                     // tie -> even
+		{FP16, 1 + 3*p2(-11), 1 + p2(-9)},          // tie -> even (up)
+		{FP16, 65519, 65504},                       // rounds down to max
+		{FP16, 65520, float32(math.Inf(1))},        // overflows
+		{FP16, p2(-25), 0},                         // half the smallest subnormal, tie -> 0
+		{FP16, 3 * p2(-25), p2(-23)},               // subnormal tie -> even
+		{FP16, -0.1, -0.0999755859375},             // nearest fp16
+		{BF16, 1 + p2(-8), 1},                      // tie -> even
+		{BF16, 1 + 3*p2(-8), 1 + p2(-6)},           // tie -> even (up)
+		{BF16, 3.14159, 3.140625},                  // nearest bf16
+		{TF32, 1 + p2(-11), 1},                     // tf32 keeps 10 mantissa bits
+		{TF32, 1e30, float32(RoundTo(1e30, TF32))}, // stays finite
+		{INT8, 200, 127},
+		{INT8, -300, -128},
+		{INT8, -2.5, -2},
+		{INT8, 3.5, 4},
 	}
 	for _, tc := range tests {
 		if got := RoundTo(tc.in, tc.prec); got != tc.want {
@@ -39,7 +39,7 @@ func TestRoundTo(t *testing.T) {
 			t.Errorf("RoundTo(%g, %s) not representable", tc.in, tc.prec)
 		}
 	}
-	if math.IsInf(float64(RoundTo(1e30, "tf32")), 0) {
+	if math.IsInf(float64(RoundTo(1e30, TF32)), 0) {
 		t.Errorf("tf32 1e30 overflowed")
 	}
 }
@@ -58,7 +58,7 @@ func TestRepresentableMatchesRoundTo(t *testing.T) {
 		}
 	}
 	xs = append(xs, 65504, 65505, 65536, -128, 127, 127.5, 128, 0.5)
-	for _, prec := range Names {
+	for _, prec := range Precisions {
 		for _, x := range xs {
 			if math.IsNaN(float64(x)) {
 				continue
@@ -160,7 +160,7 @@ func TestPairwise(t *testing.T) {
 
 // randomSparse makes a rows x cols matrix of the precision's values,
 // pruned to p, with some extra zeros so that under-filled chunks occur.
-func randomSparse(rng *rand.Rand, rows, cols int, p Pattern, prec string) Matrix {
+func randomSparse(rng *rand.Rand, rows, cols int, p Pattern, prec Precision) Matrix {
 	m := randomDense(rng, rows, cols, prec)
 	for i := range m.Data {
 		if rng.Intn(5) == 0 {
@@ -170,10 +170,10 @@ func randomSparse(rng *rand.Rand, rows, cols int, p Pattern, prec string) Matrix
 	return PruneMagnitude(m, p)
 }
 
-func randomDense(rng *rand.Rand, rows, cols int, prec string) Matrix {
+func randomDense(rng *rand.Rand, rows, cols int, prec Precision) Matrix {
 	m := NewMatrix(rows, cols)
 	for i := range m.Data {
-		if prec == "int8" {
+		if prec == INT8 {
 			m.Data[i] = float32(rng.Intn(256) - 128)
 		} else {
 			m.Data[i] = RoundTo(float32(rng.NormFloat64()*4), prec)
@@ -182,8 +182,8 @@ func randomDense(rng *rand.Rand, rows, cols int, prec string) Matrix {
 	return m
 }
 
-func patternOf(prec string) Pattern {
-	if prec == "tf32" {
+func patternOf(prec Precision) Pattern {
+	if prec == TF32 {
 		return Pattern{1, 2}
 	}
 	return Pattern{2, 4}
@@ -194,7 +194,7 @@ func TestCompressRoundTripProperty(t *testing.T) {
 	for _, p := range []Pattern{{2, 4}, {1, 2}, {4, 8}, {1, 4}} {
 		for trial := 0; trial < 50; trial++ {
 			rows, cols := 1+rng.Intn(20), p.M*(1+rng.Intn(12))
-			m := randomSparse(rng, rows, cols, p, "fp16")
+			m := randomSparse(rng, rows, cols, p, FP16)
 			c, err := Compress(m, p)
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
@@ -278,7 +278,7 @@ func TestUnpackMetadataRejects(t *testing.T) {
 // decompressed (masked) A exactly, over random shapes, masks and values.
 func TestSparseEqualsDenseProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	for _, prec := range Names {
+	for _, prec := range Precisions {
 		p := patternOf(prec)
 		for trial := 0; trial < 40; trial++ {
 			m, n, k := 1+rng.Intn(24), 1+rng.Intn(16), 4*(1+rng.Intn(16))
@@ -310,10 +310,10 @@ func TestSparseEqualsDenseProperty(t *testing.T) {
 func TestMMAInt8Exact(t *testing.T) {
 	// Against an independent int64 reference.
 	rng := rand.New(rand.NewSource(3))
-	a := randomDense(rng, 16, 64, "int8")
-	b := randomDense(rng, 64, 8, "int8")
-	c := randomDense(rng, 16, 8, "int8")
-	d, err := MMA(a, b, c, "int8")
+	a := randomDense(rng, 16, 64, INT8)
+	b := randomDense(rng, 64, 8, INT8)
+	c := randomDense(rng, 16, 8, INT8)
+	d, err := MMA(a, b, c, INT8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,13 +335,13 @@ func TestMMABadInput(t *testing.T) {
 	tests := []struct {
 		name    string
 		a, b, c Matrix
-		prec    string
+		prec    Precision
 		want    string
 	}{
-		{"shape", ok, NewMatrix(3, 2), NewMatrix(2, 2), "fp16", "shapes do not match"},
-		{"not fp16", mat(1, 1, 0.1), mat(1, 1, 1), mat(1, 1, 0), "fp16", "A[0][0] = 0.1 is not a fp16 value"},
-		{"not int8", mat(1, 1, 1), mat(1, 1, 300), mat(1, 1, 0), "int8", "B[0][0] = 300"},
-		{"precision", ok, NewMatrix(4, 1), NewMatrix(2, 1), "fp8", "unknown precision"},
+		{"shape", ok, NewMatrix(3, 2), NewMatrix(2, 2), FP16, "shapes do not match"},
+		{"not fp16", mat(1, 1, 0.1), mat(1, 1, 1), mat(1, 1, 0), FP16, "A[0][0] = 0.1 is not a fp16 value"},
+		{"not int8", mat(1, 1, 1), mat(1, 1, 300), mat(1, 1, 0), INT8, "B[0][0] = 300"},
+		{"precision", ok, NewMatrix(4, 1), NewMatrix(2, 1), Precision(7), "unknown precision"},
 	}
 	for _, tc := range tests {
 		_, err := MMA(tc.a, tc.b, tc.c, tc.prec)
@@ -350,7 +350,7 @@ func TestMMABadInput(t *testing.T) {
 		}
 	}
 	bad := &Compressed{Rows: 1, Cols: 4, Pattern: Pattern{2, 4}, Values: []float32{1, 2}, Indices: []uint8{2, 1}}
-	if _, err := MMASp(bad, NewMatrix(4, 1), NewMatrix(1, 1), "fp16"); err == nil ||
+	if _, err := MMASp(bad, NewMatrix(4, 1), NewMatrix(1, 1), FP16); err == nil ||
 		!strings.Contains(err.Error(), "row 0, column group 0") {
 		t.Errorf("MMASp with unordered indices: %v", err)
 	}

@@ -47,18 +47,18 @@ type floatFormat struct {
 	maxFinite float64
 }
 
-var formats = map[string]floatFormat{
-	"fp16": {10, -14, 65504},
-	"bf16": {7, -126, (2 - math.Pow(2, -7)) * math.Pow(2, 127)},
-	"tf32": {10, -126, (2 - math.Pow(2, -10)) * math.Pow(2, 127)},
+var formats = map[Precision]floatFormat{
+	FP16: {10, -14, 65504},
+	BF16: {7, -126, (2 - math.Pow(2, -7)) * math.Pow(2, 127)},
+	TF32: {10, -126, (2 - math.Pow(2, -10)) * math.Pow(2, 127)},
 }
 
 // RoundTo rounds x to the nearest value of the precision (ties to even, as
 // cvt.rn does), saturating int8 to [-128, 127]; values beyond a float
 // format's range become infinities. Unknown precisions return x unchanged;
 // use Representable to validate.
-func RoundTo(x float32, precision string) float32 {
-	if precision == "int8" {
+func RoundTo(x float32, precision Precision) float32 {
+	if precision == INT8 {
 		v := math.RoundToEven(float64(x))
 		return float32(math.Max(-128, math.Min(127, v)))
 	}
@@ -83,16 +83,16 @@ func RoundTo(x float32, precision string) float32 {
 // Representable says whether x is exactly a value of the precision (NaN
 // and infinities are values of the float formats). It reads the float32
 // bits: a format with fewer mantissa bits must have the dropped ones zero.
-func Representable(x float32, precision string) bool {
+func Representable(x float32, precision Precision) bool {
 	b := math.Float32bits(x)
 	switch precision {
-	case "bf16":
+	case BF16:
 		return b&0xFFFF == 0 || isNaN32(b)
-	case "tf32":
+	case TF32:
 		return b&0x1FFF == 0 || isNaN32(b)
-	case "fp16":
+	case FP16:
 		return fp16Representable(b)
-	case "int8":
+	case INT8:
 		return x == float32(math.Trunc(float64(x))) && x >= -128 && x <= 127
 	}
 	return false
@@ -114,7 +114,7 @@ func fp16Representable(b uint32) bool {
 }
 
 // RoundMatrix rounds every element to the precision.
-func RoundMatrix(m Matrix, precision string) Matrix {
+func RoundMatrix(m Matrix, precision Precision) Matrix {
 	out := m.Clone()
 	for i, v := range out.Data {
 		out.Data[i] = RoundTo(v, precision)
@@ -122,12 +122,9 @@ func RoundMatrix(m Matrix, precision string) Matrix {
 	return out
 }
 
-func knownPrecision(p string) error {
-	if p == "int8" {
-		return nil
-	}
-	if _, ok := formats[p]; !ok {
-		return fmt.Errorf("unknown precision %q (want fp16, bf16, tf32 or int8)", p)
+func knownPrecision(p Precision) error {
+	if !p.Valid() {
+		return fmt.Errorf("unknown precision %v (want %s)", p, orList(precisionNames))
 	}
 	return nil
 }

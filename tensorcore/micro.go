@@ -3,15 +3,15 @@ package tensorcore
 import (
 	"fmt"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // MicroResult is one line of the tensor-core microbenchmark.
 type MicroResult struct {
-	Precision string `json:"precision"`
-	Mode      string `json:"mode"`
+	Precision Precision `json:"precision"`
+	Mode      Mode      `json:"mode"`
 	// TFLOPS is dense-equivalent (TOPS for int8): a sparse MMA counts
 	// every product of its logical shape, skipped ones included, as
 	// NVIDIA's peak figures do.
@@ -42,7 +42,7 @@ type MicroOptions struct {
 var DefaultMicroOptions = MicroOptions{MMAsPerTC: 4096, Chain: 64}
 
 // MicroTC runs the microbenchmark with DefaultMicroOptions.
-func MicroTC(cfg Config, smCount, subPartitions, clockMHz int, precision string, mode Mode) (MicroResult, error) {
+func MicroTC(cfg Config, smCount, subPartitions, clockMHz int, precision Precision, mode Mode) (MicroResult, error) {
 	return MicroTCWith(cfg, smCount, subPartitions, clockMHz, precision, mode, DefaultMicroOptions)
 }
 
@@ -51,7 +51,7 @@ func MicroTC(cfg Config, smCount, subPartitions, clockMHz int, precision string,
 // submitted at cycle 0, and measures dense-equivalent throughput over the
 // run; then it runs a dependent chain on one Unit (each MMA submitted when
 // the previous result is written back) for the latency.
-func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision string,
+func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision Precision,
 	mode Mode, opt MicroOptions) (MicroResult, error) {
 	if l := cfg.Validate(); len(l) > 0 {
 		return MicroResult{}, fmt.Errorf("micro tc: tensorcore config: %v", l[0])
@@ -83,7 +83,7 @@ func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision str
 	perClk := float64(fmas) / float64(cycles)
 	return MicroResult{
 		Precision:        precision,
-		Mode:             mode.String(),
+		Mode:             mode,
 		TFLOPS:           2 * perClk * float64(clockMHz) * 1e6 / 1e12,
 		FMAPerClkPerSM:   perClk / float64(smCount),
 		LatencyCycles:    lat,
@@ -98,11 +98,11 @@ func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision str
 // start).
 type kick struct{ fn func() }
 
-func (k kick) Handle(sim.Event) error { k.fn(); return nil }
+func (k kick) Handle(akita.Event) error { k.fn(); return nil }
 
-func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision string,
+func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision Precision,
 	mode Mode, n int) (cycles, fmas uint64, err error) {
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	units := make([]*Unit, 0, sms*subs)
 	var last uint64
 	for s := 0; s < sms; s++ {
@@ -130,8 +130,8 @@ func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision strin
 	return last, fmas, nil
 }
 
-func microLatency(cfg Config, clk clock.Clock, precision string, mode Mode, chain int) (float64, error) {
-	e := sim.NewSerialEngine()
+func microLatency(cfg Config, clk clock.Clock, precision Precision, mode Mode, chain int) (float64, error) {
+	e := akita.NewSerialEngine()
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	var end uint64
 	left := chain

@@ -10,16 +10,16 @@ import (
 // 1410 MHz) the microbenchmark reproduces NVIDIA's peaks within 1 %.
 func TestMicroTCPeaks(t *testing.T) {
 	tests := []struct {
-		prec  string
+		prec  Precision
 		mode  Mode
 		peak  float64 // TFLOPS / TOPS, NVIDIA A100 whitepaper
 		perSM float64
 		lat   float64
 	}{
-		{"fp16", Dense, 312, 1024, 32}, {"fp16", Sparse, 624, 2048, 36},
-		{"bf16", Dense, 312, 1024, 32}, {"bf16", Sparse, 624, 2048, 36},
-		{"tf32", Dense, 156, 512, 32}, {"tf32", Sparse, 312, 1024, 36},
-		{"int8", Dense, 624, 2048, 32}, {"int8", Sparse, 1248, 4096, 36},
+		{FP16, Dense, 312, 1024, 32}, {FP16, Sparse, 624, 2048, 36},
+		{BF16, Dense, 312, 1024, 32}, {BF16, Sparse, 624, 2048, 36},
+		{TF32, Dense, 156, 512, 32}, {TF32, Sparse, 312, 1024, 36},
+		{INT8, Dense, 624, 2048, 32}, {INT8, Sparse, 1248, 4096, 36},
 	}
 	for _, fid := range []string{"batched", "instruction"} {
 		opt := DefaultMicroOptions
@@ -29,7 +29,7 @@ func TestMicroTCPeaks(t *testing.T) {
 			opt.MMAsPerTC = 512
 		}
 		for _, tc := range tests {
-			if fid == "instruction" && tc.prec != "fp16" {
+			if fid == "instruction" && tc.prec != FP16 {
 				continue
 			}
 			r, err := MicroTCWith(a100(fid), 108, 4, 1410, tc.prec, tc.mode, opt)
@@ -54,11 +54,11 @@ func TestMicroTCPeaks(t *testing.T) {
 func TestMicroTCFidelitiesAgree(t *testing.T) {
 	opt := MicroOptions{MMAsPerTC: 100, Chain: 5}
 	for _, m := range []Mode{Dense, Sparse} {
-		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, "fp16", m, opt)
+		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, "fp16", m, opt)
+		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,14 +75,14 @@ func TestMicroTCErrors(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
 		sms  int
-		prec string
+		prec Precision
 		opt  MicroOptions
 		want string
 	}{
-		{a100("batched"), 0, "fp16", DefaultMicroOptions, "sm_count"},
-		{a100("batched"), 1, "fp8", DefaultMicroOptions, "unknown precision"},
-		{a100("batched"), 1, "fp16", MicroOptions{}, "must be >= 1"},
-		{bad, 1, "fp16", DefaultMicroOptions, "dense_issue_interval"},
+		{a100("batched"), 0, FP16, DefaultMicroOptions, "sm_count"},
+		{a100("batched"), 1, Precision(7), DefaultMicroOptions, "unknown precision"},
+		{a100("batched"), 1, FP16, MicroOptions{}, "must be >= 1"},
+		{bad, 1, FP16, DefaultMicroOptions, "dense_issue_interval"},
 	} {
 		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, Dense, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

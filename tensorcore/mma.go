@@ -12,7 +12,7 @@ import (
 // in ascending k. int8 inputs must be integers in [-128, 127]; they
 // accumulate in int32 with wrap-around (mma without .satfinite), and every
 // result must be exactly representable in float32 (|d| <= 2^24).
-func MMA(a, b, c Matrix, precision string) (Matrix, error) {
+func MMA(a, b, c Matrix, precision Precision) (Matrix, error) {
 	if err := checkOperands(a, b, c, a.Rows, a.Cols, precision); err != nil {
 		return Matrix{}, fmt.Errorf("mma: %w", err)
 	}
@@ -35,7 +35,7 @@ func MMA(a, b, c Matrix, precision string) (Matrix, error) {
 // a K-deep dot product takes K*N/M products. Kept values are accumulated
 // in ascending k, the order MMA uses on the decompressed A, so both give
 // identical results (zero products do not change a float32 sum).
-func MMASp(a *Compressed, b, c Matrix, precision string) (Matrix, error) {
+func MMASp(a *Compressed, b, c Matrix, precision Precision) (Matrix, error) {
 	if err := a.Validate(); err != nil {
 		return Matrix{}, fmt.Errorf("mma.sp: %w", err)
 	}
@@ -82,8 +82,8 @@ func selectorMux(candidates []float32, index uint8) float32 {
 }
 
 // dot is one accumulator lane: acc + sum of x[k]*y[k] in ascending k.
-func dot(x, y []float32, acc float32, precision string) float32 {
-	if precision == "int8" {
+func dot(x, y []float32, acc float32, precision Precision) float32 {
+	if precision == INT8 {
 		s := int32(acc)
 		for k := range x {
 			s += int32(x[k]) * int32(y[k]) // wraps like the s32 accumulator
@@ -97,8 +97,8 @@ func dot(x, y []float32, acc float32, precision string) float32 {
 }
 
 // finish rejects int8 results that float32 cannot hold exactly.
-func finish(d Matrix, precision string) error {
-	if precision != "int8" {
+func finish(d Matrix, precision Precision) error {
+	if precision != INT8 {
 		return nil
 	}
 	for i, v := range d.Data {
@@ -110,7 +110,7 @@ func finish(d Matrix, precision string) error {
 	return nil
 }
 
-func checkOperands(a, b, c Matrix, m, k int, precision string) error {
+func checkOperands(a, b, c Matrix, m, k int, precision Precision) error {
 	if err := knownPrecision(precision); err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func checkOperands(a, b, c Matrix, m, k int, precision string) error {
 	if err := checkValues("B", b, precision); err != nil {
 		return err
 	}
-	if precision == "int8" {
+	if precision == INT8 {
 		for i, v := range c.Data {
 			if v != float32(math.Trunc(float64(v))) || math.Abs(float64(v)) > 1<<31-1 {
 				return fmt.Errorf("C[%d][%d] = %g is not an int32", i/c.Cols, i%c.Cols, v)
@@ -142,14 +142,14 @@ func checkOperands(a, b, c Matrix, m, k int, precision string) error {
 	return nil
 }
 
-func checkOperandsSp(a *Compressed, b, c Matrix, precision string) error {
+func checkOperandsSp(a *Compressed, b, c Matrix, precision Precision) error {
 	kept := Matrix{Rows: a.Rows, Cols: a.KeptCols(), Data: a.Values}
 	return checkOperands(kept, b, c, a.Rows, a.Cols, precision)
 }
 
-func checkValues(name string, m Matrix, precision string) error {
+func checkValues(name string, m Matrix, precision Precision) error {
 	for i, v := range m.Data {
-		if !Representable(v, precision) || (precision == "int8" && math.IsNaN(float64(v))) {
+		if !Representable(v, precision) || (precision == INT8 && math.IsNaN(float64(v))) {
 			return fmt.Errorf("%s[%d][%d] = %g is not a %s value (round it with RoundTo)",
 				name, i/m.Cols, i%m.Cols, v, precision)
 		}

@@ -4,44 +4,17 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
-
-// Mode selects the dense or the 2:4-sparse datapath.
-type Mode int
-
-// The two datapaths of the tensor core.
-const (
-	Dense Mode = iota
-	Sparse
-)
-
-func (m Mode) String() string {
-	if m == Sparse {
-		return "sparse"
-	}
-	return "dense"
-}
-
-// ParseMode reads "dense" or "sparse".
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "dense":
-		return Dense, nil
-	case "sparse":
-		return Sparse, nil
-	}
-	return Dense, fmt.Errorf("unknown mode %q (want dense or sparse)", s)
-}
 
 // Request is a run of Count independent MMAs of the configured dense or
 // sparse shape of one precision, issued back to back by one warp.
 type Request struct {
 	Mode      Mode
-	Precision string // "fp16", "bf16", "tf32", "int8"
-	Count     int    // >= 1
+	Precision Precision
+	Count     int // >= 1
 	// Issued, if set, runs at the cycle the run's last MMA issues (the
 	// warp may go on).
 	Issued func(cycle uint64)
@@ -92,14 +65,14 @@ type path struct {
 // issuing and its result being written back (Item is a HookItem). In
 // batched fidelity they fire once per run, with the run's last MMA.
 var (
-	HookPosIssue    = &sim.HookPos{Name: "TCIssue"}
-	HookPosComplete = &sim.HookPos{Name: "TCComplete"}
+	HookPosIssue    = &akita.HookPos{Name: "TCIssue"}
+	HookPosComplete = &akita.HookPos{Name: "TCComplete"}
 )
 
 // HookItem describes the MMA a hook fires for.
 type HookItem struct {
 	Mode      Mode
-	Precision string
+	Precision Precision
 	Cycle     uint64
 	Count     int // MMAs the event stands for (1 in instruction fidelity)
 }
@@ -119,11 +92,11 @@ type HookItem struct {
 // stage. Both give the same cycles by construction, and the tests check
 // it.
 type Unit struct {
-	*sim.ComponentBase
-	engine  sim.Engine
+	*akita.ComponentBase
+	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
-	paths   map[string][2]*path
+	paths   map[Precision][2]*path
 
 	freeAt uint64 // first cycle the issue slot is free
 	stats  Stats
@@ -142,19 +115,19 @@ type run struct {
 
 // Builder builds Units (Akita builder style).
 type Builder struct {
-	engine sim.Engine
-	freq   sim.Freq
+	engine akita.Engine
+	freq   akita.Freq
 	cfg    Config
 }
 
 // MakeBuilder returns a builder with a 1 GHz clock.
-func MakeBuilder() Builder { return Builder{freq: 1 * sim.GHz} }
+func MakeBuilder() Builder { return Builder{freq: 1 * akita.GHz} }
 
 // WithEngine sets the engine.
-func (b Builder) WithEngine(e sim.Engine) Builder { b.engine = e; return b }
+func (b Builder) WithEngine(e akita.Engine) Builder { b.engine = e; return b }
 
 // WithFreq sets the clock.
-func (b Builder) WithFreq(f sim.Freq) Builder { b.freq = f; return b }
+func (b Builder) WithFreq(f akita.Freq) Builder { b.freq = f; return b }
 
 // WithConfig sets the tensor-core parameters.
 func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
@@ -173,28 +146,28 @@ func (b Builder) Build(name string) *Unit {
 		}
 		panic("tensorcore: invalid config: " + strings.Join(msgs, "; "))
 	}
-	sim.NameMustBeValid(name)
+	akita.NameMustBeValid(name)
 	u := &Unit{
-		ComponentBase: sim.NewComponentBase(name),
+		ComponentBase: akita.NewComponentBase(name),
 		engine:        b.engine,
 		clock:         clock.Clock{Freq: b.freq},
 		batched:       b.cfg.Fidelity != "instruction",
-		paths:         map[string][2]*path{},
+		paths:         map[Precision][2]*path{},
 		wakes:         map[uint64]bool{},
 	}
-	for _, n := range Names {
+	for _, n := range Precisions {
 		p, _ := b.cfg.Get(n)
 		u.paths[n] = [2]*path{densePath(p), sparsePath(p)}
 	}
 	return u
 }
 
-func densePath(p *Precision) *path {
+func densePath(p *PrecisionConfig) *path {
 	return newPath(p.DenseShape, p.DenseIssueInterval, p.DenseLatency,
 		DenseStages(p), Pattern{N: 1, M: 1})
 }
 
-func sparsePath(p *Precision) *path {
+func sparsePath(p *PrecisionConfig) *path {
 	pat, _ := ParsePattern(p.SparsePattern)
 	return newPath(p.SparseShape, p.SparseIssueInterval, p.SparseLatency,
 		SparseStages(p), pat)
@@ -218,7 +191,7 @@ var dotStageNames = []string{"operand read", "multiply", "add tree", "accumulate
 
 // DenseStages splits dense_latency over dense_stages (earlier stages take
 // the remainder): the operand read and the dot-product array.
-func DenseStages(p *Precision) []Stage {
+func DenseStages(p *PrecisionConfig) []Stage {
 	return split(p.DenseLatency, p.DenseStages, func(i int) string {
 		if p.DenseStages == len(dotStageNames) {
 			return dotStageNames[i]
@@ -232,7 +205,7 @@ func DenseStages(p *Precision) []Stage {
 // inserted after the operand read, taking sparse_latency - dense_latency
 // cycles. When the extra latency cannot give each extra stage a cycle,
 // sparse_latency is split evenly over sparse_stages instead.
-func SparseStages(p *Precision) []Stage {
+func SparseStages(p *PrecisionConfig) []Stage {
 	extra := p.SparseStages - p.DenseStages
 	extraCycles := p.SparseLatency - p.DenseLatency
 	if extra < 1 || extraCycles < extra {
@@ -265,7 +238,7 @@ func split(cycles, n int, name func(int) string) []Stage {
 // Check says whether the unit can serve r.
 func (u *Unit) Check(r Request) error {
 	if _, ok := u.paths[r.Precision]; !ok {
-		return fmt.Errorf("%s: unknown precision %q", u.Name(), r.Precision)
+		return fmt.Errorf("%s: unknown precision %v", u.Name(), r.Precision)
 	}
 	if r.Mode != Dense && r.Mode != Sparse {
 		return fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
@@ -408,11 +381,11 @@ func (u *Unit) count(m Mode, p *path, n uint64) {
 	}
 }
 
-func (u *Unit) hook(pos *sim.HookPos, r Request, cycle uint64, count int) {
+func (u *Unit) hook(pos *akita.HookPos, r Request, cycle uint64, count int) {
 	if u.NumHooks() == 0 {
 		return
 	}
-	u.InvokeHook(sim.HookCtx{Domain: u, Pos: pos,
+	u.InvokeHook(akita.HookCtx{Domain: u, Pos: pos,
 		Item: HookItem{Mode: r.Mode, Precision: r.Precision, Cycle: cycle, Count: count}})
 }
 
@@ -426,7 +399,7 @@ func (u *Unit) at(c uint64, fn func()) {
 }
 
 // Handle runs the unit's own callback events.
-func (u *Unit) Handle(e sim.Event) error {
+func (u *Unit) Handle(e akita.Event) error {
 	ev, ok := e.(*clock.Event)
 	if !ok {
 		return fmt.Errorf("%s: unexpected event %T", u.Name(), e)
@@ -436,16 +409,16 @@ func (u *Unit) Handle(e sim.Event) error {
 }
 
 // NotifyRecv is unused: the unit has no ports (the SM calls Submit).
-func (u *Unit) NotifyRecv(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyRecv(akita.VTimeInSec, akita.Port) {}
 
 // NotifyPortFree is unused: the unit has no ports.
-func (u *Unit) NotifyPortFree(sim.VTimeInSec, sim.Port) {}
+func (u *Unit) NotifyPortFree(akita.VTimeInSec, akita.Port) {}
 
 // Stats returns the counts so far (final once the engine has drained).
 func (u *Unit) Stats() Stats { return u.stats }
 
 // Stages returns the pipeline stages of a precision's datapath.
-func (u *Unit) Stages(precision string, m Mode) ([]Stage, error) {
+func (u *Unit) Stages(precision Precision, m Mode) ([]Stage, error) {
 	p, ok := u.paths[precision]
 	if !ok || (m != Dense && m != Sparse) {
 		return nil, fmt.Errorf("%s: no datapath %s %s", u.Name(), precision, m)

@@ -7,20 +7,20 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
 // configs package cannot be imported here (it imports tensorcore).
 func a100(fidelity string) Config {
-	p := func(fma int, dsh, ssh, pat string) Precision {
+	p := func(fma int, dsh, ssh, pat string) PrecisionConfig {
 		bits := 2
 		if pat == "1:2" {
 			bits = 4
 		}
-		return Precision{DenseFMAPerClk: fma, DenseShape: dsh, DenseIssueInterval: 8,
+		return PrecisionConfig{DenseFMAPerClk: fma, DenseShape: dsh, DenseIssueInterval: 8,
 			DenseLatency: 32, DenseStages: 4, SparseShape: ssh, SparseIssueInterval: 8,
 			SparseLatency: 36, SparseStages: 6, SparsePattern: pat, MetadataBits: bits}
 	}
@@ -31,12 +31,12 @@ func a100(fidelity string) Config {
 
 // driver submits requests from its own events, as the SM model will.
 type driver struct {
-	engine sim.Engine
+	engine akita.Engine
 	clk    clock.Clock
 	log    []string
 }
 
-func (d *driver) Handle(e sim.Event) error { e.(*clock.Event).Fn(); return nil }
+func (d *driver) Handle(e akita.Event) error { e.(*clock.Event).Fn(); return nil }
 
 func (d *driver) at(c uint64, fn func()) { d.engine.Schedule(clock.NewEvent(d.clk.Time(c), d, fn)) }
 
@@ -49,7 +49,7 @@ type sub struct {
 // (sorted) and the stats.
 func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	d := &driver{engine: e, clk: clk}
@@ -76,7 +76,7 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 		return func(c uint64) {
 			d.log = append(d.log, fmt.Sprintf("%08d chain %d", c, k))
 			if k < chain {
-				u.Submit(c, Request{Mode: Sparse, Precision: "fp16", Count: 1, Done: next(k + 1)})
+				u.Submit(c, Request{Mode: Sparse, Precision: FP16, Count: 1, Done: next(k + 1)})
 			}
 		}
 	}
@@ -92,9 +92,9 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 
 func TestUnitTiming(t *testing.T) {
 	subs := []sub{
-		{0, Request{Mode: Dense, Precision: "fp16", Count: 3}},
-		{5, Request{Mode: Sparse, Precision: "fp16", Count: 2}},
-		{100, Request{Mode: Dense, Precision: "int8", Count: 1}},
+		{0, Request{Mode: Dense, Precision: FP16, Count: 3}},
+		{5, Request{Mode: Sparse, Precision: FP16, Count: 2}},
+		{100, Request{Mode: Dense, Precision: INT8, Count: 1}},
 	}
 	want := []string{
 		"00000016 issued 0", // issues at 0, 8, 16
@@ -140,7 +140,7 @@ func TestFidelitiesAgree(t *testing.T) {
 		for i := 0; i < 30; i++ {
 			at += uint64(rng.Intn(60))
 			subs = append(subs, sub{at, Request{Mode: Mode(rng.Intn(2)),
-				Precision: Names[rng.Intn(4)], Count: 1 + rng.Intn(20)}})
+				Precision: Precisions[rng.Intn(4)], Count: 1 + rng.Intn(20)}})
 		}
 		cfg := a100("")
 		if trial%2 == 1 { // uneven stages and intervals
@@ -190,9 +190,9 @@ func TestStages(t *testing.T) {
 }
 
 func TestUnitCheck(t *testing.T) {
-	u := MakeBuilder().WithEngine(sim.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
-	for _, r := range []Request{{Precision: "fp8", Count: 1}, {Precision: "fp16", Count: 0},
-		{Precision: "fp16", Mode: 7, Count: 1}} {
+	u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
+	for _, r := range []Request{{Precision: Precision(7), Count: 1}, {Precision: FP16, Count: 0},
+		{Precision: FP16, Mode: 7, Count: 1}} {
 		if u.Check(r) == nil {
 			t.Errorf("accepted %+v", r)
 		}
@@ -201,7 +201,7 @@ func TestUnitCheck(t *testing.T) {
 
 type countHook struct{ issue, complete int }
 
-func (h *countHook) Func(ctx sim.HookCtx) {
+func (h *countHook) Func(ctx akita.HookCtx) {
 	it := ctx.Item.(HookItem)
 	if ctx.Pos == HookPosIssue {
 		h.issue += it.Count
@@ -213,14 +213,14 @@ func (h *countHook) Func(ctx sim.HookCtx) {
 // TestHooks: both fidelities report every MMA's issue and completion.
 func TestHooks(t *testing.T) {
 	for _, f := range []string{"batched", "instruction"} {
-		e := sim.NewSerialEngine()
+		e := akita.NewSerialEngine()
 		u := MakeBuilder().WithEngine(e).WithConfig(a100(f)).Build("TC")
 		h := &countHook{}
 		u.AcceptHook(h)
-		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * sim.GHz}}
+		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * akita.GHz}}
 		d.at(0, func() {
-			u.Submit(0, Request{Mode: Sparse, Precision: "int8", Count: 5})
-			u.Submit(0, Request{Mode: Dense, Precision: "tf32", Count: 2})
+			u.Submit(0, Request{Mode: Sparse, Precision: INT8, Count: 5})
+			u.Submit(0, Request{Mode: Dense, Precision: TF32, Count: 2})
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Point is one measurement row.
@@ -15,8 +17,8 @@ type Point struct {
 	Line      int
 	ID        string
 	Hardware  string
-	Precision string
-	Kind      string // peak, latency, bandwidth, gemm
+	Precision tensorcore.Precision // fp16 when the column is empty
+	Kind      string               // peak, latency, bandwidth, gemm
 	M, N, K   int
 	Dense     float64 // measured value (peak/latency/bandwidth) or dense time/throughput
 	Sparse    float64 // gemm: sparse time/throughput (0 when absent)
@@ -71,10 +73,17 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 }
 
 func parsePoint(rec []string, line int) (Point, error) {
-	p := Point{Line: line, ID: rec[0], Hardware: rec[1], Precision: rec[2],
+	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11]}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
+	}
+	if err := parseOpt(rec[2], columns[2], func(s string) error {
+		var err error
+		p.Precision, err = tensorcore.ParsePrecision(s)
+		return err
+	}); err != nil {
+		return p, err
 	}
 	ints := []*int{&p.M, &p.N, &p.K}
 	for i, dst := range ints {

@@ -6,9 +6,9 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim"
-	"github.com/stcsim/stcsim/sim/clock"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -196,15 +196,12 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error {
 	t := &workloads.Trace{Name: "validation"}
 	for _, p := range points {
-		prec := p.Precision
-		if prec == "" {
-			prec = "fp16"
-		}
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: p.ID, M: p.M, N: p.N,
-			K: p.K, Precision: prec, Sparsity: "2:4", Count: 1, Batch: 1})
+			K: p.K, Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
+			Count: 1, Batch: 1})
 	}
 	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
-		Modes: []string{"dense", "sparse"}})
+		Modes: tensorcore.Modes})
 	if err != nil {
 		return fmt.Errorf("GEMM rows on %s: %w", name, err)
 	}

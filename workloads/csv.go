@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -114,12 +115,13 @@ func (p *csvParser) header() error {
 // row reads one GEMM; io.EOF at the end.
 // fields maps the trace format's column (key) names to g's fields, by
 // type; both parsers fill a GEMM through it.
-func (g *GEMM) fields() (map[string]*int, map[string]*string) {
+func (g *GEMM) fields() (map[string]*int, map[string]*string, map[string]encoding.TextUnmarshaler) {
 	return map[string]*int{"m": &g.M, "n": &g.N, "k": &g.K,
 			"count": &g.Count, "batch": &g.Batch, "unpadded_m": &g.UnpaddedM,
 			"unpadded_k": &g.UnpaddedK},
-		map[string]*string{"name": &g.Name, "precision": &g.Precision,
-			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note}
+		map[string]*string{"name": &g.Name,
+			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note},
+		map[string]encoding.TextUnmarshaler{"precision": &g.Precision}
 }
 
 func (p *csvParser) row() (GEMM, error) {
@@ -131,7 +133,7 @@ func (p *csvParser) row() (GEMM, error) {
 		return GEMM{}, p.readErr(err)
 	}
 	var g GEMM
-	ints, strs := g.fields()
+	ints, strs, texts := g.fields()
 	for i, c := range p.names {
 		v := rec[i]
 		line, column := p.r.FieldPos(i)
@@ -141,6 +143,12 @@ func (p *csvParser) row() (GEMM, error) {
 		}
 		if s, ok := strs[c]; ok {
 			*s = v
+			continue
+		}
+		if t, ok := texts[c]; ok {
+			if err := t.UnmarshalText([]byte(v)); err != nil {
+				return GEMM{}, p.errAt(line, column, c, err)
+			}
 			continue
 		}
 		if v == "" {
@@ -172,7 +180,7 @@ func (t *Trace) WriteCSV(w io.Writer) error {
 	}
 	for _, g := range t.GEMMs {
 		rec := []string{g.Name, strconv.Itoa(g.M), strconv.Itoa(g.N),
-			strconv.Itoa(g.K), g.Precision, g.Sparsity,
+			strconv.Itoa(g.K), g.Precision.String(), g.Sparsity,
 			strconv.Itoa(g.Count), strconv.Itoa(g.Batch), g.Weights, g.Note,
 			optInt(g.UnpaddedM), optInt(g.UnpaddedK)}
 		if err := cw.Write(rec); err != nil {

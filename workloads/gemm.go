@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // GEMM is one GEMM of a workload: D = A x B (+ C), with A the M x K operand
 // that may be 2:4-sparse along K (a layer's weights), B the K x N
 // activations.
 type GEMM struct {
-	Name      string `json:"name"`
-	M         int    `json:"m"`
-	N         int    `json:"n"`
-	K         int    `json:"k"`
-	Precision string `json:"precision"`
+	Name      string               `json:"name"`
+	M         int                  `json:"m"`
+	N         int                  `json:"n"`
+	K         int                  `json:"k"`
+	Precision tensorcore.Precision `json:"precision"`
 	// Sparsity is the pattern of A in the sparse variant of the network:
 	// "2:4", "1:2" or "dense" (stays dense, e.g. attention GEMMs).
 	Sparsity string `json:"sparsity"`
@@ -46,10 +48,6 @@ const (
 	Sparse12 = "1:2"
 	Dense    = "dense"
 )
-
-// Precisions lists the input precisions a trace row may carry, in a fixed
-// order (the tensor-core config has a section for each).
-var Precisions = []string{"fp16", "bf16", "tf32", "int8"}
 
 // The ASP rule (NVIDIA apex.contrib.sparsity): a Linear or Conv weight is
 // pruned only when its output count is a multiple of ASPOutMultiple and its

@@ -190,7 +190,7 @@ func (p *jsonParser) gemm() (GEMM, error) {
 		return GEMM{}, err
 	}
 	var g GEMM
-	ints, strs := g.fields()
+	ints, strs, texts := g.fields()
 	pos := map[string]int{}
 	for {
 		k, koff, end, err := p.key()
@@ -211,6 +211,16 @@ func (p *jsonParser) gemm() (GEMM, error) {
 		if s, ok := strs[k]; ok {
 			if json.Unmarshal(raw, s) != nil {
 				return GEMM{}, p.errAt(off, k, errors.New("want a string"))
+			}
+			continue
+		}
+		if t, ok := texts[k]; ok {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return GEMM{}, p.errAt(off, k, errors.New("want a string"))
+			}
+			if err := t.UnmarshalText([]byte(s)); err != nil {
+				return GEMM{}, p.errAt(off, k, err)
 			}
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Default sizes of the built-in models (Model and Build use them for a
@@ -13,7 +15,7 @@ const (
 	DefaultBatch      = 32  // images (ResNet) or sequences (BERT) per pass
 	DefaultSeq        = 128 // BERT tokens per sequence
 	DefaultResolution = 224 // ResNet input height = width
-	DefaultPrecision  = "fp16"
+	DefaultPrecision  = tensorcore.FP16
 	// MaxResolution bounds the ResNet input size (so batch x P x Q cannot
 	// overflow before the row checks reject it).
 	MaxResolution = 1 << 15
@@ -24,7 +26,7 @@ type Options struct {
 	Batch      int
 	Seq        int // BERT only
 	Resolution int // ResNet only: input height and width in pixels
-	Precision  string
+	Precision  tensorcore.Precision
 	// PerLayer keeps one row per layer instead of merging identical
 	// GEMMs into one row with a Count.
 	PerLayer bool
@@ -69,9 +71,6 @@ func Build(name string, o Options) (*Trace, error) {
 	if o.Resolution == 0 {
 		o.Resolution = DefaultResolution
 	}
-	if o.Precision == "" {
-		o.Precision = DefaultPrecision
-	}
 	for _, v := range []struct {
 		what string
 		v    int
@@ -83,9 +82,8 @@ func Build(name string, o Options) (*Trace, error) {
 				name, v.what, v.max, v.v)
 		}
 	}
-	if !slices.Contains(Precisions, o.Precision) {
-		return nil, fmt.Errorf("model %s: unknown precision %q (want one of %v)",
-			name, o.Precision, Precisions)
+	if !o.Precision.Valid() {
+		return nil, fmt.Errorf("model %s: unknown precision %v", name, o.Precision)
 	}
 	layers, err := gen(o)
 	if err != nil {
@@ -121,7 +119,7 @@ type layer struct {
 
 // gemm turns the layer into a row: the ASP rule decides the sparsity,
 // and a pruned layer's M and K are padded to the sparse kernel's needs.
-func (l layer) gemm(precision string) GEMM {
+func (l layer) gemm(precision tensorcore.Precision) GEMM {
 	g := GEMM{Name: l.name, M: l.m, N: l.n, K: l.k, Precision: precision,
 		Sparsity: Dense, Count: 1, Batch: max(l.batch, 1), Note: l.note}
 	if l.prunable && ASPEligible(l.out, l.in) {
@@ -133,8 +131,8 @@ func (l layer) gemm(precision string) GEMM {
 
 // SparsityFor is the hardware's structured-sparsity pattern for a
 // precision: 1:2 for tf32, 2:4 for the others (PTX ISA mma.sp).
-func SparsityFor(precision string) string {
-	if precision == "tf32" {
+func SparsityFor(precision tensorcore.Precision) string {
+	if precision == tensorcore.TF32 {
 		return Sparse12
 	}
 	return Sparse24
@@ -145,11 +143,11 @@ func SparsityFor(precision string) string {
 // backend's constraints in PyTorch's semi-structured sparsity
 // (torch/sparse/semi_structured.py, _DTYPE_SHAPE_CONSTRAINTS:
 // sparse_min_rows, sparse_min_cols).
-func SparseAlign(precision string) (mMul, kMul int) {
+func SparseAlign(precision tensorcore.Precision) (mMul, kMul int) {
 	switch precision {
-	case "int8":
+	case tensorcore.INT8:
 		return 16, 128
-	case "tf32":
+	case tensorcore.TF32:
 		return 32, 32
 	}
 	return 32, 64
@@ -311,9 +309,9 @@ func ranges(nums []int) string {
 // WithPrecision returns a copy of the trace in precision p: every row
 // takes p, sparse rows take p's pattern (SparsityFor) and are re-padded
 // from their own (unpadded) shape to p's alignment (SparseAlign).
-func (t *Trace) WithPrecision(p string) (*Trace, error) {
-	if !slices.Contains(Precisions, p) {
-		return nil, fmt.Errorf("unknown precision %q (want one of %v)", p, Precisions)
+func (t *Trace) WithPrecision(p tensorcore.Precision) (*Trace, error) {
+	if !p.Valid() {
+		return nil, fmt.Errorf("unknown precision %v", p)
 	}
 	out := &Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
 	for i, g := range out.GEMMs {

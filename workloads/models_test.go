@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // perImage builds a model at batch 1 with one row per layer.
@@ -170,7 +172,7 @@ func TestBuildErrors(t *testing.T) {
 		{"resnet50", Options{Batch: -1}, "batch must be in 1.."},
 		{"bert-base", Options{Seq: -5}, "sequence length must be in"},
 		{"resnet50", Options{Resolution: 1 << 20}, "resolution must be in"},
-		{"resnet50", Options{Precision: "fp8"}, `unknown precision "fp8"`},
+		{"resnet50", Options{Precision: tensorcore.Precision(9)}, `unknown precision Precision(9)`},
 		{"bert-large", Options{Batch: 1 << 20, Seq: 1 << 20}, "above the limit"},
 	}
 	for _, c := range cases {
@@ -183,15 +185,15 @@ func TestBuildErrors(t *testing.T) {
 
 func TestPrecisionPadding(t *testing.T) {
 	cases := []struct {
-		precision string
+		precision tensorcore.Precision
 		sparsity  string
 		fcM       int
 		kPadded   bool // int8 wants K % 128: 3x3 convs at C=64 (K 576) pad
 	}{
-		{"fp16", Sparse24, 1024, false},
-		{"bf16", Sparse24, 1024, false},
-		{"tf32", Sparse12, 1024, false},
-		{"int8", Sparse24, 1008, true},
+		{tensorcore.FP16, Sparse24, 1024, false},
+		{tensorcore.BF16, Sparse24, 1024, false},
+		{tensorcore.TF32, Sparse12, 1024, false},
+		{tensorcore.INT8, Sparse24, 1008, true},
 	}
 	for _, c := range cases {
 		tr, err := Build("resnet50", Options{Batch: 1, Precision: c.precision, PerLayer: true})
@@ -259,12 +261,12 @@ func TestCompactNames(t *testing.T) {
 
 func TestWithPrecision(t *testing.T) {
 	fp16, _ := Build("resnet50", Options{Batch: 1})
-	int8, _ := Build("resnet50", Options{Batch: 1, Precision: "int8"})
-	tf32, _ := Build("resnet50", Options{Batch: 1, Precision: "tf32"})
+	int8, _ := Build("resnet50", Options{Batch: 1, Precision: tensorcore.INT8})
+	tf32, _ := Build("resnet50", Options{Batch: 1, Precision: tensorcore.TF32})
 	for _, c := range []struct {
-		p    string
+		p    tensorcore.Precision
 		want *Trace
-	}{{"int8", int8}, {"tf32", tf32}, {"fp16", fp16}} {
+	}{{tensorcore.INT8, int8}, {tensorcore.TF32, tf32}, {tensorcore.FP16, fp16}} {
 		got, err := fp16.WithPrecision(c.p)
 		if err != nil {
 			t.Fatal(err)
@@ -272,12 +274,12 @@ func TestWithPrecision(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("WithPrecision(%s) differs from building in %s", c.p, c.p)
 		}
-		back, _ := got.WithPrecision("fp16")
+		back, _ := got.WithPrecision(tensorcore.FP16)
 		if !reflect.DeepEqual(back, fp16) {
 			t.Errorf("WithPrecision(%s) then fp16 differs from fp16", c.p)
 		}
 	}
-	if _, err := fp16.WithPrecision("fp64"); err == nil {
+	if _, err := fp16.WithPrecision(tensorcore.Precision(9)); err == nil {
 		t.Error("WithPrecision(fp64) accepted")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 const csvHeader = "name,m,n,k,precision,sparsity,count,batch\n"
@@ -21,10 +23,10 @@ func TestParseCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Trace{Name: "t.csv", GEMMs: []GEMM{
-		{Name: "fc", M: 1024, N: 32, K: 2048, Precision: "fp16",
+		{Name: "fc", M: 1024, N: 32, K: 2048, Precision: tensorcore.FP16,
 			Sparsity: "2:4", Count: 1, Batch: 1, Weights: "w.npy",
 			Note: "padded, M", UnpaddedM: 1000},
-		{Name: "scores", M: 128, N: 128, K: 64, Precision: "bf16",
+		{Name: "scores", M: 128, N: 128, K: 64, Precision: tensorcore.BF16,
 			Sparsity: "dense", Count: 24, Batch: 16},
 	}}
 	if !reflect.DeepEqual(tr, want) {

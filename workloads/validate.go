@@ -3,7 +3,6 @@ package workloads
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"unicode"
 )
 
@@ -70,9 +69,8 @@ func (g *GEMM) check() *fieldError {
 			return badField(d.field, "must be in 1..%d, got %d", MaxDim, d.v)
 		}
 	}
-	if !slices.Contains(Precisions, g.Precision) {
-		return badField("precision", "unknown precision %q (want one of %v)",
-			g.Precision, Precisions)
+	if !g.Precision.Valid() {
+		return badField("precision", "unknown precision %v", g.Precision)
 	}
 	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
 		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",

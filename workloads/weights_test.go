@@ -300,7 +300,7 @@ func TestRowWeights(t *testing.T) {
 	// A 40 x 64 fc weight in a row padded to 64 x 64.
 	w := tensorcore.PruneMagnitude(SyntheticWeights(40, 64, 3), tensorcore.Pattern{N: 2, M: 4})
 	npy, _ := writeTensorFiles(t, dir, []int{40, 64}, w.Data)
-	g := Pad(GEMM{Name: "fc", M: 40, N: 8, K: 64, Precision: "fp16", Sparsity: "2:4",
+	g := Pad(GEMM{Name: "fc", M: 40, N: 8, K: 64, Precision: tensorcore.FP16, Sparsity: "2:4",
 		Count: 1, Batch: 1, Weights: npy})
 	if g.M != 64 || g.UnpaddedM != 40 {
 		t.Fatalf("Pad = %+v", g)
@@ -372,7 +372,7 @@ func TestFloat16(t *testing.T) {
 }
 
 func TestWeightsTile(t *testing.T) {
-	g := GEMM{Name: "l", M: 32, N: 8, K: 64, Precision: "fp16", Sparsity: "2:4", Count: 1, Batch: 1}
+	g := GEMM{Name: "l", M: 32, N: 8, K: 64, Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1}
 	w, err := RowWeights(g, 5)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/stcsim/stcsim/sim"
 	"github.com/tebeka/atexit"
 )
 
@@ -14,9 +15,6 @@ const (
 	exitInternal = 1
 	exitUsage    = 2
 )
-
-// Version is the tool version recorded next to every result.
-const Version = "0.1.0"
 
 // command is one subcommand; each lives in its own file and registers
 // itself from init.
@@ -44,7 +42,7 @@ func dispatch(args []string) int {
 		return exitOK
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Println("stcsim", Version)
+		fmt.Println("stcsim", sim.Version)
 		return exitOK
 	}
 	c, ok := commands[args[0]]

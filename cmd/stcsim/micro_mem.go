@@ -7,8 +7,9 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/sim"
 )
 
 func init() {
@@ -50,7 +51,7 @@ func runMicroMem(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
 		return exitInternal
 	}
-	out := &microMemOutput{Tool: "stcsim " + Version, Config: c.Name,
+	out := &microMemOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
 		Sources: ld.Sources, Results: res}
 	if *format == "json" {
 		enc := json.NewEncoder(os.Stdout)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -69,15 +70,16 @@ func runMicroTC(args []string) int {
 	return exitOK
 }
 
-func microTCSelection(precision, mode, format string) ([]string, []tensorcore.Mode, error) {
-	precs := tensorcore.Names
+func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, []tensorcore.Mode, error) {
+	precs := tensorcore.Precisions
 	if precision != "all" {
-		if _, err := (&tensorcore.Config{}).Get(precision); err != nil {
+		p, err := tensorcore.ParsePrecision(precision)
+		if err != nil {
 			return nil, nil, fmt.Errorf("--precision: %w", err)
 		}
-		precs = []string{precision}
+		precs = []tensorcore.Precision{p}
 	}
-	modes := []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}
+	modes := tensorcore.Modes
 	if mode != "both" {
 		m, err := tensorcore.ParseMode(mode)
 		if err != nil {
@@ -91,10 +93,10 @@ func microTCSelection(precision, mode, format string) ([]string, []tensorcore.Mo
 	return precs, modes, nil
 }
 
-func microTC(ld *configs.Loaded, precs []string, modes []tensorcore.Mode,
+func microTC(ld *configs.Loaded, precs []tensorcore.Precision, modes []tensorcore.Mode,
 	opt tensorcore.MicroOptions) (*microTCOutput, error) {
 	c := ld.Config
-	out := &microTCOutput{Tool: "stcsim " + Version, Config: c.Name, Sources: ld.Sources}
+	out := &microTCOutput{Tool: "stcsim " + sim.Version, Config: c.Name, Sources: ld.Sources}
 	for _, p := range precs {
 		for _, m := range modes {
 			r, err := tensorcore.MicroTCWith(c.TensorCore, c.GPU.SMCount,

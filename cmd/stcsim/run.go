@@ -84,7 +84,7 @@ func runRun(args []string) int {
 // job turns the flags into the workloads and modes to simulate.
 func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	var job sim.Job
-	modes, err := parseMode(f.mode)
+	modes, err := parseModes(f.mode)
 	if err != nil {
 		return job, err
 	}
@@ -103,8 +103,12 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		job.Workloads = append(job.Workloads, t)
 	}
+	prec, err := f.parsePrecision()
+	if err != nil {
+		return job, err
+	}
 	if len(f.gemms) > 0 {
-		t, err := gemmTrace(f.gemms, f.precisionOr("fp16"))
+		t, err := gemmTrace(f.gemms, prec)
 		if err != nil {
 			return job, err
 		}
@@ -112,7 +116,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	}
 	if f.precision != "" {
 		for i, t := range job.Workloads {
-			if job.Workloads[i], err = t.WithPrecision(f.precision); err != nil {
+			if job.Workloads[i], err = t.WithPrecision(prec); err != nil {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
@@ -120,18 +124,21 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	return job, checkSparseK(cfg, job)
 }
 
-func (f *runFlags) precisionOr(def string) string {
+// parsePrecision reads --precision; fp16 when it is not given.
+func (f *runFlags) parsePrecision() (tensorcore.Precision, error) {
 	if f.precision == "" {
-		return def
+		return tensorcore.FP16, nil
 	}
-	return f.precision
+	p, err := tensorcore.ParsePrecision(f.precision)
+	if err != nil {
+		return p, fmt.Errorf("--precision: %v", err)
+	}
+	return p, nil
 }
 
 func (f *runFlags) checkScalars() error {
-	if f.precision != "" {
-		if _, err := (&tensorcore.Config{}).Get(f.precision); err != nil {
-			return fmt.Errorf("--precision: %v", err)
-		}
+	if _, err := f.parsePrecision(); err != nil {
+		return err
 	}
 	if f.batch < 1 {
 		return fmt.Errorf("--batch %d: must be >= 1", f.batch)
@@ -147,14 +154,16 @@ func (f *runFlags) checkScalars() error {
 	return nil
 }
 
-func parseMode(m string) ([]string, error) {
-	switch m {
-	case "dense", "sparse":
-		return []string{m}, nil
-	case "both":
-		return []string{"dense", "sparse"}, nil
+// parseModes reads --mode: a mode name or "both".
+func parseModes(m string) ([]tensorcore.Mode, error) {
+	if m == "both" {
+		return tensorcore.Modes, nil
 	}
-	return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+	mode, err := tensorcore.ParseMode(m)
+	if err != nil {
+		return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+	}
+	return []tensorcore.Mode{mode}, nil
 }
 
 // loadWorkload resolves a --workload value: a model name or a trace file.
@@ -172,7 +181,7 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
 }
 
 // gemmTrace makes the "gemm" workload of the --gemm flags.
-func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
+func gemmTrace(specs []string, precision tensorcore.Precision) (*workloads.Trace, error) {
 	t := &workloads.Trace{Name: "gemm"}
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
@@ -181,7 +190,7 @@ func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
 		}
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: "2:4", Count: 1, Batch: 1})
+			Precision: precision, Sparsity: workloads.Sparse24, Count: 1, Batch: 1})
 	}
 	return t, nil
 }
@@ -191,14 +200,14 @@ func gemmTrace(specs []string, precision string) (*workloads.Trace, error) {
 func checkSparseK(cfg *configs.Config, job sim.Job) error {
 	sparse := false
 	for _, m := range job.Modes {
-		sparse = sparse || m == "sparse"
+		sparse = sparse || m == tensorcore.Sparse
 	}
 	if !sparse {
 		return nil
 	}
 	for _, t := range job.Workloads {
 		for _, g := range t.GEMMs {
-			if g.Sparsity == "dense" {
+			if g.Sparsity == workloads.Dense {
 				continue
 			}
 			prec, err := cfg.TensorCore.Get(g.Precision)

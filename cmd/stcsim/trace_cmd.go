@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 func init() {
@@ -56,7 +58,7 @@ func runTraceExport(args []string) int {
 		return code
 	}
 	t, err := exportTrace(*workload, workloads.Options{Batch: *batch, Seq: *seq,
-		Resolution: *res, Precision: *precision, PerLayer: *perLayer}, *format)
+		Resolution: *res, PerLayer: *perLayer}, *precision, *format)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
 		return exitUsage
@@ -77,10 +79,17 @@ func runTraceExport(args []string) int {
 	return exitOK
 }
 
-// exportTrace builds the model or loads the file to export.
-func exportTrace(name string, o workloads.Options, format string) (*workloads.Trace, error) {
+// exportTrace builds the model or loads the file to export; a precision
+// other than "" overrides the rows' own.
+func exportTrace(name string, o workloads.Options, precision, format string) (*workloads.Trace, error) {
 	if format != "csv" && format != "json" {
 		return nil, fmt.Errorf("--format %q: want csv or json", format)
+	}
+	if precision != "" {
+		var err error
+		if o.Precision, err = tensorcore.ParsePrecision(precision); err != nil {
+			return nil, fmt.Errorf("--precision: %w", err)
+		}
 	}
 	for _, v := range []struct {
 		flag string
@@ -105,7 +114,7 @@ func exportTrace(name string, o workloads.Options, format string) (*workloads.Tr
 	if err != nil {
 		return nil, err
 	}
-	if o.Precision != "" {
+	if precision != "" {
 		return t.WithPrecision(o.Precision)
 	}
 	return t, nil

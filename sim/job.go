@@ -5,6 +5,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Version is the tool version recorded next to every result.
@@ -13,7 +15,7 @@ const Version = "0.1.0"
 // Job is what one simulation run covers: workloads in modes.
 type Job struct {
 	Workloads []*workloads.Trace
-	Modes     []string // "dense", "sparse"
+	Modes     []tensorcore.Mode
 	// Progress, when set, is called as GEMM simulations finish.
 	Progress func(done, total int)
 	// Observer, when set, sees every simulated kernel's engine and

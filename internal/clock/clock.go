@@ -3,22 +3,22 @@ package clock
 import (
 	"math"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 )
 
 // Clock is a component's clock domain.
-type Clock struct{ Freq sim.Freq }
+type Clock struct{ Freq akita.Freq }
 
 // MHz makes a clock of the given frequency.
-func MHz(mhz int) Clock { return Clock{Freq: sim.Freq(float64(mhz) * 1e6)} }
+func MHz(mhz int) Clock { return Clock{Freq: akita.Freq(float64(mhz) * 1e6)} }
 
 // Time is the engine time of the start of a cycle.
-func (c Clock) Time(cycle uint64) sim.VTimeInSec {
-	return sim.VTimeInSec(float64(cycle) / float64(c.Freq))
+func (c Clock) Time(cycle uint64) akita.VTimeInSec {
+	return akita.VTimeInSec(float64(cycle) / float64(c.Freq))
 }
 
 // Cycle is the cycle an engine time falls on (rounded to the nearest edge).
-func (c Clock) Cycle(t sim.VTimeInSec) uint64 {
+func (c Clock) Cycle(t akita.VTimeInSec) uint64 {
 	return uint64(math.Round(float64(t) * float64(c.Freq)))
 }
 
@@ -30,24 +30,24 @@ func (c Clock) Seconds(cycles uint64) float64 {
 // Event runs Fn when handled. A component schedules Events only for
 // itself (handler = the component) and runs Fn from its Handle method.
 type Event struct {
-	*sim.EventBase
+	*akita.EventBase
 	Fn func()
 }
 
 // NewEvent makes an event for handler h at time t.
-func NewEvent(t sim.VTimeInSec, h sim.Handler, fn func()) *Event {
-	return &Event{EventBase: sim.NewEventBase(t, h), Fn: fn}
+func NewEvent(t akita.VTimeInSec, h akita.Handler, fn func()) *Event {
+	return &Event{EventBase: akita.NewEventBase(t, h), Fn: fn}
 }
 
 // Callbacks is a handler that runs Event callbacks: embed it in a
 // component that only needs timed callbacks.
 type Callbacks struct {
-	Engine sim.Engine
+	Engine akita.Engine
 	Clock  Clock
 }
 
 // At schedules fn at cycle c on handler h.
-func (cb Callbacks) At(h sim.Handler, c uint64, fn func()) {
+func (cb Callbacks) At(h akita.Handler, c uint64, fn func()) {
 	cb.Engine.Schedule(NewEvent(cb.Clock.Time(c), h, fn))
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 type runner struct {
@@ -23,7 +25,7 @@ func newRunner(ld *configs.Loaded, job Job) *runner {
 type layerJob struct {
 	workload string
 	gemm     workloads.GEMM
-	mode     string
+	mode     tensorcore.Mode
 	shape    gemmShape
 }
 
@@ -64,10 +66,10 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 
 // shapeOf is the GEMM a record runs: the sparse variant runs the sparse
 // kernel only where the layer is pruned.
-func shapeOf(g workloads.GEMM, mode string) gemmShape {
+func shapeOf(g workloads.GEMM, mode tensorcore.Mode) gemmShape {
 	return gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
-		Sparse:    mode == "sparse" && g.Sparsity != "dense"}
+		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
 }
 
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
@@ -162,30 +164,30 @@ func addSpeedups(rep *Report) {
 	type key struct{ w, l string }
 	dense := map[key]float64{}
 	var order []string
-	totals := map[string]map[string]float64{}
+	totals := map[string]map[tensorcore.Mode]float64{}
 	for _, r := range rep.Results {
 		if totals[r.Workload] == nil {
-			totals[r.Workload] = map[string]float64{}
+			totals[r.Workload] = map[tensorcore.Mode]float64{}
 			order = append(order, r.Workload)
 		}
 		totals[r.Workload][r.Mode] += r.TimeUS * float64(r.Count)
-		if r.Mode == "dense" {
+		if r.Mode == tensorcore.Dense {
 			dense[key{r.Workload, r.Layer}] = r.TimeUS
 		}
 	}
 	for i, r := range rep.Results {
-		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == "sparse" {
+		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
 		}
 	}
 	for _, w := range order {
-		for _, m := range []string{"dense", "sparse"} {
+		for _, m := range tensorcore.Modes {
 			t, ok := totals[w][m]
 			if !ok {
 				continue
 			}
 			tot := Total{Workload: w, Mode: m, TimeUS: t}
-			if d, ok := totals[w]["dense"]; ok && m == "sparse" {
+			if d, ok := totals[w][tensorcore.Dense]; ok && m == tensorcore.Sparse {
 				tot.Speedup = d / t
 			}
 			rep.Totals = append(rep.Totals, tot)
