@@ -3,9 +3,9 @@ package memory
 import (
 	"testing"
 
-	"github.com/sarchlab/akita/v3/sim"
+	akita "github.com/sarchlab/akita/v3/sim"
 
-	"github.com/stcsim/stcsim/sim/clock"
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
 // TestFillPlanPackets: a line's data arrives in packets of the crossbar
@@ -60,7 +60,7 @@ func TestFillPlanPackets(t *testing.T) {
 // the detailed one a packet is booked when it arrives).
 func fillTime(t *testing.T, cfg Config, gran string, loads int) uint64 {
 	t.Helper()
-	e := sim.NewSerialEngine()
+	e := akita.NewSerialEngine()
 	h, err := New(e, clock.MHz(1410), cfg, 1, gran)
 	if err != nil {
 		t.Fatal(err)
