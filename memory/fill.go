@@ -1,6 +1,9 @@
 package memory
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // FillPlan is how the lines of one cp.async region are written into a
 // shared-memory tile: line by line (in the order Hierarchy.CpAsync
@@ -114,20 +117,58 @@ func (d FillDone) Cause() Cause {
 func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	class Class, r Region, plan *FillPlan, done func(FillDone)) {
 	s.array.advance(now)
-	written, unqueued := now, now
-	arrive := func(i int, at float64) {
-		if i >= len(plan.lines) {
-			return
-		}
-		t := max(uint64(math.Ceil(at-1e-9)), now)
-		ln := plan.lines[i]
-		for k := range ln.waves {
-			written = max(written, s.write(t+uint64(k), ln.bytes[k], ln.waves[k]))
-		}
-		unqueued = max(unqueued, t+uint64(len(ln.waves)))
+	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now}
+	arrive := w.book
+	if f.smem.FillArbitration == LoadsFirst {
+		arrive = w.hold
 	}
 	h.CpAsync(now, sm, class, r, arrive, func(c uint64, info ReadInfo) {
-		done(FillDone{Issued: now, Arrived: c, Written: max(c, written),
-			Unqueued: max(c, unqueued), Info: info})
+		w.flush()
+		done(FillDone{Issued: now, Arrived: c, Written: max(c, w.written),
+			Unqueued: max(c, w.unqueued), Info: info})
 	})
+}
+
+// fillWrite is the shared-memory side of one cp.async request.
+type fillWrite struct {
+	s                 *SharedMemory
+	plan              *FillPlan
+	now               uint64
+	written, unqueued uint64
+	held              []heldLine
+}
+
+type heldLine struct {
+	line int
+	at   uint64
+}
+
+// book writes line i's packets from its arrival cycle on, one packet per
+// cycle, each taking the first bank-array cycles with room.
+func (w *fillWrite) book(i int, at float64) {
+	if i >= len(w.plan.lines) {
+		return
+	}
+	t := max(uint64(math.Ceil(at-1e-9)), w.now)
+	ln := w.plan.lines[i]
+	for k := range ln.waves {
+		w.written = max(w.written, w.s.write(t+uint64(k), ln.bytes[k], ln.waves[k]))
+	}
+	w.unqueued = max(w.unqueued, t+uint64(len(ln.waves)))
+}
+
+// hold keeps an arrival in the fill buffer until the request is complete
+// (loads_first: the bank array serves every load booked until then
+// first; the held packets then take the cycles left from their arrivals).
+func (w *fillWrite) hold(i int, at float64) {
+	w.held = append(w.held, heldLine{i, max(uint64(math.Ceil(at-1e-9)), w.now)})
+}
+
+// flush books the held lines in arrival order.
+func (w *fillWrite) flush() {
+	sort.SliceStable(w.held, func(a, b int) bool { return w.held[a].at < w.held[b].at })
+	for _, h := range w.held {
+		w.book(h.line, float64(h.at))
+	}
+	w.held = nil
 }

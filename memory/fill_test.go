@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	akita "github.com/sarchlab/akita/v3/sim"
@@ -86,18 +88,29 @@ func fillTime(t *testing.T, cfg Config, gran string, loads int) uint64 {
 // TestFillTimeMonotone: the fill rate is what the crossbar's packets and
 // the bank array's contention give. Wider packets (and port) are never
 // slower; a narrower bank array is never faster; more competing loads are
-// never faster; in both granularities.
+// never faster; in both granularities and under both arbitrations. Under
+// loads_first the two granularities book the same packets after the same
+// loads and agree within 2 %.
 func TestFillTimeMonotone(t *testing.T) {
-	base := testConfig(t, "a100-40gb")
-	for _, gran := range []string{"fast", "detailed"} {
+	seen := map[string]uint64{}
+	for _, run := range []struct{ gran, arb string }{{"fast", LoadsFirst},
+		{"fast", FillsFirst}, {"detailed", LoadsFirst}} {
+		base := testConfig(t, "a100-40gb")
+		base.SharedMemory.FillArbitration = run.arb
+		gran := run.gran + "/" + run.arb
 		check := func(what string, vals []int, set func(*Config, int) int,
 			wider bool) {
 			var prev uint64
 			for i, v := range vals {
 				c := base
 				loads := set(&c, v)
-				got := fillTime(t, c, gran, loads)
+				got := fillTime(t, c, run.gran, loads)
 				t.Logf("%s %s=%d: %d cycles", gran, what, v, got)
+				key := fmt.Sprintf("%s %s=%d", run.arb, what, v)
+				if f, ok := seen[key]; ok && math.Abs(float64(got)/float64(f)-1) > 0.02 {
+					t.Errorf("%s: detailed %d cycles, fast %d", key, got, f)
+				}
+				seen[key] = got
 				if i > 0 && ((wider && got > prev) || (!wider && got < prev)) {
 					t.Errorf("%s: %s %d -> %d moved the fill from %d to %d "+
 						"cycles", gran, what, vals[i-1], v, prev, got)
@@ -113,5 +126,48 @@ func TestFillTimeMonotone(t *testing.T) {
 			true)
 		check("competing wavefronts", []int{0, 512, 2048},
 			func(_ *Config, v int) int { return v }, false)
+	}
+}
+
+// stubHier delivers every line of a cp.async at one cycle, and calls
+// done only when told (so that a test can book loads in between).
+type stubHier struct {
+	Hierarchy
+	at   float64
+	done func()
+}
+
+func (h *stubHier) CpAsync(now uint64, sm int, class Class, r Region,
+	arrive func(int, float64), done func(uint64, ReadInfo)) {
+	n := 0
+	r.forEachLine(128, 32, func(lineSpan) { arrive(n, h.at); n++ })
+	h.done = func() { done(uint64(h.at), ReadInfo{}) }
+}
+
+// TestFillArbitration: one 128-B line (two 64-B packets, one wavefront
+// each) arrives at cycle 5 while a load of 8 wavefronts issued at cycle
+// 2 wants cycles 2-9. fills_first: the packets keep cycles 5 and 6, the
+// load takes 2-4 and 7-11 (done 12 + latency); loads_first: the load
+// keeps 2-9 and the packets wait for 10 and 11 (written 12).
+func TestFillArbitration(t *testing.T) {
+	for _, tc := range []struct {
+		arb           string
+		load, written uint64
+	}{{FillsFirst, 12 + 23, 7}, {LoadsFirst, 10 + 23, 12}} {
+		cfg := testConfig(t, "a100-40gb")
+		cfg.SharedMemory.FillArbitration = tc.arb
+		s := NewSharedMemory(cfg.SharedMemory)
+		f := NewFiller(cfg)
+		h := &stubHier{at: 5}
+		r := Region{Base: 1 << 20, Rows: 1, RowBytes: 128, Pitch: 128}
+		var d FillDone
+		f.CpAsync(h, s, 0, 0, BOperand, r, f.Plan(r, cw64), func(x FillDone) { d = x })
+		load := s.Access(2, Pattern{BytesPerInstr: 512, Wavefronts: 4}, 1024)
+		h.done()
+		if load != tc.load || d.Written != tc.written || d.Unqueued != 7 {
+			t.Errorf("%s: load done %d, fill written %d (unqueued %d); "+
+				"want %d, %d (7)", tc.arb, load, d.Written, d.Unqueued,
+				tc.load, tc.written)
+		}
 	}
 }
