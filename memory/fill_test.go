@@ -171,3 +171,90 @@ func TestFillArbitration(t *testing.T) {
 		}
 	}
 }
+
+// TestFillCause: the cause a stage's fill reports, on cases whose answer
+// is known by construction (fast granularity, a100-40gb): a cold region
+// on an idle GPU waits for DRAM's latency, the same region again for
+// L2's; 108 SMs reading cold regions at once queue at the DRAM channels;
+// one SM's fourth back-to-back warm request queues at its crossbar port;
+// a bank array at a quarter width behind a burst of loads holds the writes.
+func TestFillCause(t *testing.T) {
+	cfg := testConfig(t, "a100-40gb")
+	const sms = 108
+	type fill struct {
+		sm   int
+		base uint64
+	}
+	run := func(c Config, warm bool, fills []fill, loads int) FillDone {
+		e := akita.NewSerialEngine()
+		h, err := New(e, clock.MHz(1410), c, sms, "fast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := NewFiller(c)
+		s := make([]*SharedMemory, sms)
+		for i := range s {
+			s[i] = NewSharedMemory(c.SharedMemory)
+		}
+		region := func(base uint64) Region {
+			return Region{Base: base, Rows: 128, RowBytes: 128, Pitch: 128}
+		}
+		if warm {
+			for _, x := range fills {
+				h.Read(0, x.sm, BOperand, region(x.base), false, func(uint64) {})
+			}
+			if err := e.Run(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now := e.CurrentTime()
+		start := clock.MHz(1410).Cycle(now) + 1
+		var last FillDone
+		for _, x := range fills {
+			r := region(x.base)
+			f.CpAsync(h, s[x.sm], start, x.sm, BOperand, r, f.Plan(r, cw64),
+				func(d FillDone) {
+					if d.Written >= last.Written {
+						last = d
+					}
+				})
+		}
+		for i := 0; i < loads; i++ {
+			s[0].Access(start, Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
+		}
+		if err := e.Run(); err != nil {
+			t.Fatal(err)
+		}
+		return last
+	}
+	one := []fill{{0, 1 << 24}}
+	var all, backToBack []fill
+	for i := 0; i < sms; i++ {
+		all = append(all, fill{i, uint64(i+1) << 24})
+	}
+	for i := 0; i < 4; i++ {
+		backToBack = append(backToBack, fill{0, uint64(i+1) << 24})
+	}
+	narrow := cfg
+	narrow.SharedMemory.BytesPerClk = 32
+	for _, tc := range []struct {
+		name  string
+		c     Config
+		warm  bool
+		fills []fill
+		loads int
+		want  Cause
+	}{
+		{"cold, idle", cfg, false, one, 0, CauseDRAMLatency},
+		{"warm, idle", cfg, true, one, 0, CauseL2Latency},
+		{"cold, every SM", cfg, false, all, 0, CauseDRAMBandwidth},
+		{"warm, four back to back", cfg, true, backToBack, 0, CauseCrossbar},
+		{"warm, narrow bank array behind loads", narrow, true, one, 256, CauseSmem},
+	} {
+		d := run(tc.c, tc.warm, tc.fills, tc.loads)
+		if got := d.Cause(); got != tc.want {
+			t.Errorf("%s: %v (fill %+v, unloaded %.0f, queued %.0f), want %v",
+				tc.name, got, d, d.Info.Unloaded(), d.Info.Queued(), tc.want)
+		}
+	}
+}
