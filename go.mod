@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/sarchlab/akita/v3 v3.1.0
+	github.com/syifan/goseth v0.1.1
 	github.com/tebeka/atexit v0.3.0
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -24,7 +25,6 @@ require (
 	github.com/kr/text v0.2.0 // indirect
 	github.com/rs/xid v1.5.0 // indirect
 	github.com/shirou/gopsutil v3.21.11+incompatible // indirect
-	github.com/syifan/goseth v0.1.1 // indirect
 	github.com/tklauser/go-sysconf v0.3.11 // indirect
 	github.com/tklauser/numcpus v0.6.0 // indirect
 	github.com/yusufpapurcu/wmi v1.2.2 // indirect

@@ -119,6 +119,11 @@ type SimConfig struct {
 	// ExtrapolateWaves simulates the first waves of a kernel and
 	// extrapolates the steady state for the rest.
 	ExtrapolateWaves bool `yaml:"extrapolate_waves"`
+	// JitterRuns is the size of the selection ensemble: every candidate
+	// and the chosen kernel run this many times, run 0 unperturbed and
+	// the others with seeded CTA dispatch offsets and same-cycle tie
+	// orders; the selection and the reported cycles use the mean.
+	JitterRuns int `yaml:"jitter_runs"`
 }
 
 // Validate checks the whole config; paths are full keys.
@@ -133,7 +138,9 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.TensorCore.Validate().Prefix("tensorcore")...)
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
-	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, "fast", "detailed")
+	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
+	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
+	l = append(l, c.checkBounds()...)
 	return l.Sorted()
 }
 

@@ -95,7 +95,12 @@ func Load(specs []string, sets []string) (*Loaded, error) {
 
 func (ld *Loaded) finish(specs, sets []string) error {
 	cfg := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(mustMarshal(ld.tree)))
+	body, err := yaml.Marshal(ld.tree)
+	if err != nil {
+		return &Error{Problems: []string{fmt.Sprintf("encode the merged "+
+			"config: %v", err)}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(body))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil {
 		return &Error{Problems: []string{err.Error()}}
@@ -114,14 +119,6 @@ func setLabels(sets []string) []string {
 		out[i] = "--set " + s
 	}
 	return out
-}
-
-func mustMarshal(n *yaml.Node) []byte {
-	b, err := yaml.Marshal(n)
-	if err != nil {
-		panic(fmt.Sprintf("re-marshal of a parsed YAML tree failed: %v", err))
-	}
-	return b
 }
 
 // maxMissingListed is how many keys missing from every config are named
@@ -185,14 +182,10 @@ func (ld *Loaded) mergeSource(spec string) error {
 	if err != nil {
 		return err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("%s: %v", label, err)
+	root, err := ParseDocument(data, label)
+	if err != nil {
+		return err
 	}
-	if len(doc.Content) == 0 {
-		return fmt.Errorf("%s: empty config", label)
-	}
-	root := doc.Content[0]
 	if err := checkNode(label, root, reflect.TypeOf(Config{}), ""); err != nil {
 		return err
 	}
@@ -215,7 +208,12 @@ func (ld *Loaded) mergeBase(spec, label string, root *yaml.Node) error {
 	if j < 0 {
 		return nil
 	}
-	base := root.Content[j+1].Value
+	bn := root.Content[j+1]
+	if bn.Kind != yaml.ScalarNode || bn.Value == "" {
+		return fmt.Errorf("%s:%d: key base: want a config name or path",
+			label, bn.Line)
+	}
+	base := bn.Value
 	root.Content = append(root.Content[:j], root.Content[j+2:]...)
 	ld.depth++
 	defer func() { ld.depth-- }()
@@ -226,7 +224,7 @@ func (ld *Loaded) mergeBase(spec, label string, root *yaml.Node) error {
 		base = filepath.Join(filepath.Dir(spec), base)
 	}
 	if err := ld.mergeSource(base); err != nil {
-		return fmt.Errorf("%s: base %q: %w", label, base, err)
+		return fmt.Errorf("%s: base %s: %w", label, Quote(base), err)
 	}
 	return nil
 }
@@ -235,11 +233,14 @@ func readSource(spec string) ([]byte, string, error) {
 	if b, ok := BuiltinSource(spec); ok && !strings.ContainsAny(spec, "/.") {
 		return b, spec + ".yaml (built-in)", nil
 	}
-	b, err := os.ReadFile(spec)
-	if err != nil {
-		return nil, spec, fmt.Errorf("config %q: not a built-in config "+
-			"(%s) and not a readable file: %v", spec,
+	if _, err := os.Stat(spec); err != nil {
+		return nil, spec, fmt.Errorf("config %s: not a built-in config "+
+			"(%s) and not a readable file: %v", Quote(spec),
 			strings.Join(Builtin(), ", "), err)
+	}
+	b, err := ReadFile(spec)
+	if err != nil {
+		return nil, spec, fmt.Errorf("config %s: %v", Quote(spec), err)
 	}
 	return b, spec, nil
 }

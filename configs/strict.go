@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -35,6 +36,9 @@ func checkNode(label string, n *yaml.Node, t reflect.Type, path string) error {
 	if err := n.Decode(v.Interface()); err != nil {
 		return typeError(label, n, path, kindName(t))
 	}
+	if err := checkScalar(n, v.Elem()); err != nil {
+		return fmt.Errorf("%s:%d: key %s: %v", label, n.Line, path, err)
+	}
 	return nil
 }
 
@@ -44,7 +48,7 @@ func typeError(label string, n *yaml.Node, path, want string) error {
 		got = map[yaml.Kind]string{yaml.MappingNode: "a mapping",
 			yaml.SequenceNode: "a list"}[n.Kind]
 	} else {
-		got = fmt.Sprintf("%q", got)
+		got = Quote(got)
 	}
 	return fmt.Errorf("%s:%d: key %s: wrong type: want %s, got %s",
 		label, n.Line, path, want, got)
@@ -60,7 +64,7 @@ func checkMapping(label string, n *yaml.Node, t reflect.Type, path string) error
 		ft, ok := fields[k.Value]
 		if !ok {
 			return fmt.Errorf("%s:%d: unknown key %s (allowed here: %s)",
-				label, k.Line, joinPath(path, k.Value), keyList(fields))
+				label, k.Line, quoteKey(joinPath(path, k.Value)), keyList(fields))
 		}
 		if err := checkNode(label, v, ft, joinPath(path, k.Value)); err != nil {
 			return err
@@ -108,61 +112,121 @@ func typeAt(path string) (reflect.Type, error) {
 	t := reflect.TypeOf(Config{})
 	walked := ""
 	for _, part := range strings.Split(path, ".") {
-		name, idx, hasIdx := strings.Cut(part, "[")
+		name, indexed, err := splitPart(part)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %v", quoteKey(path), err)
+		}
+		if t.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("key %s: %s is %s and has no keys "+
+				"below it", quoteKey(path), walked, kindName(t))
+		}
 		fields := yamlFields(t)
 		ft, ok := fields[name]
-		if t.Kind() != reflect.Struct || !ok {
+		if !ok {
 			return nil, fmt.Errorf("unknown key %s (allowed after %q: %s)",
-				joinPath(walked, name), walked, keyList(fields))
+				quoteKey(joinPath(walked, name)), walked, keyList(fields))
 		}
 		t = ft
 		walked = joinPath(walked, name)
-		if hasIdx {
-			if t.Kind() != reflect.Slice || !strings.HasSuffix(idx, "]") {
+		if indexed >= 0 {
+			if t.Kind() != reflect.Slice {
 				return nil, fmt.Errorf("key %s is not a list", walked)
 			}
 			t = t.Elem()
-			walked += "[" + idx
+			walked += fmt.Sprintf("[%d]", indexed)
 		}
 	}
 	return t, nil
 }
 
+// splitPart reads one part of a key path: a name, optionally followed by
+// one list index [i]; indexed is -1 without one.
+func splitPart(part string) (name string, indexed int, err error) {
+	name, idx, hasIdx := strings.Cut(part, "[")
+	if name == "" {
+		return "", 0, fmt.Errorf("empty key name (a leading, trailing " +
+			"or doubled dot?)")
+	}
+	if !hasIdx {
+		return name, -1, nil
+	}
+	digits, ok := strings.CutSuffix(idx, "]")
+	if !ok || !isDecimal(digits) || strings.HasPrefix(digits, "-") ||
+		strings.HasPrefix(digits, "+") || len(digits) > 6 {
+		return "", 0, fmt.Errorf("list index of %s: want one [i] with i "+
+			"a whole number, like %s[0]", name, name)
+	}
+	fmt.Sscanf(digits, "%d", &indexed)
+	return name, indexed, nil
+}
+
+// quoteKey renders a key for a message, cut to a few bytes.
+func quoteKey(k string) string {
+	if len(k) <= maxQuoted && utf8.ValidString(k) {
+		return k
+	}
+	return Quote(k)
+}
+
 // applySet applies one key.path=value override.
 func (ld *Loaded) applySet(kv string) error {
+	if !utf8.ValidString(kv) {
+		return fmt.Errorf("--set %s: not UTF-8 text", Quote(kv))
+	}
 	key, value, ok := strings.Cut(kv, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return fmt.Errorf("--set %q: want key.path=value", kv)
+		return fmt.Errorf("--set %s: want key.path=value", Quote(kv))
+	}
+	if key == "base" {
+		return fmt.Errorf("--set %s: base is resolved when a file is read; "+
+			"give the base config with --config", Quote(kv))
 	}
 	t, err := typeAt(key)
 	if err != nil {
-		return fmt.Errorf("--set %s: %v", kv, err)
+		return fmt.Errorf("--set %s: %v", Quote(kv), err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
-		doc = yaml.Node{Content: []*yaml.Node{{Kind: yaml.ScalarNode,
-			Tag: "!!str", Value: value}}}
+	val, err := parseSetValue(value)
+	if err != nil {
+		return fmt.Errorf("--set %s: value: %v", Quote(kv), err)
 	}
-	val := doc.Content[0]
-	label := "--set " + kv
-	if err := checkNode(label, val, t, key); err != nil {
+	if err := checkNode("--set", val, t, key); err != nil {
 		msg := err.Error()
-		if i := strings.Index(msg, "wrong type"); i >= 0 {
-			msg = msg[i:]
+		if i := strings.Index(msg, ": key "); i >= 0 {
+			msg = msg[i+2:]
 		}
-		return fmt.Errorf("--set %s: value %q is not valid for %s: %s", kv,
-			value, key, msg)
+		return fmt.Errorf("--set %s: value %s is not valid for %s: %s",
+			Quote(kv), Quote(value), key, msg)
 	}
+	label := "--set " + kv
 	if ld.tree == nil {
-		return fmt.Errorf("--set %s: no config loaded to override", kv)
+		return fmt.Errorf("--set %s: no config loaded to override", Quote(kv))
 	}
 	if err := setPath(ld.tree, key, val); err != nil {
-		return fmt.Errorf("--set %s: %v", kv, err)
+		return fmt.Errorf("--set %s: %v", Quote(kv), err)
 	}
 	ld.origin[key] = pos{file: label}
 	ld.record(label, val, key)
 	return nil
+}
+
+// parseSetValue reads the value of a --set override as YAML (one
+// document, no repeated keys); text that is not YAML is a string.
+func parseSetValue(value string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(strings.NewReader(value))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil || len(doc.Content) == 0 {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}, nil
+	}
+	var next yaml.Node
+	if dec.Decode(&next) == nil {
+		return nil, fmt.Errorf("holds more than one YAML document")
+	}
+	val := doc.Content[0]
+	if err := checkDuplicates("--set", val, ""); err != nil {
+		return nil, err
+	}
+	return val, nil
 }
 
 // setPath puts val at the dotted path, creating mappings as needed.
@@ -210,6 +274,10 @@ func kindName(t reflect.Type) string {
 		return "a number"
 	case reflect.Bool:
 		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Struct:
+		return "a mapping"
 	}
 	return "a " + t.Kind().String()
 }

@@ -88,15 +88,15 @@ func newAgent(engine akita.Engine, clk clock.Clock, p params,
 		sliceReqs: make([]uint64, p.slices),
 		inflight:  map[string]*lineOp{}, classOf: classOf,
 		l1: newL1Model(p)}
-	a.TickingComponent = akita.NewTickingComponent("Memory.Agent", engine,
+	a.TickingComponent = akita.NewTickingComponent(p.name+".Agent", engine,
 		clk.Freq, a)
 	for i := 0; i < p.slices; i++ {
-		name := akita.BuildNameWithIndex("Memory.Agent", "ToL2", i)
+		name := akita.BuildNameWithIndex(p.name+".Agent", "ToL2", i)
 		port := akita.NewLimitNumMsgPort(a, 1<<12, name)
 		a.AddPort(name, port)
 		a.toL2 = append(a.toL2, port)
 	}
-	a.control = akita.NewLimitNumMsgPort(a, 1<<10, "Memory.Agent.Control")
+	a.control = akita.NewLimitNumMsgPort(a, 1<<10, p.name+".Agent.Control")
 	a.AddPort("Control", a.control)
 	return a
 }

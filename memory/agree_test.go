@@ -8,6 +8,9 @@ import (
 // TestFastAgreesWithDetailed runs small GEMM-like traffic through both
 // granularities: DRAM bytes must agree within 2 %, total cycles within 5 %.
 func TestFastAgreesWithDetailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("detailed memory model: minutes; run without -short")
+	}
 	cfg := testConfig(t, "a100-40gb")
 	cases := []gemmTraffic{
 		{m: 512, n: 512, k: 256, bm: 128, bn: 128, bk: 64, stages: 4, sms: 16},

@@ -25,7 +25,7 @@ func BenchmarkDetailedRead(b *testing.B) {
 func benchRead(b *testing.B, gran string, sms int) {
 	cfg := testConfig(b, "a100-40gb")
 	e := akita.NewSerialEngine()
-	h, err := New(e, clock.MHz(1410), cfg, sms, gran)
+	h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).WithConfig(cfg).WithNumSMs(sms).WithGranularity(gran).Build("Memory")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -79,7 +79,12 @@ type Config struct {
 func (c *Config) Validate() check.List {
 	var l check.List
 	s := c.SharedMemory
-	l.OneOfInt("shared_memory.carveout_kb", s.CarveoutKB, s.CarveoutOptionsKB)
+	if len(s.CarveoutOptionsKB) == 0 {
+		l.Add("shared_memory.carveout_options_kb", "must list at least one "+
+			"carve-out size in KB")
+	} else {
+		l.OneOfInt("shared_memory.carveout_kb", s.CarveoutKB, s.CarveoutOptionsKB)
+	}
 	l.PowerOfTwo("shared_memory.banks", s.Banks)
 	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
 	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)

@@ -45,9 +45,9 @@ func newDetailed(engine akita.Engine, clk clock.Clock, p params) *detailed {
 	d := &detailed{classOf: map[uint64]Class{}, sliceOfPort: map[akita.Port]int{}}
 	d.agent = newAgent(engine, clk, p, d.classOf)
 	sliceFreq := akita.Freq(float64(clk.Freq) * sliceClockRatio)
-	l2Conn := akita.NewDirectConnection("Memory.L2Conn", engine, clk.Freq)
-	ctlConn := akita.NewDirectConnection("Memory.CtlConn", engine, clk.Freq)
-	dramConn := akita.NewDirectConnection("Memory.DRAMConn", engine, clk.Freq)
+	l2Conn := akita.NewDirectConnection(p.name+".L2Conn", engine, clk.Freq)
+	ctlConn := akita.NewDirectConnection(p.name+".CtlConn", engine, clk.Freq)
+	dramConn := akita.NewDirectConnection(p.name+".DRAMConn", engine, clk.Freq)
 	for _, port := range d.agent.toL2 {
 		l2Conn.PlugIn(port, portBuf)
 	}
@@ -70,7 +70,7 @@ func newDetailed(engine akita.Engine, clk clock.Clock, p params) *detailed {
 			WithBankLatency(sliceBankLatency).
 			WithLowModuleFinder(&channelFinder{p: &d.agent.p, slice: i,
 				channels: d.channels}).
-			Build(akita.BuildNameWithIndex("Memory", "L2Slice", i))
+			Build(akita.BuildNameWithIndex(p.name, "L2Slice", i))
 		d.slices = append(d.slices, c)
 		l2Conn.PlugIn(c.GetPortByName("Top"), portBuf)
 		ctlConn.PlugIn(c.GetPortByName("Control"), portBuf)

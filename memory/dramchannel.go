@@ -39,7 +39,7 @@ func newDRAMChannel(engine akita.Engine, clk clock.Clock, p params, i int,
 	c := &dramChannel{cb: clock.Callbacks{Engine: engine, Clock: clk},
 		p: &d.agent.p, d: d, srv: server{rate: p.chanRate},
 		lat: p.dramExtra - akitaMissCycles}
-	name := akita.BuildNameWithIndex("Memory", "DRAMChannel", i)
+	name := akita.BuildNameWithIndex(p.name, "DRAMChannel", i)
 	c.TickingComponent = akita.NewTickingComponent(name, engine, clk.Freq, c)
 	c.top = akita.NewLimitNumMsgPort(c, 1<<12, name+".Top")
 	c.AddPort("Top", c.top)

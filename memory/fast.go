@@ -30,7 +30,7 @@ type fast struct {
 
 func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
 	f := &fast{
-		ComponentBase: akita.NewComponentBase("Memory"),
+		ComponentBase: akita.NewComponentBase(p.name),
 		cb:            clock.Callbacks{Engine: engine, Clock: clk},
 		p:             p,
 		l2:            make([]*tagArray, p.slices),

@@ -63,7 +63,8 @@ func TestFillPlanPackets(t *testing.T) {
 func fillTime(t *testing.T, cfg Config, gran string, loads int) uint64 {
 	t.Helper()
 	e := akita.NewSerialEngine()
-	h, err := New(e, clock.MHz(1410), cfg, 1, gran)
+	h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).
+		WithConfig(cfg).WithGranularity(gran).Build("Memory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,8 @@ func TestFillCause(t *testing.T) {
 	}
 	run := func(c Config, warm bool, fills []fill, loads int) FillDone {
 		e := akita.NewSerialEngine()
-		h, err := New(e, clock.MHz(1410), c, sms, "fast")
+		h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).
+			WithConfig(c).WithNumSMs(sms).Build("Memory")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -151,7 +151,7 @@ func (c *cta) stepDone(at uint64) {
 func runGEMM(t testing.TB, cfg Config, g gemmTraffic, gran string) (uint64, Stats) {
 	t.Helper()
 	e := akita.NewSerialEngine()
-	h, err := New(e, clock.MHz(1410), cfg, g.sms, gran)
+	h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).WithConfig(cfg).WithNumSMs(g.sms).WithGranularity(gran).Build("Memory")
 	if err != nil {
 		t.Fatal(err)
 	}

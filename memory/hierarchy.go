@@ -1,12 +1,6 @@
 package memory
 
-import (
-	"fmt"
-
-	akita "github.com/sarchlab/akita/v3/sim"
-
-	"github.com/stcsim/stcsim/internal/clock"
-)
+import "github.com/stcsim/stcsim/internal/clock"
 
 // Hierarchy is everything below the SMs' shared memory: L1 (per SM), the
 // crossbar, the L2 slices and DRAM. All times are SM-clock cycles.
@@ -88,34 +82,9 @@ func (s Stats) L2HitRate() float64 {
 // MetadataBytes are the bytes of A's sparsity metadata read from L2.
 func (s Stats) MetadataBytes() uint64 { return s.PerClass[AMeta].L2Bytes }
 
-// New builds the hierarchy for numSMs SMs in the given granularity:
-// "fast" (tile-granular bandwidth-and-latency model with a real tag model)
-// or "detailed" (every line through Akita writeback caches and DRAM
-// channel components).
-func New(engine akita.Engine, clk clock.Clock, cfg Config, numSMs int,
-	granularity string) (Hierarchy, error) {
-	if errs := cfg.Validate(); len(errs) > 0 {
-		return nil, fmt.Errorf("memory config: %v", errs[0])
-	}
-	if numSMs <= 0 {
-		return nil, fmt.Errorf("memory: numSMs must be > 0 (got %d)", numSMs)
-	}
-	if clk.Freq <= 0 {
-		return nil, fmt.Errorf("memory: clock frequency must be > 0")
-	}
-	p := deriveParams(cfg, clk, numSMs)
-	switch granularity {
-	case "fast", "":
-		return newFast(engine, clk, p), nil
-	case "detailed":
-		return newDetailed(engine, clk, p), nil
-	}
-	return nil, fmt.Errorf("memory: granularity must be fast or detailed "+
-		"(got %q)", granularity)
-}
-
 // params are the derived quantities both granularities share.
 type params struct {
+	name                string // the hierarchy's Akita name, prefix of its parts
 	cfg                 Config
 	numSMs              int
 	lineBytes, secBytes uint64

@@ -111,7 +111,7 @@ func syncRead(t *testing.T, e akita.Engine, h Hierarchy, now uint64, sm int,
 func build(t *testing.T, name, gran string, sms int) (akita.Engine, Hierarchy) {
 	t.Helper()
 	e := akita.NewSerialEngine()
-	h, err := New(e, clock.MHz(1410), testConfig(t, name), sms, gran)
+	h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).WithConfig(testConfig(t, name)).WithNumSMs(sms).WithGranularity(gran).Build("Memory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestPerClassAccounting(t *testing.T) {
 	}
 }
 
-func TestNewErrors(t *testing.T) {
+func TestBuilderErrors(t *testing.T) {
 	cfg := testConfig(t, "a100-40gb")
 	bad := cfg
 	bad.L2.BytesPerClk = 0
@@ -277,10 +277,15 @@ func TestNewErrors(t *testing.T) {
 		{"config", bad, 4, "fast"},
 	}
 	for _, tc := range tests {
-		if _, err := New(akita.NewSerialEngine(), clock.MHz(1410), tc.cfg,
-			tc.sms, tc.gran); err == nil {
+		b := MakeBuilder().WithEngine(akita.NewSerialEngine()).
+			WithFreq(clock.MHz(1410).Freq).WithConfig(tc.cfg).
+			WithNumSMs(tc.sms).WithGranularity(tc.gran)
+		if _, err := b.Build("Memory"); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
+	}
+	if _, err := MakeBuilder().WithConfig(cfg).Build("Memory"); err == nil {
+		t.Error("no engine: no error")
 	}
 }
 

@@ -29,7 +29,7 @@ const microSM = 0
 // carve-out, as those kernels use none, so L1 has its full size.
 func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
 	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
-	if _, err := New(akita.NewSerialEngine(), clk, cfg, numSMs, "fast"); err != nil {
+	if _, err := (micro{cfg: cfg, clk: clk, numSMs: numSMs}).builder().Build("Memory"); err != nil {
 		return nil, err
 	}
 	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
@@ -55,9 +55,15 @@ type micro struct {
 	gran   string // "" = fast
 }
 
+func (m micro) builder() Builder {
+	return MakeBuilder().WithEngine(akita.NewSerialEngine()).
+		WithFreq(m.clk.Freq).WithConfig(m.cfg).WithNumSMs(m.numSMs).
+		WithGranularity(m.gran)
+}
+
 func (m micro) build() (akita.Engine, Hierarchy, params) {
 	e := akita.NewSerialEngine()
-	h, _ := New(e, m.clk, m.cfg, m.numSMs, m.gran)
+	h, _ := m.builder().WithEngine(e).Build("Memory")
 	return e, h, deriveParams(m.cfg, m.clk, m.numSMs)
 }
 

@@ -12,9 +12,12 @@ import (
 // validationCSV holds the public A100 measurements (the repository's copy).
 const validationCSV = "../validation/points/a100-public.csv"
 
-// TestMicroMemMatchesA100 checks the a100-80gb microbenchmarks against the
-// lat-* and bw-* rows: within 10 %. (bw-dram calibrated dram.efficiency,
-// so it is not held out; see docs/memory.md.)
+// TestMicroMemMatchesA100 checks the a100-80gb bandwidth microbenchmarks
+// against the bw-* rows: within 10 % (bw-dram calibrated dram.efficiency,
+// so only bw-l2 is held out; see docs/memory.md). The lat-* rows are the
+// configured latencies themselves (l1.hit_latency, l2.*_latency,
+// dram.latency), so they are not compared here: the pointer chase must
+// instead order the levels and its sweep must sit on them.
 func TestMicroMemMatchesA100(t *testing.T) {
 	rows := readValidation(t)
 	cfg := testConfig(t, "a100-80gb")
@@ -23,8 +26,6 @@ func TestMicroMemMatchesA100(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"latency/l1": "lat-l1", "latency/l2_near": "lat-l2-near",
-		"latency/l2_far": "lat-l2-far", "latency/dram": "lat-dram",
 		"bandwidth/l1": "bw-l1", "bandwidth/l2": "bw-l2",
 		"bandwidth/dram": "bw-dram",
 	}
@@ -46,12 +47,30 @@ func TestMicroMemMatchesA100(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("%d of %d figures reported", seen, len(want))
 	}
-	checkPlateaus(t, res)
+	lat := latencies(res)
+	order := []string{"l1", "l2_near", "l2_far", "dram"}
+	for i := 1; i < len(order); i++ {
+		if !(lat[order[i-1]] > 0 && lat[order[i]] > lat[order[i-1]]) {
+			t.Errorf("pointer-chase latencies %v: want %v in increasing order", lat, order)
+		}
+	}
+	checkPlateaus(t, res, lat)
+}
+
+func latencies(res []MicroResult) map[string]float64 {
+	lat := map[string]float64{}
+	for _, r := range res {
+		if r.Kind == "latency" {
+			lat[r.Level] = r.Value
+		}
+	}
+	return lat
 }
 
 // checkPlateaus checks the sweep's shape: L1 at the smallest working
-// set, the L2 level of each curve in the middle, DRAM at the largest.
-func checkPlateaus(t *testing.T, res []MicroResult) {
+// set, the L2 level of each curve (the pointer chase's near and far L2
+// latency) in the middle, DRAM at the largest.
+func checkPlateaus(t *testing.T, res []MicroResult, lat map[string]float64) {
 	t.Helper()
 	curve := map[string][]MicroResult{}
 	for _, r := range res {
@@ -59,7 +78,7 @@ func checkPlateaus(t *testing.T, res []MicroResult) {
 			curve[r.Level] = append(curve[r.Level], r)
 		}
 	}
-	plateau := map[string]float64{"near_home": 206, "far_home": 410}
+	plateau := map[string]float64{"near_home": lat["l2_near"], "far_home": lat["l2_far"]}
 	for name, mid := range plateau {
 		c := curve[name]
 		if len(c) < 8 {
@@ -72,7 +91,7 @@ func checkPlateaus(t *testing.T, res []MicroResult) {
 				atMid = p.Value
 			}
 		}
-		if first > 40 || math.Abs(atMid/mid-1) > 0.05 || last < atMid+100 {
+		if first > 1.25*lat["l1"] || math.Abs(atMid/mid-1) > 0.05 || last < atMid+100 {
 			t.Errorf("curve %s: L1 %.0f, 8 MiB %.0f, %d MiB %.0f", name,
 				first, atMid, c[len(c)-1].WorkingSetBytes>>20, last)
 		}

@@ -5,9 +5,13 @@ import (
 	"testing"
 )
 
+// smem is the shared memory of the a100-40gb config.
 func smem() SharedMemoryConfig {
-	return SharedMemoryConfig{CarveoutKB: 164, CarveoutOptionsKB: []int{164},
-		Banks: 32, BankBytes: 4, BytesPerClk: 128, Latency: 23}
+	cfg, err := LoadConfig("a100-40gb")
+	if err != nil {
+		panic(err)
+	}
+	return cfg.SharedMemory
 }
 
 // fp16 tiles of a TN GEMM: rows are M (or N), K is contiguous.

@@ -28,7 +28,7 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 	for _, w := range workloadsOf(rep) {
 		fmt.Fprintf(&b, "## %s\n\n", w)
 		writeLayers(&b, resultsOf(rep, w))
-		writePlots(&b, w, plots)
+		writePlots(&b, w, plotStems(rep)[w], plots)
 	}
 	return b.Bytes()
 }
@@ -142,14 +142,16 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 }
 
 // writePlots embeds the workload's PNG plots and links their SVGs.
-func writePlots(b *bytes.Buffer, w string, plots []string) {
-	prefix := fileSafe(w) + "-"
+func writePlots(b *bytes.Buffer, w, wstem string, plots []string) {
+	prefix := wstem + "-"
 	for _, p := range plots {
-		if !strings.HasPrefix(p, prefix) || !strings.HasSuffix(p, ".png") {
+		stem := strings.TrimSuffix(p, ".png")
+		kind := strings.TrimPrefix(stem, prefix)
+		if !strings.HasPrefix(p, prefix) || !strings.HasSuffix(p, ".png") ||
+			!plotKinds[kind] {
 			continue
 		}
-		stem := strings.TrimSuffix(p, ".png")
-		kind := strings.ReplaceAll(strings.TrimPrefix(stem, prefix), "-", " ")
+		kind = strings.ReplaceAll(kind, "-", " ")
 		fmt.Fprintf(b, "![%s %s](%s)", mdEscape(w), kind, p)
 		if containsString(plots, stem+".svg") {
 			fmt.Fprintf(b, " ([SVG](%s.svg))", stem)

@@ -78,14 +78,28 @@ func Row(r sim.LayerResult) []string {
 		sp = f(r.Speedup)
 	}
 	b := r.Breakdown
-	return []string{r.Workload, r.Layer, i(r.M), i(r.N), i(r.K), i(r.Batch),
+	t := CSVText
+	return []string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
 		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
-		i(r.Count), r.Kernel, i(r.SplitK), u(r.Cycles), f(r.TimeUS),
+		i(r.Count), t(r.Kernel), i(r.SplitK), u(r.Cycles), f(r.TimeUS),
 		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
 		u(r.DRAMWriteBytes), f(r.DRAMGBps), f(r.L2HitRate),
-		u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes), r.Bound,
+		u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes), t(r.Bound),
 		f(b.Compute), f(b.Smem), f(b.L2), f(b.DRAM), f(b.Latency), sp,
-		r.Note}
+		t(r.Note)}
+}
+
+// CSVText neutralises a text field for spreadsheets: one beginning with
+// =, +, -, @, a tab or a carriage return (a formula to Excel, LibreOffice
+// and Sheets) gets a leading apostrophe, unless it is a plain number.
+func CSVText(s string) string {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
 }
 
 // CSV renders the per-layer results with a header row.
@@ -137,26 +151,29 @@ func Table(out io.Writer, rep *sim.Report) {
 }
 
 // WriteRun writes a run's files into dir: results.csv, results.json, the
-// effective config.yaml, the plots and report.md. Every file is written
-// atomically; results come last so that their presence means a complete
-// run.
+// effective config.yaml, the plots and report.md. They are written into a
+// temporary directory first and then put in place (see writeDir), results
+// last, so that their presence means a complete run and no kill leaves
+// new files next to an earlier run's results.
 func WriteRun(dir string, rep *sim.Report, ld *configs.Loaded) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	if err := WriteAtomic(filepath.Join(dir, "config.yaml"), ld.YAML()); err != nil {
+	if err := CheckFinite(rep); err != nil {
 		return err
 	}
-	plots, err := WritePlots(dir, rep, ld.Config)
-	if err != nil {
-		return err
-	}
-	md := Markdown(rep, ld, plots)
-	if err := WriteAtomic(filepath.Join(dir, "report.md"), md); err != nil {
-		return err
-	}
-	if err := WriteAtomic(filepath.Join(dir, "results.json"), JSON(rep)); err != nil {
-		return err
-	}
-	return WriteAtomic(filepath.Join(dir, "results.csv"), CSV(rep))
+	return writeDir(dir, func(tmp string) error {
+		if err := WriteAtomic(filepath.Join(tmp, "config.yaml"), ld.YAML()); err != nil {
+			return err
+		}
+		plots, err := WritePlots(tmp, rep, ld.Config)
+		if err != nil {
+			return err
+		}
+		md := Markdown(rep, ld, plots)
+		if err := WriteAtomic(filepath.Join(tmp, "report.md"), md); err != nil {
+			return err
+		}
+		if err := WriteAtomic(filepath.Join(tmp, "results.json"), JSON(rep)); err != nil {
+			return err
+		}
+		return WriteAtomic(filepath.Join(tmp, "results.csv"), CSV(rep))
+	})
 }

@@ -33,9 +33,10 @@ var plotFormats = []string{"png", "svg"}
 // the file names written, relative to dir, PNG before SVG.
 func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, error) {
 	var files []string
+	stems := plotStems(rep)
 	for _, w := range workloadsOf(rep) {
 		rows := resultsOf(rep, w)
-		base := fileSafe(w)
+		base := stems[w]
 		plots := []struct {
 			name string
 			make func() (*plot.Plot, size, error)
@@ -93,6 +94,28 @@ func savePlot(p *plot.Plot, w, h vg.Length, dir, name string) ([]string, error) 
 		names = append(names, file)
 	}
 	return names, nil
+}
+
+// plotKinds are the plots of one workload, as file-name suffixes.
+var plotKinds = map[string]bool{"speedup": true, "breakdown-dense": true,
+	"breakdown-sparse": true, "roofline": true}
+
+// plotStems maps each workload to the stem of its plot files: its
+// file-safe name, with -2, -3, ... after it when an earlier workload's
+// name maps to the same stem (a/b and a_b), so no plot overwrites another.
+func plotStems(rep *sim.Report) map[string]string {
+	out := map[string]string{}
+	used := map[string]bool{}
+	for _, w := range workloadsOf(rep) {
+		stem := fileSafe(w)
+		s := stem
+		for i := 2; used[strings.ToLower(s)]; i++ {
+			s = fmt.Sprintf("%s-%d", stem, i)
+		}
+		used[strings.ToLower(s)] = true
+		out[w] = s
+	}
+	return out
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

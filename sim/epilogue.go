@@ -51,7 +51,7 @@ func (c *cta) stageRegions(k int) []classRegion {
 			p.tile.BK) + k0/p.tile.BK)
 		regions = append(regions, classRegion{memory.AMeta, memory.Region{
 			Base: baseMeta + tileIdx*uint64(p.metaStageB), Rows: 1,
-			RowBytes: rowsA * keep(kLen) * 2 / 8,
+			RowBytes: ceilDiv(rowsA*keep(kLen)*p.metaBits, 8),
 			Pitch:    uint64(p.metaStageB)}})
 	}
 	pitchB := uint64(p.paddedK * e)

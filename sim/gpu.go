@@ -35,6 +35,9 @@ type gpu struct {
 	endCycle    uint64
 	startedAt   uint64
 	acct        timeAccount
+	// jitter perturbs CTA dispatch and same-cycle tie order in an
+	// ensemble run (nil: the unperturbed model; see jitter.go).
+	jitter *jitter
 }
 
 // buildGPU makes the GPU of a config for one kernel plan. One
@@ -42,8 +45,10 @@ type gpu struct {
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	g := &gpu{cfg: cfg, engine: akita.NewSerialEngine(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
-	mem, err := memory.New(g.engine, g.clk, cfg.Memory, cfg.GPU.SMCount,
-		cfg.Sim.MemoryGranularity)
+	mem, err := memory.MakeBuilder().WithEngine(g.engine).
+		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
+		WithNumSMs(cfg.GPU.SMCount).
+		WithGranularity(cfg.Sim.MemoryGranularity).Build("Memory")
 	if err != nil {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}
@@ -86,7 +91,7 @@ func (g *gpu) run() error {
 			if g.nextCTA >= g.launchLimit {
 				break
 			}
-			sm.launchAt(g.startedAt, g.nextCTA)
+			sm.launchAt(g.startedAt+g.jitter.dispatchOffset(), g.nextCTA)
 			g.nextCTA++
 		}
 	}
@@ -108,7 +113,8 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 		g.waves.finished(g, c.idx, at)
 	}
 	if g.nextCTA < g.launchLimit {
-		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency), g.nextCTA)
+		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency)+
+			g.jitter.dispatchOffset(), g.nextCTA)
 		g.nextCTA++
 	}
 }

@@ -45,5 +45,8 @@ type Report struct {
 // Run simulates every GEMM of the job's workloads in every mode on the
 // effective config and returns the per-layer results and totals.
 func Run(ld *configs.Loaded, job Job) (*Report, error) {
+	if err := Check(ld.Config, job); err != nil {
+		return nil, err
+	}
 	return newRunner(ld, job).run()
 }

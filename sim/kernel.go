@@ -33,6 +33,7 @@ type kernelPlan struct {
 
 	inst       tensorcore.Shape // MMA instruction shape
 	pattern    tensorcore.Pattern
+	metaBits   int // index bits per kept A value (tensorcore.<prec>.metadata_bits)
 	elemBytes  int
 	outBytes   int
 	tilesM     int
@@ -102,6 +103,7 @@ func (p *kernelPlan) setInstruction(prec *tensorcore.PrecisionConfig, sparse boo
 		if err == nil {
 			p.pattern, err = tensorcore.ParsePattern(prec.SparsePattern)
 		}
+		p.metaBits = prec.MetadataBits
 		return err
 	}
 	p.inst, err = tensorcore.ParseShape(prec.DenseShape)
@@ -152,7 +154,7 @@ func (p *kernelPlan) stageBytes() {
 	keptK := t.BK * p.pattern.N / p.pattern.M
 	p.aStageB = t.BM * keptK * p.elemBytes
 	if p.shape.Sparse {
-		p.metaStageB = t.BM * keptK * 2 / 8
+		p.metaStageB = ceilDiv(t.BM*keptK*p.metaBits, 8)
 	}
 	p.bStageB = t.BN * t.BK * p.elemBytes
 }
@@ -168,7 +170,7 @@ func (p *kernelPlan) warpWork() {
 	bFrag := t.WarpN * p.inst.K * p.elemBytes
 	p.fragBytes = p.groups * (aFrag + bFrag)
 	if p.shape.Sparse {
-		p.metaFragB = p.groups * t.WarpM * keptInstK * 2 / 8
+		p.metaFragB = p.groups * ceilDiv(t.WarpM*keptInstK*p.metaBits, 8)
 	}
 	acc := t.WarpM * t.WarpN / 32
 	frag := 2 * (aFrag + bFrag) / 4 / 32

@@ -47,6 +47,9 @@ func TestRasterOrderIsCUTLASSSwizzle(t *testing.T) {
 // the last partial wave (docs/performance.md): -4.8 % for the tile that
 // runs two CTAs per SM here, -0.7 % for the other.
 func TestSampleEstimatePredictsFullRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two full 4096x4096x6400 kernels; run without -short")
+	}
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +68,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 		if p == nil || p.kSteps <= 2*sampleKSteps {
 			t.Fatalf("%s: no plan with a long K (%v)", name, p)
 		}
-		e, whole, err := sampleEstimate(cfg, p, nil)
+		e, whole, err := sampleEstimate(cfg, p, nil, 0)
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}

@@ -26,15 +26,26 @@ type kernelResult struct {
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
 	waves        int
+	// runCycles are the cycles of every ensemble run of the selected
+	// kernel (run 0 first; one entry without sim.jitter_runs), and
+	// candidates what the selection simulated, best first.
+	runCycles  []uint64
+	candidates []Candidate
 }
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
 func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kernelResult, error) {
+	return simulateRun(cfg, plan, obs, 0)
+}
+
+// simulateRun is simulateKernel in ensemble run run (0: unperturbed).
+func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (*kernelResult, error) {
 	g, err := buildGPU(cfg, plan)
 	if err != nil {
 		return nil, err
 	}
+	g.jitter = newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency)
 	name := plan.describe()
 	if obs != nil {
 		obs.KernelBuilt(name, g.engine, g.components())

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -51,10 +52,6 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 	var jobs []layerJob
 	for _, w := range r.job.Workloads {
 		for _, g := range w.GEMMs {
-			if _, err := r.cfg.TensorCore.Get(g.Precision); err != nil {
-				return nil, fmt.Errorf("workload %s layer %s: %w", w.Name,
-					g.Name, err)
-			}
 			for _, m := range r.job.Modes {
 				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
 					mode: m, shape: shapeOf(g, m)})
@@ -128,17 +125,19 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	g := j.gemm
 	clockHz := float64(r.cfg.GPU.ClockMHz) * 1e6
-	sec := float64(k.cycles) / clockHz
+	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
+	sec := float64(cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
 		float64(max(1, g.Batch))
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
-		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: k.cycles,
+		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
 		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
-		Note: g.Note}
+		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
+		CyclesSpread: cyclesSpread}
 	fillTraffic(&res, k, sec)
 	if k.plan.paddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
@@ -149,6 +148,20 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"first %d of %d waves", extrapolationWaves, k.waves))
 	}
 	return res
+}
+
+// ensembleCycles is the record's cycles: the single run's, or with an
+// ensemble its rounded mean, with the mean and spread themselves.
+func ensembleCycles(k *kernelResult) (cycles uint64, mean, spread float64) {
+	if len(k.runCycles) < 2 {
+		return k.cycles, 0, 0
+	}
+	runs := make([]float64, len(k.runCycles))
+	for i, c := range k.runCycles {
+		runs[i] = float64(c)
+	}
+	mean, spread = meanOf(runs), spreadOf(runs)
+	return uint64(math.Round(mean)), mean, spread
 }
 
 func joinNote(a, b string) string {

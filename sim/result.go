@@ -35,6 +35,34 @@ type LayerResult struct {
 	Breakdown Breakdown `json:"breakdown"`
 	Speedup   float64   `json:"speedup,omitempty"`
 	Note      string    `json:"note,omitempty"`
+	// Candidates are the kernels the selection simulated, best first,
+	// with their sample-estimated cycles (the ensemble mean with
+	// sim.jitter_runs > 1); the first is Kernel.
+	Candidates []Candidate `json:"candidates,omitempty"`
+	// CyclesMean and CyclesSpread ((max - min) / mean) are over the
+	// sim.jitter_runs full runs of the selected kernel (absent with one
+	// run); Cycles, TimeUS and TFLOPS are then the ensemble mean, the
+	// traffic and breakdown those of the unperturbed run.
+	CyclesMean   float64 `json:"cycles_mean,omitempty"`
+	CyclesSpread float64 `json:"cycles_spread,omitempty"`
+}
+
+// Candidate is one kernel the selection simulated for a record.
+type Candidate struct {
+	Kernel          string  `json:"kernel"`
+	EstimatedCycles float64 `json:"estimated_cycles"`
+	// Spread is (max - min) / mean of its estimates over the ensemble.
+	Spread float64 `json:"spread,omitempty"`
+}
+
+// Margin is the selected kernel's estimated lead over the runner-up,
+// (runner-up - winner) / winner; 0 with fewer than two candidates.
+func (r LayerResult) Margin() float64 {
+	if len(r.Candidates) < 2 || r.Candidates[0].EstimatedCycles <= 0 {
+		return 0
+	}
+	c := r.Candidates
+	return (c[1].EstimatedCycles - c[0].EstimatedCycles) / c[0].EstimatedCycles
 }
 
 // Breakdown splits a kernel's time among the resources that bound it.

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	akita "github.com/sarchlab/akita/v3/sim"
+
 	"github.com/stcsim/stcsim/configs"
 )
 
@@ -101,11 +103,12 @@ const sampleKSteps = 48
 // the full simulation); a longer one at sampleKSteps/2 and sampleKSteps
 // k-steps, fitted as cycles = fixed + per-k-step x k-steps so that fixed
 // costs (launch, prologue, epilogue) count once instead of scaling with K.
-func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, *kernelResult, error) {
+// run is the ensemble run (0: unperturbed; see jitter.go).
+func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (float64, *kernelResult, error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
 	if p.kSteps <= 2*sampleKSteps {
-		r, err := simulateKernel(&sampleCfg, p, obs)
+		r, err := simulateRun(&sampleCfg, p, obs, run)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -119,7 +122,7 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, 
 	for i, k := range ks {
 		cut := *p // the plan with k k-steps per CTA
 		cut.kSteps = k
-		r, err := simulateKernel(&sampleCfg, &cut, obs)
+		r, err := simulateRun(&sampleCfg, &cut, obs, run)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -130,10 +133,38 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer) (float64, 
 	return fixed + perK*float64(p.kSteps), nil, nil
 }
 
+// candidateEstimate is one simulated candidate: its sample estimates over
+// the ensemble and, where the sample was the full simulation, the results.
+type candidateEstimate struct {
+	plan  *kernelPlan
+	est   []float64
+	fulls []*kernelResult // nil entries: the sample was not the full run
+}
+
+func (c *candidateEstimate) mean() float64 { return meanOf(c.est) }
+
+// estimateEnsemble runs a candidate's samples over the ensemble.
+func estimateEnsemble(cfg *configs.Config, p *kernelPlan, obs Observer) (*candidateEstimate, error) {
+	c := &candidateEstimate{plan: p}
+	for run := 0; run < ensembleRuns(cfg); run++ {
+		est, full, err := sampleEstimate(cfg, p, obs, run)
+		if err != nil {
+			return nil, err
+		}
+		c.est = append(c.est, est)
+		c.fulls = append(c.fulls, full)
+	}
+	return c, nil
+}
+
+func ensembleRuns(cfg *configs.Config) int { return max(1, cfg.Sim.JitterRuns) }
+
 // selectKernel ranks the library's candidates the way a library's
 // heuristic plus profiling would: the cheap pre-model keeps the best
-// kernel.simulated_candidates, each is estimated from samples, and the
-// fastest is simulated in full.
+// kernel.simulated_candidates, each is estimated from samples (over the
+// sim.jitter_runs ensemble, on the mean, so that the choice does not
+// favour a candidate for one lucky interleaving), and the fastest is
+// simulated in full, once per ensemble run.
 func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult, error) {
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
@@ -143,23 +174,93 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
 	})
 	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
-	var best *kernelPlan
-	var bestFull *kernelResult
-	bestEst := 0.0
+	var cands []*candidateEstimate
+	sampleObs := samplesFor(obs)
 	for _, p := range plans {
-		est, full, err := sampleEstimate(cfg, p, obs)
+		c, err := estimateEnsemble(cfg, p, sampleObs)
 		if err != nil {
 			return nil, err
 		}
-		if best == nil || est < bestEst {
-			best, bestEst, bestFull = p, est, full
+		cands = append(cands, c)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].mean() < cands[j].mean() })
+	best := cands[0]
+	var runs []*kernelResult
+	for run, full := range best.fulls {
+		// An observer sees the reported kernel (run 0, unperturbed) as
+		// its own simulation, not as a sample: the same result, since
+		// simulations are deterministic. The ensemble's other runs are
+		// samples.
+		o := sampleObs
+		if run == 0 {
+			o = obs
 		}
+		if full == nil || o != nil {
+			var err error
+			if full, err = simulateRun(cfg, best.plan, o, run); err != nil {
+				return nil, err
+			}
+		}
+		runs = append(runs, full)
 	}
-	if bestFull != nil {
-		return bestFull, nil
+	r := runs[0]
+	for _, x := range runs {
+		r.runCycles = append(r.runCycles, x.cycles)
 	}
-	return simulateKernel(cfg, best, obs)
+	for _, c := range cands {
+		r.candidates = append(r.candidates, Candidate{Kernel: c.plan.name(),
+			EstimatedCycles: c.mean(), Spread: spreadOf(c.est)})
+	}
+	return r, nil
 }
+
+func meanOf(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// spreadOf is (max - min) / mean; 0 for fewer than two values.
+func spreadOf(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return (hi - lo) / meanOf(x)
+}
+
+// SampleObserver is an Observer that also wants the kernel-selection
+// samples; they reach it as kernels named "candidate sample: ...". An
+// Observer without it sees only the reported kernel of each GEMM.
+type SampleObserver interface {
+	Observer
+	WantsSamples() bool
+}
+
+// samplesFor is the observer of selection samples: nil unless obs asks.
+func samplesFor(obs Observer) Observer {
+	if so, ok := obs.(SampleObserver); ok && so.WantsSamples() {
+		return sampleNames{obs}
+	}
+	return nil
+}
+
+// sampleNames marks the kernels it passes on as selection samples.
+type sampleNames struct{ obs Observer }
+
+// SamplePrefix starts the name of every kernel-selection sample.
+const SamplePrefix = "candidate sample: "
+
+func (s sampleNames) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
+	s.obs.KernelBuilt(SamplePrefix+k, e, c)
+}
+
+func (s sampleNames) KernelDone(k string) { s.obs.KernelDone(SamplePrefix + k) }
 
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"

@@ -31,8 +31,11 @@ func (s *smUnit) Handle(e akita.Event) error {
 	return nil
 }
 
-// at runs fn at cycle c (now or later) as one of the SM's own events.
-func (s *smUnit) at(c uint64, fn func()) { s.cb.At(s, c, fn) }
+// at runs fn at cycle c (now or later) as one of the SM's own events; in
+// an ensemble run, at a tie offset within that cycle (see jitter.go).
+func (s *smUnit) at(c uint64, fn func()) {
+	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
+}
 
 // launchAt starts CTA idx on this SM at cycle c.
 func (s *smUnit) launchAt(c uint64, idx int) {
@@ -70,14 +73,21 @@ func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
 	c := &cta{sm: s, plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
-	c.stageParts = make([]int, p.kSteps)
-	c.stageIssue = make([]uint64, p.kSteps)
-	c.stageReady = make([]uint64, p.kSteps)
-	c.stageLanded = make([]uint64, p.kSteps)
-	c.stageWhy = make([]reason, p.kSteps)
-	c.stageLast = make([]uint64, p.kSteps)
+	// One slot per cp.async stage buffer, reused as the k-steps go by:
+	// k-steps kt..kt+stages-1 are the only ones in flight, so memory does
+	// not grow with K.
+	slots := min(p.kSteps, p.tile.Stages)
+	c.stageParts = make([]int, slots)
+	c.stageIssue = make([]uint64, slots)
+	c.stageReady = make([]uint64, slots)
+	c.stageLanded = make([]uint64, slots)
+	c.stageWhy = make([]reason, slots)
+	c.stageLast = make([]uint64, slots)
 	return c
 }
+
+// slot is the stage buffer of k-step k.
+func (c *cta) slot(k int) int { return k % len(c.stageParts) }
 
 // launch issues the multistage prologue: the first stages-1 k-steps'
 // tiles, then waits for the first one.
@@ -94,13 +104,17 @@ func (c *cta) launch(now uint64) {
 // loadStage issues the cp.async copies of k-step k's A values, A metadata
 // and B tiles; each is written into shared memory as it arrives.
 func (c *cta) loadStage(now uint64, k int) {
-	c.stageIssue[k] = now
+	i := c.slot(k)
+	c.stageIssue[i] = now
+	c.stageReady[i] = 0
+	c.stageLast[i] = 0
+	c.stageLanded[i] = 0
 	regions := c.stageRegions(k)
 	for _, r := range regions {
 		if r.region.Rows == 0 || r.region.RowBytes == 0 {
 			continue
 		}
-		c.stageParts[k]++
+		c.stageParts[i]++
 	}
 	g := c.sm.gpu
 	for _, r := range regions {
@@ -116,36 +130,41 @@ func (c *cta) loadStage(now uint64, k int) {
 // partLanded notes one load of stage k in shared memory; the stage is
 // ready when all are.
 func (c *cta) partLanded(k int, d memory.FillDone) {
-	c.stageParts[k]--
-	if d.Written >= c.stageLast[k] {
+	i := c.slot(k)
+	c.stageParts[i]--
+	if d.Written >= c.stageLast[i] {
 		// The part written last is the one the stage waits for.
-		c.stageLast[k] = d.Written
-		c.stageWhy[k] = memoryReason(d.Cause())
+		c.stageLast[i] = d.Written
+		c.stageWhy[i] = memoryReason(d.Cause())
 	}
-	c.stageLanded[k] = max(c.stageLanded[k], d.Unqueued)
-	if c.stageParts[k] > 0 {
+	c.stageLanded[i] = max(c.stageLanded[i], d.Unqueued)
+	if c.stageParts[i] > 0 {
 		return
 	}
-	c.stageReady[k] = max(c.stageLast[k], 1)
+	c.stageReady[i] = max(c.stageLast[i], 1)
 	c.tryStart()
 }
 
 // tryStart begins the next k-step once its stage has landed and every warp
 // has passed the previous barrier.
 func (c *cta) tryStart() {
-	if c.busy || c.kt >= c.plan.kSteps || c.stageReady[c.kt] == 0 {
+	if c.busy || c.kt >= c.plan.kSteps {
+		return
+	}
+	i := c.slot(c.kt)
+	if c.stageReady[i] == 0 {
 		return
 	}
 	start := max(c.sm.cb.Now(), c.barrier+uint64(c.sm.gpu.cfg.SM.BarrierLatency))
 	why := c.barrierBy
-	if c.stageReady[c.kt] > start {
-		why = c.stageWhy[c.kt]
-		if c.stageLanded[c.kt] <= start {
+	if c.stageReady[i] > start {
+		why = c.stageWhy[i]
+		if c.stageLanded[i] <= start {
 			// The data was at the SM in time; its write into shared
 			// memory queued behind other traffic and made the stage late.
 			why = whySmem
 		}
-		start = c.stageReady[c.kt]
+		start = c.stageReady[i]
 	}
 	c.busy = true
 	c.sm.at(start, func() { c.compute(start, why) })

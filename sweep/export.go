@@ -213,7 +213,7 @@ func ExportCSV(rows []Row) []byte {
 		rec := []string{r.ConfigHash, r.ToolVersion}
 		for _, k := range keys {
 			v, _ := GridValue(r.Grid, k)
-			rec = append(rec, v)
+			rec = append(rec, report.CSVText(v))
 		}
 		_ = w.Write(append(rec, report.Row(r.LayerResult)...))
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 // Assignment is one grid value of a point: key=value.
@@ -25,15 +27,41 @@ type Assignment struct {
 type Point struct {
 	// Index is the point's place in the grid order (0-based).
 	Index int
-	// Grid are the point's grid values, in axis order.
+	// Grid are the point's grid values, in axis order, each as the
+	// effective config holds it (the value that is simulated).
 	Grid []Assignment
-	// Loaded is the validated effective config.
-	Loaded *configs.Loaded
 	// Hash identifies the effective config: the hex SHA-256 prefix of
-	// ConfigYAML, so two ways of writing the same config share results.
+	// its YAML, so two ways of writing the same config share results.
 	Hash string
-	// ConfigYAML is the effective config as stored.
-	ConfigYAML []byte
+
+	// spec and sets rebuild the effective config on demand: a plan keeps
+	// no config per point, so that its size does not grow with the
+	// configs' (a point is a few hundred bytes).
+	spec *Spec
+	sets []string
+}
+
+// Modes are the modes the point runs in (the sweep's).
+func (p *Point) Modes() []tensorcore.Mode { return p.spec.modes }
+
+// Load is the point's validated effective config, loaded again.
+func (p *Point) Load() (*configs.Loaded, error) {
+	ld, err := configs.Load(p.spec.ConfigSpecs(), p.sets)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: point %d (%s): %w", p.spec.file,
+			p.Index+1, p.Label(), err)
+	}
+	return ld, nil
+}
+
+// ConfigYAML is the effective config as stored, and its hash.
+func configYAML(ld *configs.Loaded) ([]byte, string, error) {
+	body, err := yaml.Marshal(ld.Config)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode config: %w", err)
+	}
+	sum := sha256.Sum256(body)
+	return body, hex.EncodeToString(sum[:8]), nil
 }
 
 // Label is the point's grid values as "k=v k=v" (or "base" for an empty
@@ -127,28 +155,32 @@ type Resolver struct {
 	Trace func(path string) (*workloads.Trace, error)
 }
 
+// MaxPoints bounds a sweep's grid: each point's config is loaded and
+// checked before anything runs (a few milliseconds each).
+const MaxPoints = 100000
+
+// PointCheck, when given to PlanChecked, is called with each point's
+// effective config and the sweep's workloads, to refuse a point up front.
+type PointCheck func(pt *Point, ld *configs.Loaded, ws []*Workload) error
+
 // Plan expands the grid and validates every point's effective config and
 // every workload before anything runs, so a bad key or value fails the
 // sweep up front, naming the key.
-func (s *Spec) Plan(r Resolver) (*Plan, error) {
+func (s *Spec) Plan(r Resolver) (*Plan, error) { return s.PlanChecked(r, nil) }
+
+// PlanChecked is Plan with a check of every point.
+func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 	p := &Plan{Spec: s, Modes: s.modes}
-	hashes := map[string]int{}
-	for i, grid := range s.combinations() {
-		pt, err := s.point(i, grid)
-		if err != nil {
-			return nil, err
-		}
-		if j, dup := hashes[pt.Hash]; dup {
-			return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
-				"have the same effective config", s.file, j+1,
-				p.Points[j].Label(), i+1, pt.Label())
-		}
-		hashes[pt.Hash] = i
-		p.Points = append(p.Points, pt)
+	if n, ok := s.pointCount(); !ok {
+		return nil, fmt.Errorf("sweep %s: the grid has %s points, above the "+
+			"limit of %d; split it into several sweeps", s.file, n, MaxPoints)
 	}
 	names := map[string]bool{}
 	for i, ws := range s.Workloads {
 		tr, err := s.workload(ws, r)
+		if err == nil {
+			err = tr.Validate()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: %w",
 				s.file, ws.line, i, err)
@@ -161,7 +193,60 @@ func (s *Spec) Plan(r Resolver) (*Plan, error) {
 		p.Workloads = append(p.Workloads, &Workload{Trace: tr,
 			Hash: traceHash(tr)})
 	}
+	hashes := map[string]int{}
+	for i, grid := range s.combinations() {
+		pt, ld, err := s.point(i, grid)
+		if err == nil {
+			err = p.checkPoint(pt, ld)
+		}
+		if err == nil && check != nil {
+			err = check(pt, ld, p.Workloads)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := hashes[pt.Hash]; dup {
+			return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
+				"have the same effective config", s.file, j+1,
+				p.Points[j].Label(), i+1, pt.Label())
+		}
+		hashes[pt.Hash] = i
+		p.Points = append(p.Points, pt)
+	}
 	return p, nil
+}
+
+// checkPoint runs sim.Check on the point with every workload, so a row
+// the simulator would reject fails the sweep before any point runs.
+func (p *Plan) checkPoint(pt *Point, ld *configs.Loaded) error {
+	for _, w := range p.Workloads {
+		err := sim.Check(ld.Config, sim.Job{
+			Workloads: []*workloads.Trace{w.Trace}, Modes: p.Modes})
+		if err != nil {
+			return fmt.Errorf("sweep %s: point %d (%s): %w", p.Spec.file,
+				pt.Index+1, pt.Label(), err)
+		}
+	}
+	return nil
+}
+
+// pointCount is the number of grid points (as text), and whether it is
+// within MaxPoints; it is computed before anything is expanded.
+func (s *Spec) pointCount() (string, bool) {
+	n := 1
+	for _, ax := range s.Grid {
+		n *= len(ax.Values)
+		if n > MaxPoints {
+			return "more than " + strconv.Itoa(MaxPoints), false
+		}
+	}
+	for _, g := range s.Zip {
+		n *= len(g[0].Values)
+		if n > MaxPoints {
+			return "more than " + strconv.Itoa(MaxPoints), false
+		}
+	}
+	return strconv.Itoa(n), true
 }
 
 // combinations expands the grid axes and zip groups into the points'
@@ -199,25 +284,27 @@ func (s *Spec) combinations() [][]Assignment {
 	return out
 }
 
-func (s *Spec) point(i int, grid []Assignment) (*Point, error) {
+func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) {
 	sets := append([]string{}, s.Set...)
 	for _, a := range grid {
 		sets = append(sets, a.Key+"="+a.Value)
 	}
-	pt := &Point{Index: i, Grid: grid}
-	ld, err := configs.Load(s.ConfigSpecs(), sets)
+	pt := &Point{Index: i, Grid: grid, spec: s, sets: sets}
+	ld, err := pt.Load()
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: point %d (%s): %w", s.file, i+1,
-			pt.Label(), err)
+		return nil, nil, err
 	}
-	body, err := yaml.Marshal(ld.Config)
+	_, hash, err := configYAML(ld)
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: point %d: encode config: %w",
-			s.file, i+1, err)
+		return nil, nil, fmt.Errorf("sweep %s: point %d: %w", s.file, i+1, err)
 	}
-	sum := sha256.Sum256(body)
-	pt.Loaded, pt.ConfigYAML, pt.Hash = ld, body, hex.EncodeToString(sum[:8])
-	return pt, nil
+	pt.Hash = hash
+	for j, a := range grid {
+		if v, ok := ld.Value(a.Key); ok {
+			pt.Grid[j].Value = v
+		}
+	}
+	return pt, ld, nil
 }
 
 func (s *Spec) workload(ws WorkloadSpec, r Resolver) (*workloads.Trace, error) {
@@ -254,10 +341,6 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 	if sp == "" {
 		sp = workloads.SparsityFor(prec)
 	}
-	if sp != workloads.Dense && workloads.PatternGroup(sp) == 0 {
-		return nil, fmt.Errorf("sparsity %q: want %s, %s or %s", sp,
-			workloads.Sparse24, workloads.Sparse12, workloads.Dense)
-	}
 	seen := map[string]bool{}
 	for _, shape := range ws.GEMMs {
 		m, n, k, err := workloads.ParseGEMM(shape)
@@ -268,8 +351,12 @@ func gemmList(ws WorkloadSpec) (*workloads.Trace, error) {
 			return nil, fmt.Errorf("gemm %s listed twice", shape)
 		}
 		seen[shape] = true
-		tr.GEMMs = append(tr.GEMMs, workloads.GEMM{Name: shape, M: m, N: n,
-			K: k, Precision: prec, Sparsity: sp, Count: 1, Batch: 1})
+		g := workloads.GEMM{Name: shape, M: m, N: n, K: k, Precision: prec,
+			Sparsity: sp, Count: 1, Batch: 1}
+		if err := g.Validate(); err != nil {
+			return nil, fmt.Errorf("gemm %s: %w", shape, err)
+		}
+		tr.GEMMs = append(tr.GEMMs, g)
 	}
 	return tr, nil
 }

@@ -130,7 +130,11 @@ dispatch:
 }
 
 func runUnit(run RunFunc, st *Store, modes []tensorcore.Mode, u Unit) (bool, error) {
-	rep, err := run(u.Point.Loaded, sim.Job{
+	ld, err := u.Point.Load()
+	if err != nil {
+		return false, err
+	}
+	rep, err := run(ld, sim.Job{
 		Workloads: []*workloads.Trace{u.Workload.Trace},
 		Modes:     modes,
 	})
@@ -138,5 +142,9 @@ func runUnit(run RunFunc, st *Store, modes []tensorcore.Mode, u Unit) (bool, err
 		return false, fmt.Errorf("point %d (%s) workload %s: %w",
 			u.Point.Index+1, u.Point.Label(), u.Workload.Trace.Name, err)
 	}
-	return st.Commit(u, modes, rep)
+	body, _, err := configYAML(ld)
+	if err != nil {
+		return false, err
+	}
+	return st.Commit(u, modes, body, rep)
 }

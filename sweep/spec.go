@@ -171,6 +171,10 @@ func Parse(data []byte, path string) (*Spec, error) {
 }
 
 func (s *Spec) check() error {
+	if s.Modes != nil && len(s.Modes) == 0 {
+		return fmt.Errorf("modes: empty list (leave modes out for dense " +
+			"and sparse)")
+	}
 	if len(s.Modes) == 0 {
 		s.Modes = tensorcore.ModeNames()
 	}

@@ -2,7 +2,9 @@ package sweep
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,19 +72,44 @@ CREATE TABLE IF NOT EXISTS totals (
 // use, and several processes may write one store: SQLite's locking, WAL
 // mode and a busy timeout serialise their transactions.
 type Store struct {
-	path string
-	db   *sql.DB
-	mu   sync.Mutex // serialises this process's write transactions
+	path     string
+	db       *sql.DB
+	mu       sync.Mutex // serialises this process's write transactions
+	readOnly bool
 }
 
-// Open opens or creates the store at path.
+// ErrNotStore is a file that is not an stcsim results store (another
+// SQLite database, a trace, any other file).
+var ErrNotStore = errors.New("not an stcsim results store")
+
+// InputError is a problem with the stores given to a command (not an
+// stcsim store, damaged, in conflict with another): bad input, found
+// before anything is written.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Open opens or creates the store at path for writing. An existing
+// non-empty file must be an stcsim store: it is checked read-only before
+// anything is written to it.
 func Open(path string) (*Store, error) {
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("store %s: not a regular file: %w", path, ErrNotStore)
+		}
+		if st.Size() > 0 {
+			if err := probeStore(path); err != nil {
+				return nil, err
+			}
+		}
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "60000")
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open("sqlite3", dsn(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -94,12 +121,78 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// OpenExisting opens a store that must already exist.
+// probeStore checks, read-only, that an existing file is an stcsim store
+// or an SQLite database without tables (a store another writer is
+// creating right now).
+func probeStore(path string) error {
+	ro, err := OpenReadOnly(path)
+	if err == nil {
+		return ro.db.Close()
+	}
+	if !errors.Is(err, ErrNotStore) {
+		return err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "60000")
+	db, oerr := sql.Open("sqlite3", dsn(path, q))
+	if oerr != nil {
+		return err
+	}
+	defer db.Close()
+	var n int
+	if db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n) == nil && n == 0 {
+		return nil
+	}
+	return err
+}
+
+// dsn is the SQLite URI of a file path: characters that a URI gives a
+// meaning to (%, ?, #) are escaped, so that "res#1.db" opens res#1.db.
+func dsn(path string, q url.Values) string {
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + esc + "?" + q.Encode()
+}
+
+// OpenExisting opens a store that must already exist, for writing.
 func OpenExisting(path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return Open(path)
+}
+
+// OpenReadOnly opens an existing store without writing to it (exports,
+// plots, merge inputs): a file that is not an stcsim store is
+// ErrNotStore, and nothing is created or converted.
+func OpenReadOnly(path string) (*Store, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if !st.Mode().IsRegular() || st.Size() == 0 {
+		return nil, fmt.Errorf("store %s: %w", path, ErrNotStore)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "60000")
+	db, err := sql.Open("sqlite3", dsn(path, q))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{path: path, db: db, readOnly: true}
+	var v string
+	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&v)
+	if err == nil && v != schemaVersion {
+		err = fmt.Errorf("store schema version %s, this stcsim reads %s", v, schemaVersion)
+	} else if err != nil {
+		err = fmt.Errorf("%w (%v)", ErrNotStore, err)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	return s, nil
 }
 
 func (s *Store) init() error {
@@ -135,6 +228,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.readOnly {
+		return s.db.Close()
+	}
 	if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		s.db.Close()
 		return fmt.Errorf("close store %s: %w", s.path, err)
@@ -185,13 +281,13 @@ func joinModes(modes []tensorcore.Mode) string {
 	return strings.Join(names, ",")
 }
 
-// Commit stores a finished unit and its report in one transaction. It
-// returns false, storing nothing, when another writer committed the unit
-// first.
-func (s *Store) Commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, error) {
+// Commit stores a finished unit, its effective config (YAML) and its
+// report in one transaction. It returns false, storing nothing, when
+// another writer committed the unit first.
+func (s *Store) Commit(u Unit, modes []tensorcore.Mode, config []byte, rep *sim.Report) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ok, err := s.commit(u, modes, rep)
+	ok, err := s.commit(u, modes, config, rep)
 	if err != nil {
 		return false, fmt.Errorf("store %s: commit point %d (%s) workload "+
 			"%s: %w", s.path, u.Point.Index+1, u.Point.Label(),
@@ -200,7 +296,7 @@ func (s *Store) Commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, 
 	return ok, nil
 }
 
-func (s *Store) commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, error) {
+func (s *Store) commit(u Unit, modes []tensorcore.Mode, config []byte, rep *sim.Report) (bool, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return false, err
@@ -217,7 +313,7 @@ func (s *Store) commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, 
 		return false, err
 	}
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO configs VALUES (?,?)`,
-		u.Point.Hash, string(u.Point.ConfigYAML)); err != nil {
+		u.Point.Hash, string(config)); err != nil {
 		return false, err
 	}
 	for i, r := range rep.Results {
@@ -244,25 +340,109 @@ func (s *Store) commit(u Unit, modes []tensorcore.Mode, rep *sim.Report) (bool, 
 	return true, tx.Commit()
 }
 
-// Merge copies every point of the stores at paths into s. Points already
-// in s are kept; a point present in both with different content is an
-// error. Each input is merged in one transaction.
+// Merge copies every point of the stores at paths into s. Everything is
+// checked before anything is written: each input is opened read-only and
+// checked (integrity, every point complete, every record readable), and a
+// point held by two stores (inputs or s) with different GEMMs, modes or
+// results is an error. Then each input is merged in one transaction;
+// points already in s are kept.
 func (s *Store) Merge(paths ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	seen, err := s.digests()
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	from := map[pointKey]string{}
+	for k := range seen {
+		from[k] = s.path
+	}
 	for _, p := range paths {
-		in, err := OpenExisting(p) // checks the input's schema
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
+		if err := checkInput(p, seen, from); err != nil {
+			return &InputError{fmt.Errorf("merge: %w", err)}
 		}
-		if err := in.Close(); err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
+	}
+	for _, p := range paths {
 		if err := s.mergeOne(p); err != nil {
 			return fmt.Errorf("merge %s into %s: %w", p, s.path, err)
 		}
 	}
 	return nil
+}
+
+// CheckInputs checks merge inputs without writing anything: each is an
+// stcsim store, undamaged, and no two hold one point with different
+// content. Merge checks the same (and the output) again.
+func CheckInputs(paths ...string) error {
+	seen, from := map[pointKey]string{}, map[pointKey]string{}
+	for _, p := range paths {
+		if err := checkInput(p, seen, from); err != nil {
+			return &InputError{fmt.Errorf("merge: %w", err)}
+		}
+	}
+	return nil
+}
+
+// checkInput checks one merge input and its points against those seen.
+func checkInput(path string, seen map[pointKey]string, from map[pointKey]string) error {
+	in, err := OpenReadOnly(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := in.Check(); err != nil {
+		return err
+	}
+	d, err := in.digests()
+	if err != nil {
+		return err
+	}
+	for k, v := range d {
+		if prev, ok := seen[k]; ok && prev != v {
+			return fmt.Errorf("%s and %s both hold workload %s for config "+
+				"%s, with different GEMMs, modes or results", from[k], path,
+				k.workload, k.config)
+		}
+		seen[k], from[k] = v, path
+	}
+	return nil
+}
+
+// pointKey identifies a point of a store.
+type pointKey struct{ config, workload string }
+
+// digests fingerprints every point's content: workload hash, modes,
+// result records and totals.
+func (s *Store) digests() (map[pointKey]string, error) {
+	out := map[pointKey]string{}
+	rows, err := s.db.Query(`SELECT p.config_hash, p.workload,
+		p.workload_hash, p.modes,
+		(SELECT group_concat(r.layer || char(31) || r.mode || char(31) || r.record, char(30))
+		 FROM (SELECT * FROM results r WHERE r.config_hash=p.config_hash
+		       AND r.workload=p.workload ORDER BY r.seq, r.mode) r),
+		(SELECT group_concat(t.mode || char(31) || t.time_us || char(31) || t.speedup, char(30))
+		 FROM (SELECT * FROM totals t WHERE t.config_hash=p.config_hash
+		       AND t.workload=p.workload ORDER BY t.mode) t)
+		FROM points p`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k pointKey
+		var wh, modes string
+		var res, tot sql.NullString
+		if err := rows.Scan(&k.config, &k.workload, &wh, &modes, &res, &tot); err != nil {
+			return nil, fmt.Errorf("store %s: %w", s.path, err)
+		}
+		sum := sha256.Sum256([]byte(wh + "\x1e" + modes + "\x1e" + res.String +
+			"\x1d" + tot.String))
+		out[k] = hex.EncodeToString(sum[:])
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.path, err)
+	}
+	return out, nil
 }
 
 func (s *Store) mergeOne(path string) error {
@@ -272,7 +452,10 @@ func (s *Store) mergeOne(path string) error {
 		return err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, path); err != nil {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`,
+		dsn(path, q)); err != nil {
 		return err
 	}
 	defer conn.ExecContext(ctx, `DETACH DATABASE src`)
@@ -331,5 +514,39 @@ func (s *Store) Check() error {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("store %s: %w", s.path, err)
 	}
-	return nil
+	return s.checkRecords()
+}
+
+// checkRecords decodes every result record and grid, so that a store
+// that was edited or damaged is found before it is exported or merged.
+func (s *Store) checkRecords() error {
+	rows, err := s.db.Query(`SELECT r.config_hash, r.workload, r.layer,
+		r.mode, r.record, p.grid FROM results r JOIN points p
+		USING (config_hash, workload)`)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var hash, w, layer, mode, rec, grid string
+		if err := rows.Scan(&hash, &w, &layer, &mode, &rec, &grid); err != nil {
+			return fmt.Errorf("store %s: %w", s.path, err)
+		}
+		var r sim.LayerResult
+		if err := json.Unmarshal([]byte(rec), &r); err != nil {
+			return fmt.Errorf("store %s: workload %s config %s layer %s "+
+				"mode %s: unreadable result record: %v", s.path, w, hash,
+				layer, mode, err)
+		}
+		if r.Workload != w || r.Layer != layer || r.Mode.String() != mode {
+			return fmt.Errorf("store %s: workload %s config %s layer %s "+
+				"mode %s: the result record is of %s %s %s", s.path, w,
+				hash, layer, mode, r.Workload, r.Layer, r.Mode)
+		}
+		if _, err := parseGrid(grid); err != nil {
+			return fmt.Errorf("store %s: workload %s config %s: %v", s.path,
+				w, hash, err)
+		}
+	}
+	return rows.Err()
 }

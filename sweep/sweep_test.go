@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -147,10 +148,18 @@ func TestPlanPoints(t *testing.T) {
 			t.Errorf("point %d: %s, want %s", i, pt.Label(), want[i])
 		}
 	}
-	if got := p.Points[2].Loaded.Config.Memory.SharedMemory.BytesPerClk; got != 128 {
+	ld2, err := p.Points[2].Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld0, err := p.Points[0].Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ld2.Config.Memory.SharedMemory.BytesPerClk; got != 128 {
 		t.Errorf("point 3 bytes_per_clk %d, want 128", got)
 	}
-	if got := p.Points[0].Loaded.Config.Sim.Seed; got != 7 {
+	if got := ld0.Config.Sim.Seed; got != 7 {
 		t.Errorf("set sim.seed not applied: %d", got)
 	}
 	if len(p.Units()) != 8 {
@@ -483,7 +492,11 @@ grid: {gpu.sm_count: [54, 108]}
 	if len(rows) != 4 {
 		t.Fatalf("%d rows, want 2 points x 2 modes", len(rows))
 	}
-	want, err := sim.Run(p.Points[1].Loaded, sim.Job{
+	ld1, err := p.Points[1].Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sim.Run(ld1, sim.Job{
 		Workloads: []*workloads.Trace{p.Workloads[0].Trace}, Modes: p.Modes})
 	if err != nil {
 		t.Fatal(err)
@@ -493,7 +506,7 @@ grid: {gpu.sm_count: [54, 108]}
 		for _, r := range rows {
 			if r.ConfigHash == p.Points[1].Hash && r.Mode == w.Mode {
 				found = true
-				if r.LayerResult != w {
+				if !reflect.DeepEqual(r.LayerResult, w) {
 					t.Errorf("stored %+v, simulator says %+v", r.LayerResult, w)
 				}
 			}
@@ -521,13 +534,14 @@ func BenchmarkCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	rep, _ := fakeRun(u.Point.Loaded, sim.Job{
+	ld, _ := u.Point.Load()
+	rep, _ := fakeRun(ld, sim.Job{
 		Workloads: []*workloads.Trace{u.Workload.Trace}, Modes: p.Modes})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		pt := *u.Point
 		pt.Hash = fmt.Sprintf("%016x", i)
-		if _, err := st.Commit(Unit{Point: &pt, Workload: u.Workload}, p.Modes, rep); err != nil {
+		if _, err := st.Commit(Unit{Point: &pt, Workload: u.Workload}, p.Modes, nil, rep); err != nil {
 			b.Fatal(err)
 		}
 	}

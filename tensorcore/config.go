@@ -84,6 +84,26 @@ func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 		orList(precisionNames))
 }
 
+// CheckPattern says whether the sparse datapath of precision p runs an
+// operand of the given N:M pattern. Each precision's datapath runs the one
+// pattern of its sparse_pattern key; the message names that key.
+func (c *Config) CheckPattern(p Precision, pattern string) error {
+	pc, err := c.Get(p)
+	if err != nil {
+		return err
+	}
+	want, err := ParsePattern(pc.SparsePattern)
+	if err != nil {
+		return fmt.Errorf("tensorcore.%s.sparse_pattern: %w", p, err)
+	}
+	if got, err := ParsePattern(pattern); err != nil || got != want {
+		return fmt.Errorf("sparsity %s: the %s sparse datapath runs %s "+
+			"(tensorcore.%s.sparse_pattern); make the row %s or dense, or "+
+			"set that key", pattern, p, want, p, want)
+	}
+	return nil
+}
+
 // Validate checks the section.
 func (c *Config) Validate() check.List {
 	var l check.List

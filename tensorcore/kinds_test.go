@@ -65,3 +65,25 @@ func TestPrecisionText(t *testing.T) {
 		t.Error("out-of-range precision is valid")
 	}
 }
+
+func TestCheckPattern(t *testing.T) {
+	cfg := a100("batched")
+	for _, tc := range []struct {
+		p       Precision
+		pattern string
+		ok      bool
+	}{
+		{FP16, "2:4", true}, {BF16, "2:4", true}, {INT8, "2:4", true},
+		{TF32, "1:2", true}, {FP16, "1:2", false}, {TF32, "2:4", false},
+		{FP16, "2:8", false}, {FP16, "dense", false}, {Precision(9), "2:4", false},
+	} {
+		err := cfg.CheckPattern(tc.p, tc.pattern)
+		if (err == nil) != tc.ok {
+			t.Errorf("%v %s: %v", tc.p, tc.pattern, err)
+		}
+	}
+	err := cfg.CheckPattern(FP16, "1:2")
+	if err == nil || !strings.Contains(err.Error(), "tensorcore.fp16.sparse_pattern") {
+		t.Errorf("message %v does not name the key", err)
+	}
+}

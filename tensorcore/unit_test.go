@@ -12,21 +12,20 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-// a100 is the a100-40gb tensor-core section (configs/a100-40gb.yaml); the
-// configs package cannot be imported here (it imports tensorcore).
+// LoadConfig returns the tensor-core section of a built-in config. The
+// tests of this package cannot import configs (configs imports
+// tensorcore), so loader_test.go, in the external test package, sets it to
+// configs.Load: every test config comes through the real loader.
+var LoadConfig func(name string) (Config, error)
+
+// a100 is the a100-40gb tensor-core section at the given fidelity.
 func a100(fidelity string) Config {
-	p := func(fma int, dsh, ssh, pat string) PrecisionConfig {
-		bits := 2
-		if pat == "1:2" {
-			bits = 4
-		}
-		return PrecisionConfig{DenseFMAPerClk: fma, DenseShape: dsh, DenseIssueInterval: 8,
-			DenseLatency: 32, DenseStages: 4, SparseShape: ssh, SparseIssueInterval: 8,
-			SparseLatency: 36, SparseStages: 6, SparsePattern: pat, MetadataBits: bits}
+	cfg, err := LoadConfig("a100-40gb")
+	if err != nil {
+		panic(err)
 	}
-	return Config{Fidelity: fidelity,
-		FP16: p(256, "m16n8k16", "m16n8k32", "2:4"), BF16: p(256, "m16n8k16", "m16n8k32", "2:4"),
-		TF32: p(128, "m16n8k8", "m16n8k16", "1:2"), INT8: p(512, "m16n8k32", "m16n8k64", "2:4")}
+	cfg.Fidelity = fidelity
+	return cfg
 }
 
 // driver submits requests from its own events, as the SM model will.

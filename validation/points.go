@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Point is one measurement row.
@@ -25,10 +28,21 @@ type Point struct {
 	Unit      string
 	Speedup   float64
 	Source    string
+	// Kernels pins the kernel that ran per mode ("dense", "sparse"): a
+	// library tile name, optionally with _splitkN (column kernel, as
+	// dense=NAME;sparse=NAME). Empty: the measurement does not say.
+	Kernels map[tensorcore.Mode]string
+	// Clock is the clock policy of the measurement (column clock):
+	// "locked:MHZ", "boost" (not locked: the GPU's own boost and power
+	// management), or "" (not stated).
+	Clock string
 }
 
 var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 	"k", "dense", "sparse", "unit", "speedup", "source"}
+
+// optionalColumns may follow the required ones, in this order.
+var optionalColumns = []string{"kernel", "clock"}
 
 // LoadPoints reads a points file; errors name the file, line and column.
 func LoadPoints(path string) ([]Point, error) {
@@ -43,18 +57,15 @@ func LoadPoints(path string) ([]Point, error) {
 // ParsePoints parses a points CSV with the header of a100-public.csv.
 func ParsePoints(r io.Reader, name string) ([]Point, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(columns)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s:1: header: %v", name, err)
 	}
-	for i, c := range columns {
-		if strings.TrimSpace(header[i]) != c {
-			return nil, fmt.Errorf("%s:1: column %d is %q, want %q (header: %s)",
-				name, i+1, header[i], c, strings.Join(columns, ","))
-		}
+	if err := checkHeader(header); err != nil {
+		return nil, fmt.Errorf("%s:1: %v", name, err)
 	}
 	var pts []Point
+	ids := map[string]int{}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -64,17 +75,41 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
+		rec = append(rec, make([]string, len(columns)+len(optionalColumns)-len(rec))...)
 		p, err := parsePoint(rec, line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
+		if first, dup := ids[p.ID]; dup {
+			return nil, fmt.Errorf("%s:%d: column id: %q already used at "+
+				"line %d", name, line, p.ID, first)
+		}
+		ids[p.ID] = line
 		pts = append(pts, p)
 	}
 }
 
+// checkHeader accepts the required columns followed by a prefix of the
+// optional ones.
+func checkHeader(header []string) error {
+	all := append(append([]string{}, columns...), optionalColumns...)
+	if len(header) < len(columns) || len(header) > len(all) {
+		return fmt.Errorf("%d columns, want %d to %d (header: %s)",
+			len(header), len(columns), len(all), strings.Join(all, ","))
+	}
+	for i, c := range header {
+		if strings.TrimSpace(c) != all[i] {
+			return fmt.Errorf("column %d is %q, want %q (header: %s)",
+				i+1, c, all[i], strings.Join(all, ","))
+		}
+	}
+	return nil
+}
+
 func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
-		Kind: rec[3], Unit: rec[9], Source: rec[11]}
+		Kind: rec[3], Unit: rec[9], Source: rec[11],
+		Clock: strings.TrimSpace(rec[13])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
 	}
@@ -85,12 +120,20 @@ func parsePoint(rec []string, line int) (Point, error) {
 	}); err != nil {
 		return p, err
 	}
+	kernels, err := parseKernels(rec[12])
+	if err != nil {
+		return p, err
+	}
+	p.Kernels = kernels
+	if _, err := p.LockedMHz(); err != nil {
+		return p, err
+	}
 	ints := []*int{&p.M, &p.N, &p.K}
 	for i, dst := range ints {
 		if err := parseOpt(rec[4+i], columns[4+i], func(s string) error {
 			v, err := strconv.Atoi(s)
-			if err == nil && v <= 0 {
-				err = fmt.Errorf("must be > 0")
+			if err == nil && (v <= 0 || v > workloads.MaxDim) {
+				err = fmt.Errorf("must be in 1..%d", workloads.MaxDim)
 			}
 			*dst = v
 			return err
@@ -106,8 +149,8 @@ func parsePoint(rec []string, line int) (Point, error) {
 		dst := f.dst
 		if err := parseOpt(rec[f.col], columns[f.col], func(s string) error {
 			v, err := strconv.ParseFloat(s, 64)
-			if err == nil && !(v > 0) {
-				err = fmt.Errorf("must be > 0")
+			if err == nil && (!(v > 0) || math.IsInf(v, 0)) {
+				err = fmt.Errorf("must be a finite number > 0")
 			}
 			*dst = v
 			return err
@@ -131,16 +174,41 @@ func parseOpt(s, col string, parse func(string) error) error {
 
 // check rejects rows whose kind lacks the fields it needs.
 func (p Point) check() error {
-	if p.Dense == 0 {
+	if p.Kind == "mma" {
+		if p.Dense == 0 && p.Sparse == 0 {
+			return fmt.Errorf("columns dense, sparse: an mma row needs one")
+		}
+	} else if p.Dense == 0 {
 		return fmt.Errorf("column dense: required")
 	}
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
-	if p.Kind == "gemm" && p.Unit != "us" && p.Unit != "TFLOPS" && p.Unit != "ms" {
-		return fmt.Errorf("column unit: gemm rows need us, ms or TFLOPS (got %q)", p.Unit)
+	units, ok := kindUnits[p.Kind]
+	if !ok {
+		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth "+
+			"or gemm", p.Kind)
+	}
+	if !slices.Contains(units, p.Unit) {
+		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
+			strings.Join(units, " or "), p.Unit)
+	}
+	if p.Kind == "gemm" {
+		g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
+			Precision: p.Precision, Sparsity: workloads.Dense, Count: 1, Batch: 1}
+		if err := g.Validate(); err != nil {
+			return fmt.Errorf("gemm row: %v", err)
+		}
 	}
 	return nil
+}
+
+// kindUnits are the units each kind of row may be measured in.
+var kindUnits = map[string][]string{
+	"peak":      {"TFLOPS", "TOPS"},
+	"latency":   {"cycles"},
+	"bandwidth": {"GB/s"},
+	"gemm":      {"us", "ms", "TFLOPS"},
 }
 
 // ConfigFor is the built-in config matching a row's hardware.
@@ -169,4 +237,50 @@ func (p Point) level() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// parseKernels reads the kernel column: mode=NAME pairs separated by ';'.
+func parseKernels(s string) (map[tensorcore.Mode]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	out := map[tensorcore.Mode]string{}
+	for _, part := range strings.Split(s, ";") {
+		m, name, ok := strings.Cut(strings.TrimSpace(part), "=")
+		mode, err := tensorcore.ParseMode(m)
+		if !ok || err != nil || name == "" {
+			return nil, fmt.Errorf("column kernel: %q: want dense=NAME;sparse=NAME "+
+				"(a library tile name such as 256x128x32_64x64_s3, optionally "+
+				"with _splitkN)", part)
+		}
+		out[mode] = name
+	}
+	return out, nil
+}
+
+// LockedMHz is the locked clock of the measurement (0 when the clocks
+// were not locked or the row does not say).
+func (p Point) LockedMHz() (int, error) {
+	switch {
+	case p.Clock == "", p.Clock == "boost":
+		return 0, nil
+	case strings.HasPrefix(p.Clock, "locked:"):
+		v, err := strconv.Atoi(strings.TrimPrefix(p.Clock, "locked:"))
+		if err != nil || v <= 0 {
+			return 0, fmt.Errorf("column clock: %q: want locked:MHZ with MHZ > 0", p.Clock)
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("column clock: %q: want locked:MHZ, boost or empty", p.Clock)
+}
+
+// pinnedPlan splits a pinned kernel name into the tile name and split-K.
+func pinnedPlan(name string) (tile string, splitK int) {
+	if i := strings.Index(name, "_splitk"); i >= 0 {
+		if v, err := strconv.Atoi(name[i+len("_splitk"):]); err == nil && v > 1 {
+			return name[:i], v
+		}
+	}
+	return name, 1
 }

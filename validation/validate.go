@@ -21,24 +21,56 @@ type Row struct {
 	Unit      string  `json:"unit"`
 	Measured  float64 `json:"measured"`
 	Simulated float64 `json:"simulated"`
-	// Error is (simulated - measured) / measured.
+	// Error is (simulated - measured) / measured: positive when the
+	// model is slow (times) or high (throughput, speedup).
 	Error   float64 `json:"error"`
 	HeldOut bool    `json:"held_out"`
-	Kernel  string  `json:"kernel,omitempty"`
+	// Check marks an arithmetic check, not a prediction: a peak row
+	// compares configured FMA/clk x units x clock with a published figure.
+	Check  bool   `json:"check,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	// Clock is the measurement's clock policy (locked:MHZ, boost, "").
+	Clock string `json:"clock,omitempty"`
+	// Pinned*: the kernel the measurement names, simulated as such, so
+	// that Error (the model's own selection) and PinnedError (the kernel
+	// model alone) can be told apart. Absent when the row pins nothing.
+	PinnedKernel    string   `json:"pinned_kernel,omitempty"`
+	PinnedSimulated float64  `json:"pinned_simulated,omitempty"`
+	PinnedError     *float64 `json:"pinned_error,omitempty"`
+	// Spread is the ensemble's (max - min) / mean of the selected
+	// kernel's cycles (sim.jitter_runs > 1; 0 otherwise).
+	Spread float64 `json:"spread,omitempty"`
+	// Margin is the selected kernel's estimated lead over the runner-up,
+	// (runner-up - winner) / winner (0 with a single candidate).
+	Margin float64 `json:"margin,omitempty"`
 }
 
 // Summary is the error of one kind of comparison.
 type Summary struct {
 	Kind string `json:"kind"`
 	N    int    `json:"n"`
-	// MAPE is the mean absolute relative error over all rows; HeldOutMAPE
-	// over the rows not used for calibration (NaN-free: 0 when none).
+	// Check: the kind is an arithmetic check (peaks), not a prediction.
+	Check bool `json:"check,omitempty"`
+	// MAPE is the mean absolute relative error over all rows, Bias the
+	// mean signed error; HeldOut* over the rows not used for calibration
+	// (0 when none).
 	MAPE        float64 `json:"mape"`
+	Bias        float64 `json:"bias"`
 	HeldOutN    int     `json:"held_out_n"`
 	HeldOutMAPE float64 `json:"held_out_mape"`
-	// Correlation is Pearson's r of measured vs simulated (GEMM kinds
-	// with at least 3 rows; 0 otherwise).
-	Correlation float64 `json:"correlation,omitempty"`
+	HeldOutBias float64 `json:"held_out_bias"`
+	// Over and Under count held-out rows with a positive and a negative
+	// error.
+	Over  int `json:"over"`
+	Under int `json:"under"`
+	// RankCorrelation is Spearman's rho of measured vs simulated over
+	// the held-out rows (gemm_speedup with at least 3 rows): does the
+	// model order shapes by speedup as the hardware does?
+	RankCorrelation *float64 `json:"rank_correlation,omitempty"`
+	// Pinned*: the rows that name their kernel, simulated with it.
+	PinnedN    int     `json:"pinned_n,omitempty"`
+	PinnedMAPE float64 `json:"pinned_mape,omitempty"`
+	PinnedBias float64 `json:"pinned_bias,omitempty"`
 }
 
 // Report is the validation result.
@@ -74,9 +106,9 @@ func Run(points []Point, opt Options) (*Report, error) {
 	gemms := map[string][]Point{}
 	var order []string
 	for _, p := range points {
-		name, ld, err := v.config(p)
+		name, ld, err := v.config(p, nil)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
 		}
 		if ld == nil {
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: no config "+
@@ -85,7 +117,7 @@ func Run(points []Point, opt Options) (*Report, error) {
 		}
 		switch p.Kind {
 		case "peak":
-			err = v.peak(p, name, ld)
+			err = v.peak(p, ld)
 		case "latency", "bandwidth":
 			err = v.memory(p, name, ld)
 		case "gemm":
@@ -93,6 +125,10 @@ func Run(points []Point, opt Options) (*Report, error) {
 				order = append(order, name)
 			}
 			gemms[name] = append(gemms[name], p)
+		case "mma":
+			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: an mma row "+
+				"needs a microbenchmark of one instruction shape at given warps "+
+				"per SM and MMAs in flight, which stcsim micro tc does not run", p.ID))
 		default:
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: unknown "+
 				"kind %q", p.ID, p.Kind))
@@ -118,8 +154,10 @@ type validator struct {
 	rep        Report
 }
 
-// config loads (once) the config a row runs on.
-func (v *validator) config(p Point) (string, *configs.Loaded, error) {
+// config loads (once) the config a row runs on: its hardware's built-in
+// config (or Options.Configs), the row's locked clock, Options.Sets, then
+// extra (a pinned kernel).
+func (v *validator) config(p Point, extra []string) (string, *configs.Loaded, error) {
 	specs := v.opt.Configs
 	if len(specs) == 0 {
 		name, ok := ConfigFor(p.Hardware)
@@ -131,11 +169,16 @@ func (v *validator) config(p Point) (string, *configs.Loaded, error) {
 		}
 		specs = []string{name}
 	}
-	key := fmt.Sprint(specs)
+	var sets []string
+	if mhz, _ := p.LockedMHz(); mhz > 0 {
+		sets = append(sets, fmt.Sprintf("gpu.clock_mhz=%d", mhz))
+	}
+	sets = append(append(sets, v.opt.Sets...), extra...)
+	key := fmt.Sprint(specs, sets)
 	if ld, ok := v.loaded[key]; ok {
 		return key, ld, nil
 	}
-	ld, err := configs.Load(specs, v.opt.Sets)
+	ld, err := configs.Load(specs, sets)
 	if err != nil {
 		return "", nil, err
 	}
@@ -143,21 +186,26 @@ func (v *validator) config(p Point) (string, *configs.Loaded, error) {
 	return key, ld, nil
 }
 
-func (v *validator) add(p Point, kind, unit string, measured, simulated float64, ld *configs.Loaded, kernel string) {
+func (v *validator) add(p Point, kind, unit string, measured, simulated float64, ld *configs.Loaded, kernel string) *Row {
 	v.rep.Rows = append(v.rep.Rows, Row{ID: p.ID, Kind: kind,
 		Config: ld.Config.Name, Unit: unit, Measured: measured,
 		Simulated: simulated, Error: (simulated - measured) / measured,
-		HeldOut: !v.calibrated[p.ID], Kernel: kernel})
+		HeldOut: !v.calibrated[p.ID], Kernel: kernel, Clock: p.Clock})
+	return &v.rep.Rows[len(v.rep.Rows)-1]
 }
 
-func (v *validator) peak(p Point, name string, ld *configs.Loaded) error {
+// peak compares the tensor-core microbenchmark's peak with a published
+// one. The model's peak is configured FMA/clk x units x clock, so this
+// checks the arithmetic of the configuration; it predicts nothing.
+func (v *validator) peak(p Point, ld *configs.Loaded) error {
 	c := ld.Config
 	r, err := tensorcore.MicroTC(c.TensorCore, c.GPU.SMCount,
 		c.SM.SubPartitions, c.GPU.ClockMHz, p.Precision, tensorcore.Dense)
 	if err != nil {
 		return err
 	}
-	v.add(p, "peak", p.Unit, p.Dense, r.TFLOPS, ld, "")
+	row := v.add(p, "peak", p.Unit, p.Dense, r.TFLOPS, ld, "")
+	row.Check, row.HeldOut = true, false
 	return nil
 }
 
@@ -192,13 +240,12 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	return nil
 }
 
-// gemms runs all GEMM rows of one config as one simulator run.
+// gemms runs all GEMM rows of one config as one simulator run (the
+// model's own kernel selection), then each pinned kernel on its own.
 func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error {
 	t := &workloads.Trace{Name: "validation"}
 	for _, p := range points {
-		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: p.ID, M: p.M, N: p.N,
-			K: p.K, Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
-			Count: 1, Batch: 1})
+		t.GEMMs = append(t.GEMMs, gemmOf(p))
 	}
 	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
 		Modes: tensorcore.Modes})
@@ -207,18 +254,80 @@ func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error
 	}
 	for i, p := range points {
 		d, s := rep.Results[2*i], rep.Results[2*i+1]
-		v.add(p, "gemm_dense_time", "us", timeUS(p, p.Dense), d.TimeUS, ld, d.Kernel)
+		pd, ps, err := v.pinned(p)
+		if err != nil {
+			return err
+		}
+		dt, st := timeUS(p, p.Dense), timeUS(p, p.Sparse)
+		v.addTime(p, "gemm_dense_time", dt, d, pd, ld)
 		if p.Sparse > 0 {
-			v.add(p, "gemm_sparse_time", "us", timeUS(p, p.Sparse), s.TimeUS, ld, s.Kernel)
+			v.addTime(p, "gemm_sparse_time", st, s, ps, ld)
 		}
 		if sp := p.Speedup; sp > 0 || p.Sparse > 0 {
 			if sp == 0 {
-				sp = timeUS(p, p.Dense) / timeUS(p, p.Sparse)
+				sp = dt / st
 			}
-			v.add(p, "gemm_speedup", "x", sp, s.Speedup, ld, "")
+			row := v.add(p, "gemm_speedup", "x", sp, s.Speedup, ld, "")
+			if pd != nil && ps != nil {
+				row.setPinned("", pd.TimeUS/ps.TimeUS)
+			}
 		}
 	}
 	return nil
+}
+
+func gemmOf(p Point) workloads.GEMM {
+	return workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
+		Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
+		Count: 1, Batch: 1}
+}
+
+func (v *validator) addTime(p Point, kind string, measured float64, sel sim.LayerResult, pin *sim.LayerResult, ld *configs.Loaded) {
+	row := v.add(p, kind, "us", measured, sel.TimeUS, ld, sel.Kernel)
+	row.Spread = sel.CyclesSpread
+	row.Margin = sel.Margin()
+	if pin != nil {
+		row.setPinned(pin.Kernel, pin.TimeUS)
+	}
+}
+
+func (r *Row) setPinned(kernel string, simulated float64) {
+	e := (simulated - r.Measured) / r.Measured
+	r.PinnedKernel, r.PinnedSimulated, r.PinnedError = kernel, simulated, &e
+}
+
+// pinned simulates the kernels a row names, each mode on its own with
+// kernel.force (and split_k) set; nil for a mode the row does not pin.
+func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) {
+	out := map[tensorcore.Mode]*sim.LayerResult{}
+	for _, mode := range tensorcore.Modes {
+		name, ok := p.Kernels[mode]
+		if !ok {
+			continue
+		}
+		tile, splitK := pinnedPlan(name)
+		_, ld, err := v.config(p, []string{"kernel.force=" + tile,
+			fmt.Sprintf("kernel.split_k=[%d]", splitK)})
+		if err != nil {
+			return nil, nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s: %w",
+				p.ID, p.Line, mode, name, err)
+		}
+		t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
+		rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
+			Modes: []tensorcore.Mode{mode}})
+		if err != nil {
+			return nil, nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,
+				mode, name, err)
+		}
+		r := rep.Results[0]
+		if r.Kernel != name {
+			return nil, nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s "+
+				"cannot run this GEMM as named (the model ran %s)", p.ID, p.Line,
+				mode, name, r.Kernel)
+		}
+		out[mode] = &r
+	}
+	return out[tensorcore.Dense], out[tensorcore.Sparse], nil
 }
 
 // timeUS converts a GEMM row's value to microseconds.
@@ -251,22 +360,70 @@ func summarizeKind(kind string, rows []Row) Summary {
 	s := Summary{Kind: kind, N: len(rows)}
 	var meas, simd []float64
 	for _, r := range rows {
+		s.Check = s.Check || r.Check
 		s.MAPE += math.Abs(r.Error)
-		if r.HeldOut {
-			s.HeldOutN++
-			s.HeldOutMAPE += math.Abs(r.Error)
+		s.Bias += r.Error
+		if r.PinnedError != nil {
+			s.PinnedN++
+			s.PinnedMAPE += math.Abs(*r.PinnedError)
+			s.PinnedBias += *r.PinnedError
+		}
+		if !r.HeldOut {
+			continue
+		}
+		s.HeldOutN++
+		s.HeldOutMAPE += math.Abs(r.Error)
+		s.HeldOutBias += r.Error
+		switch {
+		case r.Error > 0:
+			s.Over++
+		case r.Error < 0:
+			s.Under++
 		}
 		meas = append(meas, r.Measured)
 		simd = append(simd, r.Simulated)
 	}
 	s.MAPE /= float64(len(rows))
+	s.Bias /= float64(len(rows))
 	if s.HeldOutN > 0 {
 		s.HeldOutMAPE /= float64(s.HeldOutN)
+		s.HeldOutBias /= float64(s.HeldOutN)
 	}
-	if len(rows) >= 3 && len(kind) > 4 && kind[:4] == "gemm" {
-		s.Correlation = pearson(meas, simd)
+	if s.PinnedN > 0 {
+		s.PinnedMAPE /= float64(s.PinnedN)
+		s.PinnedBias /= float64(s.PinnedN)
+	}
+	if kind == "gemm_speedup" && len(meas) >= 3 {
+		rho := spearman(meas, simd)
+		s.RankCorrelation = &rho
 	}
 	return s
+}
+
+// spearman is Spearman's rank correlation: Pearson's r of the ranks
+// (ties share their mean rank).
+func spearman(x, y []float64) float64 {
+	return pearson(ranks(x), ranks(y))
+}
+
+func ranks(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	r := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
 }
 
 func pearson(x, y []float64) float64 {

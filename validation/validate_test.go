@@ -1,15 +1,18 @@
 package validation
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
 
-const smallPoints = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source
-peak-fp16,A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,test
-lat-l1,A100-80GB,,latency,,,,33,,cycles,,test
-gemm-small,A100,fp16,gemm,512,512,512,20,15,us,,test
-gemm-tflops,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test
+const smallPoints = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
+peak-fp16,A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,test,,
+lat-l1,A100-80GB,,latency,,,,33,,cycles,,test,,
+gemm-small,A100,fp16,gemm,512,512,512,20,15,us,,test,dense=128x128x32_64x64_s5;sparse=128x128x64_64x64_s3,locked:1410
+gemm-tflops,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test,,boost
+gemm-third,A100,fp16,gemm,256,1024,512,12,10,us,,test,,
+mma-sp,A100,fp16,mma,16,8,32,,1979.1,FMA/clk/SM,,test,,
 `
 
 func TestValidatorRunsEveryKind(t *testing.T) {
@@ -32,25 +35,78 @@ func TestValidatorRunsEveryKind(t *testing.T) {
 				rep.Summary, rep.Skipped)
 		}
 	}
+	if s := kinds["peak"]; !s.Check || s.HeldOutN != 0 {
+		t.Errorf("peaks must be arithmetic checks, not held-out predictions: %+v", s)
+	}
+	if s := kinds["gemm_speedup"]; s.RankCorrelation == nil || s.Over+s.Under != s.HeldOutN {
+		t.Errorf("speedup summary: rank correlation %v, over %d + under %d vs %d held out",
+			s.RankCorrelation, s.Over, s.Under, s.HeldOutN)
+	}
+	if s := kinds["gemm_dense_time"]; s.PinnedN != 1 {
+		t.Errorf("dense time: %d pinned rows, want 1 (gemm-small)", s.PinnedN)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "mma-sp") {
+		t.Errorf("skipped %v: want the mma row, with its reason", rep.Skipped)
+	}
 	for _, r := range rep.Rows {
-		if r.Simulated <= 0 {
-			t.Errorf("%s %s: simulated %g", r.ID, r.Kind, r.Simulated)
-		}
-		if r.ID == "lat-l1" && (r.HeldOut || r.Config != "a100-80gb") {
-			t.Errorf("lat-l1: held out %v on %s", r.HeldOut, r.Config)
-		}
-		if r.ID == "peak-fp16" && (r.Error > 0.02 || r.Error < -0.02) {
-			t.Errorf("peak-fp16 error %.3f: the tensor-core peak is off", r.Error)
-		}
-		if r.ID == "gemm-tflops" && r.Kind == "gemm_dense_time" {
-			want := 2.0 * 1024 * 1024 * 1024 / 100e12 * 1e6
-			if d := r.Measured - want; d > 1e-9 || d < -1e-9 {
-				t.Errorf("TFLOPS row converted to %g us, want %g", r.Measured, want)
-			}
-		}
+		checkRow(t, r)
 	}
 	if _, worst := rep.MaxMAPE(); worst <= 0 {
 		t.Errorf("max MAPE %g: errors were not computed", worst)
+	}
+}
+
+func checkRow(t *testing.T, r Row) {
+	t.Helper()
+	if r.Simulated <= 0 {
+		t.Errorf("%s %s: simulated %g", r.ID, r.Kind, r.Simulated)
+	}
+	if r.ID == "lat-l1" && (r.HeldOut || r.Config != "a100-80gb") {
+		t.Errorf("lat-l1: held out %v on %s", r.HeldOut, r.Config)
+	}
+	if r.ID == "gemm-small" && r.Kind != "gemm_speedup" {
+		want := map[string]string{"gemm_dense_time": "128x128x32_64x64_s5",
+			"gemm_sparse_time": "128x128x64_64x64_s3"}[r.Kind]
+		if r.PinnedKernel != want || r.PinnedError == nil || r.Clock != "locked:1410" {
+			t.Errorf("gemm-small %s: pinned %q (error %v, clock %q), want %s",
+				r.Kind, r.PinnedKernel, r.PinnedError, r.Clock, want)
+		}
+	}
+	if r.ID == "gemm-tflops" && r.Kind == "gemm_dense_time" {
+		want := 2.0 * 1024 * 1024 * 1024 / 100e12 * 1e6
+		if d := r.Measured - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("TFLOPS row converted to %g us, want %g", r.Measured, want)
+		}
+	}
+}
+
+// Spearman's rho against values worked by hand: ranks (1,2,3,4) vs
+// (1,3,2,4) give 1 - 6*2/(4*15) = 0.8; ties take their mean rank.
+func TestSpearman(t *testing.T) {
+	for _, c := range []struct {
+		x, y []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, []float64{10, 30, 20, 40}, 0.8},
+		{[]float64{1, 2, 3}, []float64{3, 2, 1}, -1},
+		{[]float64{1, 2, 2, 3}, []float64{1, 2, 2, 3}, 1},
+		{[]float64{5, 1, 9}, []float64{50, 10, 90}, 1},
+	} {
+		if got := spearman(c.x, c.y); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("spearman(%v, %v) = %g, want %g", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+func TestSummaryBiasAndSigns(t *testing.T) {
+	rows := []Row{{Error: 0.1, HeldOut: true}, {Error: -0.3, HeldOut: true},
+		{Error: 0.2}}
+	s := summarizeKind("gemm_dense_time", rows)
+	if math.Abs(s.HeldOutBias-(-0.1)) > 1e-12 || math.Abs(s.HeldOutMAPE-0.2) > 1e-12 {
+		t.Errorf("held-out bias %g, MAPE %g: want -0.1, 0.2", s.HeldOutBias, s.HeldOutMAPE)
+	}
+	if s.Over != 1 || s.Under != 1 || math.Abs(s.Bias-0) > 1e-12 {
+		t.Errorf("over %d under %d bias %g: want 1, 1, 0", s.Over, s.Under, s.Bias)
 	}
 }
 
@@ -60,10 +116,23 @@ func TestBadPointsFiles(t *testing.T) {
 		"number":  strings.Replace(smallPoints, "311.2", "abc", 1),
 		"missing": strings.Replace(smallPoints, "512,512,512", "512,,512", 1),
 		"fields":  smallPoints + "short,row\n",
+		"kernel":  strings.Replace(smallPoints, "dense=128x128x32", "fast=128x128x32", 1),
+		"clock":   strings.Replace(smallPoints, "locked:1410", "locked:fast", 1),
+		"policy":  strings.Replace(smallPoints, ",boost", ",turbo", 1),
 	} {
 		_, err := ParsePoints(strings.NewReader(text), "bad.csv")
 		if err == nil || !strings.Contains(err.Error(), "bad.csv") {
 			t.Errorf("%s: want an error naming the file, got %v", name, err)
 		}
+	}
+}
+
+// The shared collection's format (no kernel and clock columns) still loads.
+func TestTwelveColumnFile(t *testing.T) {
+	text := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source\n" +
+		"g,A100,fp16,gemm,64,64,64,1,,us,,x\n"
+	pts, err := ParsePoints(strings.NewReader(text), "old.csv")
+	if err != nil || len(pts) != 1 || pts[0].Kernels != nil || pts[0].Clock != "" {
+		t.Fatalf("12-column file: %v %+v", err, pts)
 	}
 }

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -68,7 +69,31 @@ func ASPEligible(out, in int) bool {
 // MACs is the multiply-accumulate count of one run of the GEMM as it will
 // execute (padded shape): M x N x K x Batch.
 func (g GEMM) MACs() int64 {
-	return int64(g.M) * int64(g.N) * int64(g.K) * int64(max(g.Batch, 1))
+	return mulSat(int64(g.M), int64(g.N), int64(g.K), int64(max(g.Batch, 1)))
+}
+
+// mulSat multiplies non-negative factors, saturating at math.MaxInt64 so
+// that a product of unchecked dimensions cannot wrap around.
+func mulSat(f ...int64) int64 {
+	p := int64(1)
+	for _, x := range f {
+		if x <= 0 {
+			return 0
+		}
+		if p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
+
+// addSat adds non-negative terms, saturating at math.MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // UsefulMACs is MACs on the layer's own (unpadded) shape.
@@ -80,7 +105,7 @@ func (g GEMM) UsefulMACs() int64 {
 	if g.UnpaddedK > 0 {
 		k = g.UnpaddedK
 	}
-	return int64(m) * int64(g.N) * int64(k) * int64(max(g.Batch, 1))
+	return mulSat(int64(m), int64(g.N), int64(k), int64(max(g.Batch, 1)))
 }
 
 // SparseApplied reports whether the GEMM runs sparse in the sparse variant
@@ -120,7 +145,7 @@ func PatternGroup(sparsity string) int {
 func (t *Trace) MACs() int64 {
 	var s int64
 	for _, g := range t.GEMMs {
-		s += g.MACs() * int64(g.Count)
+		s = addSat(s, mulSat(g.MACs(), int64(g.Count)))
 	}
 	return s
 }
@@ -129,7 +154,7 @@ func (t *Trace) MACs() int64 {
 func (t *Trace) UsefulMACs() int64 {
 	var s int64
 	for _, g := range t.GEMMs {
-		s += g.UsefulMACs() * int64(g.Count)
+		s = addSat(s, mulSat(g.UsefulMACs(), int64(g.Count)))
 	}
 	return s
 }
@@ -163,10 +188,13 @@ func ParseGEMM(s string) (m, n, k int, err error) {
 
 var dimName = [3]string{"M", "N", "K"}
 
-// MaxDim bounds every GEMM dimension, count and batch; a trace row's
-// MACs x Count is further bounded by MaxMACs, so sums stay far from int64
-// overflow.
+// MaxDim bounds every GEMM dimension, count and batch; a row's MACs x
+// Count is further bounded by MaxMACs and a workload's sum by
+// MaxTraceMACs, so sums stay far from int64 overflow. Every entry point
+// (trace files, --gemm, sweep gemms: lists, models, validation points)
+// checks its rows with GEMM.Validate and Trace.Validate.
 const (
-	MaxDim  = 1 << 30
-	MaxMACs = 1 << 56
+	MaxDim       = 1 << 30
+	MaxMACs      = 1 << 56
+	MaxTraceMACs = 1 << 60
 )

@@ -7,11 +7,24 @@ import (
 	"strings"
 )
 
-// Load reads a trace file, CSV or JSON by its extension (.csv, .json).
+// Load reads a trace file, CSV or JSON by its extension (.csv, .json),
+// and checks the weight file of every row that names one.
 // Relative weight paths in the rows are taken relative to the file's
 // directory and returned joined with it. A CSV trace (and a JSON trace
 // without "name") is named after the file, without the extension.
 func Load(path string) (*Trace, error) {
+	t, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckWeights(t); err != nil {
+		return nil, fmt.Errorf("trace %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// loadFile parses a trace file and resolves its weight paths.
+func loadFile(path string) (*Trace, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	parse := map[string]func(*os.File, string) (*Trace, error){
 		".csv":  func(f *os.File, n string) (*Trace, error) { return ParseCSV(f, n) },
@@ -40,4 +53,20 @@ func Load(path string) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// CheckWeights loads the weight file of every row that names one and
+// checks it against the row (shape, pattern), so that every command that
+// loads a trace refuses a missing or unpruned weight, as `stcsim trace
+// check` does.
+func CheckWeights(t *Trace) error {
+	for _, g := range t.GEMMs {
+		if g.Weights == "" {
+			continue
+		}
+		if _, err := LoadRowWeights(g); err != nil {
+			return fmt.Errorf("column weights: %w", err)
+		}
+	}
+	return nil
 }

@@ -362,11 +362,15 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	if err != nil || uint64(len(hdr)) != hlen {
 		return nil, fmt.Errorf("truncated safetensors header: want %d bytes", hlen)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(hdr, &raw); err != nil {
+	raw, err := headerEntries(hdr)
+	if err != nil {
 		return nil, fmt.Errorf("safetensors header: %w", err)
 	}
 	delete(raw, "__metadata__")
+	end, err := checkLayout(raw)
+	if err != nil {
+		return nil, fmt.Errorf("safetensors header: %w", err)
+	}
 	names := make([]string, 0, len(raw))
 	for n := range raw {
 		names = append(names, n)
@@ -418,8 +422,92 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 		return nil, fmt.Errorf("tensor %q: truncated: %d of %d data bytes",
 			tensor, len(data), n*size)
 	}
+	if err := checkEnd(r, end-e.DataOffsets[1]); err != nil {
+		return nil, err
+	}
 	return &Tensor{Name: tensor, DType: e.DType, Shape: e.Shape,
 		Data: decodeFloats(data, kind, binary.LittleEndian)}, nil
+}
+
+// headerEntries reads the header's top-level object, refusing a key that
+// appears twice (a JSON decoder would keep the last silently).
+func headerEntries(hdr []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("tensor %q listed twice", key)
+		}
+		out[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the header object")
+	}
+	return out, nil
+}
+
+// checkLayout requires the tensors' data to tile the byte buffer from 0,
+// without overlaps or holes (the safetensors format), and returns its end.
+func checkLayout(raw map[string]json.RawMessage) (int64, error) {
+	type span struct {
+		name       string
+		start, end int64
+	}
+	var spans []span
+	for name, r := range raw {
+		var e struct {
+			DataOffsets []int64 `json:"data_offsets"`
+		}
+		if err := json.Unmarshal(r, &e); err != nil || len(e.DataOffsets) != 2 {
+			return 0, fmt.Errorf("tensor %q: want data_offsets [start, end]", name)
+		}
+		spans = append(spans, span{name, e.DataOffsets[0], e.DataOffsets[1]})
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].name < spans[j].name
+	})
+	var end int64
+	for _, sp := range spans {
+		if sp.start != end || sp.end < sp.start {
+			return 0, fmt.Errorf("tensor %q: data_offsets [%d, %d] overlap "+
+				"another tensor or leave a hole (the data must run from 0 "+
+				"without gaps)", sp.name, sp.start, sp.end)
+		}
+		end = sp.end
+	}
+	return end, nil
+}
+
+// checkEnd skips the rest bytes of data after the tensor read and
+// requires the file to end there.
+func checkEnd(r io.Reader, rest int64) error {
+	if _, err := io.CopyN(io.Discard, r, rest); err != nil {
+		return fmt.Errorf("truncated: the data ends before the header's " +
+			"last offset")
+	}
+	var b [1]byte
+	if n, _ := r.Read(b[:]); n > 0 {
+		return errors.New("bytes after the last tensor's data")
+	}
+	return nil
 }
 
 func listNames(names []string) string {

@@ -65,6 +65,9 @@ func TestParseCSVErrors(t *testing.T) {
 		{"sparsity", csvHeader + "a,16,16,16,fp16,4:8,1,1\n", 2, 17, `unknown sparsity "4:8"`},
 		{"huge", csvHeader + "a,1073741824,1073741824,1073741824,fp16,2:4,1,1\n", 2, 45, "above the limit"},
 		{"too big dim", csvHeader + "a,16,16,1073741825,fp16,2:4,1,1\n", 2, 9, "k: must be in"},
+		{"k not in groups", csvHeader + "a,16,16,1030,fp16,2:4,1,1\n", 2, 9,
+			"k: K=1030 is not a whole number of the 4-wide groups of sparsity 2:4 (pad K to 1032"},
+		{"k not in 1:2 groups", csvHeader + "a,16,16,15,tf32,1:2,1,1\n", 2, 9, "K=15 is not a whole number of the 2-wide"},
 		{"unpadded above padded", "name,m,n,k,precision,sparsity,count,batch,unpadded_k\n" +
 			"a,16,16,16,fp16,2:4,1,1,17\n", 2, 25, "unpadded_k: must be 0"},
 		{"control char", csvHeader + "\"a\nb\",16,16,16,fp16,2:4,1,1\n", 2, 1, "name: control character"},
@@ -108,6 +111,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"string number", `{"gemms": [{"m": "16"}]}`, 1, 18, "m: want a whole number"},
 		{"bad value", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":-4`, 1), 1, 42, "k: must be in"},
 		{"bad sparsity", strings.Replace(`{"gemms": [`+g+`]}`, `"2:4"`, `"3:4"`, 1), 1, 75, `unknown sparsity "3:4"`},
+		{"k not in groups", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":18`, 1), 1, 42, "k: K=18 is not a whole number"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -135,7 +139,10 @@ func TestLoad(t *testing.T) {
 	}
 	os.WriteFile(csvPath, []byte("name,m,n,k,precision,sparsity,count,batch,weights\n"+
 		"a,16,16,16,fp16,2:4,1,1,w/a.npy\nb,16,16,16,fp16,2:4,1,1,/abs/b.npy\n"), 0o644)
-	tr, err := Load(csvPath)
+	if _, err := Load(csvPath); err == nil || !strings.Contains(err.Error(), "column weights") {
+		t.Errorf("Load with missing weights: %v, want an error naming column weights", err)
+	}
+	tr, err := loadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +155,7 @@ func TestLoad(t *testing.T) {
 	tr.Name = "named"
 	tr.WriteJSON(f)
 	f.Close()
-	back, err := Load(jsPath)
+	back, err := loadFile(jsPath)
 	if err != nil || back.Name != "named" || len(back.GEMMs) != 2 {
 		t.Errorf("Load(json) = %+v, %v", back, err)
 	}

@@ -76,6 +76,9 @@ func (g *GEMM) check() *fieldError {
 		return badField("sparsity", "unknown sparsity %q (want %s, %s or %s)",
 			g.Sparsity, Sparse24, Sparse12, Dense)
 	}
+	if fe := g.checkGroups(); fe != nil {
+		return fe
+	}
 	if fe := checkUnpadded("unpadded_m", g.UnpaddedM, g.M); fe != nil {
 		return fe
 	}
@@ -91,6 +94,19 @@ func (g *GEMM) check() *fieldError {
 			"above the limit %d", total, int64(MaxMACs))
 	}
 	return nil
+}
+
+// checkGroups: a sparse row's K must be a whole number of its pattern's
+// groups, as the compressed operand (kept values + indices per group) and
+// mma.sp need. Rows are never padded silently: Pad does it, and says so.
+func (g *GEMM) checkGroups() *fieldError {
+	group := PatternGroup(g.Sparsity)
+	if group == 0 || g.K%group == 0 {
+		return nil
+	}
+	return badField("k", "K=%d is not a whole number of the %d-wide groups "+
+		"of sparsity %s (pad K to %d, or make the row dense)", g.K, group,
+		g.Sparsity, roundUp(g.K, group))
 }
 
 func checkUnpadded(field string, v, padded int) *fieldError {
@@ -120,6 +136,10 @@ func (t *Trace) Validate() error {
 			return fmt.Errorf("trace %s GEMM %d (%s): %w", t.Name, i+1,
 				t.GEMMs[i].Name, err)
 		}
+	}
+	if m := t.MACs(); m > MaxTraceMACs {
+		return fmt.Errorf("trace %s: its GEMMs sum to %d MACs (or more), "+
+			"above the limit %d for one workload", t.Name, m, int64(MaxTraceMACs))
 	}
 	return nil
 }

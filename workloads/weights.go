@@ -73,6 +73,9 @@ func ReadTensor(path, tensor string) (*Tensor, error) {
 	if ext == ".npy" && tensor != "" {
 		return nil, fmt.Errorf("weights %s: a .npy file holds one unnamed tensor; --tensor applies to .safetensors", path)
 	}
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("weights %s: not a regular file", file)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("open weights: %w", err)

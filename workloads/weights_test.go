@@ -124,13 +124,32 @@ func TestReadSafetensors(t *testing.T) {
 	data := append(le16(0x3f80, 0xbf00), le16(0x4000, 0x4000)...)
 	data = append(data, le32f(7)...)
 	file := safetensorsBytes(map[string]safetensorsEntry{
-		"a.bf16":     {DType: "BF16", Shape: []int{1, 2}, DataOffsets: []int64{0, 4}},
-		"b.f16":      {DType: "F16", Shape: []int{2}, DataOffsets: []int64{4, 8}},
-		"c.f32":      {DType: "F32", Shape: []int{1}, DataOffsets: []int64{8, 12}},
-		"d.int":      {DType: "I32", Shape: []int{1}, DataOffsets: []int64{8, 12}},
-		"e.bad":      {DType: "F32", Shape: []int{2}, DataOffsets: []int64{8, 12}},
-		"f.past.end": {DType: "F32", Shape: []int{2}, DataOffsets: []int64{8, 16}},
+		"a.bf16": {DType: "BF16", Shape: []int{1, 2}, DataOffsets: []int64{0, 4}},
+		"b.f16":  {DType: "F16", Shape: []int{2}, DataOffsets: []int64{4, 8}},
+		"c.f32":  {DType: "F32", Shape: []int{1}, DataOffsets: []int64{8, 12}},
 	}, data)
+	one := func(e safetensorsEntry, data []byte) []byte {
+		return safetensorsBytes(map[string]safetensorsEntry{"t": e}, data)
+	}
+	files := map[string][]byte{
+		"d.int":      one(safetensorsEntry{DType: "I32", Shape: []int{1}, DataOffsets: []int64{0, 4}}, le32f(1)),
+		"e.bad":      one(safetensorsEntry{DType: "F32", Shape: []int{2}, DataOffsets: []int64{0, 4}}, le32f(1)),
+		"f.past.end": one(safetensorsEntry{DType: "F32", Shape: []int{2}, DataOffsets: []int64{0, 8}}, le32f(1)),
+		"g.trailing": one(safetensorsEntry{DType: "F32", Shape: []int{1}, DataOffsets: []int64{0, 4}}, append(le32f(1), 9)),
+		"h.overlap": safetensorsBytes(map[string]safetensorsEntry{
+			"t": {DType: "F32", Shape: []int{1}, DataOffsets: []int64{0, 4}},
+			"u": {DType: "F32", Shape: []int{2}, DataOffsets: []int64{0, 8}},
+		}, append(le32f(1), le32f(2)...)),
+		"i.duplicate": func() []byte {
+			js := `{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},` +
+				`"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`
+			var b bytes.Buffer
+			binary.Write(&b, binary.LittleEndian, uint64(len(js)))
+			b.WriteString(js)
+			b.Write(le32f(1))
+			return b.Bytes()
+		}(),
+	}
 	cases := []struct {
 		tensor string
 		data   []float32
@@ -140,13 +159,20 @@ func TestReadSafetensors(t *testing.T) {
 		{"b.f16", []float32{2, 2}, ""},
 		{"c.f32", []float32{7}, ""},
 		{"d.int", nil, `unsupported dtype "I32"`},
-		{"e.bad", nil, "data_offsets [8 12] do not hold 2"},
+		{"e.bad", nil, "data_offsets [0 4] do not hold 2"},
 		{"f.past.end", nil, "truncated: 4 of 8 data bytes"},
+		{"g.trailing", nil, "bytes after the last tensor's data"},
+		{"h.overlap", nil, "overlap another tensor"},
+		{"i.duplicate", nil, `tensor "t" listed twice`},
 		{"zz", nil, `no tensor "zz" (have: a.bf16, b.f16`},
-		{"", nil, "holds 6 tensors, name one"},
+		{"", nil, "holds 3 tensors, name one"},
 	}
 	for _, c := range cases {
-		tt, err := ReadSafetensors(bytes.NewReader(file), "m.safetensors", c.tensor)
+		f, name := file, c.tensor
+		if bad, ok := files[c.tensor]; ok {
+			f, name = bad, "t"
+		}
+		tt, err := ReadSafetensors(bytes.NewReader(f), "m.safetensors", name)
 		if c.want != "" {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: error %v, want %q", c.tensor, err, c.want)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,10 +32,17 @@ func runMerge(args []string) int {
 			return usageError(fs, "input %s: %v", in, err)
 		}
 	}
+	if err := checkOutFile("output store", out); err != nil {
+		return usageError(fs, "%v", err)
+	}
+	if err := sweep.CheckInputs(ins...); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		return storeExit(err)
+	}
 	st, err := sweep.Open(out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
-		return exitInternal
+		return storeExit(err)
 	}
 	err = st.Merge(ins...)
 	if err == nil {
@@ -45,10 +53,20 @@ func runMerge(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
-		return exitInternal
+		return storeExit(err)
 	}
 	fmt.Fprintf(os.Stderr, "merged %d stores into %s\n", len(ins), out)
 	return exitOK
+}
+
+// storeExit is the exit status of a store error: 2 for bad input (a
+// file that is not a store, damaged or conflicting stores), 1 otherwise.
+func storeExit(err error) int {
+	var in *sweep.InputError
+	if errors.As(err, &in) || errors.Is(err, sweep.ErrNotStore) {
+		return exitUsage
+	}
+	return exitInternal
 }
 
 func sameFile(a, b string) bool {

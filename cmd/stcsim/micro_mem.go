@@ -26,6 +26,11 @@ type microMemOutput struct {
 	Results []memory.MicroResult `json:"results"`
 }
 
+// microMem is the microbenchmark the command runs. The command's tests
+// replace it to check what it is called with and what is printed, so
+// that the full microbenchmark runs in memory's tests only.
+var microMem = memory.MicroMem
+
 func runMicroMem(args []string) int {
 	fs := newFlagSet("micro mem", "[--config NAME|PATH]... "+
 		"[--set key=value]... [--format table|json]")
@@ -45,8 +50,7 @@ func runMicroMem(args []string) int {
 		return code
 	}
 	c := ld.Config
-	res, err := memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz),
-		c.GPU.SMCount)
+	res, err := microMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
 		return exitInternal

@@ -2,10 +2,37 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+
+	"github.com/stcsim/stcsim/memory"
+
+	"github.com/stcsim/stcsim/internal/clock"
 )
 
+// fakeMicroMem stands in for memory.MicroMem (tested in package memory)
+// and records the arguments it was called with.
+func fakeMicroMem(t *testing.T) *[]any {
+	t.Helper()
+	var got []any
+	real := microMem
+	microMem = func(cfg memory.Config, clk clock.Clock, sms int) ([]memory.MicroResult, error) {
+		got = []any{cfg.DRAM.BandwidthGBps, clk.Freq, sms}
+		var res []memory.MicroResult
+		for _, lv := range []string{"l1", "l2_near", "l2_far", "dram"} {
+			res = append(res, memory.MicroResult{Kind: "latency", Level: lv, Value: 100, Unit: "cycles"})
+		}
+		for _, lv := range []string{"l1", "l2", "dram"} {
+			res = append(res, memory.MicroResult{Kind: "bandwidth", Level: lv, Value: 1000, Unit: "GB/s"})
+		}
+		return res, nil
+	}
+	t.Cleanup(func() { microMem = real })
+	return &got
+}
+
 func TestMicroMemJSON(t *testing.T) {
+	called := fakeMicroMem(t)
 	out, code := captureStdout(t, func() int {
 		return dispatch([]string{"micro", "mem", "--config", "a100-80gb",
 			"--format", "json"})
@@ -37,6 +64,10 @@ func TestMicroMemJSON(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("missing %v", want)
+	}
+	// a100-80gb: HBM2e at 2039 GB/s, 1410 MHz, 108 SMs.
+	if w := []any{2039.0, clock.MHz(1410).Freq, 108}; fmt.Sprint(*called) != fmt.Sprint(w) {
+		t.Errorf("MicroMem called with %v, want %v", *called, w)
 	}
 }
 

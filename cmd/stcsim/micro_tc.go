@@ -41,8 +41,9 @@ func runMicroTC(args []string) int {
 		return code
 	}
 	precs, modes, err := microTCSelection(*precision, *mode, *format)
-	if err == nil && (*mmas < 1 || *chain < 1) {
-		err = fmt.Errorf("--mmas and --chain must be >= 1")
+	if err == nil && (*mmas < 1 || *chain < 1 || *mmas > maxMicroCount ||
+		*chain > maxMicroCount) {
+		err = fmt.Errorf("--mmas and --chain must be in 1..%d", maxMicroCount)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", err)
@@ -69,6 +70,10 @@ func runMicroTC(args []string) int {
 	writeMicroTCTable(os.Stdout, out)
 	return exitOK
 }
+
+// maxMicroCount bounds --mmas and --chain: a million MMAs is seconds of
+// simulation, far more than a microbenchmark needs to reach steady state.
+const maxMicroCount = 1 << 20
 
 func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, []tensorcore.Mode, error) {
 	precs := tensorcore.Precisions

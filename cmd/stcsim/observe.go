@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 
-	"github.com/sarchlab/akita/v3/monitoring"
 	akita "github.com/sarchlab/akita/v3/sim"
 	"github.com/sarchlab/akita/v3/tracing"
 
@@ -29,51 +26,27 @@ func (o observers) KernelDone(k string) {
 	}
 }
 
-// monitorObserver shows each kernel's engine and components in Akita's
-// monitoring web UI.
-type monitorObserver struct{ m *monitoring.Monitor }
-
-// startMonitor starts Akita's monitor and serves it on 127.0.0.1 only.
-// Akita's StartServer always listens on every interface and serves
-// http.DefaultServeMux; we let it register its routes into a private mux,
-// serve that mux on a loopback listener, and leave Akita's own listener a
-// mux that refuses every request.
-func startMonitor() (*monitorObserver, string, error) {
-	m := monitoring.NewMonitor()
-	private := http.NewServeMux()
-	http.DefaultServeMux = private
-	m.StartServer()
-	refuse := http.NewServeMux()
-	refuse.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "stcsim serves its monitor on 127.0.0.1 only", http.StatusForbidden)
-	})
-	http.DefaultServeMux = refuse
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, "", fmt.Errorf("--monitor: %w", err)
+// WantsSamples is true when one of the observers wants the
+// kernel-selection samples (--trace-candidates).
+func (o observers) WantsSamples() bool {
+	for _, x := range o {
+		if s, ok := x.(sim.SampleObserver); ok && s.WantsSamples() {
+			return true
+		}
 	}
-	go func() { _ = http.Serve(ln, private) }()
-	return &monitorObserver{m: m}, "http://" + ln.Addr().String(), nil
+	return false
 }
-
-func (o *monitorObserver) KernelBuilt(_ string, e akita.Engine, comps []akita.Component) {
-	o.m.RegisterEngine(e)
-	for _, c := range comps {
-		o.m.RegisterComponent(c)
-	}
-}
-
-func (o *monitorObserver) KernelDone(string) {}
 
 // traceObserver records every kernel simulation into one SQLite trace
 // for Daisen, kernels one after another on the trace's time axis.
 type traceObserver struct {
-	writer *tracing.SQLiteTraceWriter
-	tracer *tracing.DBTracer
-	engine akita.Engine
-	offset akita.VTimeInSec
-	kernel int
-	root   tracing.NamedHookable
+	samples bool // also trace kernel-selection samples (--trace-candidates)
+	writer  *tracing.SQLiteTraceWriter
+	tracer  *tracing.DBTracer
+	engine  akita.Engine
+	offset  akita.VTimeInSec
+	kernel  int
+	root    tracing.NamedHookable
 }
 
 // offsetTime shifts an engine's clock by the kernels traced before it.
@@ -84,17 +57,33 @@ type offsetTime struct {
 
 func (t offsetTime) CurrentTime() akita.VTimeInSec { return t.e.CurrentTime() + t.offset }
 
-func newTraceObserver(path string) (*traceObserver, error) {
+// checkTracePath checks a --trace-db path before anything runs: Akita's
+// SQLite writer panics on a file it cannot create.
+func checkTracePath(path string) error {
 	if !strings.HasSuffix(path, ".sqlite3") {
-		return nil, fmt.Errorf("--trace-db %q: the file name must end in .sqlite3", path)
+		return fmt.Errorf("--trace-db %q: the file name must end in .sqlite3", path)
 	}
-	if _, err := os.Stat(path); err == nil {
-		return nil, fmt.Errorf("--trace-db %q: file exists; remove it or pick another name", path)
+	if strings.ContainsAny(path, "?") {
+		return fmt.Errorf("--trace-db %q: the SQLite driver reads ? as the "+
+			"start of options; pick a name without it", path)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("--trace-db %q: file exists; remove it or pick another name", path)
+	}
+	return checkOutFile("--trace-db", path)
+}
+
+func newTraceObserver(path string, samples bool) (*traceObserver, error) {
+	if err := checkTracePath(path); err != nil {
+		return nil, err
 	}
 	w := tracing.NewSQLiteTraceWriter(strings.TrimSuffix(path, ".sqlite3"))
 	w.Init()
-	return &traceObserver{writer: w}, nil
+	return &traceObserver{writer: w, samples: samples}, nil
 }
+
+// WantsSamples says whether kernel-selection samples are traced too.
+func (o *traceObserver) WantsSamples() bool { return o.samples }
 
 func (o *traceObserver) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
 	o.engine = e
@@ -104,7 +93,13 @@ func (o *traceObserver) KernelBuilt(name string, e akita.Engine, comps []akita.C
 	}
 	o.kernel++
 	o.root = comps[0].(tracing.NamedHookable)
-	tracing.StartTask(o.kernelID(), "", o.root, "kernel", name, nil)
+	// A selection sample is a task of kind "candidate", so that Daisen
+	// tells it from the kernel that the results report.
+	kind := "kernel"
+	if strings.HasPrefix(name, sim.SamplePrefix) {
+		kind = "candidate"
+	}
+	tracing.StartTask(o.kernelID(), "", o.root, kind, name, nil)
 }
 
 func (o *traceObserver) kernelID() string { return fmt.Sprintf("kernel%d", o.kernel) }

@@ -45,6 +45,9 @@ func runPlot(args []string) int {
 	if *out == "" {
 		*out = fmt.Sprintf("sweep-%s-vs-%s.png", *y, fileStem(*x))
 	}
+	if err := checkOutFile("--out", *out); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	rows, err := readRows(pos[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)

@@ -39,8 +39,13 @@ func runPrune(args []string) int {
 		err = fmt.Errorf("--in is required")
 	case *out == "" && !*verify:
 		err = fmt.Errorf("--out is required (unless --verify)")
+	case p.M > maxPruneGroup:
+		err = fmt.Errorf("--pattern %s: groups of at most %d along K",
+			*pattern, maxPruneGroup)
 	case *format != "text" && *format != "json":
 		err = fmt.Errorf("--format %q: want text or json", *format)
+	case *out != "":
+		err = checkOutDir("--out", *out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
@@ -56,6 +61,11 @@ func runPrune(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
 	}
+	if !r.Summary.ValidMask { // nothing is written for an invalid result
+		printPruneSummary(&r.Summary, *format)
+		fmt.Fprintf(os.Stderr, "stcsim prune: %s: %s\n", *in, r.Summary.InputError)
+		return exitInternal
+	}
 	if *out != "" {
 		if err := r.WriteDir(*out); err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim prune:", err)
@@ -63,12 +73,12 @@ func runPrune(args []string) int {
 		}
 	}
 	printPruneSummary(&r.Summary, *format)
-	if !r.Summary.ValidMask {
-		fmt.Fprintf(os.Stderr, "stcsim prune: %s: %s\n", *in, r.Summary.InputError)
-		return exitInternal
-	}
 	return exitOK
 }
+
+// maxPruneGroup is the widest N:M group prune accepts: 4-bit metadata
+// indexes at most 16 positions.
+const maxPruneGroup = 16
 
 func printPruneSummary(s *workloads.PruneSummary, format string) {
 	if format == "json" {

@@ -32,6 +32,11 @@ func runResults(args []string) int {
 	if *format != "csv" && *format != "json" {
 		return usageError(fs, "--format %q: want csv or json", *format)
 	}
+	if *out != "" {
+		if err := checkOutFile("--out", *out); err != nil {
+			return usageError(fs, "%v", err)
+		}
+	}
 	rows, err := readRows(pos[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim results:", err)
@@ -55,12 +60,16 @@ func runResults(args []string) int {
 	return exitOK
 }
 
-// readRows reads every result of an existing store.
+// readRows reads every result of an existing store, read-only, after
+// checking it.
 func readRows(path string) ([]sweep.Row, error) {
-	st, err := sweep.OpenExisting(path)
+	st, err := sweep.OpenReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
 	return st.Rows()
 }

@@ -4,7 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
@@ -39,7 +42,11 @@ type runFlags struct {
 	out       string
 	quiet     bool
 	monitor   bool
+	hold      bool
 	traceDB   string
+	traceAll  bool
+	maxWork   float64
+	monURL    string // the monitor's address, once started
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -58,8 +65,13 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.monitor, "monitor", false, "serve Akita's monitoring UI on 127.0.0.1")
-	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite, "+
-		"for Daisen) of the simulated kernels into this file")
+	fs.BoolVar(&f.hold, "monitor-hold", false, "with --monitor: keep the UI "+
+		"up after the run until Ctrl-C")
+	fs.StringVar(&f.traceDB, "trace-db", "", "record an Akita trace (SQLite "+
+		"FILE.sqlite3, for Daisen) of the reported kernel of each GEMM")
+	fs.BoolVar(&f.traceAll, "trace-candidates", false, "with --trace-db: "+
+		"also trace the kernel-selection samples, marked as candidates")
+	addMaxWork(fs, &f.maxWork)
 }
 
 func runRun(args []string) int {
@@ -74,11 +86,36 @@ func runRun(args []string) int {
 		return code
 	}
 	job, err := f.job(ld.Config)
+	if err == nil {
+		err = f.checkOutputs()
+	}
+	if err == nil {
+		err = checkWork(ld.Config, job, f.maxWork, "the job")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
 	return execute(ld, job, &f)
+}
+
+// checkOutputs checks --out and --trace-db before anything runs.
+func (f *runFlags) checkOutputs() error {
+	if f.out != "" {
+		if err := checkOutDir("--out", f.out); err != nil {
+			return err
+		}
+	}
+	if f.hold && !f.monitor {
+		return fmt.Errorf("--monitor-hold needs --monitor")
+	}
+	if f.traceAll && f.traceDB == "" {
+		return fmt.Errorf("--trace-candidates needs --trace-db")
+	}
+	if f.traceDB != "" {
+		return checkTracePath(f.traceDB)
+	}
+	return nil
 }
 
 // job turns the flags into the workloads and modes to simulate.
@@ -108,7 +145,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		return job, err
 	}
 	if len(f.gemms) > 0 {
-		t, err := gemmTrace(f.gemms, prec)
+		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse))
 		if err != nil {
 			return job, err
 		}
@@ -121,7 +158,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 			}
 		}
 	}
-	return job, checkSparseK(cfg, job)
+	return job, sim.Check(cfg, job)
 }
 
 // parsePrecision reads --precision; fp16 when it is not given.
@@ -180,8 +217,14 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
 	return workloads.Load(name)
 }
 
-// gemmTrace makes the "gemm" workload of the --gemm flags.
-func gemmTrace(specs []string, precision tensorcore.Precision) (*workloads.Trace, error) {
+// gemmTrace makes the "gemm" workload of the --gemm flags: rows of the
+// precision's sparsity when the run is sparse, dense rows otherwise (a
+// dense run does not ask K to be a whole number of sparsity groups).
+func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool) (*workloads.Trace, error) {
+	sparsity := workloads.Dense
+	if sparse {
+		sparsity = workloads.SparsityFor(precision)
+	}
 	t := &workloads.Trace{Name: "gemm"}
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
@@ -190,39 +233,12 @@ func gemmTrace(specs []string, precision tensorcore.Precision) (*workloads.Trace
 		}
 		t.GEMMs = append(t.GEMMs, workloads.GEMM{
 			Name: fmt.Sprintf("%dx%dx%d", m, n, k), M: m, N: n, K: k,
-			Precision: precision, Sparsity: workloads.Sparse24, Count: 1, Batch: 1})
+			Precision: precision, Sparsity: sparsity, Count: 1, Batch: 1})
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("--gemm: %v", err)
 	}
 	return t, nil
-}
-
-// checkSparseK rejects sparse GEMMs whose K is not a whole number of the
-// precision's sparsity chunks.
-func checkSparseK(cfg *configs.Config, job sim.Job) error {
-	sparse := false
-	for _, m := range job.Modes {
-		sparse = sparse || m == tensorcore.Sparse
-	}
-	if !sparse {
-		return nil
-	}
-	for _, t := range job.Workloads {
-		for _, g := range t.GEMMs {
-			if g.Sparsity == workloads.Dense {
-				continue
-			}
-			prec, err := cfg.TensorCore.Get(g.Precision)
-			if err != nil {
-				return fmt.Errorf("%s layer %s: %v", t.Name, g.Name, err)
-			}
-			pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
-			if g.K%pat.M != 0 {
-				return fmt.Errorf("%s layer %s: K=%d is not a multiple of "+
-					"the %s sparse chunk (%d) of %s", t.Name, g.Name, g.K,
-					pat, pat.M, g.Precision)
-			}
-		}
-	}
-	return nil
 }
 
 // observe sets up --monitor and --trace-db; the returned function
@@ -232,7 +248,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	var trace *traceObserver
 	if f.traceDB != "" {
 		var err error
-		if trace, err = newTraceObserver(f.traceDB); err != nil {
+		if trace, err = newTraceObserver(f.traceDB, f.traceAll); err != nil {
 			return nil, err
 		}
 		obs = append(obs, trace)
@@ -244,6 +260,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 		}
 		fmt.Fprintf(os.Stderr, "stcsim: monitor at %s\n", url)
 		obs = append(obs, mon)
+		f.monURL = url
 	}
 	if len(obs) > 0 {
 		job.Observer = obs
@@ -269,6 +286,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	rep, err := sim.Run(ld, job)
 	bar.Done()
 	finish()
+	if err == nil {
+		err = report.CheckFinite(rep)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitInternal
@@ -287,5 +307,19 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	default:
 		report.Table(os.Stdout, rep)
 	}
+	if f.hold {
+		holdMonitor(f.monURL)
+	}
 	return exitOK
+}
+
+// holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
+// SIGTERM.
+func holdMonitor(url string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	fmt.Fprintf(os.Stderr, "stcsim: run finished; the monitor stays up at "+
+		"%s until Ctrl-C\n", url)
+	<-sigs
 }

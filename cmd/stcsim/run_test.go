@@ -73,7 +73,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{[]string{"--gemm", "-4x512x512"}, "-4x512x512"},
 		{[]string{"--gemm", "axbxc"}, "axbxc"},
 		{[]string{"--gemm", "512x512"}, "512x512"},
-		{[]string{"--gemm", "512x512x514"}, "multiple"},
+		{[]string{"--gemm", "512x512x514"}, "K=514 is not a whole number of the 4-wide groups"},
 		{[]string{"--set", "l2.sise_kb=1"}, "unknown key l2.sise_kb"},
 		{[]string{"--set", "gpu.sm_count=0"}, "gpu.sm_count"},
 		{[]string{"--set", "gpu.sm_count=many"}, "gpu.sm_count"},

@@ -15,7 +15,9 @@ import (
 
 	"github.com/tebeka/atexit"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -73,6 +75,8 @@ func runSweep(args []string) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	dryRun := fs.Bool("dry-run", false, "check the sweep and list its points "+
 		"without running anything")
+	var maxWork float64
+	addMaxWork(fs, &maxWork)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -90,15 +94,34 @@ func runSweep(args []string) int {
 			return usageError(fs, "%v", err)
 		}
 	}
+	if !(maxWork > 0) {
+		return usageError(fs, "--max-work %g: must be > 0", maxWork)
+	}
+	if *db == "" {
+		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
+	}
+	if !*dryRun {
+		if err := checkOutFile("--db", *db); err != nil {
+			return usageError(fs, "%v", err)
+		}
+	}
 	spec, err := sweep.Load(pos[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
-	plan, err := spec.Plan(workloadResolver)
+	var work float64
+	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, &work))
+	if err == nil {
+		err = checkShard(plan, sh)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
+	}
+	if work > warnWork && !*quiet {
+		fmt.Fprintf(os.Stderr, "stcsim sweep: warning: estimated work %s "+
+			"over all points (spread over --jobs and shards)\n", sim.DescribeWork(work))
 	}
 	if *dryRun {
 		if !*quiet {
@@ -106,10 +129,36 @@ func runSweep(args []string) int {
 		}
 		return exitOK
 	}
-	if *db == "" {
-		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
-	}
 	return executeSweep(plan, *db, sweep.Options{Jobs: *jobs, Shard: sh}, *quiet)
+}
+
+// workCheck refuses a point whose estimated work for one workload is
+// above maxWork, and sums the estimates into total.
+func workCheck(maxWork float64, total *float64) sweep.PointCheck {
+	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
+		for _, w := range ws {
+			est := sim.EstimateWork(ld.Config, sim.Job{
+				Workloads: []*workloads.Trace{w.Trace},
+				Modes:     pt.Modes()})
+			if est > maxWork {
+				return fmt.Errorf("point %d (%s) workload %s: estimated "+
+					"work %s is above --max-work %.3g; raise --max-work to "+
+					"run it anyway", pt.Index+1, pt.Label(), w.Trace.Name,
+					sim.DescribeWork(est), maxWork)
+			}
+			*total += est
+		}
+		return nil
+	}
+}
+
+// checkShard refuses a shard that gets no units.
+func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
+	if n := len(plan.Units()); len(sh.Select(plan.Units())) == 0 {
+		return fmt.Errorf("--shard %d/%d: no units (the sweep has %d)",
+			sh.I, sh.N, n)
+	}
+	return nil
 }
 
 // listPoints prints the plan: one line per point of the shard.
@@ -131,12 +180,14 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 	st, err := sweep.Open(db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
-		return exitInternal
+		return storeExit(err)
 	}
 	var closeOnce sync.Once
+	closeFailed := false
 	closeStore := func() {
 		closeOnce.Do(func() {
 			if err := st.Close(); err != nil {
+				closeFailed = true
 				fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 			}
 		})
@@ -186,6 +237,9 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "stcsim sweep: %v\nfinished points are in "+
 			"%s; run the same command again to resume\n", err, db)
+		return exitInternal
+	}
+	if closeStore(); closeFailed {
 		return exitInternal
 	}
 	return exitOK

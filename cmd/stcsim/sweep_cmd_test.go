@@ -39,7 +39,7 @@ func TestSweepCommandsRejectBadInput(t *testing.T) {
 		{"merge missing input", []string{"merge", filepath.Join(dir, "o.db"),
 			filepath.Join(dir, "missing.db")}, exitUsage},
 		{"merge into input", []string{"merge", notDB, notDB}, exitUsage},
-		{"merge not a store", []string{"merge", filepath.Join(dir, "o2.db"), notDB}, exitInternal},
+		{"merge not a store", []string{"merge", filepath.Join(dir, "o2.db"), notDB}, exitUsage},
 		{"results no verb", []string{"results"}, exitUsage},
 		{"results bad format", []string{"results", "export", notDB, "--format", "xml"}, exitUsage},
 		{"results missing db", []string{"results", "export", filepath.Join(dir, "none.db")}, exitUsage},
@@ -53,8 +53,10 @@ func TestSweepCommandsRejectBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(dir, "x.db")); err == nil {
-		t.Error("a sweep with an invalid key created its store")
+	for _, db := range []string{"x.db", "o2.db"} {
+		if _, err := os.Stat(filepath.Join(dir, db)); err == nil {
+			t.Errorf("%s was created by a command that failed on its input", db)
+		}
 	}
 }
 

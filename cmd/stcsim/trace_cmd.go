@@ -11,6 +11,8 @@ import (
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 func init() {
@@ -156,20 +158,34 @@ func runTraceList(args []string) int {
 	return exitOK
 }
 
-// runTraceCheck parses trace files and loads the weights their rows name.
+// runTraceCheck parses trace files, loads the weights their rows name and
+// checks the rows against a config as run does (sim.Check).
 func runTraceCheck(args []string) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintln(os.Stderr, "usage: stcsim trace check FILE...")
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return exitOK
-		}
-		return exitUsage
+	fs := newFlagSet("trace check", "[--config C] [--set k=v] FILE...")
+	var cf configFlags
+	cf.add(fs)
+	paths, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
 	}
-	code := exitOK
-	for _, path := range args {
+	if len(paths) == 0 {
+		return usageError(fs, "no trace file given")
+	}
+	ld, code := cf.load()
+	if ld == nil {
+		return code
+	}
+	for _, path := range paths {
 		t, err := workloads.Load(path)
 		if err == nil {
 			err = checkRowWeights(t)
+		}
+		if err == nil {
+			err = sim.Check(ld.Config, sim.Job{
+				Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim trace check:", err)

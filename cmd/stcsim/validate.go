@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -38,12 +39,16 @@ func runValidate(args []string) int {
 		fmt.Fprintf(os.Stderr, "stcsim validate: --format %q: want table or json\n", *format)
 		return exitUsage
 	}
-	if *maxMAPE < 0 {
-		fmt.Fprintln(os.Stderr, "stcsim validate: --max-mape must be >= 0")
+	if !(*maxMAPE >= 0) || math.IsInf(*maxMAPE, 0) {
+		fmt.Fprintln(os.Stderr, "stcsim validate: --max-mape must be a finite number >= 0")
 		return exitUsage
 	}
 	pts, err := validation.LoadPoints(*points)
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		return exitUsage
+	}
+	if err := checkCalibrated(fs, pts, splitList(*calibrated)); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
@@ -54,7 +59,11 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	if *format == "json" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim validate: encode report:", err)
+			return exitInternal
+		}
 		os.Stdout.Write(append(b, '\n'))
 	} else {
 		writeValidation(os.Stdout, rep)
@@ -65,6 +74,28 @@ func runValidate(args []string) int {
 		return exitInternal
 	}
 	return exitOK
+}
+
+// checkCalibrated requires every id given with --calibrated to name a
+// row of the points file (the default list names rows of
+// a100-public.csv and is not checked against other files).
+func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "calibrated" })
+	if !given {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, p := range pts {
+		have[p.ID] = true
+	}
+	for _, id := range ids {
+		if !have[id] {
+			return fmt.Errorf("--calibrated: no row with id %q in the "+
+				"points file", id)
+		}
+	}
+	return nil
 }
 
 func splitList(s string) []string {
@@ -79,26 +110,66 @@ func splitList(s string) []string {
 
 func writeValidation(out io.Writer, rep *validation.Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tmeasured\tsimulated\tunit\terror\theld out\tkernel\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tclock\tmeasured\tsimulated\tunit\terror\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%v\t%s\t\n", r.ID,
-			r.Kind, r.Config, r.Measured, r.Simulated, r.Unit, 100*r.Error,
-			r.HeldOut, r.Kernel)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.ID, r.Kind, r.Config, r.Clock, r.Measured, r.Simulated, r.Unit,
+			100*r.Error, role(r), r.Kernel, pinnedCell(r), pct(r.Margin), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
 	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "kind\tn\tMAPE\theld-out n\theld-out MAPE\tcorrelation\t\n")
+	fmt.Fprintf(w, "kind\tn\tMAPE\tbias\theld-out n\theld-out MAPE\theld-out bias\tover/under\trank corr\tpinned n\tpinned MAPE\tpinned bias\t\n")
 	for _, s := range rep.Summary {
-		corr := ""
-		if s.Correlation != 0 && !math.IsNaN(s.Correlation) {
-			corr = fmt.Sprintf("%.3f", s.Correlation)
+		kind := s.Kind
+		if s.Check {
+			kind += " (check)"
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%d\t%.1f%%\t%s\t\n", s.Kind, s.N,
-			100*s.MAPE, s.HeldOutN, 100*s.HeldOutMAPE, corr)
+		corr := ""
+		if s.RankCorrelation != nil {
+			corr = fmt.Sprintf("%+.3f", *s.RankCorrelation)
+		}
+		pinned := [3]string{}
+		if s.PinnedN > 0 {
+			pinned = [3]string{fmt.Sprint(s.PinnedN), fmt.Sprintf("%.1f%%", 100*s.PinnedMAPE),
+				fmt.Sprintf("%+.1f%%", 100*s.PinnedBias)}
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%+.1f%%\t%d\t%.1f%%\t%+.1f%%\t%d/%d\t%s\t%s\t%s\t%s\t\n",
+			kind, s.N, 100*s.MAPE, 100*s.Bias, s.HeldOutN, 100*s.HeldOutMAPE,
+			100*s.HeldOutBias, s.Over, s.Under, corr, pinned[0], pinned[1], pinned[2])
 	}
 	w.Flush()
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(out, "skipped:", s)
 	}
+}
+
+// role says what a row is for: a held-out prediction, a calibration
+// input, or an arithmetic check.
+func role(r validation.Row) string {
+	switch {
+	case r.Check:
+		return "check"
+	case r.HeldOut:
+		return "held out"
+	}
+	return "calibration"
+}
+
+func pinnedCell(r validation.Row) string {
+	if r.PinnedError == nil {
+		return ""
+	}
+	name := r.PinnedKernel
+	if name == "" {
+		name = "pinned"
+	}
+	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.PinnedError)
+}
+
+func pct(v float64) string {
+	if v == 0 || math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
 }

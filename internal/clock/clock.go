@@ -48,7 +48,20 @@ type Callbacks struct {
 
 // At schedules fn at cycle c on handler h.
 func (cb Callbacks) At(h akita.Handler, c uint64, fn func()) {
-	cb.Engine.Schedule(NewEvent(cb.Clock.Time(c), h, fn))
+	cb.AtOffset(h, c, 0, fn)
+}
+
+// AtOffset schedules fn at fraction frac (0 <= frac < 0.5) of a cycle
+// after the start of cycle c, and never before the engine's present: the
+// offset orders events that share a cycle without moving them to another
+// (Cycle rounds to the nearest edge), and a handler running at an offset
+// may still schedule work for its own cycle.
+func (cb Callbacks) AtOffset(h akita.Handler, c uint64, frac float64, fn func()) {
+	t := cb.Clock.Time(c) + akita.VTimeInSec(frac/float64(cb.Clock.Freq))
+	if now := cb.Engine.CurrentTime(); t < now {
+		t = now
+	}
+	cb.Engine.Schedule(NewEvent(t, h, fn))
 }
 
 // Now is the current cycle.

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
+)
+
+// Checks of outputs and of the size of the work, made before anything is
+// simulated so that a bad flag costs nothing and exits 2.
+
+// defaultMaxWork is the default --max-work: a job estimated above it is
+// refused (about 10 hours of one core; see sim.WarpStepsPerSecond).
+const defaultMaxWork = 3e8
+
+// warnWork is the estimated work above which a run warns that it will
+// take a long time (about an hour of one core).
+const warnWork = 3e7
+
+func addMaxWork(fs *flag.FlagSet, v *float64) {
+	fs.Float64Var(v, "max-work", defaultMaxWork, "refuse a job whose "+
+		"estimated simulated work is above this many warp k-steps "+
+		"(about 8000 per second of one core)")
+}
+
+// checkWork estimates a job's simulated work: above max it is an error,
+// above warnWork a warning on standard error.
+func checkWork(cfg *configs.Config, job sim.Job, max float64, what string) error {
+	if !(max > 0) {
+		return fmt.Errorf("--max-work %g: must be > 0", max)
+	}
+	w := sim.EstimateWork(cfg, job)
+	if w > max {
+		return fmt.Errorf("%s: estimated work %s is above --max-work %.3g; "+
+			"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true "+
+			"shortens large ones), or raise --max-work to run it anyway",
+			what, sim.DescribeWork(w), max)
+	}
+	if w > warnWork {
+		fmt.Fprintf(os.Stderr, "stcsim: warning: %s: estimated work %s\n",
+			what, sim.DescribeWork(w))
+	}
+	return nil
+}
+
+// checkOutDir checks that dir can hold a run's output: it is a directory
+// or does not exist yet, and the directory it is (or would be made) in is
+// writable.
+func checkOutDir(flagName, dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("%s %s: exists and is not a directory", flagName, dir)
+	case err == nil:
+		if err := probeWritable(flagName, dir, dir); err != nil {
+			return err
+		}
+		return probeWritable(flagName, dir, filepath.Dir(filepath.Clean(dir)))
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: %v", flagName, dir, err)
+	}
+	return probeWritable(flagName, dir, nearestDir(dir))
+}
+
+// checkOutFile checks that a file can be written at path: not a
+// directory, in a directory that exists and is writable.
+func checkOutFile(flagName, path string) error {
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s %s: is a directory", flagName, path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("%s %s: not writable: %v", flagName, path,
+				errors.Unwrap(err))
+		}
+		f.Close()
+	}
+	parent := filepath.Dir(path)
+	st, err := os.Stat(parent)
+	if err != nil {
+		return fmt.Errorf("%s %s: directory %s: %v", flagName, path, parent, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s %s: %s is not a directory", flagName, path, parent)
+	}
+	return probeWritable(flagName, path, parent)
+}
+
+// nearestDir is the closest existing ancestor of a path to be created.
+func nearestDir(p string) string {
+	d := filepath.Dir(filepath.Clean(p))
+	for {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+		next := filepath.Dir(d)
+		if next == d {
+			return d
+		}
+		d = next
+	}
+}
+
+// probeWritable creates and removes a file in dir.
+func probeWritable(flagName, target, dir string) error {
+	f, err := os.CreateTemp(dir, ".stcsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("%s %s: cannot write in %s: %v", flagName, target,
+			dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+// WarpStepsPerSecond is the simulation speed the work estimate converts
+// with: warp k-steps (one warp's fragment loads and MMAs of one k-step)
+// simulated per second on one core, measured with
+// `stcsim run --gemm 4096x4096x4096` (docs/input-limits.md).
+const WarpStepsPerSecond = 8e3
+
+// EstimateWork is the simulated work of a job, in warp k-steps: for each
+// distinct GEMM, the sampled candidates of kernel selection plus the full
+// simulation of the costliest candidate that may be picked, each counting
+// the CTAs that are simulated (the first waves only where extrapolated).
+// It runs no simulation; a GEMM no kernel can run counts nothing (the run
+// reports it).
+func EstimateWork(cfg *configs.Config, job Job) float64 {
+	seen := map[gemmShape]bool{}
+	total := 0.0
+	for _, w := range job.Workloads {
+		for _, g := range w.GEMMs {
+			for _, m := range job.Modes {
+				s := shapeOf(g, m)
+				if seen[s] {
+					continue
+				}
+				seen[s] = true
+				total += shapeWork(cfg, s)
+			}
+		}
+	}
+	return total
+}
+
+// EstimateSeconds converts simulated work to seconds on one core.
+func EstimateSeconds(work float64) float64 { return work / WarpStepsPerSecond }
+
+// DescribeWork renders an estimate for messages.
+func DescribeWork(work float64) string {
+	sec := EstimateSeconds(work)
+	t := fmt.Sprintf("%.0f s", sec)
+	switch {
+	case sec >= 7200:
+		t = fmt.Sprintf("%.1f h", sec/3600)
+	case sec >= 120:
+		t = fmt.Sprintf("%.0f min", sec/60)
+	}
+	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
+}
+
+func shapeWork(cfg *configs.Config, g gemmShape) float64 {
+	plans, _ := candidatePlans(cfg, g)
+	if len(plans) == 0 {
+		return 0
+	}
+	sort.SliceStable(plans, func(i, j int) bool {
+		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
+	})
+	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+	work, full := 0.0, 0.0
+	for _, p := range plans {
+		samples := float64(p.kSteps)
+		if p.kSteps > 2*sampleKSteps {
+			samples = sampleKSteps/2 + sampleKSteps
+		}
+		work += simulatedCTAs(cfg, p, true) * samples * float64(p.warps)
+		full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
+			float64(p.kSteps)*float64(p.warps))
+	}
+	return work + full
+}
+
+// simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
+// the first waves when extrapolating (as newWaveTracker decides).
+func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
+	perWave := cfg.GPU.SMCount * p.occupancy
+	if extrapolate && ceilDiv(p.ctas, perWave) > extrapolationWaves+1 {
+		return float64(extrapolationWaves * perWave)
+	}
+	return float64(p.ctas)
+}
