@@ -183,14 +183,18 @@ func isDecimal(s string) bool {
 
 // Value renders the effective value of a key (dotted, list elements as
 // [i]) as a --set value: a scalar as YAML writes it, a list of scalars
-// in flow style. It is what a sweep stores as a point's grid value, so
+// in flow style (the config encoded once, on the first call; a Loaded is
+// not safe for concurrent Value calls). It is what a sweep stores as a point's grid value, so
 // that the stored value is the simulated one.
 func (ld *Loaded) Value(path string) (string, bool) {
-	var n yaml.Node
-	if err := n.Encode(ld.Config); err != nil {
-		return "", false
+	if ld.encoded == nil {
+		var n yaml.Node
+		if err := n.Encode(ld.Config); err != nil {
+			return "", false
+		}
+		ld.encoded = &n
 	}
-	cur := &n
+	cur := ld.encoded
 	for _, part := range strings.Split(path, ".") {
 		name, idx, err := splitPart(part)
 		if err != nil || cur.Kind != yaml.MappingNode {

@@ -66,6 +66,7 @@ type Loaded struct {
 	origin  map[string]pos
 	tree    *yaml.Node
 	depth   int
+	encoded *yaml.Node // Config as YAML, for Value
 }
 
 // Load reads configs in order (each a built-in name or a file path; the

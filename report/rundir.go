@@ -22,6 +22,7 @@ import (
 // new files moved in (results last); other files there are left alone.
 // Temporary files and directories of interrupted runs are removed.
 func writeDir(dir string, fill func(tmp string) error) error {
+	dir = filepath.Clean(dir)
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)

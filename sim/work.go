@@ -10,8 +10,8 @@ import (
 
 // WarpStepsPerSecond is the simulation speed the work estimate converts
 // with: warp k-steps (one warp's fragment loads and MMAs of one k-step)
-// simulated per second on one core, measured with
-// `stcsim run --gemm 4096x4096x4096` (docs/input-limits.md).
+// simulated per second on one core; 6000 to 12000 were measured with
+// `GOMAXPROCS=1 stcsim run --gemm ...` (docs/input-limits.md).
 const WarpStepsPerSecond = 8e3
 
 // EstimateWork is the simulated work of a job, in warp k-steps: for each

@@ -186,8 +186,8 @@ func (p Point) check() error {
 	}
 	units, ok := kindUnits[p.Kind]
 	if !ok {
-		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth "+
-			"or gemm", p.Kind)
+		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth, "+
+			"mma or gemm", p.Kind)
 	}
 	if !slices.Contains(units, p.Unit) {
 		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
@@ -209,6 +209,7 @@ var kindUnits = map[string][]string{
 	"latency":   {"cycles"},
 	"bandwidth": {"GB/s"},
 	"gemm":      {"us", "ms", "TFLOPS"},
+	"mma":       {"FMA/clk/SM"},
 }
 
 // ConfigFor is the built-in config matching a row's hardware.

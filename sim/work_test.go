@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+func gemmWork(t *testing.T, cfg *configs.Config, m, n, k int) float64 {
+	t.Helper()
+	tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
+		M: m, N: n, K: k, Precision: tensorcore.FP16,
+		Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
+	return EstimateWork(cfg, Job{Workloads: []*workloads.Trace{tr},
+		Modes: []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}})
+}
+
+// The work estimate grows with every dimension and flags the GEMMs that
+// ran for hours (issue 13 items 4, 6): a deeper K or a larger M is never
+// less work, and 256x256x2^30 is far above the default bound.
+func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ld.Config
+	prev := 0.0
+	for k := 256; k <= 1<<20; k *= 4 {
+		w := gemmWork(t, cfg, 1024, 1024, k)
+		if w <= prev {
+			t.Errorf("K=%d: work %.3g not above K/4's %.3g", k, w, prev)
+		}
+		prev = w
+	}
+	if a, b := gemmWork(t, cfg, 1024, 1024, 4096), gemmWork(t, cfg, 8192, 1024, 4096); b < a {
+		t.Errorf("8x the rows: work %.3g < %.3g", b, a)
+	}
+	if w := gemmWork(t, cfg, 256, 256, 1<<30); w < 3e8 {
+		t.Errorf("256x256x2^30: work %.3g, below the default --max-work", w)
+	}
+}
