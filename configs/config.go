@@ -170,7 +170,7 @@ func (c *Config) Validate() check.List {
 
 func (s SMConfig) validate() check.List {
 	var l check.List
-	l.OneOf("fidelity", s.Fidelity, "kstep", "instruction")
+	l.OneOf("fidelity", s.Fidelity, "instruction")
 	l.Positive("sub_partitions", s.SubPartitions)
 	l.Positive("warp_schedulers", s.WarpSchedulers)
 	l.Positive("issue_per_clk", s.IssuePerClk)

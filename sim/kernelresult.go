@@ -77,9 +77,7 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		breakdown: g.acct.breakdown(end), mem: pre}
-	if cfg.SM.Fidelity == "instruction" {
-		r.causes = causes(g.acct.busy, g.acct.closed(end))
-	}
+	r.causes = causes(g.acct.busy, g.acct.closed(end))
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end

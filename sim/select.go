@@ -63,8 +63,9 @@ func estimate(cfg *configs.Config, p *kernelPlan) float64 {
 	tc := float64(p.warps*p.groups*p.mmaPerGrp) * interval /
 		float64(cfg.SM.SubPartitions)
 	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
-	smem := (float64(p.warps*(p.fragBytes+p.metaFragB)) + stage) /
-		float64(cfg.Memory.SharedMemory.BytesPerClk)
+	sm := cfg.Memory.SharedMemory
+	waves := p.warps*(p.ldsm.Wavefronts+p.metaLdsm.Wavefronts) + p.fillWaves
+	smem := float64(waves*sm.Banks*sm.BankBytes) / float64(sm.BytesPerClk)
 	meanKSteps := float64(p.totalKSteps()) / float64(p.ctas)
 	smTime := ctasPerSM * meanKSteps * max(tc, smem)
 	l2 := float64(p.totalKSteps()) * stage /
