@@ -145,13 +145,42 @@ func (c *cta) chunkRegion(k int, op Operand, chunk int) (memory.Class, memory.Re
 	if k >= c.steps {
 		return class, memory.Region{}
 	}
+	if op == OperandE {
+		return class, c.metaChunk(k, chunk)
+	}
 	for _, r := range c.tiles(k) {
-		if r.class != class {
-			continue
+		if r.class == class {
+			return class, chunkOf(r.region, c.fullRowBytes(op), chunk)
 		}
-		return class, chunkOf(r.region, c.fullRowBytes(op), chunk)
 	}
 	return class, memory.Region{}
+}
+
+// metaChunk is chunk j of k-step k's metadata: the stage's metadata
+// blocks (A's, then B's in dual-side mode) laid end to end in shared
+// memory, 512 bytes to a chunk.
+func (c *cta) metaChunk(k, chunk int) memory.Region {
+	p := c.plan
+	keptK := p.tile.BK * p.pattern.N / p.pattern.M
+	blocks := []int{p.metaBytes(p.tile.BM, keptK), p.metaBytes(p.tile.BN, keptK)}
+	off, i := chunk*chunkBytes, 0
+	for _, r := range c.tiles(k) {
+		if r.class != memory.AMeta {
+			continue
+		}
+		block := blocks[min(i, 1)]
+		i++
+		if off >= block {
+			off -= block
+			continue
+		}
+		if off >= r.region.RowBytes {
+			return memory.Region{}
+		}
+		return memory.Region{Base: r.region.Base + uint64(off), Rows: 1,
+			RowBytes: min(chunkBytes, r.region.RowBytes-off), Pitch: r.region.Pitch}
+	}
+	return memory.Region{}
 }
 
 // fullRowBytes is the row length of op's stage tile before clipping at
