@@ -288,3 +288,53 @@ func TestKernelNamesRoundTrip(t *testing.T) {
 		t.Errorf("kernel.force=%s ran %s", s.Kernel, forced.Kernel)
 	}
 }
+
+// kExtrapolationFamily is the GEMM family on which K extrapolation
+// (sim.extrapolate_ksteps, the default) is held to the full simulation:
+// dense and sparse, one and several waves, small and large warp tiles,
+// a K that is not a whole number of tiles (dense), and split-K.
+var kExtrapolationFamily = []struct {
+	shape  [3]int
+	kernel string
+	modes  []tensorcore.Mode
+}{
+	{[3]int{1024, 1024, 4096}, "128x128x32_64x64_s5_splitk1", []tensorcore.Mode{tensorcore.Dense}},
+	{[3]int{512, 1024, 8200}, "128x128x64_64x64_s3_splitk1", tensorcore.Modes},
+	{[3]int{1024, 1024, 8192}, "64x64x64_32x32_s6_splitk1", []tensorcore.Mode{tensorcore.Sparse}},
+	{[3]int{256, 512, 32768}, "64x64x64_32x32_s6_splitk2", []tensorcore.Mode{tensorcore.Dense}},
+}
+
+// K extrapolation agrees with the full simulation within 2 % in cycles
+// and 3 % in DRAM traffic, tensor-core utilization and shared-memory
+// bytes on the family above.
+func TestKExtrapolationCloseToFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full simulations of deep-K kernels")
+	}
+	for _, f := range kExtrapolationFamily {
+		job := gemmJob(f.shape)
+		job.Modes = f.modes
+		force := "kernel.force=" + f.kernel
+		full := run(t, job, force, "sim.extrapolate_ksteps=false")
+		ext := run(t, job, force, "sim.extrapolate_ksteps=true")
+		for i, r := range full.Results {
+			e := ext.Results[i]
+			if !strings.Contains(e.Note, "extrapolated in K") || strings.Contains(r.Note, "in K") {
+				t.Errorf("%s %s: notes %q (full) and %q (extrapolated)", r.Layer, r.Mode, r.Note, e.Note)
+			}
+			for _, c := range []struct {
+				name  string
+				f, e  float64
+				bound float64
+			}{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+				{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.03},
+				{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
+				{"tc util", r.TCUtilization, e.TCUtilization, 0.03}} {
+				if d := (c.e - c.f) / c.f; math.Abs(d) > c.bound {
+					t.Errorf("%s %s %s: full %g, extrapolated %g (%+.1f %%)", r.Layer, r.Mode,
+						c.name, c.f, c.e, 100*d)
+				}
+			}
+		}
+	}
+}
