@@ -55,6 +55,14 @@ type warp struct {
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
+	// operands caches when the registers of instruction operands.in are
+	// ready and what they wait on; setReady, the only writer of ready,
+	// clears it.
+	operands struct {
+		in  *Instr
+		at  uint64
+		why reason
+	}
 
 	// stall accounting since the warp's last MMA (see account.go)
 	why      reason
@@ -109,6 +117,25 @@ func (w *warp) setReady(r RegSpan, at uint64) {
 	for i := r.First; i < r.First+Reg(r.N); i++ {
 		w.ready[i] = at
 	}
+	w.operands.in = nil
+}
+
+// operandsReady is when all of in's source and destination registers are
+// ready (0: already) and, if they are not, what that wait is.
+func (w *warp) operandsReady(in *Instr) (uint64, reason) {
+	if w.operands.in == in {
+		return w.operands.at, w.operands.why
+	}
+	at := w.regsReady(in.Dst)
+	for _, s := range in.Src {
+		at = max(at, w.regsReady(s))
+	}
+	why := whyIssue
+	if at > 0 {
+		why = w.regWhy(in)
+	}
+	w.operands.in, w.operands.at, w.operands.why = in, at, why
+	return at, why
 }
 
 // readyAt is the earliest cycle the warp's next instruction can issue
@@ -125,17 +152,8 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		}
 		return at, why
 	}
-	for _, s := range in.Src {
-		if s.N > 0 {
-			if t := w.regsReady(s); t > at {
-				at, why = t, w.regWhy(in)
-			}
-		}
-	}
-	if in.Dst.N > 0 {
-		if t := w.regsReady(in.Dst); t > at {
-			at, why = t, w.regWhy(in)
-		}
+	if t, wy := w.operandsReady(in); t > at {
+		at, why = t, wy
 	}
 	if t, wy := w.sp.pipeFree(in); t > at {
 		at, why = t, wy
