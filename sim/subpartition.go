@@ -33,6 +33,7 @@ type subPartition struct {
 	rfFree  uint64 // register-file read ports free
 	rfBytes int    // register-file read bytes per cycle
 
+	exited   bool               // a warp has exited since the last scan
 	wakeAt   uint64             // pending scan (never: none)
 	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
 	lastMMA  uint64             // tensor core's issue slot ends (accounting)
@@ -118,16 +119,9 @@ func (sp *subPartition) writeRegs(now uint64, n int) { sp.readRegs(now, n) }
 func (sp *subPartition) scan(now uint64) {
 	sp.scanned = now + 1
 	next := uint64(never)
-	live := sp.warps[:0]
-	for _, w := range sp.warps {
-		if w.section < 3 {
-			live = append(live, w)
-		}
+	if sp.exited {
+		sp.dropExited()
 	}
-	for i := len(live); i < len(sp.warps); i++ {
-		sp.warps[i] = nil
-	}
-	sp.warps = live
 	limit := sp.sm.gpu.cfg.SM.IssuePerClk
 	for s := range sp.greedy {
 		issued := 0
@@ -159,6 +153,22 @@ func (sp *subPartition) scan(now uint64) {
 	if next != never {
 		sp.wake(next)
 	}
+}
+
+// dropExited removes the warps that have run EXIT, keeping the others'
+// order.
+func (sp *subPartition) dropExited() {
+	live := sp.warps[:0]
+	for _, w := range sp.warps {
+		if w.section < 3 {
+			live = append(live, w)
+		}
+	}
+	for i := len(live); i < len(sp.warps); i++ {
+		sp.warps[i] = nil
+	}
+	sp.warps = live
+	sp.exited = false
 }
 
 // order visits scheduler s's warps (a CTA's warps are dealt over the

@@ -56,12 +56,13 @@ type warp struct {
 	atBarrier bool
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
 	// operands caches when the registers of instruction operands.in are
-	// ready and what they wait on; setReady, the only writer of ready,
-	// clears it.
+	// ready and, once asked, what they wait on; setReady, the only writer
+	// of ready, clears it.
 	operands struct {
-		in  *Instr
-		at  uint64
-		why reason
+		in     *Instr
+		at     uint64
+		why    reason
+		hasWhy bool
 	}
 
 	// stall accounting since the warp's last MMA (see account.go)
@@ -90,6 +91,7 @@ func (w *warp) current() *Instr {
 		case 2:
 			list = w.prog.Epilogue
 		default:
+			w.sp.exited = true
 			return nil
 		}
 		if w.pc < len(list) {
@@ -121,21 +123,28 @@ func (w *warp) setReady(r RegSpan, at uint64) {
 }
 
 // operandsReady is when all of in's source and destination registers are
-// ready (0: already) and, if they are not, what that wait is.
-func (w *warp) operandsReady(in *Instr) (uint64, reason) {
+// ready.
+func (w *warp) operandsReady(in *Instr) uint64 {
 	if w.operands.in == in {
-		return w.operands.at, w.operands.why
+		return w.operands.at
 	}
 	at := w.regsReady(in.Dst)
 	for _, s := range in.Src {
-		at = max(at, w.regsReady(s))
+		if s != in.Dst { // an MMA's C is its D
+			at = max(at, w.regsReady(s))
+		}
 	}
-	why := whyIssue
-	if at > 0 {
-		why = w.regWhy(in)
+	w.operands.in, w.operands.at, w.operands.hasWhy = in, at, false
+	return at
+}
+
+// operandsWhy is what in's wait for its registers is (operandsReady
+// first).
+func (w *warp) operandsWhy(in *Instr) reason {
+	if !w.operands.hasWhy {
+		w.operands.why, w.operands.hasWhy = w.regWhy(in), true
 	}
-	w.operands.in, w.operands.at, w.operands.why = in, at, why
-	return at, why
+	return w.operands.why
 }
 
 // readyAt is the earliest cycle the warp's next instruction can issue
@@ -152,8 +161,8 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		}
 		return at, why
 	}
-	if t, wy := w.operandsReady(in); t > at {
-		at, why = t, wy
+	if t := w.operandsReady(in); t > at {
+		at, why = t, w.operandsWhy(in)
 	}
 	if t, wy := w.sp.pipeFree(in); t > at {
 		at, why = t, wy
@@ -240,6 +249,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 		w.store(in, now)
 	case OpEXIT:
 		w.section = 3
+		sp.exited = true
 		w.cta.warpExited(now)
 		return
 	}
