@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -38,6 +40,8 @@ type subPartition struct {
 	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
 	lastMMA  uint64             // tensor core's issue slot ends (accounting)
 	mma      tensorcore.Request // one MMA of the plan's datapath
+	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
+	tcFreeOK bool
 	interval uint64
 }
 
@@ -78,7 +82,7 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 	wy := whyCompute
 	switch in.Op {
 	case OpMMA, OpMMASP:
-		t, _ = sp.tc.FreeAt(0, sp.mma)
+		t = sp.tcFreeAt()
 	case OpALU:
 		t, wy = sp.aluFree, whyIssue
 	case OpLDSM, OpLDS, OpSTS:
@@ -88,6 +92,27 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 		return t, wy
 	}
 	return at, why
+}
+
+// tcFreeAt is when the tensor core takes the plan's next MMA; only this
+// sub-partition issues to it, so the answer holds until its next Issue.
+func (sp *subPartition) tcFreeAt() uint64 {
+	if !sp.tcFreeOK {
+		sp.tcFree, _ = sp.tc.FreeAt(0, sp.mma)
+		sp.tcFreeOK = true
+	}
+	return sp.tcFree
+}
+
+// issueMMA issues one MMA of the plan to the tensor core at now and
+// returns the cycle its result is written back.
+func (sp *subPartition) issueMMA(now uint64) uint64 {
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
+	sp.tcFreeOK = false
+	return done
 }
 
 // smemAccess sends a shared-memory instruction through the MIO queue

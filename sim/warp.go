@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
@@ -109,15 +108,19 @@ func (w *warp) current() *Instr {
 
 func (w *warp) regsReady(r RegSpan) uint64 {
 	at := uint64(0)
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		at = max(at, w.ready[i])
+	if r.N == 0 {
+		return 0
+	}
+	for _, t := range w.ready[r.First : int(r.First)+int(r.N)] {
+		at = max(at, t)
 	}
 	return at
 }
 
 func (w *warp) setReady(r RegSpan, at uint64) {
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		w.ready[i] = at
+	regs := w.ready[r.First : int(r.First)+int(r.N)]
+	for i := range regs {
+		regs[i] = at
 	}
 	w.operands.in = nil
 }
@@ -264,11 +267,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 	}
 	w.lastA = in.Src[0]
 	sp.readRegs(now, regs)
-	_, done, err := sp.tc.Issue(now, sp.mma)
-	if err != nil {
-		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
-	}
-	w.setReady(in.Dst, done)
+	w.setReady(in.Dst, sp.issueMMA(now))
 	sp.mmaIssued(w, now)
 }
 
