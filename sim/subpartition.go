@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -33,10 +35,13 @@ type subPartition struct {
 	rfFree  uint64 // register-file read ports free
 	rfBytes int    // register-file read bytes per cycle
 
+	exited   bool               // a warp has exited since the last scan
 	wakeAt   uint64             // pending scan (never: none)
 	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
 	lastMMA  uint64             // tensor core's issue slot ends (accounting)
 	mma      tensorcore.Request // one MMA of the plan's datapath
+	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
+	tcFreeOK bool
 	interval uint64
 }
 
@@ -77,7 +82,7 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 	wy := whyCompute
 	switch in.Op {
 	case OpMMA, OpMMASP:
-		t, _ = sp.tc.FreeAt(0, sp.mma)
+		t = sp.tcFreeAt()
 	case OpALU:
 		t, wy = sp.aluFree, whyIssue
 	case OpLDSM, OpLDS, OpSTS:
@@ -87,6 +92,27 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 		return t, wy
 	}
 	return at, why
+}
+
+// tcFreeAt is when the tensor core takes the plan's next MMA; only this
+// sub-partition issues to it, so the answer holds until its next Issue.
+func (sp *subPartition) tcFreeAt() uint64 {
+	if !sp.tcFreeOK {
+		sp.tcFree, _ = sp.tc.FreeAt(0, sp.mma)
+		sp.tcFreeOK = true
+	}
+	return sp.tcFree
+}
+
+// issueMMA issues one MMA of the plan to the tensor core at now and
+// returns the cycle its result is written back.
+func (sp *subPartition) issueMMA(now uint64) uint64 {
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
+	sp.tcFreeOK = false
+	return done
 }
 
 // smemAccess sends a shared-memory instruction through the MIO queue
@@ -118,16 +144,9 @@ func (sp *subPartition) writeRegs(now uint64, n int) { sp.readRegs(now, n) }
 func (sp *subPartition) scan(now uint64) {
 	sp.scanned = now + 1
 	next := uint64(never)
-	live := sp.warps[:0]
-	for _, w := range sp.warps {
-		if w.section < 3 {
-			live = append(live, w)
-		}
+	if sp.exited {
+		sp.dropExited()
 	}
-	for i := len(live); i < len(sp.warps); i++ {
-		sp.warps[i] = nil
-	}
-	sp.warps = live
 	limit := sp.sm.gpu.cfg.SM.IssuePerClk
 	for s := range sp.greedy {
 		issued := 0
@@ -159,6 +178,22 @@ func (sp *subPartition) scan(now uint64) {
 	if next != never {
 		sp.wake(next)
 	}
+}
+
+// dropExited removes the warps that have run EXIT, keeping the others'
+// order.
+func (sp *subPartition) dropExited() {
+	live := sp.warps[:0]
+	for _, w := range sp.warps {
+		if w.section < 3 {
+			live = append(live, w)
+		}
+	}
+	for i := len(live); i < len(sp.warps); i++ {
+		sp.warps[i] = nil
+	}
+	sp.warps = live
+	sp.exited = false
 }
 
 // order visits scheduler s's warps (a CTA's warps are dealt over the

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
@@ -55,6 +54,15 @@ type warp struct {
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
+	// operands caches when the registers of instruction operands.in are
+	// ready and, once asked, what they wait on; setReady, the only writer
+	// of ready, clears it.
+	operands struct {
+		in     *Instr
+		at     uint64
+		why    reason
+		hasWhy bool
+	}
 
 	// stall accounting since the warp's last MMA (see account.go)
 	why      reason
@@ -82,6 +90,7 @@ func (w *warp) current() *Instr {
 		case 2:
 			list = w.prog.Epilogue
 		default:
+			w.sp.exited = true
 			return nil
 		}
 		if w.pc < len(list) {
@@ -99,16 +108,46 @@ func (w *warp) current() *Instr {
 
 func (w *warp) regsReady(r RegSpan) uint64 {
 	at := uint64(0)
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		at = max(at, w.ready[i])
+	if r.N == 0 {
+		return 0
+	}
+	for _, t := range w.ready[r.First : int(r.First)+int(r.N)] {
+		at = max(at, t)
 	}
 	return at
 }
 
 func (w *warp) setReady(r RegSpan, at uint64) {
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		w.ready[i] = at
+	regs := w.ready[r.First : int(r.First)+int(r.N)]
+	for i := range regs {
+		regs[i] = at
 	}
+	w.operands.in = nil
+}
+
+// operandsReady is when all of in's source and destination registers are
+// ready.
+func (w *warp) operandsReady(in *Instr) uint64 {
+	if w.operands.in == in {
+		return w.operands.at
+	}
+	at := w.regsReady(in.Dst)
+	for _, s := range in.Src {
+		if s != in.Dst { // an MMA's C is its D
+			at = max(at, w.regsReady(s))
+		}
+	}
+	w.operands.in, w.operands.at, w.operands.hasWhy = in, at, false
+	return at
+}
+
+// operandsWhy is what in's wait for its registers is (operandsReady
+// first).
+func (w *warp) operandsWhy(in *Instr) reason {
+	if !w.operands.hasWhy {
+		w.operands.why, w.operands.hasWhy = w.regWhy(in), true
+	}
+	return w.operands.why
 }
 
 // readyAt is the earliest cycle the warp's next instruction can issue
@@ -125,17 +164,8 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		}
 		return at, why
 	}
-	for _, s := range in.Src {
-		if s.N > 0 {
-			if t := w.regsReady(s); t > at {
-				at, why = t, w.regWhy(in)
-			}
-		}
-	}
-	if in.Dst.N > 0 {
-		if t := w.regsReady(in.Dst); t > at {
-			at, why = t, w.regWhy(in)
-		}
+	if t := w.operandsReady(in); t > at {
+		at, why = t, w.operandsWhy(in)
 	}
 	if t, wy := w.sp.pipeFree(in); t > at {
 		at, why = t, wy
@@ -225,6 +255,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 		w.store(in, now)
 	case OpEXIT:
 		w.section = 3
+		sp.exited = true
 		w.cta.warpExited(now)
 		return
 	}
@@ -239,11 +270,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 	}
 	w.lastA = in.Src[0]
 	sp.readRegs(now, regs)
-	_, done, err := sp.tc.Issue(now, sp.mma)
-	if err != nil {
-		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
-	}
-	w.setReady(in.Dst, done)
+	w.setReady(in.Dst, sp.issueMMA(now))
 	sp.mmaIssued(w, now)
 }
 
