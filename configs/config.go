@@ -43,11 +43,7 @@ type GPUConfig struct {
 
 // SMConfig holds the streaming multiprocessor's parameters.
 type SMConfig struct {
-	// Fidelity is "kstep" (a CTA's k-steps as a state machine, batched
-	// MMA runs per warp) or "instruction" (warps issue their instruction
-	// streams through the sub-partitions' schedulers; see docs/sm.md).
-	Fidelity      string `yaml:"fidelity"`
-	SubPartitions int    `yaml:"sub_partitions"`
+	SubPartitions int `yaml:"sub_partitions"`
 	// WarpSchedulers is the number of warp schedulers per sub-partition.
 	WarpSchedulers int `yaml:"warp_schedulers"`
 	// IssuePerClk is instructions issued per scheduler per cycle.
@@ -174,7 +170,6 @@ func (c *Config) Validate() check.List {
 
 func (s SMConfig) validate() check.List {
 	var l check.List
-	l.OneOf("fidelity", s.Fidelity, "instruction")
 	l.Positive("sub_partitions", s.SubPartitions)
 	l.Positive("warp_schedulers", s.WarpSchedulers)
 	l.Positive("issue_per_clk", s.IssuePerClk)

@@ -71,7 +71,7 @@ type kernelPlan struct {
 	layoutA, layoutB, layoutE memory.Layout
 	ldsm, metaLdsm            memory.Pattern
 	ldsmA, ldsmB              memory.Pattern // per operand
-	fillWaves                 int // wavefronts of writing one stage's fills
+	fillWaves                 int            // wavefronts of writing one stage's fills
 }
 
 // program is warp w's instruction stream (the same for every CTA).

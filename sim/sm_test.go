@@ -11,8 +11,7 @@ import (
 // instruction-level SM and returns the kernel's result.
 func instrRun(t *testing.T, m, n, k int, sparse bool, kernel string, sets ...string) *kernelResult {
 	t.Helper()
-	cfg := loadTest(t, append([]string{"sm.fidelity=instruction",
-		"kernel.force=" + kernel}, sets...)...)
+	cfg := loadTest(t, append([]string{"kernel.force=" + kernel}, sets...)...)
 	g := gemmShape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
