@@ -70,8 +70,17 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 			samples = sampleKSteps/2 + sampleKSteps
 		}
 		work += simulatedCTAs(cfg, p, true) * samples * float64(p.warps)
-		full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-			float64(p.kSteps)*float64(p.warps))
+		// The record: the samples themselves under the default
+		// extrapolations, else a run of its own.
+		if reuse := cfg.Sim.ExtrapolateWaves && (p.kSteps <= 2*sampleKSteps ||
+			cfg.Sim.ExtrapolateKSteps); !reuse {
+			k := float64(p.kSteps)
+			if longInK(cfg, p) {
+				k = sampleKSteps/2 + sampleKSteps
+			}
+			full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
+				k*float64(p.warps))
+		}
 	}
 	return work + full
 }
@@ -80,8 +89,8 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 // the first waves when extrapolating (as newWaveTracker decides).
 func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
 	perWave := cfg.GPU.SMCount * p.occupancy
-	if extrapolate && ceilDiv(p.ctas, perWave) > extrapolationWaves+1 {
-		return float64(extrapolationWaves * perWave)
+	if waves := ceilDiv(p.ctas, perWave); extrapolate && waves > extrapolationWaves+1 {
+		return float64(p.ctas - (waves-extrapolationWaves-1)*perWave)
 	}
 	return float64(p.ctas)
 }
