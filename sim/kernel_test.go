@@ -47,7 +47,7 @@ func TestRasterOrderIsCUTLASSSwizzle(t *testing.T) {
 // kernel.
 func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two full 4096x2048x12800 kernels; run without -short")
+		t.Skip("two full 1024x1024x12800 kernels; run without -short")
 	}
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	cfg := ld.Config
 	// The full runs simulate every k-step (their first three waves).
 	cfg.Sim.ExtrapolateKSteps = false
-	g := gemmShape{M: 4096, N: 2048, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
+	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
 	plans, _ := candidatePlans(cfg, g)
 	var est, full []float64
 	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
