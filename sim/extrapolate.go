@@ -23,8 +23,9 @@ type waveTracker struct {
 	total     int // waves of the whole kernel
 	simulated int
 	skipped   int // whole waves left out
-	left      []int    // CTAs of each tracked wave not yet finished
-	end       []uint64 // cycle each tracked wave finished
+	left      []int     // CTAs of each tracked wave not yet finished
+	end       []uint64  // cycle each tracked wave finished
+	sum       []float64 // sum of its CTAs' finish cycles
 	// at are the counters when wave 1 and the last tracked wave finished:
 	// the steady state lies between them.
 	at [2]waveSnap
@@ -50,7 +51,8 @@ func newWaveTracker(g *gpu) *waveTracker {
 		simulated: extrapolationWaves,
 		skipped:   total - extrapolationWaves - 1,
 		left:      make([]int, extrapolationWaves),
-		end:       make([]uint64, extrapolationWaves)}
+		end:       make([]uint64, extrapolationWaves),
+		sum:       make([]float64, extrapolationWaves)}
 	for i := range w.left {
 		w.left[i] = perWave
 	}
@@ -64,6 +66,7 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 		return
 	}
 	w.left[k]--
+	w.sum[k] += float64(at)
 	if w.left[k] > 0 {
 		return
 	}
@@ -78,12 +81,15 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // cycles, tensor-core busy time and traffic grow by the steady per-wave
 // increments for every wave not simulated.
 func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
-	steady := uint64(w.simulated - 1)
-	last := w.end[w.simulated-1]
-	// Each left-out wave costs a steady wave's time and traffic.
+	steady := float64(w.simulated - 1)
+	// Each left-out wave costs a steady wave's time and traffic. The
+	// wave's time is the step in its CTAs' mean finish cycle (a wave's
+	// last CTA is a straggler whose delay the next wave absorbs).
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
-	perCTA := 1 / (float64(steady) * float64(w.perWave))
-	r.cycles += uint64(moreCTAs*float64(last-w.end[0])*perCTA + 0.5)
+	perCTA := 1 / (steady * float64(w.perWave))
+	n := float64(w.perWave)
+	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / steady
+	r.cycles += uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
 	f := func(e, a1, a3 uint64) uint64 {
 		return e + uint64(moreCTAs*float64(a3-a1)*perCTA+0.5)
 	}
