@@ -11,6 +11,12 @@ import (
 // the kernel's last wave (whole or partial) is simulated too.
 const extrapolationWaves = 3
 
+// minExtrapolatedWaves is the fewest waves a kernel needs for its middle
+// waves to be left out: with fewer, the waves left out would be few and
+// the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
+// among the next waves' CTAs).
+const minExtrapolatedWaves = 8
+
 // waveTracker simulates a kernel's first waves and its last one, and
 // measures the steady state between the end of wave 1 and the end of
 // wave 3. A wave is sm_count x occupancy consecutive CTAs in launch
@@ -36,6 +42,7 @@ type waveSnap struct {
 	mem          memory.Stats
 	tcBusy, smem uint64
 	acct         timeAccount
+	done         int // CTAs finished by then
 }
 
 // newWaveTracker limits the launch to the first waves when the kernel
@@ -44,7 +51,7 @@ type waveSnap struct {
 func newWaveTracker(g *gpu) *waveTracker {
 	perWave := g.cfg.GPU.SMCount * g.plan.occupancy
 	total := ceilDiv(g.plan.ctas, perWave)
-	if total <= extrapolationWaves+1 {
+	if total < minExtrapolatedWaves {
 		return nil
 	}
 	w := &waveTracker{perWave: perWave, total: total,
@@ -73,7 +80,8 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 	w.end[k] = at
 	if k == 0 || k == len(w.left)-1 {
 		w.at[min(k, 1)] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
-			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle}}
+			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle},
+			done: g.doneCTAs}
 	}
 }
 
@@ -82,11 +90,13 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // increments for every wave not simulated.
 func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	steady := float64(w.simulated - 1)
-	// Each left-out wave costs a steady wave's time and traffic. The
-	// wave's time is the step in its CTAs' mean finish cycle (a wave's
-	// last CTA is a straggler whose delay the next wave absorbs).
+	// Each left-out wave costs a steady wave's time and each left-out CTA
+	// a steady CTA's counts. The wave's time is the step in its CTAs'
+	// mean finish cycle (a wave's last CTA is a straggler whose delay the
+	// next wave absorbs); a CTA's counts are the increments between the
+	// ends of waves 1 and 3 over the CTAs that finished in between.
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
-	perCTA := 1 / (steady * float64(w.perWave))
+	perCTA := 1 / float64(max(1, w.at[1].done-w.at[0].done))
 	n := float64(w.perWave)
 	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / steady
 	r.cycles += uint64(moreCTAs/float64(w.perWave)*wave + 0.5)

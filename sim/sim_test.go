@@ -135,15 +135,19 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 
 // extrapolationFamily is the GEMM family on which wave extrapolation
 // (sim.extrapolate_waves, the default) is held to the full simulation:
-// dense and sparse, small (32x32) and large (64x64) warp tiles, one and
-// two CTAs per SM, 5 to 19 waves.
+// dense and sparse, small (32x32) and large (64x64) warp tiles, one to
+// several CTAs per SM, 8 waves or more.
 var extrapolationFamily = []struct {
 	shape  [3]int
 	kernel string
+	// l2Resident: A and B fit in L2, so DRAM reads are compulsory misses
+	// that come in the first waves and are not steady (docs/sm.md): the
+	// traffic is not compared.
+	l2Resident bool
 }{
-	{[3]int{16384, 1024, 1024}, "128x128x64_64x64_s3"},
-	{[3]int{4096, 4096, 256}, "64x64x64_32x32_s6"},
-	{[3]int{8192, 2048, 512}, "256x128x64_64x64_s3"},
+	{[3]int{32768, 1024, 1024}, "128x128x64_64x64_s3_splitk1", false},
+	{[3]int{8192, 8192, 256}, "64x64x64_32x32_s6_splitk1", true},
+	{[3]int{16384, 2048, 512}, "256x128x64_64x64_s3_splitk1", false},
 }
 
 // Wave extrapolation agrees with the full simulation within 2 % in
@@ -175,6 +179,11 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 					float64(r.DRAMWriteBytes + r.DRAMWritebackBytes),
 					float64(e.DRAMWriteBytes + e.DRAMWritebackBytes), 0.05},
 				{"tc util", r.TCUtilization, e.TCUtilization, 0.03}} {
+				if f.l2Resident && strings.HasPrefix(c.name, "dram") {
+					t.Logf("%s %s %s (L2-resident: not compared): full %g, extrapolated %g",
+						r.Layer, r.Mode, c.name, c.f, c.e)
+					continue
+				}
 				if d := (c.e - c.f) / c.f; math.Abs(d) > c.bound {
 					t.Errorf("%s %s %s: full %g, extrapolated %g (%+.1f %%)", r.Layer, r.Mode,
 						c.name, c.f, c.e, 100*d)

@@ -89,7 +89,7 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 // the first waves when extrapolating (as newWaveTracker decides).
 func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
 	perWave := cfg.GPU.SMCount * p.occupancy
-	if waves := ceilDiv(p.ctas, perWave); extrapolate && waves > extrapolationWaves+1 {
+	if waves := ceilDiv(p.ctas, perWave); extrapolate && waves >= minExtrapolatedWaves {
 		return float64(p.ctas - (waves-extrapolationWaves-1)*perWave)
 	}
 	return float64(p.ctas)
