@@ -89,10 +89,9 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	if sum := busy + idle[0] + idle[1] + idle[2] + idle[3] + idle[4]; all > sum {
 		idle[whyLatency] += all - sum
 	}
+	r.busy, r.idle = busy, idle
 	r.breakdown = shares(busy, idle)
-	if r.causes != nil {
-		r.causes = causes(busy, idle)
-	}
+	r.causes = causes(busy, idle)
 	r.extrapolated = true
 	r.waves = w.total
 }

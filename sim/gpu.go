@@ -23,6 +23,7 @@ type gpu struct {
 	engine akita.Engine
 	clk    clock.Clock
 	mem    memory.Hierarchy
+	filler *memory.Filler // cp.async fills into shared memory
 	sms    []*smUnit
 	plan   *kernelPlan
 
@@ -55,6 +56,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	}
 	g.mem = mem
 	g.cal.evAt = never
+	g.filler = memory.NewFiller(cfg.Memory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
@@ -72,8 +74,7 @@ func (g *gpu) buildSM(id int) *smUnit {
 	name := akita.BuildNameWithIndex("GPU", "SM", id)
 	sm := &smUnit{gpu: g, id: id,
 		ComponentBase: akita.NewComponentBase(name),
-		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory),
-		fill:          memory.FillPattern(g.cfg.Memory.SharedMemory)}
+		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory)}
 	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
 	sm.patterns()
 	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
@@ -125,10 +126,14 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 	}
 }
 
-// memoryReason classifies a tile load by its latency: one that took at
-// least the DRAM load-to-use latency waited on DRAM, otherwise on L2.
-func (g *gpu) memoryReason(issued, landed uint64) reason {
-	if landed-issued >= uint64(g.cfg.Memory.DRAM.Latency) {
+// memoryReason maps what a stage's fill was bound by to the breakdown's
+// reasons: DRAM latency and bandwidth to dram, L2 and crossbar to l2, the
+// bank array's write queue to smem.
+func memoryReason(c memory.Cause) reason {
+	switch {
+	case c == memory.CauseSmem:
+		return whySmem
+	case c.IsDRAM():
 		return whyDRAM
 	}
 	return whyL2

@@ -49,7 +49,7 @@ type LayerResult struct {
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
-	// Causes splits the same time by cause (sm.fidelity: instruction):
+	// Causes splits the same time by cause:
 	// barrier, dependence, issue slots, register file, queueing for the
 	// tensor core and launch/tail beside compute, smem, l2 and dram.
 	Causes  *Causes `json:"causes,omitempty"`

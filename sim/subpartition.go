@@ -121,7 +121,7 @@ func (sp *subPartition) issueMMA(now uint64) uint64 {
 // smemAccess sends a shared-memory instruction through the MIO queue
 // and returns the cycle its data is in registers (or in shared memory).
 func (sp *subPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
-	start := max(now, sp.sm.smem.BusyUntil())
+	start := max(now, sp.sm.smem.BusyUntil(now))
 	done := sp.sm.smem.Access(now, p, bytes)
 	sp.mio[sp.mioHead] = start
 	sp.mioHead = (sp.mioHead + 1) % mioQueue

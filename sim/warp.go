@@ -214,11 +214,14 @@ func (w *warp) issue(in *Instr, now uint64) {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)
 	case OpLDSM, OpLDS:
-		pat := sp.sm.ldsm
-		if in.Operand == OperandE {
-			pat = sp.sm.ldsmE
-		} else if in.Op == OpLDS {
+		pat := sp.sm.ldsmA
+		switch {
+		case in.Op == OpLDS:
 			pat = sp.sm.staging
+		case in.Operand == OperandE:
+			pat = sp.sm.ldsmE
+		case in.Operand == OperandB:
+			pat = sp.sm.ldsmB
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
 		sp.readRegs(now, 1)
@@ -286,20 +289,15 @@ func (w *warp) copy(in *Instr, now uint64) {
 	g := w.open
 	g.left++
 	sm := w.sp.sm
-	bytes := r.Rows * r.RowBytes
-	sm.gpu.mem.Read(now, sm.id, class, r, false, func(at uint64) {
-		written := sm.smem.Access(at, sm.cpAsync, bytes)
+	f := sm.gpu.filler
+	plan := f.Plan(r, w.cta.plan.smemLayout(class))
+	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, func(d memory.FillDone) {
 		g.left--
-		why := sm.gpu.memoryReason(now, at)
-		if written > at+uint64(sm.gpu.cfg.Memory.SharedMemory.Latency)+
-			uint64(bytes/sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)+1 {
-			why = whySmem
-		}
-		if written >= g.doneAt {
-			g.doneAt, g.why = written, why
+		if d.Written >= g.doneAt {
+			g.doneAt, g.why = d.Written, memoryReason(d.Cause())
 		}
 		if g.left == 0 && g.closed {
-			w.sp.wake(max(written, at+1))
+			w.sp.wake(max(d.Written, d.Arrived+1))
 		}
 	})
 }
