@@ -1,9 +1,6 @@
 package memory
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // FillPlan is how the lines of one cp.async region are written into a
 // shared-memory tile: line by line (in the order Hierarchy.CpAsync
@@ -161,14 +158,28 @@ func (w *fillWrite) book(i int, at float64) {
 // (loads_first: the bank array serves every load booked until then
 // first; the held packets then take the cycles left from their arrivals).
 func (w *fillWrite) hold(i int, at float64) {
+	if w.held == nil {
+		w.held = make([]heldLine, 0, len(w.plan.lines))
+	}
 	w.held = append(w.held, heldLine{i, max(uint64(math.Ceil(at-1e-9)), w.now)})
 }
 
-// flush books the held lines in arrival order.
+// flush books the held lines in arrival order (equal arrivals in the
+// order they were held).
 func (w *fillWrite) flush() {
-	sort.SliceStable(w.held, func(a, b int) bool { return w.held[a].at < w.held[b].at })
+	sortHeld(w.held)
 	for _, h := range w.held {
 		w.book(h.line, float64(h.at))
 	}
 	w.held = nil
+}
+
+// sortHeld sorts lines by arrival, stably: an insertion sort, as a
+// request holds only its few lines.
+func sortHeld(h []heldLine) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && h[j].at < h[j-1].at; j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
 }

@@ -13,8 +13,9 @@
 # by default the working tree's cmd/stcsim is built. The family: dense and
 # sparse; fp16, int8 and tf32; one wave and many; 32x32 and 64x64 warp
 # tiles; split-K; beta = 1; a narrow register file, two schedulers and the
-# loose round-robin policy; the tensor core's instruction fidelity; and a
-# jitter ensemble of three runs. Every case lets kernel selection simulate
+# loose round-robin policy; the tensor core's instruction fidelity; a
+# jitter ensemble of three runs; and wave and K extrapolation (defaults)
+# beside a many-wave case simulated in full. Every case lets kernel selection simulate
 # its candidates, so each covers several kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,9 @@ if ! "$bin" run --quiet --gemm 64x64x64 --mode dense "${instr[@]}" >/dev/null 2>
 fi
 cases=(
   "small-fp16|--gemm 512x512x512"
-  "waves-fp16|--gemm 4096x4096x256 --set kernel.force=128x128x64_64x64_s3"
+  "waves-fp16|--gemm 4096x4096x256 --set kernel.force=128x128x64_64x64_s3 --set sim.extrapolate_waves=false"
+  "waves-extrap|--gemm 4096x4096x256 --set kernel.force=128x128x64_64x64_s3"
+  "k-extrap|--gemm 256x512x8192 --set kernel.force=128x128x64_64x64_s3 --set kernel.split_k=[1]"
   "splitk-fp16|--gemm 128x784x1152"
   "int8|--gemm 1024x1024x1024 --precision int8"
   "tf32|--gemm 512x1024x512 --precision tf32"

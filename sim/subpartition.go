@@ -34,6 +34,9 @@ type subPartition struct {
 	aluFree uint64 // ALU pipe accepts the next instruction
 	rfFree  uint64 // register-file read ports free
 	rfBytes int    // register-file read bytes per cycle
+	// issuePerClk is sm.issue_per_clk: instructions a warp scheduler
+	// issues per cycle.
+	issuePerClk int
 
 	exited   bool               // a warp has exited since the last scan
 	wakeAt   uint64             // pending scan (never: none)
@@ -50,7 +53,7 @@ func newSubPartition(s *smUnit, id int) *subPartition {
 	sp := &subPartition{sm: s, id: id, unit: s.id*cfg.SubPartitions + id,
 		tc: s.tcs[id], greedy: make([]*warp, cfg.WarpSchedulers),
 		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
-		rfBytes: cfg.RegisterFileBytesPerClk, wakeAt: never,
+		rfBytes: cfg.RegisterFileBytesPerClk, issuePerClk: cfg.IssuePerClk, wakeAt: never,
 		lastMMA: s.gpu.startedAt}
 	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
 	sp.mma = s.gpu.plan.mmaRequest(1)
@@ -147,7 +150,7 @@ func (sp *subPartition) scan(now uint64) {
 	if sp.exited {
 		sp.dropExited()
 	}
-	limit := sp.sm.gpu.cfg.SM.IssuePerClk
+	limit := sp.issuePerClk
 	for s := range sp.greedy {
 		issued := 0
 		visit := func(w *warp) {
