@@ -81,18 +81,19 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	r.mem = scaleStats(r.mem, w.memAt1, f)
 	w.scaleWrites(&r.mem, g, pre, post)
 	busy := f(g.acct.busy, w.acctAt1.busy)
+	// The steady waves' idle scales; the drain after the last MMAs
+	// (tail, wave quantization) happens once.
+	closed := g.closedIdle(g.endCycle)
 	var idle [numReasons]uint64
+	sum := busy
 	for i := range idle {
-		idle[i] = f(g.acct.idle[i], w.acctAt1.idle[i])
+		idle[i] = f(g.acct.idle[i], w.acctAt1.idle[i]) + closed[i] - g.acct.idle[i]
+		sum += idle[i]
 	}
-	all := r.cycles * uint64(r.tcUnits)
-	if sum := busy + idle[0] + idle[1] + idle[2] + idle[3] + idle[4]; all > sum {
-		idle[whyLatency] += all - sum
+	if all := r.cycles * uint64(r.tcUnits); all > sum {
+		idle[whyTail] += all - sum
 	}
 	r.breakdown = shares(busy, idle)
-	if r.causes != nil {
-		r.causes = causes(busy, idle)
-	}
 	r.extrapolated = true
 	r.waves = w.total
 }

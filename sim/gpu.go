@@ -35,7 +35,12 @@ type gpu struct {
 	startedAt   uint64
 	acct        timeAccount
 	cal         calendar
-	issued      uint64 // warp instructions issued (instruction-level SM)
+	disp        *dispatcher
+	onStart     func(idx int, now uint64) // observes CTA starts (tests)
+	issued      uint64                    // warp instructions issued (instruction-level SM)
+	issuedOp    [numOpcodes]uint64        // the same by opcode class
+	rfRead      uint64                    // register-file bytes read (instruction-level SM)
+	rfWrite     uint64                    // register-file bytes written
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
@@ -55,6 +60,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	}
 	g.mem = mem
 	g.cal.evAt = never
+	g.disp = newDispatcher(cfg.SM.CTADispatchInterval, cfg.GPU.SMCount)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
@@ -97,8 +103,7 @@ func (g *gpu) run() error {
 			if g.nextCTA >= g.launchLimit {
 				break
 			}
-			sm.launchAt(g.startedAt+g.jitter.dispatchOffset(), g.nextCTA)
-			g.nextCTA++
+			g.dispatchAt(sm, g.startedAt, 0)
 		}
 	}
 	if err := g.engine.Run(); err != nil {
@@ -114,14 +119,13 @@ func (g *gpu) run() error {
 // ctaFinished frees the CTA's slot and launches the next CTA there.
 func (g *gpu) ctaFinished(c *cta, at uint64) {
 	g.doneCTAs++
+	c.sm.lastFinish = max(c.sm.lastFinish, at)
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.idx, at)
 	}
 	if g.nextCTA < g.launchLimit {
-		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency)+
-			g.jitter.dispatchOffset(), g.nextCTA)
-		g.nextCTA++
+		g.dispatchAt(c.sm, at, uint64(g.cfg.SM.CTALaunchLatency))
 	}
 }
 
@@ -132,6 +136,24 @@ func (g *gpu) memoryReason(issued, landed uint64) reason {
 		return whyDRAM
 	}
 	return whyL2
+}
+
+// stageCause classifies an LDGSTS chunk's read by its time: L2 or DRAM
+// as memoryReason does, and the share of the time beyond the level's
+// unloaded latency (queueing: bandwidth) — the DRAM latency, or the far
+// L2 hit latency (so a near hit's queueing of up to the difference reads
+// as latency).
+func (g *gpu) stageCause(issued, landed uint64) (reason, float64) {
+	why := g.memoryReason(issued, landed)
+	floor := uint64(g.cfg.Memory.L2.FarLatency)
+	if why == whyDRAM {
+		floor = uint64(g.cfg.Memory.DRAM.Latency)
+	}
+	took := landed - issued
+	if took <= floor {
+		return why, 0
+	}
+	return why, float64(took-floor) / float64(took)
 }
 
 // issueInterval is the cycles between MMAs of the plan's mode on one

@@ -17,7 +17,6 @@ type kernelResult struct {
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
 	breakdown Breakdown
-	causes    *Causes // instruction-level SM only
 	// mem is the traffic during the kernel's time (cycles): the L2's
 	// write-back of dirty lines after the kernel is not in it.
 	mem       memory.Stats
@@ -76,10 +75,7 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	post := g.mem.Stats()
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
-		breakdown: g.acct.breakdown(end), mem: pre}
-	if cfg.SM.Fidelity == "instruction" {
-		r.causes = causes(g.acct.busy, g.acct.closed(end))
-	}
+		breakdown: g.breakdown(end), mem: pre}
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end

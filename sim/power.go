@@ -99,6 +99,13 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 		}
 	}
 	n.SM = g.smActivity(n.DenseMMAs + n.SparseMMAs)
+	if g.cfg.SM.Fidelity == "instruction" {
+		// What the warps issued: every instruction, the register
+		// file's reads (less the A fragments the reuse cache kept) and
+		// its writes (loads, ALU results, accumulators).
+		n.SM = energy.SMActivity{Instructions: g.issued, RFReadBytes: g.rfRead,
+			RFWriteBytes: g.rfWrite}
+	}
 	if r.extrapolated && g.doneCTAs > 0 {
 		n = scaleCTAs(n, g.plan.ctas, g.doneCTAs)
 	}
@@ -110,9 +117,9 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 	return n
 }
 
-// smActivity derives the SM's instruction and register-file counts from
-// the MMAs issued and the CTAs run, until the instruction-level SM
-// counts them itself: each MMA reads A, B, C (and a sparse MMA its
+// smActivity derives the k-step SM's instruction and register-file
+// counts from the MMAs issued and the CTAs run (the instruction-level SM
+// counts them as it issues; see activity): each MMA reads A, B, C (and a sparse MMA its
 // metadata register) and writes D; each ldmatrix/lds writes its fragment
 // bytes; one warp instruction per MMA, per 512 B of ldmatrix.x4 and per
 // 512 B of cp.async (16 B per thread). Address arithmetic, barriers and

@@ -30,6 +30,7 @@ type smUnit struct {
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsm, ldsmE, cpAsync, staging memory.Pattern
 	fill                          memory.Pattern // k-step SM: cp.async fills
+	lastFinish                    uint64         // the cycle its latest CTA finished
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -44,13 +45,13 @@ func (s *smUnit) at(c uint64, fn func()) {
 	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
 }
 
-// launchAt starts CTA idx on this SM at cycle c.
-func (s *smUnit) launchAt(c uint64, idx int) {
+// start starts CTA idx on this SM now (the dispatcher's launch event).
+func (s *smUnit) start(now uint64, idx int) {
 	if s.gpu.cfg.SM.Fidelity == "kstep" {
-		s.at(c, func() { newKCTA(s, idx).launch(c) })
+		newKCTA(s, idx).launch(now)
 		return
 	}
-	s.at(c, func() { newCTA(s, idx).launch(c) })
+	newCTA(s, idx).launch(now)
 }
 
 // patterns sets the shared-memory patterns of the SM's accesses from
@@ -242,6 +243,7 @@ func (c *cta) barrier(now uint64) {
 		if w.atBarrier {
 			w.atBarrier = false
 			w.earliest = max(w.earliest, release)
+			w.released = w.earliest
 			w.sp.wake(release)
 		}
 	}

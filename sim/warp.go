@@ -31,7 +31,8 @@ type cpGroup struct {
 	left   int
 	closed bool
 	doneAt uint64
-	why    reason // what its last chunk waited on: L2, DRAM or smem
+	why    reason  // what its last chunk waited on: L2, DRAM or smem
+	queued float64 // the share of that chunk's time spent queueing (L2, DRAM)
 }
 
 // warp is one resident warp: its instruction stream, program counter,
@@ -54,6 +55,7 @@ type warp struct {
 	open     *cpGroup
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
+	released  uint64  // the cycle the last barrier let the warp go on
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
 
 	// stall accounting since the warp's last MMA (see account.go)
@@ -61,6 +63,7 @@ type warp struct {
 	since    uint64
 	stall    [numReasons]uint64
 	stageWho *cpGroup // the group a DEPBAR waits on
+	epoch    uint64   // the sub-partition's epoch of stall
 }
 
 func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
@@ -118,6 +121,9 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		return never, whyBarrier
 	}
 	at, why := w.earliest, whyIssue
+	if at == w.released {
+		why = whyBarrier // the barrier's latency after the last arrival
+	}
 	if in.Op == OpDEPBAR {
 		t, wy := w.depbarReady(int(in.N))
 		if t > at {
@@ -162,6 +168,7 @@ func (w *warp) regWhy(in *Instr) reason {
 func (w *warp) depbarReady(n int) (uint64, reason) {
 	closed := len(w.groups)
 	at, why := uint64(0), whyIssue
+	w.stageWho = nil
 	for i := 0; i < closed-n; i++ {
 		g := w.groups[i]
 		if g.left > 0 {
@@ -169,7 +176,8 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 			return never, whyStage
 		}
 		if g.doneAt > at {
-			at, why = g.doneAt, g.why
+			at, why = g.doneAt, whyStage
+			w.stageWho = g
 		}
 	}
 	return at, why
@@ -180,6 +188,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 	sp := w.sp
 	w.earliest = now + 1
 	sp.sm.gpu.issued++
+	sp.sm.gpu.issuedOp[in.Op]++
 	switch in.Op {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)
@@ -215,6 +224,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 			n += int(s.N)
 		}
 		sp.readRegs(now, n)
+		sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case OpLDG:
 		w.load(in, now)
@@ -241,6 +251,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
 	}
 	w.setReady(in.Dst, done)
+	sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
 }
 
@@ -263,13 +274,13 @@ func (w *warp) copy(in *Instr, now uint64) {
 	sm.gpu.mem.Read(now, sm.id, class, r, false, func(at uint64) {
 		written := sm.smem.Access(at, sm.cpAsync, bytes)
 		g.left--
-		why := sm.gpu.memoryReason(now, at)
+		why, queued := sm.gpu.stageCause(now, at)
 		if written > at+uint64(sm.gpu.cfg.Memory.SharedMemory.Latency)+
 			uint64(bytes/sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)+1 {
 			why = whySmem
 		}
 		if written >= g.doneAt {
-			g.doneAt, g.why = written, why
+			g.doneAt, g.why, g.queued = written, why, queued
 		}
 		if g.left == 0 && g.closed {
 			w.sp.wake(max(written, at+1))
