@@ -43,11 +43,7 @@ type GPUConfig struct {
 
 // SMConfig holds the streaming multiprocessor's parameters.
 type SMConfig struct {
-	// Fidelity is "kstep" (a CTA's k-steps as a state machine, batched
-	// MMA runs per warp) or "instruction" (warps issue their instruction
-	// streams through the sub-partitions' schedulers; see docs/sm.md).
-	Fidelity      string `yaml:"fidelity"`
-	SubPartitions int    `yaml:"sub_partitions"`
+	SubPartitions int `yaml:"sub_partitions"`
 	// WarpSchedulers is the number of warp schedulers per sub-partition.
 	WarpSchedulers int `yaml:"warp_schedulers"`
 	// IssuePerClk is instructions issued per scheduler per cycle.
@@ -145,6 +141,10 @@ type SimConfig struct {
 	// ExtrapolateWaves simulates the first waves of a kernel and
 	// extrapolates the steady state for the rest.
 	ExtrapolateWaves bool `yaml:"extrapolate_waves"`
+	// ExtrapolateKSteps simulates a kernel of more than 96 k-steps per
+	// CTA at 24 and 48 and extends the record along the line through the
+	// two (docs/sm.md).
+	ExtrapolateKSteps bool `yaml:"extrapolate_ksteps"`
 	// JitterRuns is the size of the selection ensemble: every candidate
 	// and the chosen kernel run this many times, run 0 unperturbed and
 	// the others with seeded CTA dispatch offsets and same-cycle tie
@@ -174,7 +174,6 @@ func (c *Config) Validate() check.List {
 
 func (s SMConfig) validate() check.List {
 	var l check.List
-	l.OneOf("fidelity", s.Fidelity, "kstep", "instruction")
 	l.Positive("sub_partitions", s.SubPartitions)
 	l.Positive("warp_schedulers", s.WarpSchedulers)
 	l.Positive("issue_per_clk", s.IssuePerClk)

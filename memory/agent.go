@@ -34,6 +34,7 @@ type lineOp struct {
 	write bool
 	lat   float64
 	xfer  *transfer
+	idx   int // the line's index in its request
 }
 
 // transfer is one Read or Write: done runs when its last line arrives.
@@ -41,6 +42,10 @@ type transfer struct {
 	remaining int
 	finish    uint64
 	done      func(cycle uint64)
+	// arrive (cp.async only) is called as each line's last sector
+	// reaches the SM; lineLeft counts the sectors still to come.
+	arrive   func(line int, at float64)
+	lineLeft []int
 }
 
 // agent stands for the SMs' side of the crossbar. Each SM's sector
@@ -106,17 +111,23 @@ func (a *agent) Handle(e akita.Event) error {
 }
 
 func (a *agent) submit(now uint64, sm int, class Class, r Region,
-	viaL1, write bool, done func(cycle uint64)) {
+	viaL1, write bool, done func(cycle uint64),
+	arrive func(line int, at float64)) {
 	a.stats.Requests++
-	x := &transfer{remaining: 1, finish: now, done: done}
+	x := &transfer{remaining: 1, finish: now, done: done, arrive: arrive}
+	i := 0
 	r.forEachLine(a.p.lineBytes, a.p.secBytes, func(s lineSpan) {
 		mask := s.mask
 		if viaL1 {
 			mask = a.throughL1(now, sm, class, s, x)
 		}
-		if mask != 0 {
-			a.enqueue(sm, class, s.line, mask, write, x)
+		if arrive != nil {
+			x.lineLeft = append(x.lineLeft, bits.OnesCount64(mask))
 		}
+		if mask != 0 {
+			a.enqueue(sm, class, s.line, mask, write, x, i)
+		}
+		i++
 	})
 	a.arrive(x, now, false) // the submit's own reference
 	a.wake(now)
@@ -135,7 +146,7 @@ func (a *agent) throughL1(now uint64, sm int, class Class, s lineSpan,
 // sector-sized blocks, so that hits, misses and DRAM traffic are counted
 // in sectors as in the fast model.
 func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
-	x *transfer) {
+	x *transfer, idx int) {
 	sl, local := a.p.amap.slice(line)
 	lat := a.p.hitLatency(sm, sl)
 	a.classOf[line] = class
@@ -143,7 +154,7 @@ func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
 		sec := uint64(bits.TrailingZeros64(m))
 		op := &lineOp{slice: sl,
 			addr:  local*a.p.lineBytes + sec*a.p.secBytes,
-			bytes: a.p.secBytes, write: write, lat: lat, xfer: x}
+			bytes: a.p.secBytes, write: write, lat: lat, xfer: x, idx: idx}
 		a.queues[sm] = append(a.queues[sm], op)
 		x.remaining++
 	}
@@ -266,14 +277,29 @@ func (a *agent) receiveFrom(now akita.VTimeInSec, p akita.Port) bool {
 			rest = oneWay(op.lat) - akitaHitCycles
 		}
 		at := a.cb.Clock.Cycle(now) + uint64(max(0, math.Round(rest)))
-		x := op.xfer
-		a.cb.At(a, at, func() { a.arrive(x, at, true) })
+		x, idx := op.xfer, op.idx
+		a.cb.At(a, at, func() {
+			a.lineArrived(x, idx, at)
+			a.arrive(x, at, true)
+		})
 		progress = true
 	}
 	return progress
 }
 
-// arrive counts one line (or the submit itself) in; the transfer is done
+// lineArrived counts a sector of a cp.async line in and reports the line
+// once all of its sectors have.
+func (a *agent) lineArrived(x *transfer, idx int, at uint64) {
+	if x.arrive == nil {
+		return
+	}
+	x.lineLeft[idx]--
+	if x.lineLeft[idx] == 0 {
+		x.arrive(idx, float64(at))
+	}
+}
+
+// arrive counts one sector (or the submit itself) in; the transfer is done
 // with its last one. inEvent says the caller runs in the agent's own
 // event at cycle cyc, so done may be called directly.
 func (a *agent) arrive(x *transfer, cyc uint64, inEvent bool) {

@@ -51,16 +51,32 @@ type lineSpan struct {
 func (r Region) forEachLine(lineBytes, sectorBytes uint64, fn func(lineSpan)) {
 	for row := 0; row < r.Rows; row++ {
 		start := r.Base + uint64(row)*r.Pitch
-		end := start + uint64(r.RowBytes)
-		for a := start; a < end; {
+		r.rowLines(row, lineBytes, func(_, from, to int) {
+			a, stop := start+uint64(from), start+uint64(to)
 			line := a / lineBytes
-			lineEnd := (line + 1) * lineBytes
-			stop := min(end, lineEnd)
 			first := (a - line*lineBytes) / sectorBytes
 			last := (stop - 1 - line*lineBytes) / sectorBytes
 			fn(lineSpan{line: line, mask: sectorRange(first, last)})
-			a = stop
-		}
+		})
+	}
+}
+
+// forEachRowSpan calls fn for the same pieces as forEachLine, in the same
+// order, as (row, byte range within the row).
+func (r Region) forEachRowSpan(lineBytes uint64, fn func(row, from, to int)) {
+	for row := 0; row < r.Rows; row++ {
+		r.rowLines(row, lineBytes, fn)
+	}
+}
+
+// rowLines cuts one row into its pieces of whole lines.
+func (r Region) rowLines(row int, lineBytes uint64, fn func(row, from, to int)) {
+	start := r.Base + uint64(row)*r.Pitch
+	end := start + uint64(r.RowBytes)
+	for a := start; a < end; {
+		stop := min(end, (a/lineBytes+1)*lineBytes)
+		fn(row, int(a-start), int(stop-start))
+		a = stop
 	}
 }
 

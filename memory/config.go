@@ -10,11 +10,19 @@ type SharedMemoryConfig struct {
 	Banks             int   `yaml:"banks"`
 	BankBytes         int   `yaml:"bank_bytes"`
 	BytesPerClk       int   `yaml:"bytes_per_clk"`
-	// FillBytesPerClk is the rate at which cp.async fills arriving from
-	// L2 are written into the banks; the datapath's BytesPerClk caps it.
-	FillBytesPerClk int `yaml:"fill_bytes_per_clk"`
-	Latency         int `yaml:"latency"`
+	Latency           int   `yaml:"latency"`
+	// FillArbitration is who wins a bank-array cycle wanted by both a
+	// cp.async packet and a load: fills_first (a packet takes the cycle it
+	// arrives in) or loads_first (packets wait in a fill buffer for cycles
+	// the loads leave free).
+	FillArbitration string `yaml:"fill_arbitration"`
 }
+
+// Fill arbitration policies (shared_memory.fill_arbitration).
+const (
+	FillsFirst = "fills_first"
+	LoadsFirst = "loads_first"
+)
 
 // L1Config is the per-SM L1 data cache.
 type L1Config struct {
@@ -80,8 +88,8 @@ func (c *Config) Validate() check.List {
 	l.PowerOfTwo("shared_memory.banks", s.Banks)
 	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
 	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)
-	l.Positive("shared_memory.fill_bytes_per_clk", s.FillBytesPerClk)
 	l.Positive("shared_memory.latency", s.Latency)
+	l.OneOf("shared_memory.fill_arbitration", s.FillArbitration, FillsFirst, LoadsFirst)
 	for _, kb := range s.CarveoutOptionsKB {
 		if kb > c.L1.TotalKB {
 			l.Add("shared_memory.carveout_options_kb", "option %d KB "+

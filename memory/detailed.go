@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/sarchlab/akita/v3/mem/cache/writeback"
 	"github.com/sarchlab/akita/v3/mem/mem"
@@ -96,12 +97,51 @@ func (f *channelFinder) Find(addr uint64) akita.Port {
 
 func (d *detailed) Read(now uint64, sm int, class Class, r Region,
 	viaL1 bool, done func(cycle uint64)) {
-	d.agent.submit(now, sm, class, r, viaL1, false, done)
+	d.agent.submit(now, sm, class, r, viaL1, false, done, nil)
+}
+
+// CpAsync implements Hierarchy. The Akita path does not report where a
+// sector was served, so the info is the request's size and a latency
+// classification: the last line's round trip against the unloaded L2
+// and DRAM latencies (queueing beyond DRAM's latency counts as DRAM
+// bandwidth).
+func (d *detailed) CpAsync(now uint64, sm int, class Class, r Region,
+	arrive func(line int, at float64), done func(cycle uint64, info ReadInfo)) {
+	info := ReadInfo{Issued: now}
+	p := &d.agent.p
+	r.forEachLine(p.lineBytes, p.secBytes, func(s lineSpan) {
+		info.Lines++
+		info.Sectors += bits.OnesCount64(s.mask)
+	})
+	d.agent.submit(now, sm, class, r, false, false, func(c uint64) {
+		done(c, d.classify(info, float64(c-now)))
+	}, arrive)
+}
+
+// classify fills a detailed request's critical line from its round trip
+// rt: up to the far L2 latency plus its own transfer it is an L2 access,
+// beyond that DRAM; what exceeds the unloaded latency is queueing.
+func (d *detailed) classify(info ReadInfo, rt float64) ReadInfo {
+	p := &d.agent.p
+	own := float64(info.Sectors) * float64(p.secBytes) / p.portRate
+	c := lineInfo{at: rt, own: own, lat: p.farLat}
+	if rt > own+p.farLat+1 {
+		c.dramSectors, c.lat = 1, float64(p.cfg.DRAM.Latency)
+	}
+	if q := rt - own - c.lat; q > 0 {
+		if c.dramSectors > 0 {
+			c.channel = q
+		} else {
+			c.slice = q
+		}
+	}
+	info.Critical = c
+	return info
 }
 
 func (d *detailed) Write(now uint64, sm int, class Class, r Region,
 	done func(cycle uint64)) {
-	d.agent.submit(now, sm, class, r, false, true, done)
+	d.agent.submit(now, sm, class, r, false, true, done, nil)
 }
 
 func (d *detailed) Flush(now uint64, done func(cycle uint64)) {

@@ -68,6 +68,9 @@ type request struct {
 	write  bool
 	issue  float64 // when the next line leaves the SM's crossbar port
 	finish float64 // latest completion of any line so far
+	arrive func(line int, at float64)
+	info   ReadInfo
+	cur    lineInfo // the line being served
 }
 
 // Read implements Hierarchy.
@@ -76,6 +79,17 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 	q := request{now: float64(now), sm: sm, class: class, viaL1: viaL1,
 		finish: float64(now)}
 	f.run(&q, r, done)
+}
+
+// CpAsync implements Hierarchy: the lines' arrivals are known when the
+// request is booked, so arrive is called for each of them now, with
+// their (future) arrival cycles.
+func (f *fast) CpAsync(now uint64, sm int, class Class, r Region,
+	arrive func(line int, at float64), done func(cycle uint64, info ReadInfo)) {
+	q := &request{now: float64(now), sm: sm, class: class,
+		finish: float64(now), arrive: arrive}
+	q.info.Issued = now
+	f.run(q, r, func(c uint64) { done(c, q.info) })
 }
 
 // Write implements Hierarchy.
@@ -93,8 +107,18 @@ func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
 	f.stats.Requests++
 	port := &f.ports[q.sm]
 	q.issue = max(q.now, port.busy)
+	portWait := q.issue - q.now
+	i := 0
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
-		f.line(q, s)
+		q.cur = lineInfo{port: portWait, own: float64(i+1) *
+			f.sectorBytes(s.mask) / f.p.portRate}
+		at := f.line(q, s)
+		q.info.add(q.cur, at, q.now)
+		q.finish = max(q.finish, at)
+		if q.arrive != nil {
+			q.arrive(i, at)
+		}
+		i++
 	})
 	if q.issue > port.busy {
 		port.spent += q.issue - max(q.now, port.busy)
@@ -110,24 +134,18 @@ func (f *fast) complete(finish float64, done func(cycle uint64)) {
 	f.cb.At(f, c, func() { done(c) })
 }
 
-// line serves one line of a request.
-func (f *fast) line(q *request, s lineSpan) {
+// line serves one line of a request and returns when it is done (its
+// data at the SM, or a write accepted by L2).
+func (f *fast) line(q *request, s lineSpan) float64 {
 	mask := s.mask
+	done := q.now
 	if q.viaL1 {
-		mask = f.lineL1(q, s)
+		done, mask = f.l1.load(q.now, q.sm, q.class, s, &f.stats)
 		if mask == 0 {
-			return
+			return done
 		}
 	}
-	f.lineL2(q, s.line, mask)
-}
-
-// lineL1 looks a line up in the SM's L1 and returns the sectors that
-// missed (to be fetched from L2).
-func (f *fast) lineL1(q *request, s lineSpan) uint64 {
-	finish, miss := f.l1.load(q.now, q.sm, q.class, s, &f.stats)
-	q.finish = max(q.finish, finish)
-	return miss
+	return max(done, f.lineL2(q, s.line, mask))
 }
 
 func (f *fast) sectorBytes(mask uint64) float64 {
@@ -135,8 +153,8 @@ func (f *fast) sectorBytes(mask uint64) float64 {
 }
 
 // lineL2 books a line on its slice and, for missing sectors, on its DRAM
-// channel.
-func (f *fast) lineL2(q *request, line, mask uint64) {
+// channel, and returns when the line is done.
+func (f *fast) lineL2(q *request, line, mask uint64) float64 {
 	sl, local := f.p.amap.slice(line)
 	bytes := f.sectorBytes(mask)
 	at := q.issue
@@ -149,34 +167,44 @@ func (f *fast) lineL2(q *request, line, mask uint64) {
 	}
 	lat := f.p.hitLatency(q.sm, sl)
 	end := f.slice[sl].reserve(at, bytes)
+	q.cur.slice = end - at - bytes/f.p.sliceRate
+	q.cur.lat = lat + bytes/f.p.sliceRate
+	q.cur.sectors = bits.OnesCount64(mask)
 	if q.write {
 		f.stats.L2HitSectors += uint64(bits.OnesCount64(mask))
-		q.finish = max(q.finish, end+oneWay(lat))
-		return
+		return end + oneWay(lat)
 	}
-	q.finish = max(q.finish, max(end, f.l2[sl].readyAt())+lat)
+	done := max(end, f.l2[sl].readyAt()) + lat
+	if f.l2[sl].readyAt() > end {
+		q.cur.merged = true // waits for a fill in flight from DRAM
+	}
 	nMiss := uint64(bits.OnesCount64(miss))
 	f.stats.L2MissSectors += nMiss
 	f.stats.L2HitSectors += uint64(bits.OnesCount64(mask)) - nMiss
 	if miss != 0 {
-		f.l2[sl].filledAt(f.fill(q, end, line, miss, lat))
+		filled, arrived := f.fill(q, end, line, miss, lat)
+		f.l2[sl].filledAt(filled)
+		done = max(done, arrived)
 	}
+	return done
 }
 
 // oneWay is the latency of a write: done when L2 has accepted the data,
 // half of a load's round trip.
 func oneWay(lat float64) float64 { return lat / 2 }
 
-// fill reads missing sectors from DRAM.
-// It returns when the data is in the slice.
+// fill reads missing sectors from DRAM. It returns when the data is in
+// the slice and when it has reached the SM.
 func (f *fast) fill(q *request, at float64, line, miss uint64,
-	lat float64) float64 {
+	lat float64) (filled, arrived float64) {
 	bytes := f.sectorBytes(miss)
 	f.stats.DRAMReadBytes += uint64(bytes)
 	f.stats.PerClass[q.class].DRAMReadBytes += uint64(bytes)
 	end := f.chans[f.p.amap.channel(line)].reserve(at, bytes)
-	q.finish = max(q.finish, end+lat+f.p.dramExtra)
-	return end + f.p.dramExtra
+	q.cur.dramSectors = bits.OnesCount64(miss)
+	q.cur.channel = end - at - bytes/f.p.chanRate
+	q.cur.lat += bytes/f.p.chanRate + f.p.dramExtra
+	return end + f.p.dramExtra, end + lat + f.p.dramExtra
 }
 
 // writeBack books a dirty victim's sectors on its DRAM channel; it is off

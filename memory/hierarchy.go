@@ -13,6 +13,18 @@ type Hierarchy interface {
 	// hierarchy's own Akita event when the last byte has reached the SM.
 	Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 		done func(cycle uint64))
+	// CpAsync is Read for cp.async (LDGSTS: global to shared, bypassing
+	// L1) that also reports each line as its data reaches the SM:
+	// arrive(i, at) for the i-th line of r (rows in order, lines in
+	// address order within a row), at the cycle its last sector arrived.
+	// The fast model knows every arrival when the request is booked and
+	// calls arrive before CpAsync returns, with future cycles; the
+	// detailed model calls it from its events as each line arrives. done
+	// is called as for Read, after the last arrive, with what the
+	// hierarchy knows of the request's trip (for attributing waits).
+	CpAsync(now uint64, sm int, class Class, r Region,
+		arrive func(line int, at float64),
+		done func(cycle uint64, info ReadInfo))
 	// Write stores a region from SM sm (the epilogue's D) into L2
 	// (write-back: DRAM is written on eviction or at Flush). done is
 	// called when L2 has accepted the last byte.

@@ -8,22 +8,6 @@ type Pattern struct {
 	Wavefronts    int
 }
 
-// Conflict-free patterns of the kernels we model. A wavefront moves at
-// most banks x bank_bytes (128 B on Ampere); 16-byte-per-thread accesses
-// are served in 4 phases of 8 threads.
-var (
-	// LdMatrix is ldmatrix.x4 of a CUTLASS-swizzled tile: 32 rows of
-	// 16 B, conflict-free, 4 wavefronts.
-	LdMatrix = Pattern{Name: "ldmatrix.x4", BytesPerInstr: 512, Wavefronts: 4}
-	// CpAsyncStore is the shared-memory side of a cp.async fill: 16 B per
-	// thread into a swizzled tile, 4 wavefronts per warp.
-	CpAsyncStore = Pattern{Name: "cp.async.16", BytesPerInstr: 512,
-		Wavefronts: 4}
-	// LDS32 is a 4-byte-per-thread load of consecutive words (e.g. the
-	// metadata words of a sparse A tile): one wavefront.
-	LDS32 = Pattern{Name: "lds.32", BytesPerInstr: 128, Wavefronts: 1}
-)
-
 // PatternFromAddrs builds a pattern from the per-thread byte addresses of
 // one warp-wide access of width bytesPerThread (4, 8 or 16), with the
 // bank-conflict model of NVIDIA GPUs: the warp is served in phases of
@@ -33,19 +17,25 @@ var (
 // has distinct words.
 func PatternFromAddrs(name string, addrs []uint64, bytesPerThread int,
 	cfg SharedMemoryConfig) Pattern {
+	return Pattern{Name: name, BytesPerInstr: len(addrs) * bytesPerThread,
+		Wavefronts: Wavefronts(addrs, bytesPerThread, cfg)}
+}
+
+// Wavefronts is the number of bank-array cycles one warp-wide access of
+// the given thread addresses takes (see PatternFromAddrs).
+func Wavefronts(addrs []uint64, bytesPerThread int, cfg SharedMemoryConfig) int {
 	perPhase := max(1, cfg.Banks*cfg.BankBytes/bytesPerThread)
 	waves := 0
 	for start := 0; start < len(addrs); start += perPhase {
 		end := min(len(addrs), start+perPhase)
 		waves += phaseWavefronts(addrs[start:end], bytesPerThread, cfg)
 	}
-	return Pattern{Name: name, BytesPerInstr: len(addrs) * bytesPerThread,
-		Wavefronts: waves}
+	return waves
 }
 
 func phaseWavefronts(addrs []uint64, width int, cfg SharedMemoryConfig) int {
 	words := make([][]uint64, cfg.Banks)
-	worst := 1
+	worst := 0
 	for _, a := range addrs {
 		for off := 0; off < width; off += cfg.BankBytes {
 			w := (a + uint64(off)) / uint64(cfg.BankBytes)
@@ -68,27 +58,19 @@ func containsWord(ws []uint64, w uint64) bool {
 	return false
 }
 
-// LdMatrixAddrs are the 32 row addresses of an ldmatrix.x4 reading a
-// 32x16-byte block at column chunk col (16 B chunks) of a tile with
-// rowBytes-byte rows. With swizzle, chunk c of row r is stored at chunk
-// c XOR (r mod 8), CUTLASS's layout for 128-byte-wide rows.
-func LdMatrixAddrs(rowBytes, col int, swizzle bool) []uint64 {
-	addrs := make([]uint64, 32)
-	for r := range addrs {
-		c := col
-		if swizzle {
-			c ^= r % 8
-		}
-		addrs[r] = uint64(r*rowBytes + c*16)
-	}
-	return addrs
-}
-
-// SharedMemory is one SM's shared-memory datapath: a "busy-until" server
-// that moves one wavefront per cycle, then the load latency.
+// SharedMemory is one SM's shared-memory unit: a bank array that serves
+// wavefronts, shared by the reads and stores the SM issues (LDSM, LDS,
+// STS) and the cp.async data written as it arrives from the crossbar.
+// Each cycle the array moves bytes_per_clk bytes' worth of wavefronts; a
+// wavefront costs a whole bank-array access (banks x bank_bytes) however
+// few of its bytes are useful. Requests are booked on a calendar of
+// cycles: a request takes the first cycles from its start that still
+// have room, so a fill booked for the cycle its packet arrives and a load
+// issued earlier for an earlier cycle never wait for each other's
+// bookings out of time order.
 type SharedMemory struct {
 	cfg   SharedMemoryConfig
-	busy  uint64
+	array bankArray
 	stats SharedStats
 }
 
@@ -98,52 +80,171 @@ type SharedStats struct {
 	Wavefronts uint64 `json:"wavefronts"`
 	BusyCycles uint64 `json:"busy_cycles"`
 	Accesses   uint64 `json:"accesses"`
+	// FillBytes and FillWavefronts are the cp.async part of the above.
+	FillBytes      uint64 `json:"fill_bytes"`
+	FillWavefronts uint64 `json:"fill_wavefronts"`
 }
 
-// NewSharedMemory makes the datapath of one SM.
+// NewSharedMemory makes the unit of one SM.
 func NewSharedMemory(cfg SharedMemoryConfig) *SharedMemory {
-	return &SharedMemory{cfg: cfg}
+	return &SharedMemory{cfg: cfg, array: newBankArray(cfg.BytesPerClk,
+		cfg.Banks*cfg.BankBytes)}
 }
 
-// Access moves bytes with pattern p, starting no earlier than now, and
-// returns the cycle the access completes (including the latency). The
-// datapath is reserved for the access's wavefronts.
+// Access is a load or store of bytes in whole instructions of pattern p,
+// issued at now (the caller's current cycle; calls come in
+// non-decreasing now). It returns the cycle its data is in registers (the
+// last wavefront served plus shared_memory.latency).
 func (s *SharedMemory) Access(now uint64, p Pattern, bytes int) uint64 {
 	waves := s.wavefronts(p, bytes)
-	cycles := (waves*uint64(s.cfg.Banks*s.cfg.BankBytes) +
-		uint64(s.cfg.BytesPerClk) - 1) / uint64(s.cfg.BytesPerClk)
-	start := max(now, s.busy)
-	s.busy = start + cycles
+	s.array.advance(now)
+	end := s.array.book(now, waves)
 	s.stats.Bytes += uint64(bytes)
-	s.stats.Wavefronts += waves
-	s.stats.BusyCycles += cycles
+	s.stats.Wavefronts += uint64(waves)
 	s.stats.Accesses++
-	return s.busy + uint64(s.cfg.Latency)
+	return end + uint64(s.cfg.Latency)
+}
+
+// write books the wavefronts of one arriving cp.async packet no earlier
+// than at and returns the cycle it is written.
+func (s *SharedMemory) write(at uint64, bytes, waves int) uint64 {
+	end := s.array.book(at, waves)
+	s.stats.Bytes += uint64(bytes)
+	s.stats.Wavefronts += uint64(waves)
+	s.stats.FillBytes += uint64(bytes)
+	s.stats.FillWavefronts += uint64(waves)
+	return end
 }
 
 // wavefronts of moving bytes with pattern p (whole instructions).
-func (s *SharedMemory) wavefronts(p Pattern, bytes int) uint64 {
+func (s *SharedMemory) wavefronts(p Pattern, bytes int) int {
 	if p.BytesPerInstr <= 0 || bytes <= 0 {
 		return 0
 	}
 	instrs := (bytes + p.BytesPerInstr - 1) / p.BytesPerInstr
-	return uint64(instrs * max(1, p.Wavefronts))
+	return instrs * max(1, p.Wavefronts)
 }
 
-// BusyUntil is the cycle the datapath has finished every access so far
-// (the depth of the MIO queue in front of it).
-func (s *SharedMemory) BusyUntil() uint64 { return s.busy }
-
 // Stats is the traffic so far.
-func (s *SharedMemory) Stats() SharedStats { return s.stats }
+func (s *SharedMemory) Stats() SharedStats {
+	st := s.stats
+	st.BusyCycles = s.array.booked / uint64(s.array.capacity)
+	return st
+}
 
-// FillPattern is the shared-memory side of cp.async fills written at the
-// config's fill rate, capped at the datapath's: one wavefront (one
-// bank-array cycle) per min(fill_bytes_per_clk, bytes_per_clk) x
-// 128 / bytes_per_clk bytes.
-func FillPattern(cfg SharedMemoryConfig) Pattern {
-	wave := cfg.Banks * cfg.BankBytes
-	perWave := min(cfg.FillBytesPerClk, cfg.BytesPerClk) * wave / cfg.BytesPerClk
-	return Pattern{Name: "cp.async fill", BytesPerInstr: 4 * max(1, perWave),
-		Wavefronts: 4}
+// bankArray is the calendar of the bank array's cycles: used[i] is the
+// bytes booked in cycle base+i (at most capacity), and next is a
+// union-find over cycles that points each full cycle at a later one that
+// may have room, so a booking skips a saturated stretch in near-constant
+// time. The window slides forward with the callers' current cycle and
+// grows when a booking lands beyond it.
+type bankArray struct {
+	capacity int // bytes per cycle (shared_memory.bytes_per_clk)
+	wave     int // bytes one wavefront costs (banks x bank_bytes)
+	base     uint64
+	used     []int32
+	next     []int32
+	booked   uint64
+}
+
+const bankWindow = 4096
+
+func newBankArray(capacity, wave int) bankArray {
+	a := bankArray{capacity: max(1, capacity), wave: max(1, wave)}
+	a.reset(0, bankWindow)
+	return a
+}
+
+func (a *bankArray) reset(base uint64, n int) {
+	a.base = base
+	a.used = make([]int32, n)
+	a.next = make([]int32, n)
+	for i := range a.next {
+		a.next[i] = int32(i)
+	}
+}
+
+// advance drops the cycles before now, which no booking can use any
+// more, once they are half the window.
+func (a *bankArray) advance(now uint64) {
+	if now < a.base+uint64(len(a.used)/2) {
+		return
+	}
+	d := now - a.base
+	if d >= uint64(len(a.used)) {
+		a.reset(now, len(a.used))
+		return
+	}
+	n := int(d)
+	copy(a.used, a.used[n:])
+	copy(a.next, a.next[n:])
+	for i := range a.next[:len(a.next)-n] {
+		a.next[i] -= int32(n)
+	}
+	for i := len(a.used) - n; i < len(a.used); i++ {
+		a.used[i], a.next[i] = 0, int32(i)
+	}
+	a.base = now
+}
+
+// grow doubles the window until index i is in it.
+func (a *bankArray) grow(i int) {
+	for i >= len(a.used) {
+		n := len(a.used)
+		a.used = append(a.used, make([]int32, n)...)
+		a.next = append(a.next, make([]int32, n)...)
+		for j := n; j < 2*n; j++ {
+			a.next[j] = int32(j)
+		}
+	}
+}
+
+// find is the first cycle index >= i with room.
+func (a *bankArray) find(i int) int {
+	a.grow(i)
+	root := i
+	for a.next[root] != int32(root) {
+		root = int(a.next[root])
+		a.grow(root)
+	}
+	for a.next[i] != int32(i) {
+		up := int(a.next[i])
+		a.next[i] = int32(root)
+		i = up
+	}
+	return root
+}
+
+// book serves waves wavefronts from cycle at on and returns the cycle
+// after the one that serves their last byte (at itself for none).
+func (a *bankArray) book(at uint64, waves int) uint64 {
+	if waves <= 0 {
+		return at
+	}
+	at = max(at, a.base)
+	left := waves * a.wave
+	a.booked += uint64(left)
+	i := a.find(int(at - a.base))
+	for {
+		take := min(a.capacity-int(a.used[i]), left)
+		a.used[i] += int32(take)
+		left -= take
+		if int(a.used[i]) == a.capacity {
+			a.next[i] = int32(i + 1)
+		}
+		if left == 0 {
+			return a.base + uint64(i) + 1
+		}
+		i = a.find(i + 1)
+	}
+}
+
+// BusyUntil is the first cycle from now on at which the bank array has
+// room: an access issued at now starts there (the depth of the queue in
+// front of it, for MIO throttling). Fill packets booked for later cycles
+// do not count until their cycle.
+func (s *SharedMemory) BusyUntil(now uint64) uint64 {
+	s.array.advance(now)
+	at := max(now, s.array.base)
+	return s.array.base + uint64(s.array.find(int(at-s.array.base)))
 }

@@ -1,6 +1,9 @@
 package memory
 
-import "testing"
+import (
+	"math/rand"
+	"testing"
+)
 
 // smem is the shared memory of the a100-40gb config.
 func smem() SharedMemoryConfig {
@@ -11,6 +14,26 @@ func smem() SharedMemoryConfig {
 	return cfg.SharedMemory
 }
 
+// fp16 tiles of a TN GEMM: rows are M (or N), K is contiguous.
+var (
+	cw64  = OperandLayout(16, 64) // 128-B rows, kFactor 1
+	cw32  = OperandLayout(16, 32) // 64-B rows, two to a 128-B line
+	raw64 = Layout{Kind: Unswizzled, ElemBits: 16, Contig: 64}
+	raw32 = Layout{Kind: Unswizzled, ElemBits: 16, Contig: 32}
+	pad64 = Layout{Kind: Unswizzled, ElemBits: 16, Contig: 64, Pitch: 144}
+)
+
+// TestPatternWavefronts checks wavefront counts against cases derived by
+// hand from the bank geometry (32 banks of 4 B; a 16-B-per-thread access
+// is served in 4 phases of 8 threads; an 8x8 ldmatrix matrix is one
+// phase of 8 row addresses):
+//   - 8 rows of a 128-B-pitch tile at the same 16-B vector all hit banks
+//     0-3: 8 wavefronts per matrix, 32 per ldmatrix.x4;
+//   - with a 64-B pitch, rows pair up on 2 bank groups: 4 per matrix, 16;
+//   - a 144-B pitch (one vector of padding) puts the 8 rows on 8 bank
+//     groups: conflict-free, 4;
+//   - CUTLASS's crosswise swizzle permutes the 16-B vectors of each
+//     128-B line by the row: conflict-free, 4, at every K offset.
 func TestPatternWavefronts(t *testing.T) {
 	seq := make([]uint64, 32)
 	strided := make([]uint64, 32)
@@ -28,9 +51,14 @@ func TestPatternWavefronts(t *testing.T) {
 		{"lds32 consecutive", seq, 4, 1},
 		{"lds32 stride 128 B: 32-way", strided, 4, 32},
 		{"lds32 broadcast", bcast, 4, 1},
-		{"ldmatrix swizzled", LdMatrixAddrs(128, 0, true), 16, 4},
-		{"ldmatrix unswizzled 128 B rows: 8-way", LdMatrixAddrs(128, 0, false), 16, 32},
-		{"ldmatrix unswizzled, rows padded to 80 B: conflict-free", LdMatrixAddrs(80, 0, false), 16, 4},
+		{"ldsm.x4 unswizzled 64-wide fp16: 8-way", raw64.LdsmX4Addrs(0, 0), 16, 32},
+		{"ldsm.x4 unswizzled 32-wide fp16: 4-way", raw32.LdsmX4Addrs(0, 0), 16, 16},
+		{"ldsm.x4 padded to 144 B: conflict-free", pad64.LdsmX4Addrs(0, 0), 16, 4},
+		{"ldsm.x4 crosswise 64", cw64.LdsmX4Addrs(0, 0), 16, 4},
+		{"ldsm.x4 crosswise 64 at k 48, row 16", cw64.LdsmX4Addrs(16, 48), 16, 4},
+		{"ldsm.x4 crosswise 32", cw32.LdsmX4Addrs(0, 0), 16, 4},
+		{"ldsm.x4 crosswise 32 along K", cw32.LdsmX4AlongK(8, 0), 16, 4},
+		{"ldsm.x4 unswizzled along K: 8 rows x 4 vectors", raw64.LdsmX4AlongK(0, 0), 16, 32},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,27 +68,69 @@ func TestPatternWavefronts(t *testing.T) {
 			}
 		})
 	}
-	if p := PatternFromAddrs("x", LdMatrixAddrs(128, 3, true), 16, smem()); p != (Pattern{"x", 512, 4}) {
-		t.Errorf("swizzled ldmatrix at column 3: %+v", p)
-	}
-	if LdMatrix.Wavefronts != 4 || CpAsyncStore.Wavefronts != 4 || LDS32.Wavefronts != 1 {
-		t.Error("named patterns are not conflict-free")
+}
+
+// TestFragmentPattern: a 64x64 warp tile of a 64-wide fp16 operand is
+// 8 row groups x 8 vectors = 64 matrices (16 ldmatrix.x4, 8 KiB): 64
+// wavefronts swizzled, 8 times that unswizzled.
+func TestFragmentPattern(t *testing.T) {
+	for _, tc := range []struct {
+		l    Layout
+		want int
+	}{{cw64, 64}, {raw64, 512}, {pad64, 64}} {
+		p := FragmentPattern("f", tc.l, 64, 64, smem())
+		if p.BytesPerInstr != 8192 || p.Wavefronts != tc.want {
+			t.Errorf("%+v: %+v, want 8192 B in %d wavefronts", tc.l, p, tc.want)
+		}
 	}
 }
 
+// TestLayoutsArePermutations: every layout maps a tile's 16-B vectors to
+// distinct, vector-aligned offsets inside the tile (CUTLASS's layouts are
+// permutations of the tile's storage).
+func TestLayoutsArePermutations(t *testing.T) {
+	for _, l := range []Layout{cw64, cw32, OperandLayout(16, 128),
+		OperandLayout(8, 128), OperandLayout(8, 64), OperandLayout(32, 32),
+		OperandLayout(32, 16), {Kind: Congruous, ElemBits: 16, Contig: 128},
+		{Kind: Congruous, ElemBits: 32, Contig: 64}, raw64} {
+		if err := l.Validate(); err != nil {
+			t.Fatalf("%+v: %v", l, err)
+		}
+		const rows = 64
+		size := uint64(rows * l.Contig * l.ElemBits / 8)
+		seen := map[uint64]bool{}
+		for r := 0; r < rows; r++ {
+			for c := 0; c < l.Contig; c += l.perVector() {
+				o := l.Offset(c, r)
+				if o%accessBytes != 0 || o >= size || seen[o] {
+					t.Fatalf("%+v: (%d,%d) -> %d (size %d, dup %v)", l, c, r,
+						o, size, seen[o])
+				}
+				seen[o] = true
+			}
+		}
+	}
+}
+
+// TestSharedMemoryAccess: one wavefront per cycle at 128 B/clk, then the
+// latency; a second access queues behind the first.
 func TestSharedMemoryAccess(t *testing.T) {
 	s := NewSharedMemory(smem())
-	conflicted := PatternFromAddrs("unswizzled", LdMatrixAddrs(128, 0, false), 16, smem())
+	x4 := PatternFromAddrs("x4", cw64.LdsmX4Addrs(0, 0), 16, smem())
+	conflicted := PatternFromAddrs("raw", raw64.LdsmX4Addrs(0, 0), 16, smem())
+	lds := PatternFromAddrs("lds", []uint64{0, 4, 8, 12, 16, 20, 24, 28, 32,
+		36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 96, 100,
+		104, 108, 112, 116, 120, 124}, 4, smem())
 	tests := []struct {
 		now   uint64
 		p     Pattern
 		bytes int
 		want  uint64
 	}{
-		{0, LdMatrix, 4096, 32 + 23},            // 8 instr x 4 wavefronts
-		{0, LDS32, 256, 32 + 2 + 23},            // queued behind the first
+		{0, x4, 4096, 32 + 23},                  // 8 instr x 4 wavefronts
+		{0, lds, 256, 32 + 2 + 23},              // queued behind the first
 		{1000, conflicted, 512, 1000 + 32 + 23}, // 8-way conflicts
-		{2000, CpAsyncStore, 0, 2000 + 23},
+		{2000, x4, 0, 2000 + 23},
 	}
 	for i, tc := range tests {
 		if got := s.Access(tc.now, tc.p, tc.bytes); got != tc.want {
@@ -71,5 +141,114 @@ func TestSharedMemoryAccess(t *testing.T) {
 	if st.Bytes != 4096+256+512 || st.Wavefronts != 32+2+32 ||
 		st.BusyCycles != 66 || st.Accesses != 4 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestBankArrayWidth: at 64 B/clk a 128-B wavefront takes two cycles; at
+// 256 B/clk two wavefronts go per cycle.
+func TestBankArrayWidth(t *testing.T) {
+	for _, tc := range []struct {
+		bpc  int
+		want uint64
+	}{{64, 32}, {128, 16}, {256, 8}} {
+		cfg := smem()
+		cfg.BytesPerClk = tc.bpc
+		s := NewSharedMemory(cfg)
+		if got := s.Access(0, Pattern{BytesPerInstr: 512, Wavefronts: 4},
+			2048) - 23; got != tc.want {
+			t.Errorf("%d B/clk: 16 wavefronts in %d cycles, want %d", tc.bpc,
+				got, tc.want)
+		}
+	}
+}
+
+// TestBankArrayCalendar: a fill packet booked for a later cycle keeps its
+// cycle; a load issued before it takes the cycles around it.
+func TestBankArrayCalendar(t *testing.T) {
+	s := NewSharedMemory(smem())
+	if w := s.write(100, 64, 2); w != 102 {
+		t.Fatalf("fill written at %d, want 102", w)
+	}
+	// 8 wavefronts from 96: 96..99, then 102..105 (100 and 101 are the
+	// fill's).
+	if got := s.Access(96, Pattern{BytesPerInstr: 512, Wavefronts: 4},
+		1024); got != 106+23 {
+		t.Errorf("load done %d, want %d", got, 106+23)
+	}
+	if w := s.write(100, 64, 1); w != 107 {
+		t.Errorf("second fill written at %d, want 107", w)
+	}
+}
+
+// TestBankArrayNoStarvation books random loads and fills (some far in
+// the future, beyond the calendar's window) and checks that every request
+// is served, that no cycle serves more than the array's width, and that
+// the array is work-conserving: a request finishes no later than its
+// start plus all the wavefronts booked before it and its own.
+func TestBankArrayNoStarvation(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	a := newBankArray(128, 128)
+	var now uint64
+	var booked int
+	for i := 0; i < 20000; i++ {
+		now += uint64(rng.Intn(3))
+		a.advance(now)
+		at := now
+		if rng.Intn(4) == 0 {
+			at += uint64(rng.Intn(3 * bankWindow))
+		}
+		waves := 1 + rng.Intn(8)
+		end := a.book(at, waves)
+		booked += waves
+		if end < at+uint64(waves) || end > at+uint64(booked) {
+			t.Fatalf("request %d: %d wavefronts from %d done at %d "+
+				"(%d booked so far)", i, waves, at, end, booked)
+		}
+	}
+	for i := range a.used {
+		if a.used[i] > int32(a.capacity) {
+			t.Fatalf("cycle %d over capacity: %d", a.base+uint64(i), a.used[i])
+		}
+	}
+}
+
+// TestSharedKeysLive: every timing key of shared_memory moves 8 warps'
+// fragment loads of a 64-wide fp16 tile in the expected direction: a
+// narrower array or a longer latency is slower; the bank geometry changes
+// the conflicts the same addresses meet. 16 banks of 4 B serve the
+// 8-way-conflicted column of an unswizzled tile in 64-B wavefronts (4-way
+// per 4-thread phase: half the bytes of 32 banks); 8-B banks put two
+// matrices of the swizzled tile in one 16-thread phase, where rows r and
+// r+8 collide: 2 wavefronts of 256 B per phase, twice the cycles.
+func TestSharedKeysLive(t *testing.T) {
+	run := func(cfg SharedMemoryConfig, l Layout) uint64 {
+		s := NewSharedMemory(cfg)
+		frag := FragmentPattern("A", l, 64, 64, cfg)
+		var done uint64
+		for w := 0; w < 8; w++ {
+			done = max(done, s.Access(0, frag, frag.BytesPerInstr))
+		}
+		return done
+	}
+	for _, tc := range []struct {
+		key    string
+		l      Layout
+		set    func(*SharedMemoryConfig)
+		slower bool
+	}{
+		{"bytes_per_clk 64", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 64 }, true},
+		{"bytes_per_clk 256", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 256 }, false},
+		{"latency 40", cw64, func(c *SharedMemoryConfig) { c.Latency = 40 }, true},
+		{"banks 16", raw64, func(c *SharedMemoryConfig) { c.Banks = 16 }, false},
+		{"bank_bytes 8", cw64, func(c *SharedMemoryConfig) { c.BankBytes = 8 }, true},
+	} {
+		base := run(smem(), tc.l)
+		cfg := smem()
+		tc.set(&cfg)
+		got := run(cfg, tc.l)
+		if got == base || (got > base) != tc.slower {
+			t.Errorf("%s: %d cycles, default %d (want slower: %v)", tc.key,
+				got, base, tc.slower)
+		}
 	}
 }

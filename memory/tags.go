@@ -3,25 +3,30 @@ package memory
 // tagArray is a set-associative, sectored tag store with true LRU, kept in
 // flat arrays (no maps, no allocation per access) because the fast model
 // looks up every line of every tile. Ways of set s are entries
-// s*ways .. s*ways+ways-1.
+// s*ways .. s*ways+ways-1. The arrays a lookup scans (tags, and LRU stamps
+// for a victim) are apart from the state of one entry, which sits in one
+// struct: a hit touches the set's tags, one stamp and one entry.
 type tagArray struct {
 	sets, ways int
-	tag        []uint64  // local line index + 1; 0 = invalid
-	valid      []uint64  // sector mask
-	dirty      []uint64  // sector mask
-	class      []uint8   // class that last wrote the line
-	stamp      []uint64  // LRU: last use
-	ready      []float64 // cycle the line's last fill arrives
+	tag        []uint64 // local line index + 1; 0 = invalid
+	stamp      []uint64 // LRU: last use
+	entry      []tagEntry
 	clock      uint64
 	last       int // entry of the last access
+}
+
+// tagEntry is the state of one cached line.
+type tagEntry struct {
+	valid uint64  // sector mask
+	dirty uint64  // sector mask
+	ready float64 // cycle the line's last fill arrives
+	class uint8   // class that last wrote the line
 }
 
 func newTagArray(sets, ways int) *tagArray {
 	n := sets * ways
 	return &tagArray{sets: sets, ways: ways, tag: make([]uint64, n),
-		valid: make([]uint64, n), dirty: make([]uint64, n),
-		class: make([]uint8, n), stamp: make([]uint64, n),
-		ready: make([]float64, n)}
+		stamp: make([]uint64, n), entry: make([]tagEntry, n)}
 }
 
 // eviction describes a dirty victim.
@@ -41,18 +46,20 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	e := t.find(base, local+1)
 	if e < 0 {
 		e = t.victim(base)
-		if t.tag[e] != 0 && t.dirty[e] != 0 {
-			ev = eviction{t.tag[e] - 1, t.dirty[e], Class(t.class[e])}
+		if v := &t.entry[e]; t.tag[e] != 0 && v.dirty != 0 {
+			ev = eviction{t.tag[e] - 1, v.dirty, Class(v.class)}
 		}
-		t.tag[e], t.valid[e], t.dirty[e], t.ready[e] = local+1, 0, 0, 0
+		t.tag[e] = local + 1
+		t.entry[e] = tagEntry{class: t.entry[e].class}
 	}
 	t.last = e
 	t.stamp[e] = t.clock
-	miss = mask &^ t.valid[e]
-	t.valid[e] |= mask
+	en := &t.entry[e]
+	miss = mask &^ en.valid
+	en.valid |= mask
 	if write {
-		t.dirty[e] |= mask
-		t.class[e] = uint8(c)
+		en.dirty |= mask
+		en.class = uint8(c)
 	}
 	return miss, ev
 }
@@ -83,19 +90,20 @@ func (t *tagArray) victim(base int) int {
 // readyAt is when the data of the last accessed line is in the cache: a
 // hit on a line whose fill is still on its way waits for the fill (as an
 // MSHR merge does).
-func (t *tagArray) readyAt() float64 { return t.ready[t.last] }
+func (t *tagArray) readyAt() float64 { return t.entry[t.last].ready }
 
 // filledAt records when the fill of the last accessed line arrives.
 func (t *tagArray) filledAt(c float64) {
-	t.ready[t.last] = max(t.ready[t.last], c)
+	en := &t.entry[t.last]
+	en.ready = max(en.ready, c)
 }
 
 // cleanAll reports every dirty line to fn and marks it clean.
 func (t *tagArray) cleanAll(fn func(eviction)) {
 	for e := range t.tag {
-		if t.tag[e] != 0 && t.dirty[e] != 0 {
-			fn(eviction{t.tag[e] - 1, t.dirty[e], Class(t.class[e])})
-			t.dirty[e] = 0
+		if en := &t.entry[e]; t.tag[e] != 0 && en.dirty != 0 {
+			fn(eviction{t.tag[e] - 1, en.dirty, Class(en.class)})
+			en.dirty = 0
 		}
 	}
 }

@@ -19,8 +19,8 @@ overrides=(
   "sm.cta_launch_latency=600"
   "sm.kernel_launch_latency=4230"
   "crossbar.port_bytes_per_clk=32"
-  "shared_memory.fill_bytes_per_clk=80"
-  "shared_memory.fill_bytes_per_clk=112"
+  "shared_memory.bytes_per_clk=96"
+  "crossbar.port_bytes_per_clk=128"
   "kernel.simulated_candidates=1"
 )
 printf "%-40s %10s %10s %10s\n" override dense_time sparse_time speedup

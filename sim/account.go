@@ -192,28 +192,27 @@ func (w *warp) note(why reason, now uint64) {
 }
 
 // stageResolved books the warp's wait for cp.async groups, once its
-// DEPBAR passes, to what the last group waited on: shared memory, or L2
-// or DRAM split into the level's unloaded latency and the queueing
-// beyond it.
-func (w *warp) stageResolved(why reason) {
+// DEPBAR passes, to what the last group waited on (gpu.fillCause: smem,
+// or L2 and DRAM latency and bandwidth).
+func (w *warp) stageResolved(reason) {
 	wait := w.stall[whyStage]
 	w.stall[whyStage] = 0
 	g := w.stageWho
-	if g != nil {
-		why = g.why
-	}
-	if why == whySmem {
-		w.stall[whySmem] += wait
+	if wait == 0 {
 		return
 	}
-	lat, bw := whyL2, whyL2BW
-	if why == whyDRAM {
-		lat, bw = whyDRAM, whyDRAMBW
+	if g == nil {
+		w.stall[whyL2] += wait
+		return
 	}
-	var q uint64
-	if g != nil {
-		q = uint64(g.queued * float64(wait))
+	left, best := wait, whyL2
+	for r, f := range g.share {
+		n := uint64(f * float64(wait))
+		w.stall[r] += n
+		left -= n
+		if f > g.share[best] {
+			best = reason(r)
+		}
 	}
-	w.stall[bw] += q
-	w.stall[lat] += wait - q
+	w.stall[best] += left
 }

@@ -73,7 +73,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 // 2048x2048x1024 FP16 kernel per mode on a fixed tile, reported in warp
 // instructions per second.
 func BenchmarkInstructionSM(b *testing.B) {
-	cfg := loadTest(b, "sm.fidelity=instruction")
+	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
 		g := gemmShape{M: 2048, N: 2048, K: 1024, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}

@@ -61,14 +61,6 @@ func (d *dispatcher) dispatch(sm *smUnit, at uint64) uint64 {
 // at; the CTA starts delay cycles after it leaves the dispatcher (plus
 // the ensemble's dispatch offset).
 func (g *gpu) dispatchAt(sm *smUnit, at, delay uint64) {
-	if g.cfg.SM.Fidelity == "kstep" {
-		// The k-step SM keeps the launch it was calibrated with: every
-		// slot at once, one engine event per CTA.
-		c, idx := at+delay+g.jitter.dispatchOffset(), g.nextCTA
-		g.nextCTA++
-		sm.at(c, func() { sm.start(c, idx) })
-		return
-	}
 	c := g.disp.dispatch(sm, at) + delay + g.jitter.dispatchOffset()
 	d := g.disp
 	d.seq++

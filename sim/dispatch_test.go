@@ -9,8 +9,7 @@ import (
 // startTracker records the cycle each CTA starts at.
 func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 	t.Helper()
-	cfg := loadTest(t, append([]string{"sm.fidelity=instruction",
-		"kernel.force=128x128x32_64x64_s5"}, sets...)...)
+	cfg := loadTest(t, append([]string{"kernel.force=128x128x32_64x64_s5"}, sets...)...)
 	g := gemmShape{M: 1024, N: 1536, K: 256, Batch: 1, Precision: tensorcore.FP16}
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {

@@ -93,6 +93,7 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	if all := r.cycles * uint64(r.tcUnits); all > sum {
 		idle[whyTail] += all - sum
 	}
+	r.busy, r.idle = busy, idle
 	r.breakdown = shares(busy, idle)
 	r.extrapolated = true
 	r.waves = w.total

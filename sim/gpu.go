@@ -23,6 +23,7 @@ type gpu struct {
 	engine akita.Engine
 	clk    clock.Clock
 	mem    memory.Hierarchy
+	filler *memory.Filler // cp.async fills into shared memory
 	sms    []*smUnit
 	plan   *kernelPlan
 
@@ -61,6 +62,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	g.mem = mem
 	g.cal.evAt = never
 	g.disp = newDispatcher(cfg.SM.CTADispatchInterval, cfg.GPU.SMCount)
+	g.filler = memory.NewFiller(cfg.Memory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	for i := 0; i < cfg.GPU.SMCount; i++ {
@@ -78,8 +80,7 @@ func (g *gpu) buildSM(id int) *smUnit {
 	name := akita.BuildNameWithIndex("GPU", "SM", id)
 	sm := &smUnit{gpu: g, id: id,
 		ComponentBase: akita.NewComponentBase(name),
-		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory),
-		fill:          memory.FillPattern(g.cfg.Memory.SharedMemory)}
+		smem:          memory.NewSharedMemory(g.cfg.Memory.SharedMemory)}
 	sm.cb = clock.Callbacks{Engine: g.engine, Clock: g.clk}
 	sm.patterns()
 	for p := 0; p < g.cfg.SM.SubPartitions; p++ {
@@ -129,31 +130,45 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 	}
 }
 
-// memoryReason classifies a tile load by its latency: one that took at
-// least the DRAM load-to-use latency waited on DRAM, otherwise on L2.
-func (g *gpu) memoryReason(issued, landed uint64) reason {
-	if landed-issued >= uint64(g.cfg.Memory.DRAM.Latency) {
-		return whyDRAM
+// fillCause splits the trip of an LDGSTS chunk's fill (memory.FillDone)
+// over the breakdown's reasons, as weights summing to 1: all to smem when
+// the bank array's write queue was its longest wait; else its last line's
+// unloaded latency to the level it came from (DRAM when it missed L2,
+// else L2), its queueing to the level of the longest queue (a DRAM
+// channel: DRAM bandwidth; an L2 slice or the SM's crossbar port: L2
+// bandwidth), and the rest of the trip, the wait of a hit for a DRAM fill
+// already in flight, to DRAM: latency up to dram.latency, bandwidth
+// beyond (the fill it waited for was queueing).
+func (g *gpu) fillCause(d memory.FillDone) (w [numReasons]float64) {
+	c := d.Cause()
+	if c == memory.CauseSmem {
+		w[whySmem] = 1
+		return w
 	}
-	return whyL2
-}
-
-// stageCause classifies an LDGSTS chunk's read by its time: L2 or DRAM
-// as memoryReason does, and the share of the time beyond the level's
-// unloaded latency (queueing: bandwidth) — the DRAM latency, or the far
-// L2 hit latency (so a near hit's queueing of up to the difference reads
-// as latency).
-func (g *gpu) stageCause(issued, landed uint64) (reason, float64) {
-	why := g.memoryReason(issued, landed)
-	floor := uint64(g.cfg.Memory.L2.FarLatency)
-	if why == whyDRAM {
-		floor = uint64(g.cfg.Memory.DRAM.Latency)
+	lat, bw := whyL2, whyL2BW
+	if c.IsDRAM() || d.Info.DRAMSectors > 0 {
+		lat = whyDRAM
 	}
-	took := landed - issued
-	if took <= floor {
-		return why, 0
+	if c == memory.CauseDRAMBandwidth {
+		bw = whyDRAMBW
 	}
-	return why, float64(took-floor) / float64(took)
+	u, q := d.Info.Unloaded(), d.Info.Queued()
+	merge := max(0, float64(d.Arrived-d.Issued)-u-q)
+	mLat := min(merge, float64(g.cfg.Memory.DRAM.Latency))
+	w[lat] += u
+	w[bw] += q
+	w[whyDRAM] += mLat
+	w[whyDRAMBW] += merge - mLat
+	total := u + q + merge
+	if total <= 0 {
+		var one [numReasons]float64
+		one[lat] = 1
+		return one
+	}
+	for i := range w {
+		w[i] /= total
+	}
+	return w
 }
 
 // issueInterval is the cycles between MMAs of the plan's mode on one

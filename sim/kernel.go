@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -65,6 +66,12 @@ type kernelPlan struct {
 	regsPerThr int
 	beta       float64    // epilogue reads C when not 0
 	programs   []*Program // per warp, built on first use
+	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
+	// ldmatrix patterns over them, per k-step.
+	layoutA, layoutB, layoutE memory.Layout
+	ldsm, metaLdsm            memory.Pattern
+	ldsmA, ldsmB              memory.Pattern // per operand
+	fillWaves                 int            // wavefronts of writing one stage's fills
 }
 
 // program is warp w's instruction stream (the same for every CTA).
@@ -108,6 +115,7 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	}
 	p.stageBytes()
 	p.warpWork()
+	p.smemPatterns(cfg.Memory)
 	if err := p.fit(cfg); err != nil {
 		return nil, err
 	}
@@ -269,6 +277,61 @@ func (p *kernelPlan) warpWork() {
 	acc := t.WarpM * t.WarpN / 32
 	frag := 2 * (aFrag + bFrag) / 4 / 32
 	p.regsPerThr = min(255, acc+frag+40)
+}
+
+// smemPatterns lays the stage's tiles out as CUTLASS's sm80 TN kernels
+// do (A and B crosswise over K, the metadata column-major) and derives the
+// wavefronts of one warp's ldmatrix loads per k-step from them.
+func (p *kernelPlan) smemPatterns(mc memory.Config) {
+	cfg := mc.SharedMemory
+	t := p.tile
+	bits := 8 * p.elemBytes
+	keptK := t.BK * p.pattern.N / p.pattern.M
+	p.layoutA = memory.OperandLayout(bits, keptK)
+	p.layoutB = memory.OperandLayout(bits, t.BK)
+	p.layoutE = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
+		Contig: max(1, p.metaStageB/2)}
+	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, keptK, cfg)
+	b := memory.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
+	p.ldsmA, p.ldsmB = a, b
+	p.ldsm = memory.Pattern{Name: "ldsm.x4 A+B",
+		BytesPerInstr: a.BytesPerInstr + b.BytesPerInstr,
+		Wavefronts:    a.Wavefronts + b.Wavefronts}
+	if p.metaFragB > 0 {
+		p.metaLdsm = memory.PatternFromAddrs("ldsm E",
+			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
+	}
+	p.fillWaves = p.stageFillWaves(mc)
+}
+
+// stageFillWaves is the bank-array wavefronts of writing one full stage
+// as its lines arrive in crossbar packets (rows line-aligned, as the
+// operands of a GEMM whose K is a multiple of 64 elements are).
+func (p *kernelPlan) stageFillWaves(mc memory.Config) int {
+	f := memory.NewFiller(mc)
+	t := p.tile
+	const pitch = 1 << 16
+	keptK := t.BK * p.pattern.N / p.pattern.M
+	waves := f.Plan(memory.Region{Rows: t.BM, RowBytes: keptK * p.elemBytes,
+		Pitch: pitch}, p.layoutA).Wavefronts
+	waves += f.Plan(memory.Region{Rows: t.BN, RowBytes: t.BK * p.elemBytes,
+		Pitch: pitch}, p.layoutB).Wavefronts
+	if p.metaStageB > 0 {
+		waves += f.Plan(memory.Region{Rows: 1, RowBytes: p.metaStageB,
+			Pitch: pitch}, p.layoutE).Wavefronts
+	}
+	return waves
+}
+
+// smemLayout is the shared-memory layout of a stage part.
+func (p *kernelPlan) smemLayout(c memory.Class) memory.Layout {
+	switch c {
+	case memory.AValues:
+		return p.layoutA
+	case memory.AMeta:
+		return p.layoutE
+	}
+	return p.layoutB
 }
 
 // smemPerCTA is the shared memory of one CTA: its cp.async stages.

@@ -17,6 +17,10 @@ type kernelResult struct {
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
 	breakdown Breakdown
+	// busy and idle are the raw tensor-core account behind breakdown
+	// (issue-slot cycles; idle cycles by reason).
+	busy uint64
+	idle [numReasons]uint64
 	// mem is the traffic during the kernel's time (cycles): the L2's
 	// write-back of dirty lines after the kernel is not in it.
 	mem       memory.Stats
@@ -30,6 +34,9 @@ type kernelResult struct {
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
 	waves        int
+	// kExtrapolated: extended in K from two shorter runs
+	// (sim.extrapolate_ksteps, kextrapolate.go).
+	kExtrapolated bool
 	// act are the energy model's event counts; clockMHz the SM clock the
 	// kernel ran at; powerNote says when it could not meet the limit.
 	act       energy.Counts
@@ -76,6 +83,7 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		breakdown: g.breakdown(end), mem: pre}
+	r.busy, r.idle = g.acct.busy, g.closedIdle(end)
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end

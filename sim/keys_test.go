@@ -32,7 +32,7 @@ func keyRun(t *testing.T, p tensorcore.Precision, mode tensorcore.Mode, shape [3
 	job.Workloads[0].GEMMs[0].Precision = p
 	job.Workloads[0].GEMMs[0].Sparsity = workloads.SparsityFor(p) // the config's pattern
 	job.Modes = []tensorcore.Mode{mode}
-	sets = append([]string{"sm.fidelity=instruction", "kernel.force=" + kernel}, sets...)
+	sets = append([]string{"kernel.force=" + kernel}, sets...)
 	return run(t, job, sets...).Results[0].Cycles
 }
 
@@ -64,8 +64,6 @@ var deadKeyExceptions = map[string]string{
 		"moves only with sm.max_warps (covered together)",
 	"shared_memory.carveout_options_kb": "the carve-outs carveout_kb may take " +
 		"(a validation list); micro mem's L1 capacity uses its smallest",
-	"shared_memory.fill_bytes_per_clk": "the k-step SM's cp.async fill rate, " +
-		"not read by the instruction-level SM (going away with it)",
 	"tensorcore.fidelity": "selects per-MMA stage hazards or the batched " +
 		"interval and latency, which agree on a stream of one datapath's MMAs " +
 		"(docs/tensorcore.md); the instruction-level SM issues only such streams",
@@ -111,7 +109,6 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 			append([]string{"gpu.sm_count=4"}, sets...)...)
 	}
 	smCases := []keyCase{
-		{sets: []string{"sm.fidelity=kstep"}, want: 0},
 		{sets: []string{"sm.sub_partitions=2"}, want: +1},
 		{sets: []string{"sm.scheduler_policy=lrr"}, want: 0},
 		{sets: []string{"sm.max_ctas=1"}, want: +1},
@@ -124,6 +121,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		{sets: []string{"shared_memory.carveout_kb=100"}, want: +1},
 		{sets: []string{"shared_memory.bytes_per_clk=32"}, want: +1},
 		{sets: []string{"shared_memory.latency=200"}, want: +1},
+		{sets: []string{"shared_memory.fill_arbitration=" + otherArbitration()}, want: 0},
 	}
 	base := smRun()
 	checkKeys(t, "fp16 dense", base, smCases, smRun)
@@ -207,7 +205,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	products := func(seed string) int {
 		job := gemmJob([3]int{512, 512, 1024})
 		job.Modes = []tensorcore.Mode{tensorcore.Sparse}
-		return run(t, job, "sm.fidelity=instruction", "tensorcore.dual_side=true",
+		return run(t, job, "tensorcore.dual_side=true",
 			"tensorcore.mask_seed="+seed).Results[0].DualProducts
 	}
 	if a, b := products("1"), products("7"); a == b {
@@ -273,7 +271,7 @@ func checkMaxWarps(t *testing.T, kernel string) {
 		if err := os.WriteFile(f, []byte(yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ld, err := configs.Load([]string{f}, []string{"sm.fidelity=instruction",
+		ld, err := configs.Load([]string{f}, []string{
 			"kernel.force=" + kernel, "gpu.sm_count=4"})
 		if err != nil {
 			t.Fatal(err)
@@ -289,4 +287,13 @@ func checkMaxWarps(t *testing.T, kernel string) {
 	if two, one := cycles(8), cycles(4); one <= two {
 		t.Errorf("sm.max_warps 4: %d cycles, 8: %d: want slower (one CTA per SM)", one, two)
 	}
+}
+
+// otherArbitration is the fill arbitration the shipped config does not use.
+func otherArbitration() string {
+	if ld, err := configs.Load(nil, nil); err == nil &&
+		ld.Config.Memory.SharedMemory.FillArbitration == memory.LoadsFirst {
+		return memory.FillsFirst
+	}
+	return memory.LoadsFirst
 }

@@ -65,7 +65,6 @@ func MicroScheduler(cfg *configs.Config, prec tensorcore.Precision, mode tensorc
 // per MMA per warp between the first issue and the last result.
 func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.Mode, warps, accs int) (float64, error) {
 	c := *cfg
-	c.SM.Fidelity = "instruction"
 	c.Sim.ExtrapolateWaves = false
 	c.SM.KernelLaunchLatency = 0
 	p := &kernelPlan{shape: gemmShape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,

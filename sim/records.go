@@ -214,6 +214,10 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
 			"first %d of %d waves", extrapolationWaves, k.waves))
 	}
+	if k.kExtrapolated {
+		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
+			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))
+	}
 	return res
 }
 

@@ -14,9 +14,9 @@ func TestCTAStateDoesNotGrowWithK(t *testing.T) {
 		tilesM: 1, tilesN: 1, swizzle: 1, splitK: 1,
 		shape: gemmShape{Batch: 1}}
 	s := &smUnit{gpu: &gpu{plan: p}}
-	c := newKCTA(s, 0)
-	if n := len(c.stageReady); n > p.tile.Stages {
+	c := newCTA(s, 0)
+	if n := len(c.regions); n > p.tile.Stages+1 {
 		t.Errorf("%d stage slots for %d k-steps, want at most %d", n,
-			p.kSteps, p.tile.Stages)
+			p.kSteps, p.tile.Stages+1)
 	}
 }

@@ -63,8 +63,9 @@ func estimate(cfg *configs.Config, p *kernelPlan) float64 {
 	tc := float64(p.warps*p.groups*p.mmaPerGrp) * interval /
 		float64(cfg.SM.SubPartitions)
 	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
-	smem := (float64(p.warps*(p.fragBytes+p.metaFragB)) + stage) /
-		float64(cfg.Memory.SharedMemory.BytesPerClk)
+	sm := cfg.Memory.SharedMemory
+	waves := p.warps*(p.ldsm.Wavefronts+p.metaLdsm.Wavefronts) + p.fillWaves
+	smem := float64(waves*sm.Banks*sm.BankBytes) / float64(sm.BytesPerClk)
 	meanKSteps := float64(p.totalKSteps()) / float64(p.ctas)
 	smTime := ctasPerSM * meanKSteps * max(tc, smem)
 	l2 := float64(p.totalKSteps()) * stage /
@@ -117,17 +118,22 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (
 		}
 		return float64(r.cycles), nil, nil
 	}
-	ks := [2]int{sampleKSteps / 2, sampleKSteps}
-	var cyc [2]float64
-	for i, k := range ks {
+	var rs [2]*kernelResult
+	for i, k := range kSamples {
 		r, err := simulateRun(&sampleCfg, p.withKSteps(k), obs, run)
 		if err != nil {
 			return 0, nil, err
 		}
-		cyc[i] = float64(r.cycles)
+		rs[i] = r
 	}
-	perK := max(0, (cyc[1]-cyc[0])/float64(ks[1]-ks[0]))
-	fixed := max(0, cyc[1]-perK*float64(ks[1]))
+	if longInK(cfg, p) && cfg.Sim.ExtrapolateWaves {
+		// The record is the same fit (kextrapolate.go).
+		r := extendInK(p, rs[0], rs[1])
+		return float64(r.cycles), r, nil
+	}
+	cyc := [2]float64{float64(rs[0].cycles), float64(rs[1].cycles)}
+	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
+	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
 	return fixed + perK*float64(p.kSteps), nil, nil
 }
 
@@ -197,7 +203,12 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 		}
 		if full == nil || o != nil {
 			var err error
-			if full, err = simulateRun(cfg, best.plan, o, run); err != nil {
+			if longInK(cfg, best.plan) {
+				full, err = simulateLongK(cfg, best.plan, o, run)
+			} else {
+				full, err = simulateRun(cfg, best.plan, o, run)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -28,9 +28,8 @@ type smUnit struct {
 	smem *memory.SharedMemory
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
-	ldsm, ldsmE, cpAsync, staging memory.Pattern
-	fill                          memory.Pattern // k-step SM: cp.async fills
-	lastFinish                    uint64         // the cycle its latest CTA finished
+	ldsmA, ldsmB, ldsmE, staging memory.Pattern
+	lastFinish                   uint64 // the cycle its latest CTA finished
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -47,28 +46,31 @@ func (s *smUnit) at(c uint64, fn func()) {
 
 // start starts CTA idx on this SM now (the dispatcher's launch event).
 func (s *smUnit) start(now uint64, idx int) {
-	if s.gpu.cfg.SM.Fidelity == "kstep" {
-		newKCTA(s, idx).launch(now)
-		return
-	}
 	newCTA(s, idx).launch(now)
 }
 
 // patterns sets the shared-memory patterns of the SM's accesses from
-// their addresses: ldmatrix.x4 rows of 16 B in a 128-byte-row tile with
-// CUTLASS's XOR swizzle (chunk c of row r at c ^ (r mod 8)), the
-// metadata's 4-byte-per-thread words, and the cp.async and epilogue
-// 16-byte-per-thread stores into swizzled rows.
+// their addresses in CUTLASS's sm80 layouts (see kernelPlan.smemPatterns):
+// per LDSM.x4 of A, of B and of the metadata, the wavefronts of the warp's
+// whole k-step fragment of that operand spread over its 512-byte
+// instructions (rounded up); the epilogue's STS.128/LDS.128 into its
+// padded, conflict-free staging tile (4 wavefronts per 512 B).
 func (s *smUnit) patterns() {
-	cfg := s.gpu.cfg.Memory.SharedMemory
-	s.ldsm = memory.PatternFromAddrs("ldsm.x4", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
-	words := make([]uint64, 32)
-	for i := range words {
-		words[i] = uint64(4 * i)
+	p := s.gpu.plan
+	s.ldsmA = perInstr("ldsm.x4 A", p.ldsmA)
+	s.ldsmB = perInstr("ldsm.x4 B", p.ldsmB)
+	s.ldsmE = perInstr("ldsm E", p.metaLdsm)
+	s.staging = memory.Pattern{Name: "epilogue sts/lds.128",
+		BytesPerInstr: chunkBytes, Wavefronts: chunkBytes / 128}
+}
+
+// perInstr spreads a fragment pattern over 512-byte instructions.
+func perInstr(name string, f memory.Pattern) memory.Pattern {
+	if f.BytesPerInstr <= 0 {
+		return memory.Pattern{Name: name, BytesPerInstr: chunkBytes, Wavefronts: 4}
 	}
-	s.ldsmE = memory.PatternFromAddrs("ldsm metadata", words, 4, cfg)
-	s.cpAsync = memory.PatternFromAddrs("cp.async.16", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
-	s.staging = memory.PatternFromAddrs("epilogue sts/lds.128", memory.LdMatrixAddrs(128, 0, true), 16, cfg)
+	return memory.Pattern{Name: name, BytesPerInstr: chunkBytes,
+		Wavefronts: max(1, ceilDiv(f.Wavefronts*chunkBytes, f.BytesPerInstr))}
 }
 
 // cta is one threadblock in flight: its warps, its barrier and the
@@ -144,13 +146,42 @@ func (c *cta) chunkRegion(k int, op Operand, chunk int) (memory.Class, memory.Re
 	if k >= c.steps {
 		return class, memory.Region{}
 	}
+	if op == OperandE {
+		return class, c.metaChunk(k, chunk)
+	}
 	for _, r := range c.tiles(k) {
-		if r.class != class {
-			continue
+		if r.class == class {
+			return class, chunkOf(r.region, c.fullRowBytes(op), chunk)
 		}
-		return class, chunkOf(r.region, c.fullRowBytes(op), chunk)
 	}
 	return class, memory.Region{}
+}
+
+// metaChunk is chunk j of k-step k's metadata: the stage's metadata
+// blocks (A's, then B's in dual-side mode) laid end to end in shared
+// memory, 512 bytes to a chunk.
+func (c *cta) metaChunk(k, chunk int) memory.Region {
+	p := c.plan
+	keptK := p.tile.BK * p.pattern.N / p.pattern.M
+	blocks := []int{p.metaBytes(p.tile.BM, keptK), p.metaBytes(p.tile.BN, keptK)}
+	off, i := chunk*chunkBytes, 0
+	for _, r := range c.tiles(k) {
+		if r.class != memory.AMeta {
+			continue
+		}
+		block := blocks[min(i, 1)]
+		i++
+		if off >= block {
+			off -= block
+			continue
+		}
+		if off >= r.region.RowBytes {
+			return memory.Region{}
+		}
+		return memory.Region{Base: r.region.Base + uint64(off), Rows: 1,
+			RowBytes: min(chunkBytes, r.region.RowBytes-off), Pitch: r.region.Pitch}
+	}
+	return memory.Region{}
 }
 
 // fullRowBytes is the row length of op's stage tile before clipping at

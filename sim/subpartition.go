@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -34,11 +36,14 @@ type subPartition struct {
 	rfFree  uint64 // register-file read ports free
 	rfBytes int    // register-file read bytes per cycle
 
+	exited   bool               // a warp has exited since the last scan
 	wakeAt   uint64             // pending scan (never: none)
 	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
 	lastMMA  uint64             // tensor core's issue slot ends (accounting)
 	epoch    uint64             // MMAs issued: a warp's stall window is the current gap
 	mma      tensorcore.Request // one MMA of the plan's datapath
+	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
+	tcFreeOK bool
 	interval uint64
 }
 
@@ -83,7 +88,7 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 	wy := whyCompute
 	switch in.Op {
 	case OpMMA, OpMMASP:
-		t, _ = sp.tc.FreeAt(0, sp.mma)
+		t = sp.tcFreeAt()
 	case OpALU:
 		t, wy = sp.aluFree, whyIssue
 	case OpLDSM, OpLDS, OpSTS:
@@ -95,10 +100,31 @@ func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
 	return at, why
 }
 
+// tcFreeAt is when the tensor core takes the plan's next MMA; only this
+// sub-partition issues to it, so the answer holds until its next Issue.
+func (sp *subPartition) tcFreeAt() uint64 {
+	if !sp.tcFreeOK {
+		sp.tcFree, _ = sp.tc.FreeAt(0, sp.mma)
+		sp.tcFreeOK = true
+	}
+	return sp.tcFree
+}
+
+// issueMMA issues one MMA of the plan to the tensor core at now and
+// returns the cycle its result is written back.
+func (sp *subPartition) issueMMA(now uint64) uint64 {
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
+	sp.tcFreeOK = false
+	return done
+}
+
 // smemAccess sends a shared-memory instruction through the MIO queue
 // and returns the cycle its data is in registers (or in shared memory).
 func (sp *subPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
-	start := max(now, sp.sm.smem.BusyUntil())
+	start := max(now, sp.sm.smem.BusyUntil(now))
 	done := sp.sm.smem.Access(now, p, bytes)
 	sp.mio[sp.mioHead] = start
 	sp.mioHead = (sp.mioHead + 1) % mioQueue
@@ -138,16 +164,9 @@ const regBytes = 128
 func (sp *subPartition) scan(now uint64) {
 	sp.scanned = now + 1
 	next := uint64(never)
-	live := sp.warps[:0]
-	for _, w := range sp.warps {
-		if w.section < 3 {
-			live = append(live, w)
-		}
+	if sp.exited {
+		sp.dropExited()
 	}
-	for i := len(live); i < len(sp.warps); i++ {
-		sp.warps[i] = nil
-	}
-	sp.warps = live
 	limit := sp.sm.gpu.cfg.SM.IssuePerClk
 	for s := range sp.greedy {
 		issued := 0
@@ -179,6 +198,22 @@ func (sp *subPartition) scan(now uint64) {
 	if next != never {
 		sp.wake(next)
 	}
+}
+
+// dropExited removes the warps that have run EXIT, keeping the others'
+// order.
+func (sp *subPartition) dropExited() {
+	live := sp.warps[:0]
+	for _, w := range sp.warps {
+		if w.section < 3 {
+			live = append(live, w)
+		}
+	}
+	for i := len(live); i < len(sp.warps); i++ {
+		sp.warps[i] = nil
+	}
+	sp.warps = live
+	sp.exited = false
 }
 
 // order visits scheduler s's warps (a CTA's warps are dealt over the

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
@@ -31,8 +30,9 @@ type cpGroup struct {
 	left   int
 	closed bool
 	doneAt uint64
-	why    reason  // what its last chunk waited on: L2, DRAM or smem
-	queued float64 // the share of that chunk's time spent queueing (L2, DRAM)
+	// share splits what its last-written chunk waited on over smem and
+	// L2 and DRAM latency and bandwidth (weights summing to 1).
+	share [numReasons]float64
 }
 
 // warp is one resident warp: its instruction stream, program counter,
@@ -57,6 +57,15 @@ type warp struct {
 	atBarrier bool
 	released  uint64  // the cycle the last barrier let the warp go on
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
+	// operands caches when the registers of instruction operands.in are
+	// ready and, once asked, what they wait on; setReady, the only writer
+	// of ready, clears it.
+	operands struct {
+		in     *Instr
+		at     uint64
+		why    reason
+		hasWhy bool
+	}
 
 	// stall accounting since the warp's last MMA (see account.go)
 	why      reason
@@ -85,6 +94,7 @@ func (w *warp) current() *Instr {
 		case 2:
 			list = w.prog.Epilogue
 		default:
+			w.sp.exited = true
 			return nil
 		}
 		if w.pc < len(list) {
@@ -102,16 +112,46 @@ func (w *warp) current() *Instr {
 
 func (w *warp) regsReady(r RegSpan) uint64 {
 	at := uint64(0)
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		at = max(at, w.ready[i])
+	if r.N == 0 {
+		return 0
+	}
+	for _, t := range w.ready[r.First : int(r.First)+int(r.N)] {
+		at = max(at, t)
 	}
 	return at
 }
 
 func (w *warp) setReady(r RegSpan, at uint64) {
-	for i := r.First; i < r.First+Reg(r.N); i++ {
-		w.ready[i] = at
+	regs := w.ready[r.First : int(r.First)+int(r.N)]
+	for i := range regs {
+		regs[i] = at
 	}
+	w.operands.in = nil
+}
+
+// operandsReady is when all of in's source and destination registers are
+// ready.
+func (w *warp) operandsReady(in *Instr) uint64 {
+	if w.operands.in == in {
+		return w.operands.at
+	}
+	at := w.regsReady(in.Dst)
+	for _, s := range in.Src {
+		if s != in.Dst { // an MMA's C is its D
+			at = max(at, w.regsReady(s))
+		}
+	}
+	w.operands.in, w.operands.at, w.operands.hasWhy = in, at, false
+	return at
+}
+
+// operandsWhy is what in's wait for its registers is (operandsReady
+// first).
+func (w *warp) operandsWhy(in *Instr) reason {
+	if !w.operands.hasWhy {
+		w.operands.why, w.operands.hasWhy = w.regWhy(in), true
+	}
+	return w.operands.why
 }
 
 // readyAt is the earliest cycle the warp's next instruction can issue
@@ -131,17 +171,8 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		}
 		return at, why
 	}
-	for _, s := range in.Src {
-		if s.N > 0 {
-			if t := w.regsReady(s); t > at {
-				at, why = t, w.regWhy(in)
-			}
-		}
-	}
-	if in.Dst.N > 0 {
-		if t := w.regsReady(in.Dst); t > at {
-			at, why = t, w.regWhy(in)
-		}
+	if t := w.operandsReady(in); t > at {
+		at, why = t, w.operandsWhy(in)
 	}
 	if t, wy := w.sp.pipeFree(in); t > at {
 		at, why = t, wy
@@ -193,11 +224,14 @@ func (w *warp) issue(in *Instr, now uint64) {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)
 	case OpLDSM, OpLDS:
-		pat := sp.sm.ldsm
-		if in.Operand == OperandE {
-			pat = sp.sm.ldsmE
-		} else if in.Op == OpLDS {
+		pat := sp.sm.ldsmA
+		switch {
+		case in.Op == OpLDS:
 			pat = sp.sm.staging
+		case in.Operand == OperandE:
+			pat = sp.sm.ldsmE
+		case in.Operand == OperandB:
+			pat = sp.sm.ldsmB
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
 		sp.readRegs(now, 1)
@@ -232,6 +266,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 		w.store(in, now)
 	case OpEXIT:
 		w.section = 3
+		sp.exited = true
 		w.cta.warpExited(now)
 		return
 	}
@@ -246,11 +281,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 	}
 	w.lastA = in.Src[0]
 	sp.readRegs(now, regs)
-	_, done, err := sp.tc.Issue(now, sp.mma)
-	if err != nil {
-		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
-	}
-	w.setReady(in.Dst, done)
+	w.setReady(in.Dst, sp.issueMMA(now))
 	sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
 }
@@ -270,20 +301,16 @@ func (w *warp) copy(in *Instr, now uint64) {
 	g := w.open
 	g.left++
 	sm := w.sp.sm
-	bytes := r.Rows * r.RowBytes
-	sm.gpu.mem.Read(now, sm.id, class, r, false, func(at uint64) {
-		written := sm.smem.Access(at, sm.cpAsync, bytes)
+	f := sm.gpu.filler
+	plan := f.Plan(r, w.cta.plan.smemLayout(class))
+	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, func(d memory.FillDone) {
 		g.left--
-		why, queued := sm.gpu.stageCause(now, at)
-		if written > at+uint64(sm.gpu.cfg.Memory.SharedMemory.Latency)+
-			uint64(bytes/sm.gpu.cfg.Memory.SharedMemory.BytesPerClk)+1 {
-			why = whySmem
-		}
-		if written >= g.doneAt {
-			g.doneAt, g.why, g.queued = written, why, queued
+		if d.Written >= g.doneAt {
+			g.doneAt = d.Written
+			g.share = sm.gpu.fillCause(d)
 		}
 		if g.left == 0 && g.closed {
-			w.sp.wake(max(written, at+1))
+			w.sp.wake(max(d.Written, d.Arrived+1))
 		}
 	})
 }

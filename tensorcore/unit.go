@@ -63,6 +63,14 @@ type pathKey struct {
 	products  int
 }
 
+// requestPath is what of a Request selects its datapath, as given.
+type requestPath struct {
+	precision Precision
+	mode      Mode
+	pattern   Pattern
+	products  int
+}
+
 // path is a derived datapath plus the counts of one instruction.
 type path struct {
 	Datapath
@@ -109,6 +117,13 @@ type Unit struct {
 	batched bool
 	cfg     Config
 	paths   map[pathKey]*path
+	// last is the datapath of the last request, by the request's own
+	// fields: an SM issuing one MMA at a time asks for the same one
+	// every time.
+	last struct {
+		req  requestPath
+		path *path
+	}
 
 	freeAt uint64 // batched: first cycle the issue slot is free
 	stats  Stats
@@ -204,6 +219,20 @@ func (u *Unit) Path(r Request) (Datapath, error) {
 }
 
 func (u *Unit) path(r Request) (*path, error) {
+	rp := requestPath{r.Precision, r.Mode, r.Pattern, r.Products}
+	if u.last.path != nil && u.last.req == rp {
+		return u.last.path, nil
+	}
+	p, err := u.lookup(r)
+	if err != nil {
+		return nil, err
+	}
+	u.last.req, u.last.path = rp, p
+	return p, nil
+}
+
+// lookup finds (or derives and keeps) the datapath r runs on.
+func (u *Unit) lookup(r Request) (*path, error) {
 	k, err := u.key(r)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,174 @@
+package memory
+
+import (
+	"math"
+	"sort"
+)
+
+// FillPlan is how the lines of one cp.async region are written into a
+// shared-memory tile: line by line (in the order Hierarchy.CpAsync
+// reports them), the packets each line's data arrives in over the
+// crossbar, and the bank-array wavefronts of writing each packet at the
+// shared-memory addresses of its 16-B vectors.
+type FillPlan struct {
+	lines      []fillLine
+	Bytes      int // region bytes
+	Packets    int
+	Wavefronts int
+}
+
+type fillLine struct {
+	bytes []int // per packet: region bytes it carries
+	waves []int // per packet: wavefronts of writing it
+}
+
+// Filler plans and performs cp.async fills for the SMs of one GPU: it
+// knows the crossbar's packet width and the bank geometry, and caches
+// plans by region shape and alignment (every k-step of a kernel repeats a
+// few shapes).
+type Filler struct {
+	smem      SharedMemoryConfig
+	packet    int // bytes per crossbar packet (crossbar.port_bytes_per_clk)
+	lineBytes int
+	cache     map[fillKey]*FillPlan
+}
+
+type fillKey struct {
+	layout          Layout
+	baseOff, pitchO uint64
+	rows, rowBytes  int
+}
+
+// NewFiller makes the planner of a memory configuration. A crossbar
+// packet is what the SM's port moves in one cycle
+// (crossbar.port_bytes_per_clk); it never spans two lines.
+func NewFiller(cfg Config) *Filler {
+	return &Filler{smem: cfg.SharedMemory,
+		packet:    min(cfg.Crossbar.PortBytesPerClk, cfg.L2.LineBytes),
+		lineBytes: cfg.L2.LineBytes, cache: map[fillKey]*FillPlan{}}
+}
+
+// Plan is the fill plan of region r into a tile laid out by l: row i of
+// the region is the tile's strided index i, byte b of a row its
+// contiguous element b*8/ElemBits.
+func (f *Filler) Plan(r Region, l Layout) *FillPlan {
+	lb := uint64(f.lineBytes)
+	k := fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
+		rows: r.Rows, rowBytes: r.RowBytes}
+	if p, ok := f.cache[k]; ok {
+		return p
+	}
+	p := &FillPlan{}
+	r.forEachRowSpan(lb, func(row, from, to int) {
+		p.addLine(f.line(l, row, from, to))
+	})
+	f.cache[k] = p
+	return p
+}
+
+func (p *FillPlan) addLine(ln fillLine) {
+	p.lines = append(p.lines, ln)
+	for i := range ln.bytes {
+		p.Bytes += ln.bytes[i]
+		p.Packets++
+		p.Wavefronts += ln.waves[i]
+	}
+}
+
+// line plans one line: bytes [from, to) of tile row row, cut into packets
+// in address order, each written as one store of its 16-B vectors.
+func (f *Filler) line(l Layout, row, from, to int) fillLine {
+	var ln fillLine
+	for a := from; a < to; a += f.packet {
+		end := min(to, a+f.packet)
+		addrs := l.VectorAddrs(row, a, end)
+		ln.bytes = append(ln.bytes, end-a)
+		ln.waves = append(ln.waves, Wavefronts(addrs, accessBytes, f.smem))
+	}
+	return ln
+}
+
+// FillDone is the outcome of one cp.async region: when it was issued,
+// when its last byte reached the SM, when its last byte was written into
+// shared memory, and when that would have been with the bank array to
+// itself (Written - Unqueued is the wait for the bank array).
+type FillDone struct {
+	Issued, Arrived, Written, Unqueued uint64
+	Info                               ReadInfo
+}
+
+// Cause is what the fill was bound by: the bank array when its writes
+// queued longer than its data did on the way, else the arrival's cause.
+func (d FillDone) Cause() Cause {
+	smemQ := float64(d.Written - d.Unqueued)
+	if smemQ > 1 && smemQ >= d.Info.Queued() {
+		return CauseSmem
+	}
+	return d.Info.cause()
+}
+
+// CpAsync copies region r from global memory into SM sm's shared memory s
+// (cp.async, L1 bypassed) laid out as plan says: each line is written as
+// it arrives from the crossbar, one packet per cycle from its arrival,
+// each packet a request of its wavefronts contending with the SM's loads
+// and stores for the bank array. done runs from the hierarchy's event
+// once the last byte has arrived; Written may be later (the SM must not
+// read the stage before it).
+func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
+	class Class, r Region, plan *FillPlan, done func(FillDone)) {
+	s.array.advance(now)
+	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now}
+	arrive := w.book
+	if f.smem.FillArbitration == LoadsFirst {
+		arrive = w.hold
+	}
+	h.CpAsync(now, sm, class, r, arrive, func(c uint64, info ReadInfo) {
+		w.flush()
+		done(FillDone{Issued: now, Arrived: c, Written: max(c, w.written),
+			Unqueued: max(c, w.unqueued), Info: info})
+	})
+}
+
+// fillWrite is the shared-memory side of one cp.async request.
+type fillWrite struct {
+	s                 *SharedMemory
+	plan              *FillPlan
+	now               uint64
+	written, unqueued uint64
+	held              []heldLine
+}
+
+type heldLine struct {
+	line int
+	at   uint64
+}
+
+// book writes line i's packets from its arrival cycle on, one packet per
+// cycle, each taking the first bank-array cycles with room.
+func (w *fillWrite) book(i int, at float64) {
+	if i >= len(w.plan.lines) {
+		return
+	}
+	t := max(uint64(math.Ceil(at-1e-9)), w.now)
+	ln := w.plan.lines[i]
+	for k := range ln.waves {
+		w.written = max(w.written, w.s.write(t+uint64(k), ln.bytes[k], ln.waves[k]))
+	}
+	w.unqueued = max(w.unqueued, t+uint64(len(ln.waves)))
+}
+
+// hold keeps an arrival in the fill buffer until the request is complete
+// (loads_first: the bank array serves every load booked until then
+// first; the held packets then take the cycles left from their arrivals).
+func (w *fillWrite) hold(i int, at float64) {
+	w.held = append(w.held, heldLine{i, max(uint64(math.Ceil(at-1e-9)), w.now)})
+}
+
+// flush books the held lines in arrival order.
+func (w *fillWrite) flush() {
+	sort.SliceStable(w.held, func(a, b int) bool { return w.held[a].at < w.held[b].at })
+	for _, h := range w.held {
+		w.book(h.line, float64(h.at))
+	}
+	w.held = nil
+}

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"reflect"
+
+	"github.com/stcsim/stcsim/configs"
+)
+
+// K extrapolation (sim.extrapolate_ksteps): a kernel whose CTAs run more
+// than 2 x sampleKSteps k-steps reaches a steady state in K long before
+// its end: every k-step of a CTA issues the same instructions, copies a
+// stage of the same size and waits on the same structures. Such a kernel
+// is simulated twice, at sampleKSteps/2 and sampleKSteps k-steps per CTA
+// (the same grid, prologue and epilogue), and every counter of the record
+// (cycles, tensor-core busy and idle cycles by cause, traffic per class,
+// shared-memory bytes, energy events) is extended along the line through
+// the two: x(K) = x(k2) + (x(k2) - x(k1)) (K - k2) / (k2 - k1). Fixed
+// costs (launch, prologue, epilogue, the split-K reduction, the last
+// wave's drain) are in both samples and counted once. The selection's
+// estimate of a long kernel is the same fit (sampleEstimate), so with
+// wave extrapolation on the record reuses the samples. Its agreement with
+// the full simulation is tested (TestKExtrapolationCloseToFull).
+
+// kSamples are the k-step counts the two samples run.
+var kSamples = [2]int{sampleKSteps / 2, sampleKSteps}
+
+// longInK says whether a plan is extrapolated in K under cfg.
+func longInK(cfg *configs.Config, p *kernelPlan) bool {
+	return cfg.Sim.ExtrapolateKSteps && p.lastKSteps > 2*sampleKSteps
+}
+
+// simulateLongK simulates p at the two sample depths and extends the
+// second sample's result to p's k-steps.
+func simulateLongK(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (*kernelResult, error) {
+	var rs [2]*kernelResult
+	for i, k := range kSamples {
+		o := obs
+		if i == 0 {
+			o = samplesFor(obs)
+		}
+		r, err := simulateRun(cfg, p.withKSteps(k), o, run)
+		if err != nil {
+			return nil, err
+		}
+		rs[i] = r
+	}
+	return extendInK(p, rs[0], rs[1]), nil
+}
+
+// extendInK is b (at kSamples[1] k-steps) extended to p's k-steps along
+// the line through a (at kSamples[0]) and b.
+func extendInK(p *kernelPlan, a, b *kernelResult) *kernelResult {
+	span := float64(kSamples[1] - kSamples[0])
+	more := float64(p.kSteps - kSamples[1])
+	f := func(x1, x2 uint64) uint64 {
+		v := float64(x2) + (float64(x2)-float64(x1))*more/span
+		return uint64(max(v, float64(x2)) + 0.5)
+	}
+	r := *b
+	r.plan = p
+	r.cycles = f(a.cycles, b.cycles)
+	r.tcBusy = f(a.tcBusy, b.tcBusy)
+	r.smemBytes = f(a.smemBytes, b.smemBytes)
+	r.flushCycles = f(a.flushCycles, b.flushCycles)
+	r.writebackBytes = f(a.writebackBytes, b.writebackBytes)
+	extendFields(reflect.ValueOf(&r.mem).Elem(), reflect.ValueOf(a.mem), reflect.ValueOf(b.mem), f)
+	extendFields(reflect.ValueOf(&r.act).Elem(), reflect.ValueOf(a.act), reflect.ValueOf(b.act), f)
+	r.busy = f(a.busy, b.busy)
+	for i := range r.idle {
+		r.idle[i] = f(a.idle[i], b.idle[i])
+	}
+	all := r.cycles * uint64(r.tcUnits)
+	var sum uint64 = r.busy
+	for _, v := range r.idle {
+		sum += v
+	}
+	if all > sum {
+		r.idle[whyTail] += all - sum
+	}
+	r.breakdown = shares(r.busy, r.idle)
+	r.kExtrapolated = true
+	return &r
+}
+
+// extendFields applies f to every uint64 counter of dst (a struct, array
+// or counter), taking its two samples from a and b.
+func extendFields(dst, a, b reflect.Value, f func(x1, x2 uint64) uint64) {
+	switch dst.Kind() {
+	case reflect.Uint64:
+		dst.SetUint(f(a.Uint(), b.Uint()))
+	case reflect.Struct:
+		for i := 0; i < dst.NumField(); i++ {
+			if dst.Field(i).CanSet() {
+				extendFields(dst.Field(i), a.Field(i), b.Field(i), f)
+			}
+		}
+	case reflect.Array:
+		for i := 0; i < dst.Len(); i++ {
+			extendFields(dst.Index(i), a.Index(i), b.Index(i), f)
+		}
+	}
+}
