@@ -114,7 +114,6 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 	return n
 }
 
-
 // scaleCTAs extends the per-CTA counts of done CTAs to all CTAs.
 func scaleCTAs(n energy.Counts, all, done int) energy.Counts {
 	f := func(v uint64) uint64 { return v * uint64(all) / uint64(done) }
