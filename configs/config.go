@@ -141,8 +141,8 @@ type SimConfig struct {
 	// ExtrapolateWaves simulates the first waves of a kernel and
 	// extrapolates the steady state for the rest.
 	ExtrapolateWaves bool `yaml:"extrapolate_waves"`
-	// ExtrapolateKSteps simulates a kernel of more than 96 k-steps per
-	// CTA at 24 and 48 and extends the record along the line through the
+	// ExtrapolateKSteps simulates a kernel of more than 192 k-steps per
+	// CTA at 48 and 96 and extends the record along the line through the
 	// two (docs/sm.md).
 	ExtrapolateKSteps bool `yaml:"extrapolate_ksteps"`
 	// JitterRuns is the size of the selection ensemble: every candidate

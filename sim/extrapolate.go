@@ -1,27 +1,40 @@
 package sim
 
 import (
+	"reflect"
+
 	"github.com/stcsim/stcsim/memory"
 )
 
-// extrapolationWaves is how many waves are simulated when
-// sim.extrapolate_waves is on: the first wave (fill) and two steady ones.
+// extrapolationWaves is how many whole waves are simulated when
+// sim.extrapolate_waves is on: the first wave (fill) and two steady ones;
+// the kernel's last wave (whole or partial) is simulated too.
 const extrapolationWaves = 3
 
-// waveTracker simulates a kernel's first waves only and measures the
-// steady state between the end of wave 1 and the end of the last
-// simulated wave. A wave is sm_count x occupancy consecutive CTAs in
-// launch order.
+// waveTracker simulates a kernel's first waves and its last one, and
+// measures the steady state between the end of wave 1 and the end of
+// wave 3. A wave is sm_count x occupancy consecutive CTAs in launch
+// order. The waves between are left out: the run launches the kernel's
+// CTAs less that many whole waves, so its tail (a last wave's quantization,
+// its drain, CTAs that blur across waves) is the kernel's own, and each
+// left-out wave costs one steady wave.
 type waveTracker struct {
 	perWave   int
 	total     int // waves of the whole kernel
 	simulated int
-	left      []int    // CTAs of each simulated wave not yet finished
-	end       []uint64 // cycle each simulated wave finished
-	memAt1    memory.Stats
-	tcBusyAt1 uint64
-	smemAt1   uint64
-	acctAt1   timeAccount
+	skipped   int // whole waves left out
+	left      []int    // CTAs of each tracked wave not yet finished
+	end       []uint64 // cycle each tracked wave finished
+	// at are the counters when wave 1 and the last tracked wave finished:
+	// the steady state lies between them.
+	at [2]waveSnap
+}
+
+// waveSnap is the kernel's counters at the end of a wave.
+type waveSnap struct {
+	mem          memory.Stats
+	tcBusy, smem uint64
+	acct         timeAccount
 }
 
 // newWaveTracker limits the launch to the first waves when the kernel
@@ -35,27 +48,29 @@ func newWaveTracker(g *gpu) *waveTracker {
 	}
 	w := &waveTracker{perWave: perWave, total: total,
 		simulated: extrapolationWaves,
+		skipped:   total - extrapolationWaves - 1,
 		left:      make([]int, extrapolationWaves),
 		end:       make([]uint64, extrapolationWaves)}
 	for i := range w.left {
 		w.left[i] = perWave
 	}
-	g.launchLimit = extrapolationWaves * perWave
+	g.launchLimit = g.plan.ctas - w.skipped*perWave
 	return w
 }
 
 func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 	k := idx / w.perWave
+	if k >= len(w.left) {
+		return
+	}
 	w.left[k]--
 	if w.left[k] > 0 {
 		return
 	}
 	w.end[k] = at
-	if k == 0 {
-		w.memAt1 = g.mem.Stats()
-		w.tcBusyAt1 = g.tcBusy()
-		w.smemAt1 = g.smemBytes()
-		w.acctAt1 = timeAccount{busy: g.acct.busy, idle: g.acct.idle}
+	if k == 0 || k == len(w.left)-1 {
+		w.at[min(k, 1)] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
+			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle}}
 	}
 }
 
@@ -65,29 +80,24 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	steady := uint64(w.simulated - 1)
 	last := w.end[w.simulated-1]
-	// The CTAs left run at the steady rate (a wave's CTAs per steady
-	// wave time): with CTAs starting wherever a slot frees, the waves
-	// blur and the drain at the end is already in the simulated run, so
-	// a last partial wave costs its share of a wave, not a whole one.
+	// Each left-out wave costs a steady wave's time and traffic.
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
 	perCTA := 1 / (float64(steady) * float64(w.perWave))
 	r.cycles += uint64(moreCTAs*float64(last-w.end[0])*perCTA + 0.5)
-	f := func(e, a uint64) uint64 {
-		return e + uint64(moreCTAs*float64(e-a)*perCTA+0.5)
+	f := func(e, a1, a3 uint64) uint64 {
+		return e + uint64(moreCTAs*float64(a3-a1)*perCTA+0.5)
 	}
-	r.tcBusy = f(r.tcBusy, w.tcBusyAt1)
-	r.smemBytes = f(r.smemBytes, w.smemAt1)
+	a1, a3 := &w.at[0], &w.at[1]
+	r.tcBusy = f(r.tcBusy, a1.tcBusy, a3.tcBusy)
+	r.smemBytes = f(r.smemBytes, a1.smem, a3.smem)
 	pre := r.mem
-	r.mem = scaleStats(r.mem, w.memAt1, f)
+	r.mem = scaleStats(r.mem, a1.mem, a3.mem, f)
 	w.scaleWrites(&r.mem, g, pre, post)
-	busy := f(g.acct.busy, w.acctAt1.busy)
-	// The steady waves' idle scales; the drain after the last MMAs
-	// (tail, wave quantization) happens once.
-	closed := g.closedIdle(g.endCycle)
+	busy := f(r.busy, a1.acct.busy, a3.acct.busy)
 	var idle [numReasons]uint64
 	sum := busy
 	for i := range idle {
-		idle[i] = f(g.acct.idle[i], w.acctAt1.idle[i]) + closed[i] - g.acct.idle[i]
+		idle[i] = f(r.idle[i], a1.acct.idle[i], a3.acct.idle[i])
 		sum += idle[i]
 	}
 	if all := r.cycles * uint64(r.tcUnits); all > sum {
@@ -119,24 +129,28 @@ func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu, pre, post memory.Stat
 }
 
 // scaleStats extends every counter by f (the steady per-CTA increment
-// times the CTAs not simulated).
-func scaleStats(end, at1 memory.Stats, f func(e, a uint64) uint64) memory.Stats {
+// between a1 and a3, times the CTAs not simulated).
+func scaleStats(end, a1, a3 memory.Stats, f func(e, a1, a3 uint64) uint64) memory.Stats {
 	s := end
-	s.L1Bytes = f(end.L1Bytes, at1.L1Bytes)
-	s.L2Bytes = f(end.L2Bytes, at1.L2Bytes)
-	s.DRAMReadBytes = f(end.DRAMReadBytes, at1.DRAMReadBytes)
-	s.DRAMWriteBytes = f(end.DRAMWriteBytes, at1.DRAMWriteBytes)
-	s.L1HitSectors = f(end.L1HitSectors, at1.L1HitSectors)
-	s.L1MissSectors = f(end.L1MissSectors, at1.L1MissSectors)
-	s.L2HitSectors = f(end.L2HitSectors, at1.L2HitSectors)
-	s.L2MissSectors = f(end.L2MissSectors, at1.L2MissSectors)
-	for c := range s.PerClass {
-		e, a := end.PerClass[c], at1.PerClass[c]
-		s.PerClass[c] = memory.ClassStats{
-			L1Bytes:        f(e.L1Bytes, a.L1Bytes),
-			L2Bytes:        f(e.L2Bytes, a.L2Bytes),
-			DRAMReadBytes:  f(e.DRAMReadBytes, a.DRAMReadBytes),
-			DRAMWriteBytes: f(e.DRAMWriteBytes, a.DRAMWriteBytes)}
-	}
+	extendFields3(reflect.ValueOf(&s).Elem(), reflect.ValueOf(a1), reflect.ValueOf(a3), f)
 	return s
+}
+
+// extendFields3 applies f to every uint64 counter of dst (a struct or
+// array of counters), with its values at the two snapshots a1 and a3.
+func extendFields3(dst, a1, a3 reflect.Value, f func(e, a1, a3 uint64) uint64) {
+	switch dst.Kind() {
+	case reflect.Uint64:
+		dst.SetUint(f(dst.Uint(), a1.Uint(), a3.Uint()))
+	case reflect.Struct:
+		for i := 0; i < dst.NumField(); i++ {
+			if dst.Field(i).CanSet() {
+				extendFields3(dst.Field(i), a1.Field(i), a3.Field(i), f)
+			}
+		}
+	case reflect.Array, reflect.Slice:
+		for i := 0; i < dst.Len(); i++ {
+			extendFields3(dst.Index(i), a1.Index(i), a3.Index(i), f)
+		}
+	}
 }

@@ -10,7 +10,7 @@ import (
 // than 2 x sampleKSteps k-steps reaches a steady state in K long before
 // its end: every k-step of a CTA issues the same instructions, copies a
 // stage of the same size and waits on the same structures. Such a kernel
-// is simulated twice, at sampleKSteps/2 and sampleKSteps k-steps per CTA
+// is simulated twice, at sampleKSteps/2 (48) and sampleKSteps (96) k-steps per CTA
 // (the same grid, prologue and epilogue), and every counter of the record
 // (cycles, tensor-core busy and idle cycles by cause, traffic per class,
 // shared-memory bytes, energy events) is extended along the line through

@@ -212,7 +212,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	}
 	if k.extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
-			"first %d of %d waves", extrapolationWaves, k.waves))
+			"first %d and the last of %d waves", extrapolationWaves, k.waves))
 	}
 	if k.kExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+

@@ -93,8 +93,13 @@ func issueInterval(_ *configs.Config, p *kernelPlan) int { return p.dp.Interval 
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
 // wave-extrapolated samples of at most this many k-steps per CTA (see
-// sampleEstimate), then the best is simulated in full.
-const sampleKSteps = 48
+// sampleEstimate), then the best is simulated in full. A kernel is
+// periodic in K only once the fixed costs of the CTAs sharing an SM
+// (prologue, epilogue) overlap each other's mainloops as they will to the
+// end: on 16384^2 x K dense with 128x128x32_64x64_s5 (two CTAs per SM),
+// 24 -> 48 k-steps add 59 k cycles per k-step, 48 -> 96 add 78 k (the
+// tensor cores' bound is 77.8 k), so the two samples are 48 and 96.
+const sampleKSteps = 96
 
 // sampleEstimate predicts a plan's cycles from wave-extrapolated samples
 // (as sim.extrapolate_waves: the first three waves, then the steady

@@ -49,12 +49,15 @@ func TestRunIsDeterministic(t *testing.T) {
 // The sparse kernel must be faster on a compute-heavy GEMM but not by the
 // full 2x (B still moves at full size through shared memory), and a small
 // GEMM gains less than a large one: fill, epilogue and the few waves weigh
-// more when the sparse kernel halves the main loop.
+// more when the sparse kernel halves the main loop. The band is that of
+// the measured A100 speedups of mid-size and large GEMMs in
+// validation/points (1.11 for 4096^3 to 1.62 for 768x49152x3072), widened
+// to [1.1, 1.9].
 func TestSparseSpeedupShape(t *testing.T) {
 	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 2048}))
 	small, large := rep.Results[1].Speedup, rep.Results[3].Speedup
-	if large < 1.3 || large > 1.9 {
-		t.Errorf("large sparse speedup %.3f outside [1.3, 1.9]", large)
+	if large < 1.1 || large > 1.9 {
+		t.Errorf("large sparse speedup %.3f outside [1.1, 1.9]", large)
 	}
 	if small >= large {
 		t.Errorf("small GEMM speedup %.3f >= large %.3f", small, large)
@@ -298,10 +301,10 @@ var kExtrapolationFamily = []struct {
 	kernel string
 	modes  []tensorcore.Mode
 }{
-	{[3]int{1024, 1024, 4096}, "128x128x32_64x64_s5_splitk1", []tensorcore.Mode{tensorcore.Dense}},
-	{[3]int{512, 1024, 8200}, "128x128x64_64x64_s3_splitk1", tensorcore.Modes},
-	{[3]int{1024, 1024, 8192}, "64x64x64_32x32_s6_splitk1", []tensorcore.Mode{tensorcore.Sparse}},
-	{[3]int{256, 512, 32768}, "64x64x64_32x32_s6_splitk2", []tensorcore.Mode{tensorcore.Dense}},
+	{[3]int{2048, 2048, 8192}, "128x128x32_64x64_s5_splitk1", []tensorcore.Mode{tensorcore.Dense}},
+	{[3]int{512, 1024, 16400}, "128x128x64_64x64_s3_splitk1", tensorcore.Modes},
+	{[3]int{1024, 1024, 16384}, "64x64x64_32x32_s6_splitk1", []tensorcore.Mode{tensorcore.Sparse}},
+	{[3]int{256, 512, 65536}, "64x64x64_32x32_s6_splitk2", []tensorcore.Mode{tensorcore.Dense}},
 }
 
 // K extrapolation agrees with the full simulation within 2 % in cycles
