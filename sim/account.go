@@ -13,7 +13,6 @@ const (
 	whySmem                     // a fragment from shared memory, or the MIO queue
 	whyL2                       // a cp.async stage from L2: its unloaded latency
 	whyDRAM                     // a cp.async stage from DRAM: its unloaded latency
-	whyLatency                  // k-step SM: barrier, pipeline fill, launch (unsplit)
 	whyBarrier                  // BAR.SYNC: the CTA's other warps
 	whyDependence               // a register written by an earlier instruction (accumulator, address)
 	whyIssue                    // issue slots: the scheduler was issuing other instructions
@@ -45,18 +44,6 @@ func (a *timeAccount) init(units int, launch uint64) {
 		a.lastEnd[u] = launch
 	}
 	a.idle[whyLaunch] = launch * uint64(units)
-}
-
-// run records that unit u issued MMAs over [start, end) after waiting for
-// why (k-step SM).
-func (a *timeAccount) run(u int, start, end uint64, why reason) {
-	if start > a.lastEnd[u] {
-		a.idle[why] += start - a.lastEnd[u]
-	}
-	if end > start {
-		a.busy += end - start
-	}
-	a.lastEnd[u] = max(a.lastEnd[u], end)
 }
 
 // idleFor books gap idle cycles of unit u to the reasons in stall (the
@@ -136,7 +123,6 @@ func (g *gpu) breakdown(end uint64) Breakdown {
 }
 
 // shares normalises busy and idle cycles into a breakdown (sums to 1).
-// The k-step SM's unsplit latency counts as launch.
 func shares(busy uint64, idle [numReasons]uint64) Breakdown {
 	total := float64(busy)
 	for _, v := range idle {
@@ -157,7 +143,7 @@ func shares(busy uint64, idle [numReasons]uint64) Breakdown {
 		DRAMBandwidth: f(whyDRAMBW), DRAMLatency: f(whyDRAM),
 		Barrier: f(whyBarrier), Dependence: f(whyDependence), Issue: f(whyIssue),
 		RegisterFile: f(whyRegFile), TensorPipe: f(whyCompute),
-		Launch: f(whyLaunch, whyLatency, whyStage), Tail: f(whyTail),
+		Launch: f(whyLaunch, whyStage), Tail: f(whyTail),
 		Waves: f(whyWaves)}
 }
 

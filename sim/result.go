@@ -159,7 +159,7 @@ type Breakdown struct {
 	// previous MMA (stage hazards).
 	TensorPipe float64 `json:"tensor_pipe"`
 	// Launch: the kernel launch, CTA dispatch and launch, and a CTA's
-	// first instructions (the k-step SM books all its latency here).
+	// first instructions.
 	Launch float64 `json:"launch"`
 	// Tail: after a sub-partition's last MMA of a CTA until the CTA
 	// finished (the epilogue), and the split-K reduction.
