@@ -65,6 +65,10 @@ type SMConfig struct {
 	// CTALaunchLatency is the cycles from a CTA slot freeing to the next
 	// CTA's first instruction.
 	CTALaunchLatency int `yaml:"cta_launch_latency"`
+	// CTADispatchInterval is the cycles between two CTAs leaving the
+	// GPU's CTA dispatcher (GPU-wide; 0: no GPU-wide limit). An SM
+	// accepts at most one CTA per cycle either way.
+	CTADispatchInterval int `yaml:"cta_dispatch_interval"`
 	// KernelLaunchLatency is the cycles added once per kernel launch.
 	KernelLaunchLatency int `yaml:"kernel_launch_latency"`
 }
@@ -181,6 +185,7 @@ func (s SMConfig) validate() check.List {
 	l.Positive("register_file_bytes_per_clk", s.RegisterFileBytesPerClk)
 	l.NonNegative("barrier_latency", s.BarrierLatency)
 	l.NonNegative("cta_launch_latency", s.CTALaunchLatency)
+	l.NonNegative("cta_dispatch_interval", s.CTADispatchInterval)
 	l.NonNegative("kernel_launch_latency", s.KernelLaunchLatency)
 	if s.MaxThreads != s.MaxWarps*32 && s.MaxWarps > 0 {
 		l.Add("max_threads", "inconsistent: max_warps %d x 32 = %d",

@@ -22,7 +22,7 @@ func outputReport() *sim.Report {
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
 		Speedup: 1.5, Note: "n", Explain: sim.Explain{CTAs: 8, Waves: 1,
 			CTAsPerSM: 2, OccupancyLimit: "registers", IdealSpeedup: 2,
-			LossUS: 0.25, Loss: sim.Breakdown{DRAM: 1}}}
+			LossUS: 0.25, Loss: sim.Breakdown{DRAMBandwidth: 1}}}
 	r.Power = sim.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}
 	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
 		Results: []sim.LayerResult{r},

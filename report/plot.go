@@ -287,16 +287,21 @@ func maxOf(v plotter.Values) float64 {
 	return m
 }
 
-// breakdownParts are the resources of sim.Breakdown, bottom to top.
+// breakdownParts group the causes of sim.Breakdown, bottom to top
+// (TestBreakdownPartsCoverEveryCause checks that they sum to 1).
 var breakdownParts = []struct {
 	name string
 	get  func(sim.Breakdown) float64
 }{
 	{"compute (tensor cores)", func(b sim.Breakdown) float64 { return b.Compute }},
 	{"shared memory", func(b sim.Breakdown) float64 { return b.Smem }},
-	{"L2", func(b sim.Breakdown) float64 { return b.L2 }},
-	{"DRAM", func(b sim.Breakdown) float64 { return b.DRAM }},
-	{"latency (pipeline fill, launch)", func(b sim.Breakdown) float64 { return b.Latency }},
+	{"L2 (bandwidth + latency)", func(b sim.Breakdown) float64 { return b.L2Bandwidth + b.L2Latency }},
+	{"DRAM (bandwidth + latency)", func(b sim.Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }},
+	{"SM pipeline (barrier, dependence, issue, register file, tensor pipe)",
+		func(b sim.Breakdown) float64 {
+			return b.Barrier + b.Dependence + b.Issue + b.RegisterFile + b.TensorPipe
+		}},
+	{"launch, tail, wave quantization", func(b sim.Breakdown) float64 { return b.Launch + b.Tail + b.Waves }},
 }
 
 // breakdownTop is the tallest layer time per pass (time x count) of

@@ -31,7 +31,7 @@ func sampleReport(layers int) *sim.Report {
 				SparseApplied: false, Count: 1 + i%3, Kernel: "128x128x32_64x64_s5",
 				SplitK: 1, Bound: "compute",
 				DRAMReadBytes: uint64(2 * (m*k + k*n)), DRAMWriteBytes: uint64(2 * m * n),
-				Breakdown: sim.Breakdown{Compute: 0.6, Smem: 0.1, L2: 0.1, DRAM: 0.1, Latency: 0.1}}
+				Breakdown: sim.Breakdown{Compute: 0.6, Smem: 0.1, L2Latency: 0.1, DRAMBandwidth: 0.1, Launch: 0.1}}
 			d.TimeUS = flops / 250e6 * (1 + 0.3*float64(i%2))
 			d.TFLOPS = flops / d.TimeUS / 1e6
 			s := d
@@ -39,7 +39,7 @@ func sampleReport(layers int) *sim.Report {
 			s.TimeUS = d.TimeUS / (1.1 + 0.1*float64(i%6))
 			s.TFLOPS = flops / s.TimeUS / 1e6
 			s.DRAMReadBytes = uint64(2*(m*k*9/16) + 2*k*n)
-			s.Breakdown = sim.Breakdown{Compute: 0.4, Smem: 0.15, L2: 0.1, DRAM: 0.25, Latency: 0.1}
+			s.Breakdown = sim.Breakdown{Compute: 0.4, Smem: 0.15, L2Latency: 0.1, DRAMBandwidth: 0.25, Tail: 0.1}
 			s.Speedup = d.TimeUS / s.TimeUS
 			rep.Results = append(rep.Results, d, s)
 			dt += d.TimeUS * float64(d.Count)

@@ -89,7 +89,7 @@ func writeTableTotals(out io.Writer, rep *sim.Report) {
 // TableWidth, given the other columns' widths.
 func layerWidth(rep *sim.Report, unit string, notes *noteSet) int {
 	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
-		len("µs/call"), len(unit), len("TC util"), len("latency"),
+		len("µs/call"), len(unit), len("TC util"), len("compute"),
 		len("speedup"), len("notes")}
 	longest := len("layer")
 	for _, r := range rep.Results {
@@ -198,8 +198,10 @@ var legendTerms = [][2]string{
 		"sparse rows count the skipped multiplies too"},
 	{"TC util", "share of tensor-core issue slots busy, against the mode's own " +
 		"peak (the dense peak on dense rows, the sparse peak on sparse rows)"},
-	{"bound", "the largest share of the time breakdown: compute (tensor cores), " +
-		"smem, l2, dram, or latency (launch, pipeline fill, barriers, tail)"},
+	{"bound", "the largest share of the time breakdown: compute (tensor cores busy) " +
+		"or what they waited on: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
+		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
+		"wave_quantization (SMs with no CTA left); breakdown_* in the CSV"},
 	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
 		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},

@@ -39,7 +39,7 @@ def order(p):
     return tuple(num(v) for v in p)
 print("\n" + sys.argv[1])
 print("| " + " | ".join(short(k) for k in keys) +
-      " | layer | sparse speedup | sparse bound | compute / smem / l2 / dram / latency | TC util |")
+      " | layer | sparse speedup | sparse bound | compute / smem / l2 / dram / other | TC util |")
 print("|" + "---|" * (len(keys) + 5))
 dense = {(point(r), r["workload"], r["layer"]): r for r in rows if r["mode"] == "dense"}
 tot = {}
@@ -52,7 +52,10 @@ for r in sorted(rows, key=lambda r: (order(point(r)), r["workload"], r["layer"])
     t[0] += d["time_us"]; t[1] += r["time_us"]
     print("| " + " | ".join(point(r)) + " | %s %s | %.2fx | %s | %.2f / %.2f / %.2f / %.2f / %.2f | %.0f%% |" % (
         r["workload"], r["layer"], d["time_us"] / r["time_us"], r["bound"],
-        b["compute"], b["smem"], b["l2"], b["dram"], b["latency"], 100 * r["tc_utilization"]))
+        b["compute"], b["smem"], b["l2_bandwidth"] + b["l2_latency"],
+        b["dram_bandwidth"] + b["dram_latency"],
+        1 - b["compute"] - b["smem"] - b["l2_bandwidth"] - b["l2_latency"]
+        - b["dram_bandwidth"] - b["dram_latency"], 100 * r["tc_utilization"]))
 print("\n| " + " | ".join(short(k) for k in keys) + " | workload | dense us | sparse us | speedup |")
 print("|" + "---|" * (len(keys) + 4))
 for (p, w), (d, s) in sorted(tot.items(), key=lambda kv: (order(kv[0][0]), kv[0][1])):

@@ -1,20 +1,28 @@
 package sim
 
+import (
+	"reflect"
+	"strings"
+)
+
 // reason is what a warp, and through it a tensor core, was waiting for.
 type reason uint8
 
 const (
-	whyCompute    reason = iota // the tensor core's issue slot was taken
+	whyCompute    reason = iota // the tensor core's own pipe had not taken the previous MMA
 	whySmem                     // a fragment from shared memory, or the MIO queue
-	whyL2                       // a cp.async stage whose data came from L2
-	whyDRAM                     // a cp.async stage whose data came from DRAM
-	whyLatency                  // launch, tail, pipeline fill
+	whyL2                       // a cp.async stage from L2: its unloaded latency
+	whyDRAM                     // a cp.async stage from DRAM: its unloaded latency
 	whyBarrier                  // BAR.SYNC: the CTA's other warps
 	whyDependence               // a register written by an earlier instruction (accumulator, address)
 	whyIssue                    // issue slots: the scheduler was issuing other instructions
 	whyRegFile                  // register-file read ports
 	whyStage                    // a cp.async group not yet back (resolved to L2, DRAM or smem)
-	whyLaunch                   // waiting for the CTA's first instructions
+	whyLaunch                   // kernel launch, CTA dispatch and launch, the first instructions
+	whyL2BW                     // a cp.async stage from L2: queueing beyond its latency
+	whyDRAMBW                   // a cp.async stage from DRAM: queueing beyond its latency
+	whyTail                     // after a sub-partition's last MMA of a CTA: its epilogue, split-K reduction
+	whyWaves                    // the SM had no CTA left to run while others still worked
 	numReasons
 )
 
@@ -35,25 +43,14 @@ func (a *timeAccount) init(units int, launch uint64) {
 	for u := range a.lastEnd {
 		a.lastEnd[u] = launch
 	}
-	a.idle[whyLatency] = launch * uint64(units)
-}
-
-// run records that unit u issued MMAs over [start, end) after waiting for
-// why.
-func (a *timeAccount) run(u int, start, end uint64, why reason) {
-	if start > a.lastEnd[u] {
-		a.idle[why] += start - a.lastEnd[u]
-	}
-	if end > start {
-		a.busy += end - start
-	}
-	a.lastEnd[u] = max(a.lastEnd[u], end)
+	a.idle[whyLaunch] = launch * uint64(units)
 }
 
 // idleFor books gap idle cycles of unit u to the reasons in stall (the
-// cycles the warp that ended the gap waited on each since its previous
-// MMA), proportionally; cycles beyond what the warp waited are latency.
-func (a *timeAccount) idleFor(u int, gap uint64, stall *[numReasons]uint64) {
+// cycles the warp that ended the gap waited on each during it),
+// proportionally if they exceed it; cycles of the gap before that warp
+// existed go to before.
+func (a *timeAccount) idleFor(gap uint64, stall *[numReasons]uint64, before func(uint64)) {
 	var sum uint64
 	for _, v := range stall {
 		sum += v
@@ -62,11 +59,13 @@ func (a *timeAccount) idleFor(u int, gap uint64, stall *[numReasons]uint64) {
 		for i, v := range stall {
 			a.idle[i] += v
 		}
-		a.idle[whyLatency] += gap - sum
+		if gap > sum {
+			before(gap - sum)
+		}
 		return
 	}
 	left := gap
-	best := whyLatency
+	best := whyLaunch
 	for i, v := range stall {
 		share := gap * v / sum
 		a.idle[i] += share
@@ -78,27 +77,52 @@ func (a *timeAccount) idleFor(u int, gap uint64, stall *[numReasons]uint64) {
 	a.idle[best] += left
 }
 
-// breakdown closes the account at the kernel's end and returns the shares
-// of compute, smem, L2, DRAM and latency in the tensor cores' total time.
-func (a *timeAccount) breakdown(end uint64) Breakdown {
-	return shares(a.busy, a.closed(end))
+// chargeIdle books the tensor core's idle gap [sp.lastMMA, now) before
+// the MMA warp w issues now: the cycles w waited on each cause during
+// the gap, and the cycles before w's CTA started to the previous CTA's
+// tail (until it finished on this SM) and to launch (after).
+func (sp *subPartition) chargeIdle(w *warp, now uint64) {
+	acct := &sp.sm.gpu.acct
+	if now > sp.lastMMA {
+		from := sp.lastMMA
+		acct.idleFor(now-from, &w.stall, func(n uint64) {
+			tail := min(n, max(sp.sm.lastFinish, from)-from)
+			acct.idle[whyTail] += tail
+			acct.idle[whyLaunch] += n - tail
+		})
+	}
+	w.stall = [numReasons]uint64{}
+	sp.epoch++
 }
 
-// closed is the idle account with each tensor core's tail after its last
-// work added as latency.
-func (a *timeAccount) closed(end uint64) [numReasons]uint64 {
-	idle := a.idle
-	for _, last := range a.lastEnd {
-		if end > last {
-			idle[whyLatency] += end - last
+// closedIdle is the idle account at the kernel's end with each tensor
+// core's time after its last MMA added: to the tail until its SM's last
+// CTA finished and after the kernel's last CTA (the split-K reduction),
+// to wave quantization in between (the SM had no CTA left to run).
+func (g *gpu) closedIdle(end uint64) [numReasons]uint64 {
+	idle := g.acct.idle
+	kend := min(g.endCycle, end)
+	per := len(g.acct.lastEnd) / max(1, len(g.sms))
+	for u, last := range g.acct.lastEnd {
+		done := g.sms[u/max(1, per)].lastFinish
+		if t := min(done, kend); t > last {
+			idle[whyTail] += t - last
 		}
+		if t := max(done, last); kend > t {
+			idle[whyWaves] += kend - t
+		}
+		idle[whyTail] += end - kend
 	}
 	return idle
 }
 
-// shares normalises busy and idle cycles into a breakdown: barrier,
-// dependence, issue, register-file, launch and tail waits count as
-// latency.
+// breakdown closes the account at the kernel's end and returns the
+// shares of every cause in the tensor cores' total time.
+func (g *gpu) breakdown(end uint64) Breakdown {
+	return shares(g.acct.busy, g.closedIdle(end))
+}
+
+// shares normalises busy and idle cycles into a breakdown (sums to 1).
 func shares(busy uint64, idle [numReasons]uint64) Breakdown {
 	total := float64(busy)
 	for _, v := range idle {
@@ -107,93 +131,74 @@ func shares(busy uint64, idle [numReasons]uint64) Breakdown {
 	if total == 0 {
 		return Breakdown{}
 	}
-	f := func(v uint64) float64 { return float64(v) / total }
-	lat := uint64(0)
-	for _, r := range []reason{whyLatency, whyCompute, whyBarrier,
-		whyDependence, whyIssue, whyRegFile, whyLaunch, whyStage} {
-		lat += idle[r]
+	f := func(r ...reason) float64 {
+		var v uint64
+		for _, x := range r {
+			v += idle[x]
+		}
+		return float64(v) / total
 	}
-	return Breakdown{Compute: f(busy), Smem: f(idle[whySmem]),
-		L2: f(idle[whyL2]), DRAM: f(idle[whyDRAM]), Latency: f(lat)}
+	return Breakdown{Compute: float64(busy) / total, Smem: f(whySmem),
+		L2Bandwidth: f(whyL2BW), L2Latency: f(whyL2),
+		DRAMBandwidth: f(whyDRAMBW), DRAMLatency: f(whyDRAM),
+		Barrier: f(whyBarrier), Dependence: f(whyDependence), Issue: f(whyIssue),
+		RegisterFile: f(whyRegFile), TensorPipe: f(whyCompute),
+		Launch: f(whyLaunch, whyStage), Tail: f(whyTail),
+		Waves: f(whyWaves)}
 }
 
-// bound names the resource with the largest share of the time.
+// bound names the cause with the largest share of the time (its JSON
+// name; compute on a tie).
 func (b Breakdown) bound() string {
-	best, name := b.Compute, "compute"
-	for _, c := range []struct {
-		v float64
-		n string
-	}{{b.Smem, "smem"}, {b.L2, "l2"}, {b.DRAM, "dram"}, {b.Latency, "latency"}} {
-		if c.v > best {
-			best, name = c.v, c.n
+	v := reflect.ValueOf(b)
+	t := v.Type()
+	best, name := -1.0, ""
+	for i := 0; i < v.NumField(); i++ {
+		if x := v.Field(i).Float(); x > best {
+			best, name = x, strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
 		}
 	}
 	return name
 }
 
-// note charges the cycles since the warp's last note to what it was
-// waiting on, and records what it waits on from now.
+// note charges the cycles since the warp's last note, within the
+// sub-partition's current tensor-core idle gap (from sp.lastMMA), to
+// what it was waiting on, and records what it waits on from now. A new
+// gap (an MMA issued since) starts the warp's window afresh.
 func (w *warp) note(why reason, now uint64) {
-	if now > w.since {
-		w.stall[w.why] += now - w.since
+	sp := w.sp
+	if w.epoch != sp.epoch {
+		w.stall = [numReasons]uint64{}
+		w.epoch = sp.epoch
+	}
+	if from := max(w.since, sp.lastMMA); now > from {
+		w.stall[w.why] += now - from
 	}
 	w.since, w.why = now, why
 }
 
 // stageResolved books the warp's wait for cp.async groups, once its
-// DEPBAR passes, to what the last group waited on.
-func (w *warp) stageResolved(why reason) {
-	if why != whyL2 && why != whyDRAM && why != whySmem {
-		why = whyL2
-	}
-	w.stall[why] += w.stall[whyStage]
+// DEPBAR passes, to what the last group waited on (gpu.fillCause: smem,
+// or L2 and DRAM latency and bandwidth).
+func (w *warp) stageResolved(reason) {
+	wait := w.stall[whyStage]
 	w.stall[whyStage] = 0
-}
-
-// Causes splits a kernel's tensor-core time by cause (instruction-level
-// SM only): busy, and idle by what the warps waited on. Sums to 1.
-type Causes struct {
-	Compute      float64 `json:"compute"`
-	Smem         float64 `json:"smem"`
-	L2           float64 `json:"l2"`
-	DRAM         float64 `json:"dram"`
-	Barrier      float64 `json:"barrier"`
-	Dependence   float64 `json:"dependence"`
-	Issue        float64 `json:"issue"`
-	RegisterFile float64 `json:"register_file"`
-	TensorQueue  float64 `json:"tensor_queue"`
-	LaunchTail   float64 `json:"launch_tail"`
-}
-
-// causes normalises busy and idle cycles by cause.
-func causes(busy uint64, idle [numReasons]uint64) *Causes {
-	total := float64(busy)
-	for _, v := range idle {
-		total += float64(v)
+	g := w.stageWho
+	if wait == 0 {
+		return
 	}
-	if total == 0 {
-		return &Causes{}
+	if g == nil {
+		w.stall[whyL2] += wait
+		return
 	}
-	f := func(v uint64) float64 { return float64(v) / total }
-	return &Causes{Compute: f(busy), Smem: f(idle[whySmem]), L2: f(idle[whyL2]),
-		DRAM: f(idle[whyDRAM]), Barrier: f(idle[whyBarrier]),
-		Dependence: f(idle[whyDependence]), Issue: f(idle[whyIssue]),
-		RegisterFile: f(idle[whyRegFile]), TensorQueue: f(idle[whyCompute]),
-		LaunchTail: f(idle[whyLatency] + idle[whyLaunch] + idle[whyStage])}
-}
-
-// bound names the largest cause.
-func (c *Causes) bound() string {
-	best, name := c.Compute, "compute"
-	for _, x := range []struct {
-		v float64
-		n string
-	}{{c.Smem, "smem"}, {c.L2, "l2"}, {c.DRAM, "dram"}, {c.Barrier, "barrier"},
-		{c.Dependence, "dependence"}, {c.Issue, "issue"}, {c.RegisterFile, "register_file"},
-		{c.TensorQueue, "tensor_queue"}, {c.LaunchTail, "launch_tail"}} {
-		if x.v > best {
-			best, name = x.v, x.n
+	left, best := wait, whyL2
+	for r, f := range g.share {
+		n := uint64(f * float64(wait))
+		w.stall[r] += n
+		left -= n
+		if f > g.share[best] {
+			best = reason(r)
 		}
 	}
-	return name
+	w.stall[best] += left
 }

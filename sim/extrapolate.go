@@ -117,11 +117,10 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 		sum += idle[i]
 	}
 	if all := r.cycles * uint64(r.tcUnits); all > sum {
-		idle[whyLatency] += all - sum
+		idle[whyTail] += all - sum
 	}
 	r.busy, r.idle = busy, idle
 	r.breakdown = shares(busy, idle)
-	r.causes = causes(busy, idle)
 	r.extrapolated = true
 	r.waves = w.total
 }

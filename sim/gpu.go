@@ -36,7 +36,12 @@ type gpu struct {
 	startedAt   uint64
 	acct        timeAccount
 	cal         calendar
-	issued      uint64 // warp instructions issued (instruction-level SM)
+	disp        *dispatcher
+	onStart     func(idx int, now uint64) // observes CTA starts (tests)
+	issued      uint64                    // warp instructions issued (instruction-level SM)
+	issuedOp    [numOpcodes]uint64        // the same by opcode class
+	rfRead      uint64                    // register-file bytes read (instruction-level SM)
+	rfWrite     uint64                    // register-file bytes written
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
@@ -56,6 +61,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	}
 	g.mem = mem
 	g.cal.evAt = never
+	g.disp = newDispatcher(cfg.SM.CTADispatchInterval, cfg.GPU.SMCount)
 	g.filler = memory.NewFiller(cfg.Memory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
 	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
@@ -98,8 +104,7 @@ func (g *gpu) run() error {
 			if g.nextCTA >= g.launchLimit {
 				break
 			}
-			sm.launchAt(g.startedAt+g.jitter.dispatchOffset(), g.nextCTA)
-			g.nextCTA++
+			g.dispatchAt(sm, g.startedAt, 0)
 		}
 	}
 	if err := g.engine.Run(); err != nil {
@@ -115,28 +120,55 @@ func (g *gpu) run() error {
 // ctaFinished frees the CTA's slot and launches the next CTA there.
 func (g *gpu) ctaFinished(c *cta, at uint64) {
 	g.doneCTAs++
+	c.sm.lastFinish = max(c.sm.lastFinish, at)
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.idx, at)
 	}
 	if g.nextCTA < g.launchLimit {
-		c.sm.launchAt(at+uint64(g.cfg.SM.CTALaunchLatency)+
-			g.jitter.dispatchOffset(), g.nextCTA)
-		g.nextCTA++
+		g.dispatchAt(c.sm, at, uint64(g.cfg.SM.CTALaunchLatency))
 	}
 }
 
-// memoryReason maps what a stage's fill was bound by to the breakdown's
-// reasons: DRAM latency and bandwidth to dram, L2 and crossbar to l2, the
-// bank array's write queue to smem.
-func memoryReason(c memory.Cause) reason {
-	switch {
-	case c == memory.CauseSmem:
-		return whySmem
-	case c.IsDRAM():
-		return whyDRAM
+// fillCause splits the trip of an LDGSTS chunk's fill (memory.FillDone)
+// over the breakdown's reasons, as weights summing to 1: all to smem when
+// the bank array's write queue was its longest wait; else its last line's
+// unloaded latency to the level it came from (DRAM when it missed L2,
+// else L2), its queueing to the level of the longest queue (a DRAM
+// channel: DRAM bandwidth; an L2 slice or the SM's crossbar port: L2
+// bandwidth), and the rest of the trip, the wait of a hit for a DRAM fill
+// already in flight, to DRAM: latency up to dram.latency, bandwidth
+// beyond (the fill it waited for was queueing).
+func (g *gpu) fillCause(d memory.FillDone) (w [numReasons]float64) {
+	c := d.Cause()
+	if c == memory.CauseSmem {
+		w[whySmem] = 1
+		return w
 	}
-	return whyL2
+	lat, bw := whyL2, whyL2BW
+	if c.IsDRAM() || d.Info.DRAMSectors > 0 {
+		lat = whyDRAM
+	}
+	if c == memory.CauseDRAMBandwidth {
+		bw = whyDRAMBW
+	}
+	u, q := d.Info.Unloaded(), d.Info.Queued()
+	merge := max(0, float64(d.Arrived-d.Issued)-u-q)
+	mLat := min(merge, float64(g.cfg.Memory.DRAM.Latency))
+	w[lat] += u
+	w[bw] += q
+	w[whyDRAM] += mLat
+	w[whyDRAMBW] += merge - mLat
+	total := u + q + merge
+	if total <= 0 {
+		var one [numReasons]float64
+		one[lat] = 1
+		return one
+	}
+	for i := range w {
+		w[i] /= total
+	}
+	return w
 }
 
 // issueInterval is the cycles between MMAs of the plan's mode on one

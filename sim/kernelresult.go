@@ -17,9 +17,8 @@ type kernelResult struct {
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
 	breakdown Breakdown
-	causes    *Causes
-	// busy and idle are the raw tensor-core account behind breakdown and
-	// causes (issue-slot cycles; idle cycles by reason).
+	// busy and idle are the raw tensor-core account behind breakdown
+	// (issue-slot cycles; idle cycles by reason).
 	busy uint64
 	idle [numReasons]uint64
 	// mem is the traffic during the kernel's time (cycles): the L2's
@@ -83,9 +82,8 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 	post := g.mem.Stats()
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
-		breakdown: g.acct.breakdown(end), mem: pre}
-	r.busy, r.idle = g.acct.busy, g.acct.closed(end)
-	r.causes = causes(r.busy, r.idle)
+		breakdown: g.breakdown(end), mem: pre}
+	r.busy, r.idle = g.acct.busy, g.closedIdle(end)
 	r.tcBusy = g.tcBusy()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end

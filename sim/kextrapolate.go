@@ -75,10 +75,9 @@ func extendInK(p *kernelPlan, a, b *kernelResult) *kernelResult {
 		sum += v
 	}
 	if all > sum {
-		r.idle[whyLatency] += all - sum
+		r.idle[whyTail] += all - sum
 	}
 	r.breakdown = shares(r.busy, r.idle)
-	r.causes = causes(r.busy, r.idle)
 	r.kExtrapolated = true
 	return &r
 }

@@ -24,6 +24,12 @@ type MicroSched struct {
 	// TFLOPS is the independent run's dense-equivalent rate scaled to
 	// every SM of the GPU.
 	TFLOPS float64 `json:"tflops"`
+	// PairsFMAPerClkPerSM is the dense-equivalent FMAs per cycle of one
+	// SM with two warps per sub-partition, each cycling over two
+	// independent accumulators (the setup of Sun et al.'s mma and mma.sp
+	// throughput tables, TPDS 2023, arXiv 2206.02874: 8 warps per SM, 2
+	// MMAs in flight per warp), where the MMA latency shows through.
+	PairsFMAPerClkPerSM float64 `json:"fma_per_clk_per_sm_2warps_2accs"`
 }
 
 // microMMAs is the length of each microbenchmark stream.
@@ -39,6 +45,10 @@ func MicroScheduler(cfg *configs.Config, prec tensorcore.Precision, mode tensorc
 	if err != nil {
 		return MicroSched{}, err
 	}
+	pairs, err := microStream(cfg, prec, mode, 2*cfg.SM.SubPartitions, 2)
+	if err != nil {
+		return MicroSched{}, err
+	}
 	sh, err := microShape(cfg, prec, mode)
 	if err != nil {
 		return MicroSched{}, err
@@ -46,7 +56,8 @@ func MicroScheduler(cfg *configs.Config, prec tensorcore.Precision, mode tensorc
 	perSM := float64(cfg.SM.SubPartitions*sh.FMAs()) / ind
 	return MicroSched{Precision: prec.String(), Mode: mode.String(),
 		DependentLatency: dep, IndependentInterval: ind,
-		TFLOPS: 2 * perSM * float64(cfg.GPU.SMCount) * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12}, nil
+		TFLOPS:              2 * perSM * float64(cfg.GPU.SMCount) * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12,
+		PairsFMAPerClkPerSM: float64(2*cfg.SM.SubPartitions*sh.FMAs()) / pairs}, nil
 }
 
 // microStream runs one CTA of warps warps on SM 0, each issuing

@@ -98,7 +98,11 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 			n.SparseFMAs += s.Sparse.ActualFMAs
 		}
 	}
-	n.SM = g.smActivity(n.DenseMMAs + n.SparseMMAs)
+	// What the warps issued: every instruction, the register file's reads
+	// (less the A fragments the reuse cache kept) and its writes (loads,
+	// ALU results, accumulators).
+	n.SM = energy.SMActivity{Instructions: g.issued, RFReadBytes: g.rfRead,
+		RFWriteBytes: g.rfWrite}
 	if r.extrapolated && g.doneCTAs > 0 {
 		n = scaleCTAs(n, g.plan.ctas, g.doneCTAs)
 	}
@@ -109,31 +113,6 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 	n.DRAMBytes = m.DRAMReadBytes + m.DRAMWriteBytes
 	return n
 }
-
-// smActivity derives the SM's instruction and register-file counts from
-// the MMAs issued and the CTAs run, until the instruction-level SM
-// counts them itself: each MMA reads A, B, C (and a sparse MMA its
-// metadata register) and writes D; each ldmatrix/lds writes its fragment
-// bytes; one warp instruction per MMA, per 512 B of ldmatrix.x4 and per
-// 512 B of cp.async (16 B per thread). Address arithmetic, barriers and
-// the epilogue's instructions are not counted.
-func (g *gpu) smActivity(mmas uint64) energy.SMActivity {
-	p := g.plan
-	read, write := energy.MMARegisterBytes(p.inst.M, p.inst.N, p.inst.K,
-		p.elemBytes, p.pattern.N, p.pattern.M, p.shape.Sparse)
-	perCTA := uint64(p.warps * p.kSteps)
-	frag := uint64(p.fragBytes + p.metaFragB)
-	stage := uint64(p.aStageB + p.metaStageB + p.bStageB)
-	ctas := uint64(g.doneCTAs)
-	return energy.SMActivity{
-		Instructions: mmas + ctas*perCTA*ceilU(frag, 512) +
-			ctas*uint64(p.kSteps)*ceilU(stage, 512),
-		RFReadBytes:  mmas * read,
-		RFWriteBytes: mmas*write + ctas*perCTA*frag,
-	}
-}
-
-func ceilU(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // scaleCTAs extends the per-CTA counts of done CTAs to all CTAs.
 func scaleCTAs(n energy.Counts, all, done int) energy.Counts {

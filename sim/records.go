@@ -187,12 +187,9 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
-		Breakdown:     k.breakdown, Bound: k.breakdown.bound(), Causes: k.causes,
+		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
 		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread}
-	if k.causes != nil {
-		res.Bound = k.causes.bound()
-	}
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
 		res.SparseOperand = workloads.OperandWeights

@@ -49,12 +49,8 @@ type LayerResult struct {
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
-	// Causes splits the same time by cause:
-	// barrier, dependence, issue slots, register file, queueing for the
-	// tensor core and launch/tail beside compute, smem, l2 and dram.
-	Causes  *Causes `json:"causes,omitempty"`
-	Speedup float64 `json:"speedup,omitempty"`
-	Note    string  `json:"note,omitempty"`
+	Speedup   float64   `json:"speedup,omitempty"`
+	Note      string    `json:"note,omitempty"`
 	// Candidates are the kernels the selection simulated, best first,
 	// with their sample-estimated cycles (the ensemble mean with
 	// sim.jitter_runs > 1); the first is Kernel.
@@ -130,13 +126,47 @@ type Power struct {
 	EnergySaving float64 `json:"energy_saving,omitempty"`
 }
 
-// Breakdown splits a kernel's time among the resources that bound it.
+// Breakdown splits a kernel's tensor-core time (every tensor core's
+// every cycle) into busy (compute) and idle by cause: what the warp whose
+// MMA ended the idle gap waited on during it (see docs/sm.md). The
+// shares sum to 1; every float field is a cause (records' loss and the
+// CSV's breakdown_*/loss_* columns iterate them).
 type Breakdown struct {
+	// Compute: the tensor cores' issue slots were busy.
 	Compute float64 `json:"compute"`
-	Smem    float64 `json:"smem"`
-	L2      float64 `json:"l2"`
-	DRAM    float64 `json:"dram"`
-	Latency float64 `json:"latency"`
+	// Smem: a fragment load (LDSM) not back, the MIO queue full, or a
+	// stage whose data arrived in time but whose shared-memory write queued.
+	Smem float64 `json:"smem"`
+	// L2Bandwidth and L2Latency: a cp.async stage fed from L2, its wait
+	// split into the queueing beyond the L2 hit latency and the rest.
+	L2Bandwidth float64 `json:"l2_bandwidth"`
+	L2Latency   float64 `json:"l2_latency"`
+	// DRAMBandwidth and DRAMLatency: the same for stages fed from DRAM.
+	DRAMBandwidth float64 `json:"dram_bandwidth"`
+	DRAMLatency   float64 `json:"dram_latency"`
+	// Barrier: BAR.SYNC, waiting for the CTA's other warps and the
+	// barrier latency.
+	Barrier float64 `json:"barrier"`
+	// Dependence: a register written by an earlier ALU or MMA instruction
+	// (the accumulator chain, address arithmetic).
+	Dependence float64 `json:"dependence"`
+	// Issue: the warp's own earlier instructions or other warps held the
+	// scheduler's issue slots.
+	Issue float64 `json:"issue"`
+	// RegisterFile: the register file's read ports were taken.
+	RegisterFile float64 `json:"register_file"`
+	// TensorPipe: the tensor core's own datapath had not accepted the
+	// previous MMA (stage hazards).
+	TensorPipe float64 `json:"tensor_pipe"`
+	// Launch: the kernel launch, CTA dispatch and launch, and a CTA's
+	// first instructions.
+	Launch float64 `json:"launch"`
+	// Tail: after a sub-partition's last MMA of a CTA until the CTA
+	// finished (the epilogue), and the split-K reduction.
+	Tail float64 `json:"tail"`
+	// Waves: wave quantization, an SM with no CTA left to run while
+	// others still work.
+	Waves float64 `json:"wave_quantization"`
 }
 
 // Total is one workload in one mode: the sum over its layers.

@@ -82,7 +82,7 @@ func TestLargeSquareNearPeak(t *testing.T) {
 	if sparse.Speedup < 1.5 || sparse.Speedup > 1.8 {
 		t.Errorf("sparse speedup %.3f outside [1.5, 1.8]", sparse.Speedup)
 	}
-	if b := sparse.Breakdown; b.Smem+b.DRAM+b.L2 < 0.5*(1-b.Compute) {
+	if b := sparse.Breakdown; b.Smem+b.DRAMBandwidth+b.DRAMLatency+b.L2Bandwidth+b.L2Latency < 0.5*(1-b.Compute) {
 		t.Errorf("sparse breakdown %+v: memory explains under half of the idle time", b)
 	}
 }
@@ -264,12 +264,12 @@ func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
 			t.Errorf("launch not recorded: %+v", s.Explain)
 		}
 		l := s.Loss
-		sum := l.Compute + l.Smem + l.L2 + l.DRAM + l.Latency
+		sum := sumShares(l)
 		if math.Abs(sum-1) > 1e-9 || math.Abs(d.TimeUS/2+s.LossUS-s.TimeUS) > 1e-9 {
 			t.Errorf("%v: shares sum to %g; ideal %g + loss %g != sparse %g",
 				sets, sum, d.TimeUS/2, s.LossUS, s.TimeUS)
 		}
-		return l.DRAM
+		return l.DRAMBandwidth + l.DRAMLatency
 	}
 	base, starved := dramShare(), dramShare("dram.bandwidth_gbps=400")
 	t.Logf("DRAM share of the loss: %.2f at 1555 GB/s, %.2f at 400 GB/s", base, starved)

@@ -29,6 +29,7 @@ type smUnit struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsmA, ldsmB, ldsmE, staging memory.Pattern
+	lastFinish                   uint64 // the cycle its latest CTA finished
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -43,9 +44,9 @@ func (s *smUnit) at(c uint64, fn func()) {
 	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
 }
 
-// launchAt starts CTA idx on this SM at cycle c.
-func (s *smUnit) launchAt(c uint64, idx int) {
-	s.at(c, func() { newCTA(s, idx).launch(c) })
+// start starts CTA idx on this SM now (the dispatcher's launch event).
+func (s *smUnit) start(now uint64, idx int) {
+	newCTA(s, idx).launch(now)
 }
 
 // patterns sets the shared-memory patterns of the SM's accesses from
@@ -273,6 +274,7 @@ func (c *cta) barrier(now uint64) {
 		if w.atBarrier {
 			w.atBarrier = false
 			w.earliest = max(w.earliest, release)
+			w.released = w.earliest
 			w.sp.wake(release)
 		}
 	}

@@ -136,11 +136,12 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 	if half.cycles <= full.cycles {
 		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.cycles, full.cycles)
 	}
+	dram := func(b Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }
 	dSmem := half.breakdown.Smem - full.breakdown.Smem
-	dDRAM := half.breakdown.DRAM - full.breakdown.DRAM
+	dDRAM := dram(half.breakdown) - dram(full.breakdown)
 	if dSmem <= 0 || dSmem < dDRAM {
 		t.Errorf("smem share %.3f -> %.3f, dram %.3f -> %.3f: want the loss in smem",
-			full.breakdown.Smem, half.breakdown.Smem, full.breakdown.DRAM, half.breakdown.DRAM)
+			full.breakdown.Smem, half.breakdown.Smem, dram(full.breakdown), dram(half.breakdown))
 	}
 }
 

@@ -25,6 +25,7 @@ type subPartition struct {
 	// greedy is each scheduler's last-issuing warp (GTO).
 	greedy []*warp
 	rr     []int // each scheduler's next start (loose round-robin)
+	dealt  int   // warps made resident so far (scheduler assignment)
 	gto    bool
 
 	// mio holds the cycles the last mioQueue shared-memory instructions
@@ -42,6 +43,7 @@ type subPartition struct {
 	wakeAt   uint64             // pending scan (never: none)
 	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
 	lastMMA  uint64             // tensor core's issue slot ends (accounting)
+	epoch    uint64             // MMAs issued: a warp's stall window is the current gap
 	mma      tensorcore.Request // one MMA of the plan's datapath
 	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
@@ -63,7 +65,11 @@ func newSubPartition(s *smUnit, id int) *subPartition {
 // add makes w resident at cycle now.
 func (sp *subPartition) add(w *warp, now uint64) {
 	w.sp = sp
-	w.sched = (w.id / len(sp.sm.sps)) % len(sp.greedy)
+	// Warps are dealt over the schedulers in arrival order (one
+	// CTA's warps, then the next CTA's), so every scheduler gets warps
+	// even when a CTA has one warp per sub-partition.
+	w.sched = sp.dealt % len(sp.greedy)
+	sp.dealt++
 	sp.warps = append(sp.warps, w)
 	sp.wake(now)
 }
@@ -134,13 +140,27 @@ func (sp *subPartition) readRegs(now uint64, n int) {
 	if n <= 0 {
 		return
 	}
-	cycles := uint64(ceilDiv(n*128, sp.rfBytes))
+	sp.sm.gpu.rfRead += uint64(n * regBytes)
+	sp.holdPorts(now, n)
+}
+
+func (sp *subPartition) holdPorts(now uint64, n int) {
+	cycles := uint64(ceilDiv(n*regBytes, sp.rfBytes))
 	sp.rfFree = max(sp.rfFree, now) + cycles - 1
 }
 
 // writeRegs is a load's write-back into the register file, which takes
 // the same banks' cycles as reads do.
-func (sp *subPartition) writeRegs(now uint64, n int) { sp.readRegs(now, n) }
+func (sp *subPartition) writeRegs(now uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	sp.sm.gpu.rfWrite += uint64(n * regBytes)
+	sp.holdPorts(now, n)
+}
+
+// regBytes is one warp register: 32 threads x 4 B.
+const regBytes = 128
 
 // scan issues, per warp scheduler, up to issue_per_clk instructions from
 // its warps at cycle now, in the scheduling policy's order.
@@ -200,7 +220,7 @@ func (sp *subPartition) dropExited() {
 }
 
 // order visits scheduler s's warps (a CTA's warps are dealt over the
-// sub-partitions, then over each one's schedulers): GTO starts with the
+// sub-partitions, then in arrival order over each one's schedulers): GTO starts with the
 // warp that issued last and goes on oldest first; loose round-robin
 // starts one past the last start.
 func (sp *subPartition) order(s int, fn func(*warp)) {
@@ -232,10 +252,7 @@ func (sp *subPartition) order(s int, fn func(*warp)) {
 // issued at now to what w waited on since its previous MMA.
 func (sp *subPartition) mmaIssued(w *warp, now uint64) {
 	acct := &sp.sm.gpu.acct
-	if now > sp.lastMMA {
-		acct.idleFor(sp.unit, now-sp.lastMMA, &w.stall)
-	}
-	w.stall = [numReasons]uint64{}
+	sp.chargeIdle(w, now)
 	acct.busy += sp.interval
 	sp.lastMMA = now + sp.interval
 	acct.lastEnd[sp.unit] = sp.lastMMA

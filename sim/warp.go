@@ -30,7 +30,9 @@ type cpGroup struct {
 	left   int
 	closed bool
 	doneAt uint64
-	why    reason // what its last chunk waited on: L2, DRAM or smem
+	// share splits what its last-written chunk waited on over smem and
+	// L2 and DRAM latency and bandwidth (weights summing to 1).
+	share [numReasons]float64
 }
 
 // warp is one resident warp: its instruction stream, program counter,
@@ -53,6 +55,7 @@ type warp struct {
 	open     *cpGroup
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
+	released  uint64  // the cycle the last barrier let the warp go on
 	lastA     RegSpan // previous MMA's A operand (register reuse cache)
 	// operands caches when the registers of instruction operands.in are
 	// ready and, once asked, what they wait on; setReady, the only writer
@@ -69,6 +72,7 @@ type warp struct {
 	since    uint64
 	stall    [numReasons]uint64
 	stageWho *cpGroup // the group a DEPBAR waits on
+	epoch    uint64   // the sub-partition's epoch of stall
 }
 
 func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
@@ -157,6 +161,9 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 		return never, whyBarrier
 	}
 	at, why := w.earliest, whyIssue
+	if at == w.released {
+		why = whyBarrier // the barrier's latency after the last arrival
+	}
 	if in.Op == OpDEPBAR {
 		t, wy := w.depbarReady(int(in.N))
 		if t > at {
@@ -192,6 +199,7 @@ func (w *warp) regWhy(in *Instr) reason {
 func (w *warp) depbarReady(n int) (uint64, reason) {
 	closed := len(w.groups)
 	at, why := uint64(0), whyIssue
+	w.stageWho = nil
 	for i := 0; i < closed-n; i++ {
 		g := w.groups[i]
 		if g.left > 0 {
@@ -199,7 +207,8 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 			return never, whyStage
 		}
 		if g.doneAt > at {
-			at, why = g.doneAt, g.why
+			at, why = g.doneAt, whyStage
+			w.stageWho = g
 		}
 	}
 	return at, why
@@ -210,6 +219,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 	sp := w.sp
 	w.earliest = now + 1
 	sp.sm.gpu.issued++
+	sp.sm.gpu.issuedOp[in.Op]++
 	switch in.Op {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)
@@ -248,6 +258,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 			n += int(s.N)
 		}
 		sp.readRegs(now, n)
+		sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case OpLDG:
 		w.load(in, now)
@@ -271,6 +282,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 	w.lastA = in.Src[0]
 	sp.readRegs(now, regs)
 	w.setReady(in.Dst, sp.issueMMA(now))
+	sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
 }
 
@@ -294,7 +306,8 @@ func (w *warp) copy(in *Instr, now uint64) {
 	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, func(d memory.FillDone) {
 		g.left--
 		if d.Written >= g.doneAt {
-			g.doneAt, g.why = d.Written, memoryReason(d.Cause())
+			g.doneAt = d.Written
+			g.share = sm.gpu.fillCause(d)
 		}
 		if g.left == 0 && g.closed {
 			w.sp.wake(max(d.Written, d.Arrived+1))

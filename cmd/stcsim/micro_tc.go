@@ -134,12 +134,17 @@ func writeMicroTCTable(w io.Writer, out *microTCOutput) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nthrough the warp schedulers (instruction-level SM):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "precision\tmode\tdependent issue (cycles)\tindependent issue (cycles/MMA/sub-partition)\tTFLOPS\t")
+	fmt.Fprintln(tw, "precision\tmode\tdependent issue (cycles)\t"+
+		"independent issue (cycles/MMA/sub-partition)\tTFLOPS\t8 warps x 2 MMAs (FMA/clk/SM)\t")
 	for _, r := range out.Scheduler {
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.1f\t\n", r.Precision, r.Mode,
-			r.DependentLatency, r.IndependentInterval, r.TFLOPS)
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.1f\t%.0f\t\n", r.Precision, r.Mode,
+			r.DependentLatency, r.IndependentInterval, r.TFLOPS, r.PairsFMAPerClkPerSM)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "dependent: one warp, each MMA on the previous one's accumulator;\n"+
+		"independent: one warp per sub-partition, 16 accumulators;\n"+
+		"8 warps x 2 MMAs: two warps per sub-partition on two accumulators each, as Sun et al.\n"+
+		"(arXiv 2206.02874) measure (fp16 mma.sp.m16n8k32: 1979); sources: docs/tensorcore.md")
 	fmt.Fprintln(w, "\nset by: mult = multipliers, A/B = a/b_operand_bytes_per_clk, meta = "+
 		"metadata_bits_per_clk, fan-in = selector passes, acc = accumulate_per_clk;\n"+
 		"the derivation and each key's source: stcsim config show")

@@ -1,0 +1,95 @@
+package sim
+
+import "container/heap"
+
+// dispatcher is the GPU's CTA dispatcher (NVIDIA's compute work
+// distributor): it hands CTAs to SMs one at a time, at most one every
+// sm.cta_dispatch_interval cycles GPU-wide and at most one per SM per
+// cycle (GPGPU-Sim's and Accel-Sim's rule). Requests are served in the
+// order they are made; the launches it schedules run in (cycle,
+// sequence) order from one engine event per cycle, so CTAs that start on
+// the same cycle start in dispatch order, not in the engine heap's.
+type dispatcher struct {
+	interval uint64
+	free     uint64   // the next cycle the dispatcher can hand out a CTA
+	smFree   []uint64 // the next cycle each SM accepts one
+	pending  launchHeap
+	seq      uint64
+	armed    uint64 // cycle of the pending engine event (never: none)
+}
+
+// launch is one CTA that the dispatcher has handed to an SM.
+type launch struct {
+	cycle, seq uint64
+	sm         *smUnit
+	idx        int
+}
+
+type launchHeap []launch
+
+func (h launchHeap) Len() int { return len(h) }
+func (h launchHeap) Less(i, j int) bool {
+	if h[i].cycle != h[j].cycle {
+		return h[i].cycle < h[j].cycle
+	}
+	return h[i].seq < h[j].seq
+}
+func (h launchHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *launchHeap) Push(x any)   { *h = append(*h, x.(launch)) }
+func (h *launchHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newDispatcher(interval, sms int) *dispatcher {
+	return &dispatcher{interval: uint64(interval), smFree: make([]uint64, sms),
+		armed: never}
+}
+
+// dispatch hands CTA idx to sm no earlier than cycle at (when its slot is
+// free) and returns the cycle it leaves the dispatcher.
+func (d *dispatcher) dispatch(sm *smUnit, at uint64) uint64 {
+	c := max(at, d.free, d.smFree[sm.id])
+	d.free = c + d.interval
+	d.smFree[sm.id] = c + 1
+	return c
+}
+
+// dispatchAt dispatches the next CTA to sm once its slot frees at cycle
+// at; the CTA starts delay cycles after it leaves the dispatcher (plus
+// the ensemble's dispatch offset).
+func (g *gpu) dispatchAt(sm *smUnit, at, delay uint64) {
+	c := g.disp.dispatch(sm, at) + delay + g.jitter.dispatchOffset()
+	d := g.disp
+	d.seq++
+	heap.Push(&d.pending, launch{cycle: c, seq: d.seq, sm: sm, idx: g.nextCTA})
+	g.nextCTA++
+	if c < d.armed {
+		d.armed = c
+		sm.at(c, func() { g.runLaunches(c) })
+	}
+}
+
+// runLaunches starts every CTA due at cycle c, in dispatch order, and
+// arms the event of the next due cycle.
+func (g *gpu) runLaunches(c uint64) {
+	d := g.disp
+	if d.armed != c {
+		return // superseded by an earlier event
+	}
+	d.armed = never
+	for len(d.pending) > 0 && d.pending[0].cycle <= c {
+		l := heap.Pop(&d.pending).(launch)
+		if g.onStart != nil {
+			g.onStart(l.idx, c)
+		}
+		l.sm.start(c, l.idx)
+	}
+	if len(d.pending) > 0 {
+		next := d.pending[0].cycle
+		d.armed = next
+		g.sms[0].at(next, func() { g.runLaunches(next) })
+	}
+}
