@@ -31,7 +31,7 @@ func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 // first wave's CTAs start at distinct cycles, that far apart in dispatch
 // order, and a slower dispatcher makes a one-wave kernel slower.
 func TestCTADispatchRate(t *testing.T) {
-	starts, base := startCycles(t)
+	starts, base := startCycles(t, "sm.cta_dispatch_interval=1")
 	if len(starts) != 96 { // 8 x 12 tiles: one wave on 108 SMs
 		t.Fatalf("%d CTAs started, want 96", len(starts))
 	}
