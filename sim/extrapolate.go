@@ -28,7 +28,7 @@ type waveTracker struct {
 	perWave   int
 	total     int // waves of the whole kernel
 	simulated int
-	skipped   int // whole waves left out
+	skipped   int       // whole waves left out
 	left      []int     // CTAs of each tracked wave not yet finished
 	end       []uint64  // cycle each tracked wave finished
 	sum       []float64 // sum of its CTAs' finish cycles
