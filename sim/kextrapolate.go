@@ -63,8 +63,9 @@ func extendInK(p *kernelPlan, a, b *kernelResult) *kernelResult {
 	r.smemBytes = f(a.smemBytes, b.smemBytes)
 	r.flushCycles = f(a.flushCycles, b.flushCycles)
 	r.writebackBytes = f(a.writebackBytes, b.writebackBytes)
-	extendFields(reflect.ValueOf(&r.mem).Elem(), reflect.ValueOf(a.mem), reflect.ValueOf(b.mem), f)
-	extendFields(reflect.ValueOf(&r.act).Elem(), reflect.ValueOf(a.act), reflect.ValueOf(b.act), f)
+	g := func(_, x1, x2 uint64) uint64 { return f(x1, x2) }
+	extendFields3(reflect.ValueOf(&r.mem).Elem(), reflect.ValueOf(a.mem), reflect.ValueOf(b.mem), g)
+	extendFields3(reflect.ValueOf(&r.act).Elem(), reflect.ValueOf(a.act), reflect.ValueOf(b.act), g)
 	r.busy = f(a.busy, b.busy)
 	for i := range r.idle {
 		r.idle[i] = f(a.idle[i], b.idle[i])
@@ -80,23 +81,4 @@ func extendInK(p *kernelPlan, a, b *kernelResult) *kernelResult {
 	r.breakdown = shares(r.busy, r.idle)
 	r.kExtrapolated = true
 	return &r
-}
-
-// extendFields applies f to every uint64 counter of dst (a struct, array
-// or counter), taking its two samples from a and b.
-func extendFields(dst, a, b reflect.Value, f func(x1, x2 uint64) uint64) {
-	switch dst.Kind() {
-	case reflect.Uint64:
-		dst.SetUint(f(a.Uint(), b.Uint()))
-	case reflect.Struct:
-		for i := 0; i < dst.NumField(); i++ {
-			if dst.Field(i).CanSet() {
-				extendFields(dst.Field(i), a.Field(i), b.Field(i), f)
-			}
-		}
-	case reflect.Array:
-		for i := 0; i < dst.Len(); i++ {
-			extendFields(dst.Index(i), a.Index(i), b.Index(i), f)
-		}
-	}
 }
