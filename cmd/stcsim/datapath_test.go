@@ -25,8 +25,7 @@ func sparseRecord(t *testing.T, gemm string, flags ...string) map[string]any {
 
 // TestRunPatternAndOperand: --gemm rows take the config's sparse_pattern
 // (2:8 moves 3/2 the metadata of 1:4, which keeps as many values), and
-// --sparse-operand activations runs the transposed GEMM, which for a
-// non-square GEMM is a different kernel run.
+// --sparse-operand activations runs the transposed GEMM, cycle for cycle.
 func TestRunPatternAndOperand(t *testing.T) {
 	p14 := sparseRecord(t, "256x512x512", "--set", "tensorcore.fp16.sparse_pattern=1:4")
 	p28 := sparseRecord(t, "256x512x512", "--set", "tensorcore.fp16.sparse_pattern=2:8")
@@ -36,13 +35,27 @@ func TestRunPatternAndOperand(t *testing.T) {
 	if m14, m28 := p14["metadata_bytes"].(float64), p28["metadata_bytes"].(float64); m14 == 0 || 2*m28 != 3*m14 {
 		t.Errorf("metadata bytes 1:4 %g, 2:8 %g: want 2:8 = 3/2 x 1:4", m14, m28)
 	}
-	w := sparseRecord(t, "256x1024x512")
-	a := sparseRecord(t, "256x1024x512", "--sparse-operand", "activations")
+	// Sparse activations run as the transposed GEMM: 256x1024x512 with
+	// pruned activations is 1024x256x512 with pruned weights, cycle for
+	// cycle. With a non-square CTA tile (256x128) the transposed GEMM tiles
+	// differently, so it must differ from running the weights sparse; with
+	// a square tile the two are symmetric and may agree.
+	tile := []string{"--set", "kernel.force=256x128x64_64x64_s3"}
+	w := sparseRecord(t, "256x1024x512", tile...)
+	a := sparseRecord(t, "256x1024x512", append(tile, "--sparse-operand", "activations")...)
+	tr := sparseRecord(t, "1024x256x512", tile...)
 	if w["sparse_operand"] != "weights" || a["sparse_operand"] != "activations" {
 		t.Fatalf("sparse_operand %v, %v", w["sparse_operand"], a["sparse_operand"])
 	}
-	if w["cycles"] == a["cycles"] && w["metadata_bytes"] == a["metadata_bytes"] {
-		t.Errorf("activations ran as weights: %v", a)
+	if a["m"] != w["m"] || a["n"] != w["n"] {
+		t.Errorf("activations record shape %vx%v, want the row's %vx%v", a["m"], a["n"], w["m"], w["n"])
+	}
+	if a["cycles"] != tr["cycles"] || a["metadata_bytes"] != tr["metadata_bytes"] {
+		t.Errorf("activations: %v cycles, %v metadata bytes; the transposed GEMM with sparse weights: %v, %v",
+			a["cycles"], a["metadata_bytes"], tr["cycles"], tr["metadata_bytes"])
+	}
+	if a["cycles"] == w["cycles"] {
+		t.Errorf("activations ran as weights: %v cycles both", a["cycles"])
 	}
 }
 
