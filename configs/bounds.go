@@ -56,6 +56,7 @@ var Bounds = []Bound{
 	{"shared_memory.carveout_options_kb[*]", 0, 1 << 16},
 	{"shared_memory.banks", 1, 256},
 	{"shared_memory.bank_bytes", 1, 64},
+	{"shared_memory.ports", 1, 64},
 	{"shared_memory.bytes_per_clk", 1, 1 << 16},
 	{"shared_memory.latency", 1, 10000},
 	{"l1.total_kb", 1, 1 << 16},

@@ -31,6 +31,7 @@ func TestBadSetsAreErrors(t *testing.T) {
 		{"gpu.sm_count=100000", "must be in [1, 1024]"},
 		{"base=a100-80gb", "--config"},
 		{"gpu={sm_count: 1, sm_count: 2}", "repeated"},
+		{"shared_memory.bytes_per_clk=256", "exceeds what the banks serve"},
 	} {
 		_, err := Load(nil, []string{c.set})
 		if err == nil {

@@ -9,8 +9,14 @@ type SharedMemoryConfig struct {
 	CarveoutOptionsKB []int `yaml:"carveout_options_kb"`
 	Banks             int   `yaml:"banks"`
 	BankBytes         int   `yaml:"bank_bytes"`
-	BytesPerClk       int   `yaml:"bytes_per_clk"`
-	Latency           int   `yaml:"latency"`
+	// Ports is the wavefronts the bank array serves per cycle (1: each
+	// bank serves one word per cycle; more is a multi-ported array).
+	Ports int `yaml:"ports"`
+	// BytesPerClk is the bytes the bank array moves per cycle: at most
+	// Ports x Banks x BankBytes; below that a wavefront takes several
+	// cycles.
+	BytesPerClk int `yaml:"bytes_per_clk"`
+	Latency     int `yaml:"latency"`
 	// FillArbitration is who wins a bank-array cycle wanted by both a
 	// cp.async packet and a load: fills_first (a packet takes the cycle it
 	// arrives in) or loads_first (packets wait in a fill buffer for cycles
@@ -88,6 +94,18 @@ func (c *Config) Validate() check.List {
 	l.PowerOfTwo("shared_memory.banks", s.Banks)
 	l.PowerOfTwo("shared_memory.bank_bytes", s.BankBytes)
 	l.Positive("shared_memory.bytes_per_clk", s.BytesPerClk)
+	l.Positive("shared_memory.ports", s.Ports)
+	// A bank serves one word per port and cycle, so the array moves at
+	// most ports wavefronts (banks x bank_bytes each) per cycle;
+	// bytes_per_clk can narrow that (a wavefront then takes several
+	// cycles) but not widen it.
+	if w := s.Ports * s.Banks * s.BankBytes; s.Ports > 0 && s.Banks > 0 && s.BankBytes > 0 && s.BytesPerClk > w {
+		l.Add("shared_memory.bytes_per_clk", "%d exceeds what the banks "+
+			"serve: ports x banks x bank_bytes = %d x %d x %d = %d B per "+
+			"cycle (a bank serves one word per port and cycle; set "+
+			"bytes_per_clk to at most %[5]d as well, or add banks, bank "+
+			"width or ports)", s.BytesPerClk, s.Ports, s.Banks, s.BankBytes, w)
+	}
 	l.Positive("shared_memory.latency", s.Latency)
 	l.OneOf("shared_memory.fill_arbitration", s.FillArbitration, FillsFirst, LoadsFirst)
 	for _, kb := range s.CarveoutOptionsKB {

@@ -61,9 +61,12 @@ func containsWord(ws []uint64, w uint64) bool {
 // SharedMemory is one SM's shared-memory unit: a bank array that serves
 // wavefronts, shared by the reads and stores the SM issues (LDSM, LDS,
 // STS) and the cp.async data written as it arrives from the crossbar.
-// Each cycle the array moves bytes_per_clk bytes' worth of wavefronts; a
-// wavefront costs a whole bank-array access (banks x bank_bytes) however
-// few of its bytes are useful. Requests are booked on a calendar of
+// A wavefront is one access of every bank, so the array serves at most
+// shared_memory.ports of them per cycle (one on the A100); its data moves
+// at bytes_per_clk (at most ports x banks x bank_bytes, configs check
+// it), so a wavefront takes max(1/ports, its bytes / bytes_per_clk)
+// cycles: at the A100's 128 B per cycle exactly one, however few of its
+// bytes are useful. Requests are booked on a calendar of
 // cycles: a request takes the first cycles from its start that still
 // have room, so a fill booked for the cycle its packet arrives and a load
 // issued earlier for an earlier cycle never wait for each other's
@@ -87,8 +90,7 @@ type SharedStats struct {
 
 // NewSharedMemory makes the unit of one SM.
 func NewSharedMemory(cfg SharedMemoryConfig) *SharedMemory {
-	return &SharedMemory{cfg: cfg, array: newBankArray(cfg.BytesPerClk,
-		cfg.Banks*cfg.BankBytes)}
+	return &SharedMemory{cfg: cfg, array: newBankArray(cfg.BytesPerClk, cfg.Ports)}
 }
 
 // Access is a load or store of bytes in whole instructions of pattern p,
@@ -98,7 +100,7 @@ func NewSharedMemory(cfg SharedMemoryConfig) *SharedMemory {
 func (s *SharedMemory) Access(now uint64, p Pattern, bytes int) uint64 {
 	waves := s.wavefronts(p, bytes)
 	s.array.advance(now)
-	end := s.array.book(now, waves)
+	end := s.array.book(now, waves, bytes)
 	s.stats.Bytes += uint64(bytes)
 	s.stats.Wavefronts += uint64(waves)
 	s.stats.Accesses++
@@ -108,7 +110,7 @@ func (s *SharedMemory) Access(now uint64, p Pattern, bytes int) uint64 {
 // write books the wavefronts of one arriving cp.async packet no earlier
 // than at and returns the cycle it is written.
 func (s *SharedMemory) write(at uint64, bytes, waves int) uint64 {
-	end := s.array.book(at, waves)
+	end := s.array.book(at, waves, bytes)
 	s.stats.Bytes += uint64(bytes)
 	s.stats.Wavefronts += uint64(waves)
 	s.stats.FillBytes += uint64(bytes)
@@ -139,8 +141,12 @@ func (s *SharedMemory) Stats() SharedStats {
 // time. The window slides forward with the callers' current cycle and
 // grows when a booking lands beyond it.
 type bankArray struct {
-	capacity int // bytes per cycle (shared_memory.bytes_per_clk)
-	wave     int // bytes one wavefront costs (banks x bank_bytes)
+	// capacity is one cycle in units of 1/ports byte: bytes_per_clk x
+	// ports; a wavefront of u bytes costs max(u x ports, bytes_per_clk)
+	// units, at least one port's share of a cycle.
+	capacity int
+	ports    int
+	slot     int // bytes_per_clk: the least a wavefront costs
 	base     uint64
 	used     []int32
 	next     []int32
@@ -149,8 +155,9 @@ type bankArray struct {
 
 const bankWindow = 4096
 
-func newBankArray(capacity, wave int) bankArray {
-	a := bankArray{capacity: max(1, capacity), wave: max(1, wave)}
+func newBankArray(bytesPerClk, ports int) bankArray {
+	bytesPerClk, ports = max(1, bytesPerClk), max(1, ports)
+	a := bankArray{capacity: bytesPerClk * ports, ports: ports, slot: bytesPerClk}
 	a.reset(0, bankWindow)
 	return a
 }
@@ -215,14 +222,15 @@ func (a *bankArray) find(i int) int {
 	return root
 }
 
-// book serves waves wavefronts from cycle at on and returns the cycle
-// after the one that serves their last byte (at itself for none).
-func (a *bankArray) book(at uint64, waves int) uint64 {
+// book serves waves wavefronts moving bytes in all from cycle at on
+// (each wavefront at least one port's cycle) and returns the cycle after
+// the one that serves their last byte (at itself for none).
+func (a *bankArray) book(at uint64, waves, bytes int) uint64 {
 	if waves <= 0 {
 		return at
 	}
 	at = max(at, a.base)
-	left := waves * a.wave
+	left := max(waves*a.slot, bytes*a.ports)
 	a.booked += uint64(left)
 	i := a.find(int(at - a.base))
 	for {

@@ -144,20 +144,24 @@ func TestSharedMemoryAccess(t *testing.T) {
 	}
 }
 
-// TestBankArrayWidth: at 64 B/clk a 128-B wavefront takes two cycles; at
-// 256 B/clk two wavefronts go per cycle.
+// TestBankArrayWidth: a wavefront takes at least one port's cycle and as
+// many cycles as its bytes need at bytes_per_clk: at 64 B/clk a full
+// 128-B wavefront takes two cycles, a 64-B one (a packet) one cycle; two
+// ports at 256 B/clk serve two wavefronts per cycle, and two 64-B ones
+// at 128 B/clk.
 func TestBankArrayWidth(t *testing.T) {
 	for _, tc := range []struct {
-		bpc  int
-		want uint64
-	}{{64, 32}, {128, 16}, {256, 8}} {
+		ports, bpc, perInstr int
+		want                 uint64
+	}{{1, 32, 512, 64}, {1, 64, 512, 32}, {1, 128, 512, 16}, {1, 64, 256, 16}, {1, 128, 256, 16},
+		{2, 256, 512, 8}, {2, 128, 512, 16}, {2, 128, 256, 8}} {
 		cfg := smem()
-		cfg.BytesPerClk = tc.bpc
+		cfg.BytesPerClk, cfg.Ports = tc.bpc, tc.ports
 		s := NewSharedMemory(cfg)
-		if got := s.Access(0, Pattern{BytesPerInstr: 512, Wavefronts: 4},
-			2048) - 23; got != tc.want {
-			t.Errorf("%d B/clk: 16 wavefronts in %d cycles, want %d", tc.bpc,
-				got, tc.want)
+		if got := s.Access(0, Pattern{BytesPerInstr: tc.perInstr, Wavefronts: 4},
+			4*tc.perInstr) - 23; got != tc.want {
+			t.Errorf("%d port(s), %d B/clk: 16 wavefronts of %d B in %d cycles, want %d", tc.ports, tc.bpc,
+				tc.perInstr/4, got, tc.want)
 		}
 	}
 }
@@ -187,7 +191,7 @@ func TestBankArrayCalendar(t *testing.T) {
 // start plus all the wavefronts booked before it and its own.
 func TestBankArrayNoStarvation(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	a := newBankArray(128, 128)
+	a := newBankArray(128, 1)
 	var now uint64
 	var booked int
 	for i := 0; i < 20000; i++ {
@@ -198,7 +202,7 @@ func TestBankArrayNoStarvation(t *testing.T) {
 			at += uint64(rng.Intn(3 * bankWindow))
 		}
 		waves := 1 + rng.Intn(8)
-		end := a.book(at, waves)
+		end := a.book(at, waves, waves*128)
 		booked += waves
 		if end < at+uint64(waves) || end > at+uint64(booked) {
 			t.Fatalf("request %d: %d wavefronts from %d done at %d "+
@@ -215,11 +219,12 @@ func TestBankArrayNoStarvation(t *testing.T) {
 // TestSharedKeysLive: every timing key of shared_memory moves 8 warps'
 // fragment loads of a 64-wide fp16 tile in the expected direction: a
 // narrower array or a longer latency is slower; the bank geometry changes
-// the conflicts the same addresses meet. 16 banks of 4 B serve the
-// 8-way-conflicted column of an unswizzled tile in 64-B wavefronts (4-way
-// per 4-thread phase: half the bytes of 32 banks); 8-B banks put two
-// matrices of the swizzled tile in one 16-thread phase, where rows r and
-// r+8 collide: 2 wavefronts of 256 B per phase, twice the cycles.
+// the conflicts the same addresses meet. 16 banks of 4 B (64 B per cycle)
+// serve the swizzled tile at half the rate. The unswizzled tile's column
+// is 8-way conflicted on 32 x 4 B banks; 64 banks, or 32 of 8 B, split its
+// 128-B row stride over twice the banks, so it is 4-way and twice as fast
+// (the swizzled tile is not: 8-B banks put its rows r and r+8 in one
+// phase, 2 wavefronts per phase, and it stays at the 32 x 4 B rate).
 func TestSharedKeysLive(t *testing.T) {
 	run := func(cfg SharedMemoryConfig, l Layout) uint64 {
 		s := NewSharedMemory(cfg)
@@ -237,10 +242,11 @@ func TestSharedKeysLive(t *testing.T) {
 		slower bool
 	}{
 		{"bytes_per_clk 64", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 64 }, true},
-		{"bytes_per_clk 256", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 256 }, false},
 		{"latency 40", cw64, func(c *SharedMemoryConfig) { c.Latency = 40 }, true},
-		{"banks 16", raw64, func(c *SharedMemoryConfig) { c.Banks = 16 }, false},
-		{"bank_bytes 8", cw64, func(c *SharedMemoryConfig) { c.BankBytes = 8 }, true},
+		{"banks 16", cw64, func(c *SharedMemoryConfig) { c.Banks, c.BytesPerClk = 16, 64 }, true},
+		{"ports 2", cw64, func(c *SharedMemoryConfig) { c.Ports, c.BytesPerClk = 2, 256 }, false},
+		{"banks 64", raw64, func(c *SharedMemoryConfig) { c.Banks, c.BytesPerClk = 64, 256 }, false},
+		{"bank_bytes 8", raw64, func(c *SharedMemoryConfig) { c.BankBytes, c.BytesPerClk = 8, 256 }, false},
 	} {
 		base := run(smem(), tc.l)
 		cfg := smem()
@@ -249,6 +255,32 @@ func TestSharedKeysLive(t *testing.T) {
 		if got == base || (got > base) != tc.slower {
 			t.Errorf("%s: %d cycles, default %d (want slower: %v)", tc.key,
 				got, base, tc.slower)
+		}
+	}
+}
+
+// TestFewerBanksNeverFaster: at the same data width, fewer or narrower
+// banks serve any access in no fewer cycles (more conflicts, never less
+// data per cycle).
+func TestFewerBanksNeverFaster(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	cycles := func(banks, bankBytes int, addrs []uint64, width int) uint64 {
+		cfg := SharedMemoryConfig{Banks: banks, BankBytes: bankBytes, Ports: 1, BytesPerClk: 32, Latency: 1}
+		s := NewSharedMemory(cfg)
+		return s.Access(0, PatternFromAddrs("x", addrs, width, cfg), len(addrs)*width)
+	}
+	for i := 0; i < 500; i++ {
+		width := []int{4, 8, 16}[rng.Intn(3)]
+		addrs := make([]uint64, 1+rng.Intn(32))
+		for j := range addrs {
+			addrs[j] = uint64(rng.Intn(4096)) / uint64(width) * uint64(width)
+		}
+		wide := cycles(32, 4, addrs, width)
+		for _, b := range [][2]int{{8, 4}, {32, 1}, {16, 2}} {
+			if got := cycles(b[0], b[1], addrs, width); got < wide {
+				t.Fatalf("%v x %d B: %d banks x %d B take %d cycles, fewer than 32 x 4 B's %d",
+					addrs, width, b[0], b[1], got, wide)
+			}
 		}
 	}
 }

@@ -110,15 +110,17 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		{sets: []string{"sm.kernel_launch_latency=5000"}, want: +1},
 		{sets: []string{"shared_memory.carveout_kb=100"}, want: +1},
 		{sets: []string{"shared_memory.bytes_per_clk=32"}, want: +1},
+		// A second port serves the 64-B fill packets two per cycle.
+		{sets: []string{"shared_memory.ports=2"}, want: -1},
 		{sets: []string{"shared_memory.latency=200"}, want: +1},
 		{sets: []string{"shared_memory.fill_arbitration=" + otherArbitration()}, want: 0},
 	}
 	base := smRun()
 	checkKeys(t, "fp16 dense", base, smCases, smRun)
-	// Fewer or narrower banks should be slower; they are faster
-	// (docs/sm.md, known problems), so only "changes" is checked here.
-	bankCases := []keyCase{{sets: []string{"shared_memory.banks=8"}, want: 0},
-		{sets: []string{"shared_memory.bank_bytes=1"}, want: 0}}
+	// Fewer or narrower banks serve fewer bytes per cycle (bytes_per_clk
+	// narrowed with them, as the loader requires) and conflict more.
+	bankCases := []keyCase{{sets: []string{"shared_memory.banks=8", "shared_memory.bytes_per_clk=32"}, want: +1},
+		{sets: []string{"shared_memory.bank_bytes=1", "shared_memory.bytes_per_clk=32"}, want: +1}}
 	checkKeys(t, "fp16 dense", base, bankCases, smRun)
 	cover(bankCases, "shared_memory.")
 	cover(smCases, "sm.")
@@ -131,7 +133,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	// schedulers or a wider issue are faster.
 	fast := []string{"tensorcore.fp16.multipliers=2048", "tensorcore.fp16.a_operand_bytes_per_clk=512",
 		"tensorcore.fp16.b_operand_bytes_per_clk=512", "tensorcore.fp16.accumulate_per_clk=128",
-		"sm.register_file_bytes_per_clk=8192", "shared_memory.bytes_per_clk=1024",
+		"sm.register_file_bytes_per_clk=8192", "shared_memory.ports=8", "shared_memory.bytes_per_clk=1024",
 		"crossbar.port_bytes_per_clk=1024", "gpu.sm_count=4"}
 	issueRun := func(sets ...string) uint64 {
 		return keyRun(t, tensorcore.FP16, tensorcore.Dense, [3]int{512, 512, 1024}, smKernel,

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -20,13 +21,15 @@ func TestMoreBandwidthNeverSlower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two GEMMs in four configs, jitter ensembles of 3; run without -short")
 	}
+	// Shared memory is widened with a second port, as the loader requires
+	// of bytes_per_clk.
 	more := []string{"dram.bandwidth_gbps=3110", "l2.bytes_per_clk=10240",
-		"shared_memory.bytes_per_clk=256"}
+		"shared_memory.ports=2 shared_memory.bytes_per_clk=256"}
 	for _, shape := range [][3]int{{256, 2048, 512}, {1024, 1024, 1024}} {
 		job := gemmJob(shape)
 		base := ensembleCycles3(t, job)
 		for _, set := range more {
-			got := ensembleCycles3(t, job, set)
+			got := ensembleCycles3(t, job, strings.Fields(set)...)
 			for i, b := range base {
 				g := got[i]
 				tol := max(b.spread, g.spread)
