@@ -36,6 +36,7 @@ var Bounds = []Bound{
 	{"sm.max_ctas", 1, 128},
 	{"sm.registers", 1, 1 << 20},
 	{"sm.register_file_bytes_per_clk", 1, 1 << 16},
+	{"sm.register_file_banks", 1, 32},
 	{"sm.barrier_latency", 0, 100000},
 	{"sm.cta_launch_latency", 0, 100000},
 	{"sm.cta_dispatch_interval", 0, 10000},

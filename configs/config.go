@@ -57,8 +57,13 @@ type SMConfig struct {
 	// Registers is the number of 32-bit registers per SM.
 	Registers int `yaml:"registers"`
 	// RegisterFileBytesPerClk is the operand-collector read bandwidth of one
-	// sub-partition's register file.
+	// sub-partition's register file, all banks together.
 	RegisterFileBytesPerClk int `yaml:"register_file_bytes_per_clk"`
+	// RegisterFileBanks is the banks of one sub-partition's register file:
+	// register r is in bank r mod banks, and each bank moves
+	// RegisterFileBytesPerClk / banks bytes per cycle, so two operands in
+	// one bank take turns (a bank conflict).
+	RegisterFileBanks int `yaml:"register_file_banks"`
 	// BarrierLatency is the cycles from the last warp arriving at a CTA
 	// barrier to the warps resuming.
 	BarrierLatency int `yaml:"barrier_latency"`
@@ -183,6 +188,12 @@ func (s SMConfig) validate() check.List {
 	l.Positive("max_ctas", s.MaxCTAs)
 	l.Positive("registers", s.Registers)
 	l.Positive("register_file_bytes_per_clk", s.RegisterFileBytesPerClk)
+	l.PowerOfTwo("register_file_banks", s.RegisterFileBanks)
+	if b := s.RegisterFileBanks; b > 0 && s.RegisterFileBytesPerClk%b != 0 {
+		l.Add("register_file_bytes_per_clk", "%d is not a whole number of "+
+			"bytes per bank over register_file_banks = %d",
+			s.RegisterFileBytesPerClk, b)
+	}
 	l.NonNegative("barrier_latency", s.BarrierLatency)
 	l.NonNegative("cta_launch_latency", s.CTALaunchLatency)
 	l.NonNegative("cta_dispatch_interval", s.CTADispatchInterval)

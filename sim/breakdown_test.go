@@ -54,7 +54,7 @@ func TestBreakdownFollowsTheCause(t *testing.T) {
 		bound      bool
 	}{
 		{"sm.barrier_latency=2000", "barrier", true},
-		{"sm.register_file_bytes_per_clk=1", "register_file", true},
+		{"sm.register_file_bytes_per_clk=2", "register_file", true},
 		{"dram.bandwidth_gbps=50", "dram_bandwidth", true},
 		{"dram.latency=20000", "dram_latency", true},
 		{"sm.kernel_launch_latency=100000", "launch", true},

@@ -104,6 +104,9 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		{sets: []string{"sm.max_ctas=1"}, want: +1},
 		{sets: []string{"sm.registers=32768"}, want: +1},
 		{sets: []string{"sm.register_file_bytes_per_clk=64"}, want: +1},
+		// The same width in 8 banks of 48 B: an HMMA's operands no longer
+		// split evenly, and a bank's share rounds up to whole cycles.
+		{sets: []string{"sm.register_file_banks=8"}, want: +1},
 		{sets: []string{"sm.barrier_latency=200"}, want: +1},
 		{sets: []string{"sm.cta_launch_latency=2000"}, want: +1},
 		{sets: []string{"sm.cta_dispatch_interval=500"}, want: +1},

@@ -274,7 +274,7 @@ func (g *progGen) epilogue() {
 		g.emit(list, Instr{Op: OpBAR})
 		for j := 0; j < chunks; j++ {
 			g.emit(list, Instr{Op: OpLDS, Operand: OperandD, Bytes: chunkBytes,
-				Dst: RegSpan{tmp + Reg(4*j), 4}})
+				Dst: RegSpan{tmp + Reg(4*j), 4}, Src: [4]RegSpan{{g.ptrS, 1}}})
 		}
 		for j := 0; j < chunks; j++ {
 			g.emit(list, Instr{Op: OpSTG, Operand: OperandD, Chunk: int32(m*chunks + j),

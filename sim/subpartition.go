@@ -8,8 +8,8 @@ import (
 )
 
 // subPartition is one SM processing block: warp schedulers over its
-// resident warps, the tensor core, an ALU pipe, the register file's read
-// ports, and the MIO queue into the SM's shared memory.
+// resident warps, the tensor core, an ALU pipe, the register file's
+// banks, and the MIO queue into the SM's shared memory.
 //
 // It is event-driven: a scan at cycle t issues what can issue and
 // schedules the next scan at the earliest cycle any warp's next
@@ -33,8 +33,7 @@ type subPartition struct {
 	mio     [mioQueue]uint64
 	mioHead int
 	aluFree uint64 // ALU pipe accepts the next instruction
-	rfFree  uint64 // register-file read ports free
-	rfBytes int    // register-file read bytes per cycle
+	rf      regFile
 	// issuePerClk is sm.issue_per_clk: instructions a warp scheduler
 	// issues per cycle.
 	issuePerClk int
@@ -55,7 +54,7 @@ func newSubPartition(s *smUnit, id int) *subPartition {
 	sp := &subPartition{sm: s, id: id, unit: s.id*cfg.SubPartitions + id,
 		tc: s.tcs[id], greedy: make([]*warp, cfg.WarpSchedulers),
 		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
-		rfBytes: cfg.RegisterFileBytesPerClk, issuePerClk: cfg.IssuePerClk, wakeAt: never,
+		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: never,
 		lastMMA: s.gpu.startedAt}
 	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
 	sp.mma = s.gpu.plan.mmaRequest(1)
@@ -84,9 +83,10 @@ func (sp *subPartition) wake(c uint64) {
 	sp.sm.gpu.schedule(c, sp)
 }
 
-// pipeFree is when in's functional unit accepts it.
-func (sp *subPartition) pipeFree(in *Instr) (uint64, reason) {
-	at, why := sp.rfFree, whyRegFile
+// pipeFree is when in's functional unit, and the register-file banks it
+// reads and writes, accept it.
+func (sp *subPartition) pipeFree(w *warp, in *Instr) (uint64, reason) {
+	at, why := sp.rf.freeFor(w.rfSpans(in)), whyRegFile
 	var t uint64
 	wy := whyCompute
 	switch in.Op {
@@ -134,30 +134,103 @@ func (sp *subPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint
 	return done
 }
 
-// readRegs occupies the register file's read ports with n registers of
-// 32 threads x 4 B.
-func (sp *subPartition) readRegs(now uint64, n int) {
-	if n <= 0 {
-		return
-	}
-	sp.sm.gpu.rfRead += uint64(n * regBytes)
-	sp.holdPorts(now, n)
+// regFile is a sub-partition's register file: sm.register_file_banks
+// banks, register r in bank r mod banks, each moving bankBytes per cycle.
+// An instruction's operands come from their banks in parallel; operands
+// in one bank take turns, so an instruction holds each bank it uses for
+// ceil(its registers there x 128 B / bankBytes) cycles, and the next
+// instruction using that bank issues once it is free. A load's
+// write-back takes its destination's banks the same way.
+type regFile struct {
+	free      []uint64 // per bank: the last cycle it is held through
+	bankBytes int
 }
 
-func (sp *subPartition) holdPorts(now uint64, n int) {
-	cycles := uint64(ceilDiv(n*regBytes, sp.rfBytes))
-	sp.rfFree = max(sp.rfFree, now) + cycles - 1
+func newRegFile(banks, bytesPerClk int) regFile {
+	banks = max(1, banks)
+	return regFile{free: make([]uint64, banks), bankBytes: max(1, bytesPerClk/banks)}
 }
 
-// writeRegs is a load's write-back into the register file, which takes
-// the same banks' cycles as reads do.
-func (sp *subPartition) writeRegs(now uint64, n int) {
-	if n <= 0 {
-		return
-	}
-	sp.sm.gpu.rfWrite += uint64(n * regBytes)
-	sp.holdPorts(now, n)
+// rfSpans is what one instruction moves through the register file's
+// ports: the registers it reads, and (an LDSM's or LDS's fragment) the
+// ones its write-back writes. An MMA's A fragment equal to the previous
+// MMA's comes from the operand reuse cache; ALU results and MMA
+// accumulators are written back through the pipes' own result ports.
+type rfSpans struct {
+	read  [4]RegSpan
+	write RegSpan
 }
+
+func (w *warp) rfSpans(in *Instr) (s rfSpans) {
+	switch in.Op {
+	case OpMMA, OpMMASP:
+		s.read = in.Src
+		if in.Src[0] == w.lastA {
+			s.read[0] = RegSpan{}
+		}
+	case OpLDSM, OpLDS:
+		s.read[0], s.write = in.Src[0], in.Dst
+	case OpSTS, OpSTG, OpLDGSTS:
+		s.read[0] = in.Src[0]
+	case OpALU:
+		s.read = in.Src
+	}
+	return s
+}
+
+// freeFor is the first cycle every bank s uses is free.
+func (rf *regFile) freeFor(s rfSpans) uint64 {
+	at := uint64(0)
+	n := len(rf.free)
+	each := func(r RegSpan) {
+		if r.N == 0 {
+			return
+		}
+		if int(r.N) >= n {
+			for _, f := range rf.free {
+				at = max(at, f)
+			}
+			return
+		}
+		for i := 0; i < int(r.N); i++ {
+			at = max(at, rf.free[(int(r.First)+i)%n])
+		}
+	}
+	for _, r := range s.read {
+		each(r)
+	}
+	each(s.write)
+	return at
+}
+
+// use holds s's banks from now and counts the bytes moved.
+func (sp *subPartition) useRegs(now uint64, s rfSpans) {
+	rf := &sp.rf
+	var regs [maxRFBanks]int
+	count := func(r RegSpan) int {
+		for i := 0; i < int(r.N); i++ {
+			regs[(int(r.First)+i)%len(rf.free)]++
+		}
+		return int(r.N)
+	}
+	reads := 0
+	for _, r := range s.read {
+		reads += count(r)
+	}
+	writes := count(s.write)
+	g := sp.sm.gpu
+	g.rfRead += uint64(reads * regBytes)
+	g.rfWrite += uint64(writes * regBytes)
+	for b, n := range regs[:len(rf.free)] {
+		if n > 0 {
+			cycles := uint64(ceilDiv(n*regBytes, rf.bankBytes))
+			rf.free[b] = max(rf.free[b], now) + cycles - 1
+		}
+	}
+}
+
+// maxRFBanks is the most sm.register_file_banks may be (configs/bounds.go).
+const maxRFBanks = 32
 
 // regBytes is one warp register: 32 threads x 4 B.
 const regBytes = 128

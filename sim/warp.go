@@ -174,7 +174,7 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 	if t := w.operandsReady(in); t > at {
 		at, why = t, w.operandsWhy(in)
 	}
-	if t, wy := w.sp.pipeFree(in); t > at {
+	if t, wy := w.sp.pipeFree(w, in); t > at {
 		at, why = t, wy
 	}
 	return at, why
@@ -234,12 +234,11 @@ func (w *warp) issue(in *Instr, now uint64) {
 			pat = sp.sm.ldsmB
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
-		sp.readRegs(now, 1)
-		sp.writeRegs(now, int(in.Dst.N))
+		sp.useRegs(now, w.rfSpans(in))
 		w.setReady(in.Dst, done)
 	case OpSTS:
 		sp.smemAccess(now, sp.sm.staging, int(in.Bytes))
-		sp.readRegs(now, int(in.Src[0].N))
+		sp.useRegs(now, w.rfSpans(in))
 	case OpLDGSTS:
 		w.copy(in, now)
 	case OpLDGDEPBAR:
@@ -253,11 +252,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 		w.cta.barrier(now)
 	case OpALU:
 		sp.aluFree = now + aluInterval
-		n := 0
-		for _, s := range in.Src {
-			n += int(s.N)
-		}
-		sp.readRegs(now, n)
+		sp.useRegs(now, w.rfSpans(in))
 		sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case OpLDG:
@@ -275,12 +270,8 @@ func (w *warp) issue(in *Instr, now uint64) {
 
 func (w *warp) issueMMA(in *Instr, now uint64) {
 	sp := w.sp
-	regs := int(in.Src[1].N) + int(in.Src[2].N) + int(in.Src[3].N)
-	if in.Src[0] != w.lastA {
-		regs += int(in.Src[0].N)
-	}
+	sp.useRegs(now, w.rfSpans(in))
 	w.lastA = in.Src[0]
-	sp.readRegs(now, regs)
 	w.setReady(in.Dst, sp.issueMMA(now))
 	sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
@@ -294,7 +285,7 @@ func (w *warp) copy(in *Instr, now uint64) {
 		k = w.iter + w.cta.plan.tile.Stages - 1
 	}
 	class, r := w.cta.chunkRegion(k, in.Operand, int(in.Chunk))
-	w.sp.readRegs(now, 2)
+	w.sp.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return // predicated off: zero-fill, no traffic
 	}
@@ -349,7 +340,7 @@ func (w *warp) store(in *Instr, now uint64) {
 		base = baseSplit
 	}
 	r := c.epilogueRegion(w.id, int(in.Chunk), base)
-	w.sp.readRegs(now, int(in.Src[0].N))
+	w.sp.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return
 	}
