@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // dispatcher is the GPU's CTA dispatcher (NVIDIA's compute work
 // distributor): it hands CTAs to SMs one at a time, at most one every
 // sm.cta_dispatch_interval cycles GPU-wide and at most one per SM per
@@ -13,34 +11,14 @@ type dispatcher struct {
 	interval uint64
 	free     uint64   // the next cycle the dispatcher can hand out a CTA
 	smFree   []uint64 // the next cycle each SM accepts one
-	pending  launchHeap
-	seq      uint64
+	pending  seqHeap[launch]
 	armed    uint64 // cycle of the pending engine event (never: none)
 }
 
 // launch is one CTA that the dispatcher has handed to an SM.
 type launch struct {
-	cycle, seq uint64
-	sm         *smUnit
-	idx        int
-}
-
-type launchHeap []launch
-
-func (h launchHeap) Len() int { return len(h) }
-func (h launchHeap) Less(i, j int) bool {
-	if h[i].cycle != h[j].cycle {
-		return h[i].cycle < h[j].cycle
-	}
-	return h[i].seq < h[j].seq
-}
-func (h launchHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *launchHeap) Push(x any)   { *h = append(*h, x.(launch)) }
-func (h *launchHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	sm  *smUnit
+	idx int
 }
 
 func newDispatcher(interval, sms int) *dispatcher {
@@ -63,8 +41,7 @@ func (d *dispatcher) dispatch(sm *smUnit, at uint64) uint64 {
 func (g *gpu) dispatchAt(sm *smUnit, at, delay uint64) {
 	c := g.disp.dispatch(sm, at) + delay + g.jitter.dispatchOffset()
 	d := g.disp
-	d.seq++
-	heap.Push(&d.pending, launch{cycle: c, seq: d.seq, sm: sm, idx: g.nextCTA})
+	d.pending.push(c, launch{sm: sm, idx: g.nextCTA})
 	g.nextCTA++
 	if c < d.armed {
 		d.armed = c
@@ -80,15 +57,15 @@ func (g *gpu) runLaunches(c uint64) {
 		return // superseded by an earlier event
 	}
 	d.armed = never
-	for len(d.pending) > 0 && d.pending[0].cycle <= c {
-		l := heap.Pop(&d.pending).(launch)
+	for d.pending.len() > 0 && d.pending.min() <= c {
+		_, l := d.pending.pop()
 		if g.onStart != nil {
 			g.onStart(l.idx, c)
 		}
 		l.sm.start(c, l.idx)
 	}
-	if len(d.pending) > 0 {
-		next := d.pending[0].cycle
+	if d.pending.len() > 0 {
+		next := d.pending.min()
 		d.armed = next
 		g.sms[0].at(next, func() { g.runLaunches(next) })
 	}
