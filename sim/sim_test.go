@@ -171,30 +171,49 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 		force := "kernel.force=" + f.kernel
 		full := run(t, job, force, "sim.extrapolate_waves=false")
 		ext := run(t, job, force, "sim.extrapolate_waves=true")
-		for i, r := range full.Results {
-			e := ext.Results[i]
-			if !strings.Contains(e.Note, "extrapolated") || strings.Contains(r.Note, "extrapolated") {
-				t.Errorf("%s %s: notes %q (full) and %q (extrapolated)", r.Layer, r.Mode, r.Note, e.Note)
-			}
-			for _, c := range []struct {
-				name  string
-				f, e  float64
-				bound float64
-			}{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+		skip := func(name string) bool {
+			return shortCTAs(f.shape) || f.l2Resident && strings.HasPrefix(name, "dram")
+		}
+		compareExtrapolated(t, full, ext, "extrapolated", skip, func(r, e LayerResult) []agreement {
+			return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
 				{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
 				{"dram write (kernel and write-back)",
 					float64(r.DRAMWriteBytes + r.DRAMWritebackBytes),
 					float64(e.DRAMWriteBytes + e.DRAMWritebackBytes), 0.05},
-				{"tc util", r.TCUtilization, e.TCUtilization, 0.05}} {
-				if shortCTAs(f.shape) || f.l2Resident && strings.HasPrefix(c.name, "dram") {
-					t.Logf("%s %s %s (known miss: not compared): full %g, extrapolated %g",
-						r.Layer, r.Mode, c.name, c.f, c.e)
-					continue
-				}
-				if d := (c.e - c.f) / c.f; math.Abs(d) > c.bound {
-					t.Errorf("%s %s %s: full %g, extrapolated %g (%+.1f %%)", r.Layer, r.Mode,
-						c.name, c.f, c.e, 100*d)
-				}
+				{"tc util", r.TCUtilization, e.TCUtilization, 0.05}}
+		})
+	}
+}
+
+// agreement is one quantity of a full and an extrapolated run and the
+// relative difference allowed between them.
+type agreement struct {
+	name  string
+	f, e  float64
+	bound float64
+}
+
+// compareExtrapolated checks each pair of full and extrapolated results:
+// the extrapolated one's note says so (note) and the full one's does
+// not, and every agreement of what(full, extrapolated) is within its
+// bound, except the ones skip names known misses (logged, not compared).
+func compareExtrapolated(t *testing.T, full, ext *Report, note string, skip func(string) bool,
+	what func(r, e LayerResult) []agreement) {
+	t.Helper()
+	for i, r := range full.Results {
+		e := ext.Results[i]
+		if !strings.Contains(e.Note, note) || strings.Contains(r.Note, note) {
+			t.Errorf("%s %s: notes %q (full) and %q (extrapolated)", r.Layer, r.Mode, r.Note, e.Note)
+		}
+		for _, c := range what(r, e) {
+			if skip(c.name) {
+				t.Logf("%s %s %s (known miss: not compared): full %g, extrapolated %g",
+					r.Layer, r.Mode, c.name, c.f, c.e)
+				continue
+			}
+			if d := (c.e - c.f) / c.f; math.Abs(d) > c.bound {
+				t.Errorf("%s %s %s: full %g, extrapolated %g (%+.1f %%)", r.Layer, r.Mode,
+					c.name, c.f, c.e, 100*d)
 			}
 		}
 	}
@@ -340,24 +359,12 @@ func TestKExtrapolationCloseToFull(t *testing.T) {
 		force := "kernel.force=" + f.kernel
 		full := run(t, job, force, "sim.extrapolate_ksteps=false")
 		ext := run(t, job, force, "sim.extrapolate_ksteps=true")
-		for i, r := range full.Results {
-			e := ext.Results[i]
-			if !strings.Contains(e.Note, "extrapolated in K") || strings.Contains(r.Note, "in K") {
-				t.Errorf("%s %s: notes %q (full) and %q (extrapolated)", r.Layer, r.Mode, r.Note, e.Note)
-			}
-			for _, c := range []struct {
-				name  string
-				f, e  float64
-				bound float64
-			}{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
-				{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
-				{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
-				{"tc util", r.TCUtilization, e.TCUtilization, 0.03}} {
-				if d := (c.e - c.f) / c.f; math.Abs(d) > c.bound {
-					t.Errorf("%s %s %s: full %g, extrapolated %g (%+.1f %%)", r.Layer, r.Mode,
-						c.name, c.f, c.e, 100*d)
-				}
-			}
-		}
+		compareExtrapolated(t, full, ext, "extrapolated in K", func(string) bool { return false },
+			func(r, e LayerResult) []agreement {
+				return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+					{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
+					{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
+					{"tc util", r.TCUtilization, e.TCUtilization, 0.03}}
+			})
 	}
 }
