@@ -9,9 +9,10 @@ import (
 )
 
 // WarpStepsPerSecond is the simulation speed the work estimate converts
-// with: warp k-steps (one warp's fragment loads and MMAs of one k-step)
-// simulated per second on one core; 6000 to 12000 were measured with
-// `GOMAXPROCS=1 stcsim run --gemm ...` (docs/input-limits.md).
+// with: warp k-steps (one warp's instructions of one k-step, about 100 on
+// the instruction-level SM) simulated per second of one core. Measured on
+// the instruction-level SM: the default suite's estimate of 3.56e6 warp
+// k-steps took 470 s of user CPU, 7.6e3 per second (docs/input-limits.md).
 const WarpStepsPerSecond = 8e3
 
 // EstimateWork is the simulated work of a job, in warp k-steps: for each
