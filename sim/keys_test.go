@@ -76,6 +76,7 @@ var deadKeyExceptions = map[string]string{
 // issue binds. The test lists the keys from the config types, so a new
 // key without a case here fails it.
 func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("about 90 small instruction-level runs")
 	}

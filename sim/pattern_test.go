@@ -42,6 +42,7 @@ func TestMetadataBytesFollowPattern(t *testing.T) {
 // TestMetadataBytes2048: on 2048^3 FP16, 1:4 and 2:8 keep the same values
 // (K/4 per row) but 2:8 indexes each with 3 bits instead of 2.
 func TestMetadataBytes2048(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("two 2048^3 simulations")
 	}

@@ -18,6 +18,7 @@ import (
 // sparse 256x2048x512 kernel 7.9 % slower (spread 2.3 %), an artifact of
 // the cp.async fill model being replaced (docs/validation.md).
 func TestMoreBandwidthNeverSlower(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("two GEMMs in four configs, jitter ensembles of 3; run without -short")
 	}

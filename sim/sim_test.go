@@ -54,6 +54,7 @@ func TestRunIsDeterministic(t *testing.T) {
 // validation/points (1.11 for 4096^3 to 1.62 for 768x49152x3072), widened
 // to [1.1, 1.9].
 func TestSparseSpeedupShape(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 2048}))
 	small, large := rep.Results[1].Speedup, rep.Results[3].Speedup
 	if large < 1.1 || large > 1.9 {
@@ -71,6 +72,7 @@ func TestSparseSpeedupShape(t *testing.T) {
 // (shared memory or DRAM-fed stages) rather than left unexplained. Wave
 // and K extrapolation keep it to minutes.
 func TestLargeSquareNearPeak(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("8192^3 dense and sparse: the slowest test of the package; run without -short")
 	}
@@ -163,6 +165,7 @@ func shortCTAs(shape [3]int) bool { return shape[2] <= 256 }
 // reads of the first waves, cold in L2, weigh on the steady increments) on
 // the family above, but for its known misses (shortCTAs, l2Resident).
 func TestExtrapolationCloseToFull(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("full simulations of many-wave kernels")
 	}
@@ -223,6 +226,7 @@ func compareExtrapolated(t *testing.T, full, ext *Report, note string, skip func
 // (every sector through Akita caches and DRAM channels) on small GEMMs run
 // through the whole SM model.
 func TestFastMemoryAgreesWithDetailed(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("detailed memory is slow")
 	}
@@ -350,6 +354,7 @@ var kExtrapolationFamily = []struct {
 // (-25.5 % on 2048x2048x8192 dense, -11.0 % on 1024x1024x16384 sparse when
 // measured): held at 30 %, a known miss.
 func TestKExtrapolationCloseToFull(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("full simulations of deep-K kernels")
 	}

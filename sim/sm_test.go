@@ -86,6 +86,7 @@ func TestSchedulerPoliciesRun(t *testing.T) {
 // chains partly overlap, so the loss is a few per cent, not the ratio of
 // latencies: 137 210 -> 146 063 cycles (+6.5 %) when first measured.
 func TestAccumulatorDependenceStalls(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	const kernel = "64x64x64_32x32_s6"
 	fast := instrRun(t, 2048, 2048, 2048, true, kernel).cycles
 	slow := instrRun(t, 2048, 2048, 2048, true, kernel,
@@ -99,6 +100,7 @@ func TestAccumulatorDependenceStalls(t *testing.T) {
 // One-cycle latency steps never make the kernel more than 0.5 % faster,
 // and a five-cycle sweep moves it less than 3 %.
 func TestLatencySweepsAreSmooth(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("ten instruction-level runs")
 	}
@@ -130,6 +132,7 @@ func TestLatencySweepsAreSmooth(t *testing.T) {
 // not to DRAM (issue 15's case: 1024x4096x4096 dense, which runs at a
 // small fraction of the DRAM bandwidth).
 func TestSmemLossIsBookedToSmem(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	const kernel = "128x128x32_64x64_s5"
 	full := instrRun(t, 1024, 4096, 4096, false, kernel)
 	half := instrRun(t, 1024, 4096, 4096, false, kernel, "shared_memory.bytes_per_clk=64")

@@ -113,6 +113,7 @@ func checkKCover(p *kernelPlan) string {
 // simulated candidate): the other layers split K evenly or not at all and
 // are run by other tests; this keeps the test to seconds.
 func TestModelsRunAtSmallBatches(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
 		t.Skip("simulates every small-batch layer that may split K unevenly")
 	}
