@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"os"
-	"time"
 
 	akita "github.com/sarchlab/akita/v3/sim"
 
@@ -69,12 +67,8 @@ func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (
 		obs.KernelBuilt(name, g.engine, g.components())
 		defer obs.KernelDone(name)
 	}
-	t0 := time.Now()
 	if err := g.run(); err != nil {
 		return nil, err
-	}
-	if os.Getenv("STCSIM_WORKLOG") != "" {
-		fmt.Fprintf(os.Stderr, "WORK %s %dx%dx%d sp=%v ks=%d ctas=%d issued=%d wall=%.3f\n", plan.name(), plan.shape.M, plan.shape.N, plan.shape.K, plan.shape.Sparse, plan.kSteps, plan.ctas, g.issued, time.Since(t0).Seconds())
 	}
 	end := g.endCycle
 	if plan.splitK > 1 {
