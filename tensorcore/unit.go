@@ -129,9 +129,11 @@ type Unit struct {
 	stats  Stats
 
 	// instruction fidelity
-	queue   []*run   // runs not fully issued, FIFO
-	tail    []uint64 // per stage: the cycle the last MMA has wholly entered it
-	pending bool     // an issue event is scheduled
+	queue []*run // runs not fully issued, FIFO
+	// tail is, per stage, the cycle the last MMA has wholly entered it
+	// (an array in the Unit: an SM's MMA issue reads it every time).
+	tail    [numStages]uint64
+	pending bool // an issue event is scheduled
 }
 
 type run struct {
@@ -181,7 +183,6 @@ func (b Builder) Build(name string) *Unit {
 		batched:       b.cfg.Fidelity != "instruction",
 		cfg:           b.cfg,
 		paths:         map[pathKey]*path{},
-		tail:          make([]uint64, 5),
 	}
 }
 
@@ -313,7 +314,7 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 // the MMA ahead has wholly entered it.
 func (u *Unit) earliest(now uint64, p *path) uint64 {
 	t := now
-	for s, busy := range u.tail {
+	for s, busy := range &u.tail {
 		if busy > p.prefix[s] {
 			t = max(t, busy-p.prefix[s])
 		}
@@ -396,11 +397,18 @@ func (u *Unit) Issue(now uint64, r Request) (issued, done uint64, err error) {
 		done = u.enter(issued, p)
 	}
 	u.count(r.Mode, p, 1)
-	u.hook(HookPosIssue, r, issued, 1)
 	if u.NumHooks() > 0 {
-		u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
+		u.hookIssue(r, issued, done)
 	}
 	return issued, done, nil
+}
+
+// hookIssue tells the hooks of one issued MMA now and of its write-back
+// at done. It is apart from Issue so that only a hooked run copies r to
+// the heap for the closure.
+func (u *Unit) hookIssue(r Request, issued, done uint64) {
+	u.hook(HookPosIssue, r, issued, 1)
+	u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
 }
 
 // enter moves one MMA of p into the pipeline at cycle now and returns its
