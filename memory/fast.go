@@ -78,7 +78,8 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 	done func(cycle uint64)) {
 	q := request{now: float64(now), sm: sm, class: class, viaL1: viaL1,
 		finish: float64(now)}
-	f.run(&q, r, done)
+	f.run(&q, r)
+	f.complete(q.finish, done)
 }
 
 // CpAsync implements Hierarchy: the lines' arrivals are known when the
@@ -86,10 +87,14 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 // their (future) arrival cycles.
 func (f *fast) CpAsync(now uint64, sm int, class Class, r Region,
 	arrive func(line int, at float64), done func(cycle uint64, info ReadInfo)) {
-	q := &request{now: float64(now), sm: sm, class: class,
+	q := request{now: float64(now), sm: sm, class: class,
 		finish: float64(now), arrive: arrive}
 	q.info.Issued = now
-	f.run(q, r, func(c uint64) { done(c, q.info) })
+	f.run(&q, r)
+	// The closure holds a copy of the info, not the request: one
+	// allocation per cp.async (with the event), the request on the stack.
+	info, c := q.info, f.doneCycle(q.finish)
+	f.cb.At(f, c, func() { done(c, info) })
 }
 
 // Write implements Hierarchy.
@@ -97,13 +102,15 @@ func (f *fast) Write(now uint64, sm int, class Class, r Region,
 	done func(cycle uint64)) {
 	q := request{now: float64(now), sm: sm, class: class, write: true,
 		finish: float64(now)}
-	f.run(&q, r, done)
+	f.run(&q, r)
+	f.complete(q.finish, done)
 }
 
-// run serves a request line by line. Lines leave the SM's crossbar port
-// one after another at the port's bandwidth; each line's slice and DRAM
-// channel are booked from the moment it leaves.
-func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
+// run serves a request line by line (q.finish: when its last line is
+// done). Lines leave the SM's crossbar port one after another at the
+// port's bandwidth; each line's slice and DRAM channel are booked from
+// the moment it leaves.
+func (f *fast) run(q *request, r Region) {
 	f.stats.Requests++
 	port := &f.ports[q.sm]
 	q.issue = max(q.now, port.busy)
@@ -124,14 +131,18 @@ func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
 		port.spent += q.issue - max(q.now, port.busy)
 		port.busy = q.issue
 	}
-	f.complete(q.finish, done)
 }
 
-// complete calls done at the cycle finish rounds up to (never before the
-// engine's current cycle).
+// complete calls done at the cycle finish rounds up to (doneCycle).
 func (f *fast) complete(finish float64, done func(cycle uint64)) {
-	c := max(uint64(math.Ceil(finish-1e-9)), f.cb.Now())
+	c := f.doneCycle(finish)
 	f.cb.At(f, c, func() { done(c) })
+}
+
+// doneCycle is the cycle finish rounds up to, never before the engine's
+// current cycle.
+func (f *fast) doneCycle(finish float64) uint64 {
+	return max(uint64(math.Ceil(finish-1e-9)), f.cb.Now())
 }
 
 // line serves one line of a request and returns when it is done (its

@@ -133,6 +133,9 @@ type fillWrite struct {
 	now               uint64
 	written, unqueued uint64
 	held              []heldLine
+	// heldBuf backs held for a request of up to four lines (a 512-byte
+	// chunk of 128-byte lines), saving an allocation per cp.async.
+	heldBuf [4]heldLine
 }
 
 type heldLine struct {
@@ -159,7 +162,7 @@ func (w *fillWrite) book(i int, at float64) {
 // first; the held packets then take the cycles left from their arrivals).
 func (w *fillWrite) hold(i int, at float64) {
 	if w.held == nil {
-		w.held = make([]heldLine, 0, len(w.plan.lines))
+		w.held = w.heldBuf[:0]
 	}
 	w.held = append(w.held, heldLine{i, max(uint64(math.Ceil(at-1e-9)), w.now)})
 }
