@@ -55,7 +55,7 @@ func newServers(n int, rate float64) []server {
 
 // Handle runs the completion callbacks the model schedules for itself.
 func (f *fast) Handle(e akita.Event) error {
-	e.(*clock.Event).Fn()
+	f.cb.Fire(e)
 	return nil
 }
 
