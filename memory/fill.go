@@ -114,12 +114,9 @@ func (d FillDone) Cause() Cause {
 func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	class Class, r Region, plan *FillPlan, done func(FillDone)) {
 	s.array.advance(now)
-	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now}
-	arrive := w.book
-	if f.smem.FillArbitration == LoadsFirst {
-		arrive = w.hold
-	}
-	h.CpAsync(now, sm, class, r, arrive, func(c uint64, info ReadInfo) {
+	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now,
+		holds: f.smem.FillArbitration == LoadsFirst}
+	h.CpAsync(now, sm, class, r, w.arrive, func(c uint64, info ReadInfo) {
 		w.flush()
 		done(FillDone{Issued: now, Arrived: c, Written: max(c, w.written),
 			Unqueued: max(c, w.unqueued), Info: info})
@@ -132,6 +129,7 @@ type fillWrite struct {
 	plan              *FillPlan
 	now               uint64
 	written, unqueued uint64
+	holds             bool // loads_first: arrivals are held until flush
 	held              []heldLine
 	// heldBuf backs held for a request of up to four lines (a 512-byte
 	// chunk of 128-byte lines), saving an allocation per cp.async.
@@ -141,6 +139,16 @@ type fillWrite struct {
 type heldLine struct {
 	line int
 	at   uint64
+}
+
+// arrive is the hierarchy's report of line i arriving at at: booked now,
+// or held (one method, so that a cp.async makes one func value for it).
+func (w *fillWrite) arrive(i int, at float64) {
+	if w.holds {
+		w.hold(i, at)
+		return
+	}
+	w.book(i, at)
 }
 
 // book writes line i's packets from its arrival cycle on, one packet per
