@@ -74,8 +74,11 @@ type requestPath struct {
 // path is a derived datapath plus the counts of one instruction.
 type path struct {
 	Datapath
-	prefix []uint64 // fill of the stages before each stage
-	perMMA ModeStats
+	// Per stage, in cycles: the fill of the stages before it, and its own
+	// occupancy and fill (Stages' numbers, side by side in the path: every
+	// MMA an SM issues reads them).
+	prefix, occupancy, fill [numStages]uint64
+	perMMA                  ModeStats
 }
 
 // HookPosIssue and HookPosComplete mark, for hooks on a Unit, an MMA
@@ -250,9 +253,10 @@ func (u *Unit) lookup(r Request) (*path, error) {
 		BusyCycles: uint64(d.Interval), ActualFMAs: uint64(d.Products),
 		DenseEquivFMAs: uint64(d.Shape.FMAs())}}
 	var f uint64
-	for _, s := range d.Stages {
-		p.prefix = append(p.prefix, f)
-		f += uint64(s.Fill)
+	for i, s := range d.Stages {
+		p.prefix[i] = f
+		p.occupancy[i], p.fill[i] = uint64(s.Occupancy), uint64(s.Fill)
+		f += p.fill[i]
 	}
 	u.paths[k] = p
 	return p, nil
@@ -415,10 +419,10 @@ func (u *Unit) hookIssue(r Request, issued, done uint64) {
 // write-back cycle (see issue).
 func (u *Unit) enter(now uint64, p *path) uint64 {
 	var prev uint64 // when the last data leaves the previous stage
-	for s, st := range p.Stages {
-		in := max(now+p.prefix[s]+uint64(st.Occupancy), prev)
+	for s := range p.Stages {
+		in := max(now+p.prefix[s]+p.occupancy[s], prev)
 		u.tail[s] = in
-		prev = in + uint64(st.Fill)
+		prev = in + p.fill[s]
 	}
 	return prev
 }
