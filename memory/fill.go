@@ -28,6 +28,9 @@ type Filler struct {
 	packet    int // bytes per crossbar packet (crossbar.port_bytes_per_clk)
 	lineBytes int
 	cache     map[fillKey]*FillPlan
+	// free holds finished fills for reuse, with the func values of their
+	// callbacks (a GPU runs on one goroutine, so no lock).
+	free []*fillWrite
 }
 
 type fillKey struct {
@@ -114,19 +117,32 @@ func (d FillDone) Cause() Cause {
 func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	class Class, r Region, plan *FillPlan, done func(FillDone)) {
 	s.array.advance(now)
-	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now,
-		holds: f.smem.FillArbitration == LoadsFirst}
-	h.CpAsync(now, sm, class, r, w.arrive, func(c uint64, info ReadInfo) {
-		w.flush()
-		done(FillDone{Issued: now, Arrived: c, Written: max(c, w.written),
-			Unqueued: max(c, w.unqueued), Info: info})
-	})
+	w := f.fillWrite()
+	w.s, w.plan, w.done = s, plan, done
+	w.now, w.written, w.unqueued = now, now, now
+	w.holds = f.smem.FillArbitration == LoadsFirst
+	h.CpAsync(now, sm, class, r, w.arrived, w.finished)
+}
+
+// fillWrite is a reused fill, or a new one with its callbacks' func
+// values made.
+func (f *Filler) fillWrite() *fillWrite {
+	if n := len(f.free); n > 0 {
+		w := f.free[n-1]
+		f.free = f.free[:n-1]
+		return w
+	}
+	w := &fillWrite{f: f}
+	w.arrived, w.finished = w.arrive, w.finish
+	return w
 }
 
 // fillWrite is the shared-memory side of one cp.async request.
 type fillWrite struct {
+	f                 *Filler
 	s                 *SharedMemory
 	plan              *FillPlan
+	done              func(FillDone)
 	now               uint64
 	written, unqueued uint64
 	holds             bool // loads_first: arrivals are held until flush
@@ -134,6 +150,10 @@ type fillWrite struct {
 	// heldBuf backs held for a request of up to four lines (a 512-byte
 	// chunk of 128-byte lines), saving an allocation per cp.async.
 	heldBuf [4]heldLine
+	// arrived and finished are arrive and finish as func values, made
+	// once per fillWrite and reused with it.
+	arrived  func(line int, at float64)
+	finished func(c uint64, info ReadInfo)
 }
 
 type heldLine struct {
@@ -149,6 +169,18 @@ func (w *fillWrite) arrive(i int, at float64) {
 		return
 	}
 	w.book(i, at)
+}
+
+// finish is the hierarchy's report that the request's last byte arrived
+// at c: the held lines are written, done is told, and w is free again.
+func (w *fillWrite) finish(c uint64, info ReadInfo) {
+	w.flush()
+	d := FillDone{Issued: w.now, Arrived: c, Written: max(c, w.written),
+		Unqueued: max(c, w.unqueued), Info: info}
+	done := w.done
+	w.s, w.plan, w.done = nil, nil, nil
+	w.f.free = append(w.f.free, w)
+	done(d)
 }
 
 // book writes line i's packets from its arrival cycle on, one packet per
