@@ -26,6 +26,7 @@ type fast struct {
 	chans []calendar
 	ports []server
 	stats Stats
+	free  []*cpDone // cp.async completions to reuse
 }
 
 func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
@@ -91,10 +92,37 @@ func (f *fast) CpAsync(now uint64, sm int, class Class, r Region,
 		finish: float64(now), arrive: arrive}
 	q.info.Issued = now
 	f.run(&q, r)
-	// The closure holds a copy of the info, not the request: one
-	// allocation per cp.async (with the event), the request on the stack.
-	info, c := q.info, f.doneCycle(q.finish)
-	f.cb.At(f, c, func() { done(c, info) })
+	d := f.cpDone()
+	d.done, d.cycle, d.info = done, f.doneCycle(q.finish), q.info
+	f.cb.At(f, d.cycle, d.fired)
+}
+
+// cpDone is a cp.async's completion event's state. Fired ones are
+// reused, with their func value, so that a cp.async allocates nothing
+// here.
+type cpDone struct {
+	f     *fast
+	done  func(cycle uint64, info ReadInfo)
+	cycle uint64
+	info  ReadInfo
+	fired func() // fire, made once
+}
+
+func (f *fast) cpDone() *cpDone {
+	if d := reuse(&f.free); d != nil {
+		return d
+	}
+	d := &cpDone{f: f}
+	d.fired = d.fire
+	return d
+}
+
+// fire tells the request's done, d going back to be reused first.
+func (d *cpDone) fire() {
+	done, c, info := d.done, d.cycle, d.info
+	d.done = nil
+	d.f.free = append(d.f.free, d)
+	done(c, info)
 }
 
 // Write implements Hierarchy.

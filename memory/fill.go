@@ -127,14 +127,23 @@ func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 // fillWrite is a reused fill, or a new one with its callbacks' func
 // values made.
 func (f *Filler) fillWrite() *fillWrite {
-	if n := len(f.free); n > 0 {
-		w := f.free[n-1]
-		f.free = f.free[:n-1]
+	if w := reuse(&f.free); w != nil {
 		return w
 	}
 	w := &fillWrite{f: f}
 	w.arrived, w.finished = w.arrive, w.finish
 	return w
+}
+
+// reuse takes the last item off a free list (nil: the list is empty).
+func reuse[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	x := (*free)[n-1]
+	*free = (*free)[:n-1]
+	return x
 }
 
 // fillWrite is the shared-memory side of one cp.async request.
@@ -147,9 +156,10 @@ type fillWrite struct {
 	written, unqueued uint64
 	holds             bool // loads_first: arrivals are held until flush
 	held              []heldLine
-	// heldBuf backs held for a request of up to four lines (a 512-byte
-	// chunk of 128-byte lines), saving an allocation per cp.async.
-	heldBuf [4]heldLine
+	// heldBuf backs held for a request of up to eight lines (a 512-byte
+	// chunk of rows of 64 bytes or more), saving an allocation per
+	// cp.async.
+	heldBuf [8]heldLine
 	// arrived and finished are arrive and finish as func values, made
 	// once per fillWrite and reused with it.
 	arrived  func(line int, at float64)
