@@ -26,6 +26,7 @@ type fast struct {
 	chans []calendar
 	ports []server
 	stats Stats
+	free  []*cpDone // cp.async completions to reuse
 }
 
 func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
@@ -55,7 +56,7 @@ func newServers(n int, rate float64) []server {
 
 // Handle runs the completion callbacks the model schedules for itself.
 func (f *fast) Handle(e akita.Event) error {
-	e.(*clock.Event).Fn()
+	f.cb.Fire(e)
 	return nil
 }
 
@@ -78,7 +79,8 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 	done func(cycle uint64)) {
 	q := request{now: float64(now), sm: sm, class: class, viaL1: viaL1,
 		finish: float64(now)}
-	f.run(&q, r, done)
+	f.run(&q, r)
+	f.complete(q.finish, done)
 }
 
 // CpAsync implements Hierarchy: the lines' arrivals are known when the
@@ -86,10 +88,41 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 // their (future) arrival cycles.
 func (f *fast) CpAsync(now uint64, sm int, class Class, r Region,
 	arrive func(line int, at float64), done func(cycle uint64, info ReadInfo)) {
-	q := &request{now: float64(now), sm: sm, class: class,
+	q := request{now: float64(now), sm: sm, class: class,
 		finish: float64(now), arrive: arrive}
 	q.info.Issued = now
-	f.run(q, r, func(c uint64) { done(c, q.info) })
+	f.run(&q, r)
+	d := f.cpDone()
+	d.done, d.cycle, d.info = done, f.doneCycle(q.finish), q.info
+	f.cb.At(f, d.cycle, d.fired)
+}
+
+// cpDone is a cp.async's completion event's state. Fired ones are
+// reused, with their func value, so that a cp.async allocates nothing
+// here.
+type cpDone struct {
+	f     *fast
+	done  func(cycle uint64, info ReadInfo)
+	cycle uint64
+	info  ReadInfo
+	fired func() // fire, made once
+}
+
+func (f *fast) cpDone() *cpDone {
+	if d := reuse(&f.free); d != nil {
+		return d
+	}
+	d := &cpDone{f: f}
+	d.fired = d.fire
+	return d
+}
+
+// fire tells the request's done, d going back to be reused first.
+func (d *cpDone) fire() {
+	done, c, info := d.done, d.cycle, d.info
+	d.done = nil
+	d.f.free = append(d.f.free, d)
+	done(c, info)
 }
 
 // Write implements Hierarchy.
@@ -97,13 +130,15 @@ func (f *fast) Write(now uint64, sm int, class Class, r Region,
 	done func(cycle uint64)) {
 	q := request{now: float64(now), sm: sm, class: class, write: true,
 		finish: float64(now)}
-	f.run(&q, r, done)
+	f.run(&q, r)
+	f.complete(q.finish, done)
 }
 
-// run serves a request line by line. Lines leave the SM's crossbar port
-// one after another at the port's bandwidth; each line's slice and DRAM
-// channel are booked from the moment it leaves.
-func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
+// run serves a request line by line (q.finish: when its last line is
+// done). Lines leave the SM's crossbar port one after another at the
+// port's bandwidth; each line's slice and DRAM channel are booked from
+// the moment it leaves.
+func (f *fast) run(q *request, r Region) {
 	f.stats.Requests++
 	port := &f.ports[q.sm]
 	q.issue = max(q.now, port.busy)
@@ -124,14 +159,18 @@ func (f *fast) run(q *request, r Region, done func(cycle uint64)) {
 		port.spent += q.issue - max(q.now, port.busy)
 		port.busy = q.issue
 	}
-	f.complete(q.finish, done)
 }
 
-// complete calls done at the cycle finish rounds up to (never before the
-// engine's current cycle).
+// complete calls done at the cycle finish rounds up to (doneCycle).
 func (f *fast) complete(finish float64, done func(cycle uint64)) {
-	c := max(uint64(math.Ceil(finish-1e-9)), f.cb.Now())
+	c := f.doneCycle(finish)
 	f.cb.At(f, c, func() { done(c) })
+}
+
+// doneCycle is the cycle finish rounds up to, never before the engine's
+// current cycle.
+func (f *fast) doneCycle(finish float64) uint64 {
+	return max(uint64(math.Ceil(finish-1e-9)), f.cb.Now())
 }
 
 // line serves one line of a request and returns when it is done (its

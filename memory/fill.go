@@ -28,6 +28,9 @@ type Filler struct {
 	packet    int // bytes per crossbar packet (crossbar.port_bytes_per_clk)
 	lineBytes int
 	cache     map[fillKey]*FillPlan
+	// free holds finished fills for reuse, with the func values of their
+	// callbacks (a GPU runs on one goroutine, so no lock).
+	free []*fillWrite
 }
 
 type fillKey struct {
@@ -114,30 +117,80 @@ func (d FillDone) Cause() Cause {
 func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	class Class, r Region, plan *FillPlan, done func(FillDone)) {
 	s.array.advance(now)
-	w := &fillWrite{s: s, plan: plan, now: now, written: now, unqueued: now}
-	arrive := w.book
-	if f.smem.FillArbitration == LoadsFirst {
-		arrive = w.hold
+	w := f.fillWrite()
+	w.s, w.plan, w.done = s, plan, done
+	w.now, w.written, w.unqueued = now, now, now
+	w.holds = f.smem.FillArbitration == LoadsFirst
+	h.CpAsync(now, sm, class, r, w.arrived, w.finished)
+}
+
+// fillWrite is a reused fill, or a new one with its callbacks' func
+// values made.
+func (f *Filler) fillWrite() *fillWrite {
+	if w := reuse(&f.free); w != nil {
+		return w
 	}
-	h.CpAsync(now, sm, class, r, arrive, func(c uint64, info ReadInfo) {
-		w.flush()
-		done(FillDone{Issued: now, Arrived: c, Written: max(c, w.written),
-			Unqueued: max(c, w.unqueued), Info: info})
-	})
+	w := &fillWrite{f: f}
+	w.arrived, w.finished = w.arrive, w.finish
+	return w
+}
+
+// reuse takes the last item off a free list (nil: the list is empty).
+func reuse[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	x := (*free)[n-1]
+	*free = (*free)[:n-1]
+	return x
 }
 
 // fillWrite is the shared-memory side of one cp.async request.
 type fillWrite struct {
+	f                 *Filler
 	s                 *SharedMemory
 	plan              *FillPlan
+	done              func(FillDone)
 	now               uint64
 	written, unqueued uint64
+	holds             bool // loads_first: arrivals are held until flush
 	held              []heldLine
+	// heldBuf backs held for a request of up to eight lines (a 512-byte
+	// chunk of rows of 64 bytes or more), saving an allocation per
+	// cp.async.
+	heldBuf [8]heldLine
+	// arrived and finished are arrive and finish as func values, made
+	// once per fillWrite and reused with it.
+	arrived  func(line int, at float64)
+	finished func(c uint64, info ReadInfo)
 }
 
 type heldLine struct {
 	line int
 	at   uint64
+}
+
+// arrive is the hierarchy's report of line i arriving at at: booked now,
+// or held (one method, so that a cp.async makes one func value for it).
+func (w *fillWrite) arrive(i int, at float64) {
+	if w.holds {
+		w.hold(i, at)
+		return
+	}
+	w.book(i, at)
+}
+
+// finish is the hierarchy's report that the request's last byte arrived
+// at c: the held lines are written, done is told, and w is free again.
+func (w *fillWrite) finish(c uint64, info ReadInfo) {
+	w.flush()
+	d := FillDone{Issued: w.now, Arrived: c, Written: max(c, w.written),
+		Unqueued: max(c, w.unqueued), Info: info}
+	done := w.done
+	w.s, w.plan, w.done = nil, nil, nil
+	w.f.free = append(w.f.free, w)
+	done(d)
 }
 
 // book writes line i's packets from its arrival cycle on, one packet per
@@ -159,7 +212,7 @@ func (w *fillWrite) book(i int, at float64) {
 // first; the held packets then take the cycles left from their arrivals).
 func (w *fillWrite) hold(i int, at float64) {
 	if w.held == nil {
-		w.held = make([]heldLine, 0, len(w.plan.lines))
+		w.held = w.heldBuf[:0]
 	}
 	w.held = append(w.held, heldLine{i, max(uint64(math.Ceil(at-1e-9)), w.now)})
 }

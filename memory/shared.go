@@ -134,12 +134,13 @@ func (s *SharedMemory) Stats() SharedStats {
 	return st
 }
 
-// bankArray is the calendar of the bank array's cycles: used[i] is the
-// bytes booked in cycle base+i (at most capacity), and next is a
-// union-find over cycles that points each full cycle at a later one that
-// may have room, so a booking skips a saturated stretch in near-constant
-// time. The window slides forward with the callers' current cycle and
-// grows when a booking lands beyond it.
+// bankArray is the calendar of the bank array's cycles: cycles[i].used is
+// the bytes booked in cycle base+i (at most capacity), and cycles[i].next
+// is a union-find over cycles that points each full cycle at a later one
+// that may have room, so a booking skips a saturated stretch in
+// near-constant time. The two sit side by side because a booking reads
+// both of a cycle. The window slides forward with the callers' current
+// cycle and grows when a booking lands beyond it.
 type bankArray struct {
 	// capacity is one cycle in units of 1/ports byte: bytes_per_clk x
 	// ports; a wavefront of u bytes costs max(u x ports, bytes_per_clk)
@@ -148,10 +149,11 @@ type bankArray struct {
 	ports    int
 	slot     int // bytes_per_clk: the least a wavefront costs
 	base     uint64
-	used     []int32
-	next     []int32
+	cycles   []bankCycle
 	booked   uint64
 }
+
+type bankCycle struct{ used, next int32 }
 
 const bankWindow = 4096
 
@@ -164,44 +166,41 @@ func newBankArray(bytesPerClk, ports int) bankArray {
 
 func (a *bankArray) reset(base uint64, n int) {
 	a.base = base
-	a.used = make([]int32, n)
-	a.next = make([]int32, n)
-	for i := range a.next {
-		a.next[i] = int32(i)
+	a.cycles = make([]bankCycle, n)
+	for i := range a.cycles {
+		a.cycles[i].next = int32(i)
 	}
 }
 
 // advance drops the cycles before now, which no booking can use any
 // more, once they are half the window.
 func (a *bankArray) advance(now uint64) {
-	if now < a.base+uint64(len(a.used)/2) {
+	if now < a.base+uint64(len(a.cycles)/2) {
 		return
 	}
 	d := now - a.base
-	if d >= uint64(len(a.used)) {
-		a.reset(now, len(a.used))
+	if d >= uint64(len(a.cycles)) {
+		a.reset(now, len(a.cycles))
 		return
 	}
 	n := int(d)
-	copy(a.used, a.used[n:])
-	copy(a.next, a.next[n:])
-	for i := range a.next[:len(a.next)-n] {
-		a.next[i] -= int32(n)
+	copy(a.cycles, a.cycles[n:])
+	for i := range a.cycles[:len(a.cycles)-n] {
+		a.cycles[i].next -= int32(n)
 	}
-	for i := len(a.used) - n; i < len(a.used); i++ {
-		a.used[i], a.next[i] = 0, int32(i)
+	for i := len(a.cycles) - n; i < len(a.cycles); i++ {
+		a.cycles[i] = bankCycle{0, int32(i)}
 	}
 	a.base = now
 }
 
 // grow doubles the window until index i is in it.
 func (a *bankArray) grow(i int) {
-	for i >= len(a.used) {
-		n := len(a.used)
-		a.used = append(a.used, make([]int32, n)...)
-		a.next = append(a.next, make([]int32, n)...)
+	for i >= len(a.cycles) {
+		n := len(a.cycles)
+		a.cycles = append(a.cycles, make([]bankCycle, n)...)
 		for j := n; j < 2*n; j++ {
-			a.next[j] = int32(j)
+			a.cycles[j].next = int32(j)
 		}
 	}
 }
@@ -210,13 +209,13 @@ func (a *bankArray) grow(i int) {
 func (a *bankArray) find(i int) int {
 	a.grow(i)
 	root := i
-	for a.next[root] != int32(root) {
-		root = int(a.next[root])
+	for a.cycles[root].next != int32(root) {
+		root = int(a.cycles[root].next)
 		a.grow(root)
 	}
-	for a.next[i] != int32(i) {
-		up := int(a.next[i])
-		a.next[i] = int32(root)
+	for a.cycles[i].next != int32(i) {
+		up := int(a.cycles[i].next)
+		a.cycles[i].next = int32(root)
 		i = up
 	}
 	return root
@@ -234,11 +233,12 @@ func (a *bankArray) book(at uint64, waves, bytes int) uint64 {
 	a.booked += uint64(left)
 	i := a.find(int(at - a.base))
 	for {
-		take := min(a.capacity-int(a.used[i]), left)
-		a.used[i] += int32(take)
+		c := &a.cycles[i]
+		take := min(a.capacity-int(c.used), left)
+		c.used += int32(take)
 		left -= take
-		if int(a.used[i]) == a.capacity {
-			a.next[i] = int32(i + 1)
+		if int(c.used) == a.capacity {
+			c.next = int32(i + 1)
 		}
 		if left == 0 {
 			return a.base + uint64(i) + 1

@@ -209,9 +209,9 @@ func TestBankArrayNoStarvation(t *testing.T) {
 				"(%d booked so far)", i, waves, at, end, booked)
 		}
 	}
-	for i := range a.used {
-		if a.used[i] > int32(a.capacity) {
-			t.Fatalf("cycle %d over capacity: %d", a.base+uint64(i), a.used[i])
+	for i, c := range a.cycles {
+		if c.used > int32(a.capacity) {
+			t.Fatalf("cycle %d over capacity: %d", a.base+uint64(i), c.used)
 		}
 	}
 }

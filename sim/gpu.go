@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/clock"
+	"github.com/stcsim/stcsim/internal/engine"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -17,7 +18,8 @@ var simulations atomic.Uint64
 
 // gpu is one simulated GPU running one kernel: SMs with their
 // sub-partitions' tensor cores and shared memory, the CTA scheduler, and
-// the memory hierarchy, all on one Akita serial engine.
+// the memory hierarchy, all on one serial engine (internal/engine: Akita's
+// SerialEngine's event order, at less cost per event).
 type gpu struct {
 	cfg    *configs.Config
 	engine akita.Engine
@@ -50,7 +52,7 @@ type gpu struct {
 // buildGPU makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
-	g := &gpu{cfg: cfg, engine: akita.NewSerialEngine(),
+	g := &gpu{cfg: cfg, engine: engine.New(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
 		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).

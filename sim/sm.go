@@ -34,7 +34,7 @@ type smUnit struct {
 
 // Handle runs the callbacks the SM scheduled for itself.
 func (s *smUnit) Handle(e akita.Event) error {
-	e.(*clock.Event).Fn()
+	s.cb.Fire(e)
 	return nil
 }
 

@@ -27,12 +27,35 @@ const (
 // cpGroup is a cp.async commit group of one warp: chunks still to be
 // written into shared memory, and when the last one was.
 type cpGroup struct {
+	w      *warp
 	left   int
 	closed bool
 	doneAt uint64
 	// share splits what its last-written chunk waited on over smem and
 	// L2 and DRAM latency and bandwidth (weights summing to 1).
 	share [numReasons]float64
+	// filled is fill as a func value, made once per group rather than
+	// once per LDGSTS.
+	filled func(memory.FillDone)
+}
+
+func newCPGroup(w *warp) *cpGroup {
+	g := &cpGroup{w: w}
+	g.filled = g.fill
+	return g
+}
+
+// fill counts one of the group's chunks written into shared memory; the
+// warp is woken once the closed group's last chunk is.
+func (g *cpGroup) fill(d memory.FillDone) {
+	g.left--
+	if d.Written >= g.doneAt {
+		g.doneAt = d.Written
+		g.share = g.w.sp.sm.gpu.fillCause(d)
+	}
+	if g.left == 0 && g.closed {
+		g.w.sp.wake(max(d.Written, d.Arrived+1))
+	}
 }
 
 // warp is one resident warp: its instruction stream, program counter,
@@ -78,7 +101,7 @@ type warp struct {
 func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
 	w := &warp{cta: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
 	w.earliest, w.since, w.why = now, now, whyLaunch
-	w.open = &cpGroup{}
+	w.open = newCPGroup(w)
 	return w
 }
 
@@ -244,7 +267,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 	case OpLDGDEPBAR:
 		w.open.closed = true
 		w.groups = append(w.groups, w.open)
-		w.open = &cpGroup{}
+		w.open = newCPGroup(w)
 	case OpDEPBAR:
 		w.retireGroups(int(in.N))
 	case OpBAR:
@@ -289,21 +312,11 @@ func (w *warp) copy(in *Instr, now uint64) {
 	if r.Rows == 0 {
 		return // predicated off: zero-fill, no traffic
 	}
-	g := w.open
-	g.left++
+	w.open.left++
 	sm := w.sp.sm
 	f := sm.gpu.filler
 	plan := f.Plan(r, w.cta.plan.smemLayout(class))
-	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, func(d memory.FillDone) {
-		g.left--
-		if d.Written >= g.doneAt {
-			g.doneAt = d.Written
-			g.share = sm.gpu.fillCause(d)
-		}
-		if g.left == 0 && g.closed {
-			w.sp.wake(max(d.Written, d.Arrived+1))
-		}
-	})
+	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, w.open.filled)
 }
 
 // retireGroups drops the groups a passed DEPBAR.LE n waited for and

@@ -58,6 +58,9 @@ const (
 	StageAccum    = "accumulate"
 )
 
+// numStages is how many stages every datapath has.
+const numStages = 5
+
 // MuxLevels is the depth of a fan-in-input selector built from 2:1 muxes:
 // ceil(log2 fan-in).
 func MuxLevels(fanIn int) int { return bits.Len(uint(fanIn - 1)) }

@@ -74,8 +74,11 @@ type requestPath struct {
 // path is a derived datapath plus the counts of one instruction.
 type path struct {
 	Datapath
-	prefix []uint64 // fill of the stages before each stage
-	perMMA ModeStats
+	// Per stage, in cycles: the fill of the stages before it, and its own
+	// occupancy and fill (Stages' numbers, side by side in the path: every
+	// MMA an SM issues reads them).
+	prefix, occupancy, fill [numStages]uint64
+	perMMA                  ModeStats
 }
 
 // HookPosIssue and HookPosComplete mark, for hooks on a Unit, an MMA
@@ -129,9 +132,11 @@ type Unit struct {
 	stats  Stats
 
 	// instruction fidelity
-	queue   []*run   // runs not fully issued, FIFO
-	tail    []uint64 // per stage: the cycle the last MMA has wholly entered it
-	pending bool     // an issue event is scheduled
+	queue []*run // runs not fully issued, FIFO
+	// tail is, per stage, the cycle the last MMA has wholly entered it
+	// (an array in the Unit: an SM's MMA issue reads it every time).
+	tail    [numStages]uint64
+	pending bool // an issue event is scheduled
 }
 
 type run struct {
@@ -181,7 +186,6 @@ func (b Builder) Build(name string) *Unit {
 		batched:       b.cfg.Fidelity != "instruction",
 		cfg:           b.cfg,
 		paths:         map[pathKey]*path{},
-		tail:          make([]uint64, 5),
 	}
 }
 
@@ -249,9 +253,10 @@ func (u *Unit) lookup(r Request) (*path, error) {
 		BusyCycles: uint64(d.Interval), ActualFMAs: uint64(d.Products),
 		DenseEquivFMAs: uint64(d.Shape.FMAs())}}
 	var f uint64
-	for _, s := range d.Stages {
-		p.prefix = append(p.prefix, f)
-		f += uint64(s.Fill)
+	for i, s := range d.Stages {
+		p.prefix[i] = f
+		p.occupancy[i], p.fill[i] = uint64(s.Occupancy), uint64(s.Fill)
+		f += p.fill[i]
 	}
 	u.paths[k] = p
 	return p, nil
@@ -313,7 +318,7 @@ func (u *Unit) submitBatched(now uint64, r Request, p *path) {
 // the MMA ahead has wholly entered it.
 func (u *Unit) earliest(now uint64, p *path) uint64 {
 	t := now
-	for s, busy := range u.tail {
+	for s, busy := range &u.tail {
 		if busy > p.prefix[s] {
 			t = max(t, busy-p.prefix[s])
 		}
@@ -396,21 +401,28 @@ func (u *Unit) Issue(now uint64, r Request) (issued, done uint64, err error) {
 		done = u.enter(issued, p)
 	}
 	u.count(r.Mode, p, 1)
-	u.hook(HookPosIssue, r, issued, 1)
 	if u.NumHooks() > 0 {
-		u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
+		u.hookIssue(r, issued, done)
 	}
 	return issued, done, nil
+}
+
+// hookIssue tells the hooks of one issued MMA now and of its write-back
+// at done. It is apart from Issue so that only a hooked run copies r to
+// the heap for the closure.
+func (u *Unit) hookIssue(r Request, issued, done uint64) {
+	u.hook(HookPosIssue, r, issued, 1)
+	u.at(done, func() { u.hook(HookPosComplete, r, done, 1) })
 }
 
 // enter moves one MMA of p into the pipeline at cycle now and returns its
 // write-back cycle (see issue).
 func (u *Unit) enter(now uint64, p *path) uint64 {
 	var prev uint64 // when the last data leaves the previous stage
-	for s, st := range p.Stages {
-		in := max(now+p.prefix[s]+uint64(st.Occupancy), prev)
+	for s := range p.Stages {
+		in := max(now+p.prefix[s]+p.occupancy[s], prev)
 		u.tail[s] = in
-		prev = in + uint64(st.Fill)
+		prev = in + p.fill[s]
 	}
 	return prev
 }

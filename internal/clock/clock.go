@@ -2,6 +2,7 @@ package clock
 
 import (
 	"math"
+	"sync"
 
 	akita "github.com/sarchlab/akita/v3/sim"
 )
@@ -76,7 +77,26 @@ func (cb Callbacks) AtOffset(h akita.Handler, c uint64, frac float64, fn func())
 	if now := cb.Engine.CurrentTime(); t < now {
 		t = now
 	}
-	cb.Engine.Schedule(NewEvent(t, h, fn))
+	e := events.Get().(*Event)
+	*e = Event{time: t, handler: h, Fn: fn}
+	cb.Engine.Schedule(e)
+}
+
+// events recycles the Events that Callbacks schedule and Fire has run:
+// a simulation schedules one for nearly every memory request and cycle.
+var events = sync.Pool{New: func() any { return new(Event) }}
+
+// Fire runs event e's callback (a handler's Handle for an Event it
+// scheduled with At). Unless the engine has hooks, which see the event
+// after its handler returns, e goes back to be reused first.
+func (cb Callbacks) Fire(e akita.Event) {
+	ev := e.(*Event)
+	fn := ev.Fn
+	if cb.Engine.NumHooks() == 0 {
+		*ev = Event{}
+		events.Put(ev)
+	}
+	fn()
 }
 
 // Now is the current cycle.
