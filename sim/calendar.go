@@ -1,7 +1,5 @@
 package sim
 
-import "container/heap"
-
 // calendar orders the sub-partitions' scans by (cycle, sequence): within
 // a cycle, scans run in the order they were requested, so same-cycle
 // order is fixed by the model, not by the engine's heap. Near wakes sit
@@ -12,36 +10,12 @@ type calendar struct {
 	ring  [ringSize][]*subPartition
 	base  uint64 // the ring holds cycles [base, base+ringSize)
 	inRng int
-	far   wakeHeap
-	seq   uint64
+	far   seqHeap[*subPartition]
 	gen   uint64 // generation of the pending engine event
 	evAt  uint64 // its cycle (never: none)
 }
 
 const ringSize = 512
-
-type wakeItem struct {
-	cycle, seq uint64
-	sp         *subPartition
-}
-
-type wakeHeap []wakeItem
-
-func (h wakeHeap) Len() int { return len(h) }
-func (h wakeHeap) Less(i, j int) bool {
-	if h[i].cycle != h[j].cycle {
-		return h[i].cycle < h[j].cycle
-	}
-	return h[i].seq < h[j].seq
-}
-func (h wakeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *wakeHeap) Push(x any)   { *h = append(*h, x.(wakeItem)) }
-func (h *wakeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 func (cal *calendar) push(c uint64, sp *subPartition) {
 	if c < cal.base+ringSize {
@@ -50,8 +24,7 @@ func (cal *calendar) push(c uint64, sp *subPartition) {
 		cal.inRng++
 		return
 	}
-	cal.seq++
-	heap.Push(&cal.far, wakeItem{cycle: c, seq: cal.seq, sp: sp})
+	cal.far.push(c, sp)
 }
 
 // earliest is the first cycle with a wake (never: none).
@@ -63,8 +36,8 @@ func (cal *calendar) earliest() uint64 {
 			}
 		}
 	}
-	if len(cal.far) > 0 {
-		return cal.far[0].cycle
+	if cal.far.len() > 0 {
+		return cal.far.min()
 	}
 	return never
 }
@@ -72,10 +45,10 @@ func (cal *calendar) earliest() uint64 {
 // advance moves the ring to start at cycle c, pulling far wakes in.
 func (cal *calendar) advance(c uint64) {
 	cal.base = c
-	for len(cal.far) > 0 && cal.far[0].cycle < c+ringSize {
-		it := heap.Pop(&cal.far).(wakeItem)
-		slot := &cal.ring[it.cycle%ringSize]
-		*slot = append(*slot, it.sp)
+	for cal.far.len() > 0 && cal.far.min() < c+ringSize {
+		cycle, sp := cal.far.pop()
+		slot := &cal.ring[cycle%ringSize]
+		*slot = append(*slot, sp)
 		cal.inRng++
 	}
 }
