@@ -21,9 +21,11 @@ const minExtrapolatedWaves = 8
 // measures the steady state between the end of wave 1 and the end of
 // wave 3. A wave is sm_count x occupancy consecutive CTAs in launch
 // order. The waves between are left out: the run launches the kernel's
-// CTAs less that many whole waves, so its tail (a last wave's quantization,
-// its drain, CTAs that blur across waves) is the kernel's own, and each
-// left-out wave costs one steady wave.
+// CTAs less that many whole waves, so its tail has the kernel's own
+// shape (a last wave's quantization, its drain, CTAs that blur across
+// waves), and each left-out wave costs one steady wave. The tail's time
+// can still differ from the full run's (docs/sm.md: 8192x4096x1024 with
+// 128x128x32 tiles ends 16 k cycles sooner).
 type waveTracker struct {
 	perWave   int
 	total     int // waves of the whole kernel
@@ -42,7 +44,6 @@ type waveSnap struct {
 	mem          memory.Stats
 	tcBusy, smem uint64
 	acct         timeAccount
-	done         int    // CTAs finished by then
 	mmas         uint64 // MMA instructions issued by then
 }
 
@@ -82,13 +83,13 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 	if k == 0 || k == len(w.left)-1 {
 		w.at[min(k, 1)] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
 			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle},
-			done: g.doneCTAs, mmas: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP]}
+			mmas: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP]}
 	}
 }
 
 // scale extends a result of the simulated waves to the whole kernel:
-// cycles, tensor-core busy time and traffic grow by the steady per-wave
-// increments for every wave not simulated.
+// cycles by a steady wave's time per wave left out, tensor-core busy
+// time, traffic and the time breakdown by the steady increments per MMA.
 func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	steady := float64(w.simulated - 1)
 	// Each left-out wave costs a steady wave's time, and the left-out
@@ -99,8 +100,8 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	// between, times the left-out CTAs' MMAs (known exactly from their
 	// k-steps): per MMA and not per CTA finished, because the CTAs in
 	// flight at the two ends are not equally far along (per finished CTA,
-	// tensor-core busy time came out 5-9 % off on 8192^3 and 16384^3 with
-	// 128x128x32 tiles).
+	// tensor-core busy time came out 7-13 % off on 8192^3, 16384^3 and
+	// 8192x4096x1024 with 128x128x32 tiles).
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
 	n := float64(w.perWave)
 	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / steady

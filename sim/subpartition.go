@@ -203,7 +203,7 @@ func (rf *regFile) freeFor(s rfSpans) uint64 {
 	return at
 }
 
-// use holds s's banks from now and counts the bytes moved.
+// useRegs holds s's banks from now and counts the bytes moved.
 func (sp *subPartition) useRegs(now uint64, s rfSpans) {
 	rf := &sp.rf
 	var regs [maxRFBanks]int
