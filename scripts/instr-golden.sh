@@ -28,12 +28,6 @@ if [[ -z $bin ]]; then
 fi
 mkdir -p "$out"
 
-# The instruction-level SM: selected with sm.fidelity where the config
-# still has that key, the only SM where it does not.
-instr=(--set sm.fidelity=instruction)
-if ! "$bin" run --quiet --gemm 64x64x64 --mode dense "${instr[@]}" >/dev/null 2>&1; then
-  instr=()
-fi
 cases=(
   "small-fp16|--gemm 512x512x512"
   "waves-fp16|--gemm 4096x4096x256 --set kernel.force=128x128x64_64x64_s3 --set sim.extrapolate_waves=false"
@@ -65,7 +59,7 @@ print()'
 for c in "${cases[@]}"; do
   name=${c%%|*}
   read -r -a args <<<"${c#*|}"
-  "$bin" run --quiet --format json "${instr[@]}" "${args[@]}" | strip >"$out/$name.json"
+  "$bin" run --quiet --format json "${args[@]}" | strip >"$out/$name.json"
 done
 (cd "$out" && sha256sum -- *.json >SHA256SUMS && cat SHA256SUMS)
 
