@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reference suite of the speed target (docs/performance.md): ResNet-50
 # batch 32 + BERT-Large seq 128 batch 32, dense and sparse, on a100-40gb,
-# default fidelity. Prints wall time and peak RSS of the command.
+# default config. Prints wall time and peak RSS of the command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o /tmp/stcsim-bench ./cmd/stcsim
