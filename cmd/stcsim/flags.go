@@ -64,7 +64,7 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
+		// Parse has printed the usage already (fs.Usage).
 		return exitOK, false
 	}
 	if err != nil {

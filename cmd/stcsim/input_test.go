@@ -156,3 +156,15 @@ func TestCommandsCheckBeforeWorking(t *testing.T) {
 		}
 	}
 }
+
+// --help prints each command's usage once and exits 0 (the flag package
+// prints it itself on -h; printing it again doubled it).
+func TestHelpPrintsUsageOnce(t *testing.T) {
+	for cmd := range commands {
+		_, stderr, code := capture(t, func() int { return dispatch([]string{cmd, "--help"}) })
+		if code != exitOK || strings.Count(stderr, "usage: stcsim") != 1 {
+			t.Errorf("%s --help: exit %d, usage printed %d times", cmd, code,
+				strings.Count(stderr, "usage: stcsim"))
+		}
+	}
+}

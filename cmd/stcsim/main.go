@@ -33,8 +33,7 @@ func main() {
 }
 
 func dispatch(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" ||
-		args[0] == "help" {
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
 		usage()
 		if len(args) == 0 {
 			return exitUsage
@@ -66,3 +65,6 @@ func usage() {
 	}
 	fmt.Fprintln(os.Stderr, "\nRun 'stcsim COMMAND -h' for a command's flags.")
 }
+
+// isHelp reports whether arg asks for usage.
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }

@@ -17,6 +17,9 @@ func runResults(args []string) int {
 	if len(args) == 0 || args[0] != "export" {
 		fmt.Fprintln(os.Stderr, "usage: stcsim results export DB "+
 			"[--format csv|json] [--out FILE]")
+		if len(args) > 0 && isHelp(args[0]) {
+			return exitOK
+		}
 		return exitUsage
 	}
 	fs := newFlagSet("results export", "DB [--format csv|json] [--out FILE]")

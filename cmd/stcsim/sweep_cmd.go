@@ -38,7 +38,7 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			// Parse has printed the usage already (fs.Usage).
 			return nil, exitOK, false
 		}
 		if err != nil {
