@@ -23,6 +23,8 @@ var simulations atomic.Uint64
 type gpu struct {
 	cfg    *configs.Config
 	engine akita.Engine
+	eng    *engine.Serial // engine, as itself
+	prune  *pruner        // stops a losing selection sample (nil: runs to the end)
 	clk    clock.Clock
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
@@ -52,7 +54,8 @@ type gpu struct {
 // buildGPU makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
-	g := &gpu{cfg: cfg, engine: engine.New(),
+	eng := engine.New()
+	g := &gpu{cfg: cfg, engine: eng, eng: eng,
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
 		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
@@ -111,6 +114,9 @@ func (g *gpu) run() error {
 	}
 	if err := g.engine.Run(); err != nil {
 		return err
+	}
+	if g.prune != nil && g.prune.bound != 0 {
+		return &prunedError{bound: g.prune.bound}
 	}
 	if g.doneCTAs != g.launchLimit {
 		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+

@@ -70,7 +70,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 		if p == nil || p.kSteps <= 2*sampleKSteps {
 			t.Fatalf("%s: no plan with a long K (%v)", name, p)
 		}
-		e, whole, err := sampleEstimate(cfg, p, nil, 0)
+		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}

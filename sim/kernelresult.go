@@ -57,9 +57,18 @@ func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kerne
 
 // simulateRun is simulateKernel in ensemble run run (0: unperturbed).
 func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (*kernelResult, error) {
+	return simulateRunBelow(cfg, plan, obs, run, 0)
+}
+
+// simulateRunBelow is simulateRun stopped with a *prunedError as soon as
+// the run provably takes more than above cycles (prune.go; 0: never).
+func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run int, above float64) (*kernelResult, error) {
 	g, err := buildGPU(cfg, plan)
 	if err != nil {
 		return nil, err
+	}
+	if above > 0 {
+		g.prune = newPruner(g, g.eng, above)
 	}
 	g.jitter = newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency)
 	name := plan.describe()

@@ -98,16 +98,27 @@ type Candidate struct {
 	EstimatedCycles float64 `json:"estimated_cycles"`
 	// Spread is (max - min) / mean of its estimates over the ensemble.
 	Spread float64 `json:"spread,omitempty"`
+	// Pruned: its sample was stopped once it provably could not beat a
+	// candidate simulated before it, and EstimatedCycles is the lower
+	// bound that proved it (tensor cores at full rate for its MMAs left).
+	Pruned bool `json:"pruned,omitempty"`
 }
 
 // Margin is the selected kernel's estimated lead over the runner-up,
-// (runner-up - winner) / winner; 0 with fewer than two candidates.
+// (runner-up - winner) / winner; 0 with fewer than two candidates. When
+// the runner-up was pruned it is a lower bound (MarginIsBound).
 func (r LayerResult) Margin() float64 {
 	if len(r.Candidates) < 2 || r.Candidates[0].EstimatedCycles <= 0 {
 		return 0
 	}
 	c := r.Candidates
 	return (c[1].EstimatedCycles - c[0].EstimatedCycles) / c[0].EstimatedCycles
+}
+
+// MarginIsBound reports whether Margin is only a lower bound: the
+// runner-up's sample was pruned.
+func (r LayerResult) MarginIsBound() bool {
+	return len(r.Candidates) >= 2 && r.Candidates[1].Pruned
 }
 
 // Power is a record's clock, energy and power (docs/power.md): one call

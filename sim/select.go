@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -110,36 +111,44 @@ const sampleKSteps = 96
 // k-steps, fitted as cycles = fixed + per-k-step x k-steps so that fixed
 // costs (launch, prologue, epilogue) count once instead of scaling with K.
 // run is the ensemble run (0: unperturbed; see jitter.go).
-func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (float64, *kernelResult, error) {
+//
+// above > 0 stops a sample that is whole in K once it provably takes more
+// than above cycles (prune.go); its estimate is then that lower bound and
+// pruned is true.
+func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, above float64) (est float64, full *kernelResult, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
 	if p.lastKSteps <= 2*sampleKSteps {
-		r, err := simulateRun(&sampleCfg, p, obs, run)
+		r, err := simulateRunBelow(&sampleCfg, p, obs, run, above)
+		var pe *prunedError
+		if errors.As(err, &pe) {
+			return float64(pe.bound), nil, true, nil
+		}
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		if !r.extrapolated || cfg.Sim.ExtrapolateWaves {
-			return float64(r.cycles), r, nil
+			return float64(r.cycles), r, false, nil
 		}
-		return float64(r.cycles), nil, nil
+		return float64(r.cycles), nil, false, nil
 	}
 	var rs [2]*kernelResult
 	for i, k := range kSamples {
 		r, err := simulateRun(&sampleCfg, p.withKSteps(k), obs, run)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		rs[i] = r
 	}
 	if longInK(cfg, p) && cfg.Sim.ExtrapolateWaves {
 		// The record is the same fit (kextrapolate.go).
 		r := extendInK(p, rs[0], rs[1])
-		return float64(r.cycles), r, nil
+		return float64(r.cycles), r, false, nil
 	}
 	cyc := [2]float64{float64(rs[0].cycles), float64(rs[1].cycles)}
 	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
 	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
-	return fixed + perK*float64(p.kSteps), nil, nil
+	return fixed + perK*float64(p.kSteps), nil, false, nil
 }
 
 // candidateEstimate is one simulated candidate: its sample estimates over
@@ -148,20 +157,25 @@ type candidateEstimate struct {
 	plan  *kernelPlan
 	est   []float64
 	fulls []*kernelResult // nil entries: the sample was not the full run
+	// pruned: the sample was stopped once it could not win, and est is
+	// a lower bound on its estimate (prune.go).
+	pruned bool
 }
 
 func (c *candidateEstimate) mean() float64 { return meanOf(c.est) }
 
-// estimateEnsemble runs a candidate's samples over the ensemble.
-func estimateEnsemble(cfg *configs.Config, p *kernelPlan, obs Observer) (*candidateEstimate, error) {
+// estimateEnsemble runs a candidate's samples over the ensemble; above >
+// 0 (a single run only) stops the sample once it cannot beat above.
+func estimateEnsemble(cfg *configs.Config, p *kernelPlan, obs Observer, above float64) (*candidateEstimate, error) {
 	c := &candidateEstimate{plan: p}
 	for run := 0; run < ensembleRuns(cfg); run++ {
-		est, full, err := sampleEstimate(cfg, p, obs, run)
+		est, full, pruned, err := sampleEstimate(cfg, p, obs, run, above)
 		if err != nil {
 			return nil, err
 		}
 		c.est = append(c.est, est)
 		c.fulls = append(c.fulls, full)
+		c.pruned = c.pruned || pruned
 	}
 	return c, nil
 }
@@ -187,10 +201,23 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 	var cands []*candidateEstimate
 	sampleObs := samplesFor(obs)
+	// A candidate after the first is stopped once it provably cannot beat
+	// the best so far (prune.go): exact, since a stopped one could not
+	// have been chosen. Not in an ensemble (the ranking is on means) and
+	// not when samples are traced (their traces would end early).
+	prune := ensembleRuns(cfg) == 1 && sampleObs == nil
+	lead := 0.0 // the best estimate so far
 	for _, p := range plans {
-		c, err := estimateEnsemble(cfg, p, sampleObs)
+		above := 0.0
+		if prune {
+			above = lead
+		}
+		c, err := estimateEnsemble(cfg, p, sampleObs, above)
 		if err != nil {
 			return nil, err
+		}
+		if !c.pruned && (lead == 0 || c.mean() < lead) {
+			lead = c.mean()
 		}
 		cands = append(cands, c)
 	}
@@ -225,7 +252,7 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 	}
 	for _, c := range cands {
 		r.candidates = append(r.candidates, Candidate{Kernel: c.plan.name(),
-			EstimatedCycles: c.mean(), Spread: spreadOf(c.est)})
+			EstimatedCycles: c.mean(), Spread: spreadOf(c.est), Pruned: c.pruned})
 	}
 	return r, nil
 }

@@ -47,6 +47,9 @@ type subPartition struct {
 	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
 	interval uint64
+	// mmaLeft is the MMAs its resident warps have still to issue (kept
+	// only while a pruner watches the run: prune.go).
+	mmaLeft uint64
 }
 
 func newSubPartition(s *smUnit, id int) *subPartition {
@@ -70,6 +73,10 @@ func (sp *subPartition) add(w *warp, now uint64) {
 	w.sched = sp.dealt % len(sp.greedy)
 	sp.dealt++
 	sp.warps = append(sp.warps, w)
+	if sp.sm.gpu.prune != nil {
+		p := sp.sm.gpu.plan
+		sp.mmaLeft += uint64(w.cta.steps * p.groups * p.mmaPerGrp)
+	}
 	sp.wake(now)
 }
 
@@ -329,4 +336,8 @@ func (sp *subPartition) mmaIssued(w *warp, now uint64) {
 	acct.busy += sp.interval
 	sp.lastMMA = now + sp.interval
 	acct.lastEnd[sp.unit] = sp.lastMMA
+	if p := sp.sm.gpu.prune; p != nil {
+		sp.mmaLeft--
+		p.check(sp.sm.gpu, now)
+	}
 }

@@ -43,6 +43,9 @@ type Row struct {
 	// Margin is the selected kernel's estimated lead over the runner-up,
 	// (runner-up - winner) / winner (0 with a single candidate).
 	Margin float64 `json:"margin,omitempty"`
+	// MarginIsBound: the runner-up's sample was stopped once it could not
+	// win, so Margin is a lower bound (sim.Candidate.Pruned).
+	MarginIsBound bool `json:"margin_is_bound,omitempty"`
 }
 
 // Summary is the error of one kind of comparison.
@@ -288,7 +291,7 @@ func gemmOf(p Point) workloads.GEMM {
 func (v *validator) addTime(p Point, kind string, measured float64, sel sim.LayerResult, pin *sim.LayerResult, ld *configs.Loaded) {
 	row := v.add(p, kind, "us", measured, sel.TimeUS, ld, sel.Kernel)
 	row.Spread = sel.CyclesSpread
-	row.Margin = sel.Margin()
+	row.Margin, row.MarginIsBound = sel.Margin(), sel.MarginIsBound()
 	if pin != nil {
 		row.setPinned(pin.Kernel, pin.TimeUS)
 	}

@@ -119,7 +119,7 @@ func writeValidation(out io.Writer, rep *validation.Report) {
 	for _, r := range rep.Rows {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.ID, r.Kind, r.Config, r.Clock, r.Measured, r.Simulated, r.Unit,
-			100*r.Error, role(r), r.Kernel, pinnedCell(r), pct(r.Margin), pct(r.Spread))
+			100*r.Error, role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
@@ -170,6 +170,14 @@ func pinnedCell(r validation.Row) string {
 		name = "pinned"
 	}
 	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.PinnedError)
+}
+
+// marginCell is the row's margin, with ">" when it is a lower bound.
+func marginCell(r validation.Row) string {
+	if c := pct(r.Margin); c != "" && r.MarginIsBound {
+		return ">" + c
+	}
+	return pct(r.Margin)
 }
 
 func pct(v float64) string {

@@ -31,6 +31,7 @@ type Serial struct {
 	primary   queue
 	secondary queue
 
+	stopped      bool // Stop was called: Run returns before its next event
 	isPaused     bool
 	isPausedLock sync.Mutex
 	pauseLock    sync.Mutex
@@ -66,7 +67,7 @@ func (e *Serial) CurrentTime() akita.VTimeInSec {
 func (e *Serial) Run() error {
 	e.runLock.Lock()
 	defer e.runLock.Unlock()
-	for len(e.primary) > 0 || len(e.secondary) > 0 {
+	for !e.stopped && (len(e.primary) > 0 || len(e.secondary) > 0) {
 		e.pauseLock.Lock()
 		t, evt := e.next()
 		if now := e.CurrentTime(); t < now {
@@ -97,6 +98,10 @@ func (e *Serial) next() (akita.VTimeInSec, akita.Event) {
 	}
 	return e.secondary.pop()
 }
+
+// Stop makes Run return before its next event, leaving the rest queued.
+// Only a handler that Run is running may call it (it takes no lock).
+func (e *Serial) Stop() { e.stopped = true }
 
 // Pause stops Run before its next event until Continue.
 func (e *Serial) Pause() {

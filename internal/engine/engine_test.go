@@ -67,3 +67,42 @@ func TestSameOrderAsAkita(t *testing.T) {
 		}
 	}
 }
+
+// stopper stops its engine when it handles the event with id stopAt.
+type stopper struct {
+	e      *Serial
+	stopAt int
+	ran    []int
+}
+
+func (s *stopper) Handle(e akita.Event) error {
+	id := e.(*stopEvent).id
+	s.ran = append(s.ran, id)
+	if id == s.stopAt {
+		s.e.Stop()
+	}
+	return nil
+}
+
+// TestStopEndsRun: Stop inside a handler makes Run return after that
+// event, with the later ones still queued.
+func TestStopEndsRun(t *testing.T) {
+	e := New()
+	s := &stopper{e: e, stopAt: 3}
+	for i := 0; i < 10; i++ {
+		e.Schedule(&stopEvent{event{t: akita.VTimeInSec(i), id: i}, s})
+	}
+	if err := e.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ran) != 4 || s.ran[3] != 3 || len(e.primary) != 6 {
+		t.Fatalf("ran %v, %d left queued; want 0..3 and 6", s.ran, len(e.primary))
+	}
+}
+
+type stopEvent struct {
+	event
+	s *stopper
+}
+
+func (v *stopEvent) Handler() akita.Handler { return v.s }

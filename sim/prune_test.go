@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"testing"
+
+	akita "github.com/sarchlab/akita/v3/sim"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// sampleWatcher asks for the selection's samples and ignores them: with
+// it the selection runs every candidate's sample to the end.
+type sampleWatcher struct{}
+
+func (sampleWatcher) KernelBuilt(string, akita.Engine, []akita.Component) {}
+func (sampleWatcher) KernelDone(string)                                   {}
+func (sampleWatcher) WantsSamples() bool                                  { return true }
+
+// TestPruningKeepsTheSelection: stopping a candidate's sample once it
+// provably loses changes neither the kernel chosen nor the record; every
+// stopped candidate's bound lies between the winner's estimate and its own
+// estimate run to the end. Shapes and modes whose candidates' estimates
+// are far apart (so that some are stopped), and a wave-extrapolated one
+// (12 waves of 64x64 tiles on 4 SMs).
+func TestPruningKeepsTheSelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("each selection twice")
+	}
+	t.Parallel() // long: overlaps the other long tests on a second core
+	ld, err := configs.Load(nil, []string{"gpu.sm_count=16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruned := 0
+	for _, c := range []struct {
+		m, n, k int
+		sparse  bool
+	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false}} {
+		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		fast, err := selectKernel(ld.Config, g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := selectKernel(ld.Config, g, sampleWatcher{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast.plan.name() != slow.plan.name() || fast.cycles != slow.cycles ||
+			fast.tcBusy != slow.tcBusy || fast.mem != slow.mem {
+			t.Fatalf("%+v: pruned selection %s, %d cycles; unpruned %s, %d cycles", c,
+				fast.plan.name(), fast.cycles, slow.plan.name(), slow.cycles)
+		}
+		exact := map[string]float64{}
+		for _, s := range slow.candidates {
+			if s.Pruned {
+				t.Fatalf("%+v: %s pruned with samples watched", c, s.Kernel)
+			}
+			exact[s.Kernel] = s.EstimatedCycles
+		}
+		win := slow.candidates[0].EstimatedCycles
+		for _, f := range fast.candidates {
+			e := exact[f.Kernel]
+			t.Logf("%dx%dx%d sparse=%v %s: %.0f (pruned %v), run to the end %.0f", c.m, c.n, c.k,
+				c.sparse, f.Kernel, f.EstimatedCycles, f.Pruned, e)
+			switch {
+			case !f.Pruned && f.EstimatedCycles != e:
+				t.Errorf("%s: estimate %.0f, unpruned %.0f", f.Kernel, f.EstimatedCycles, e)
+			case f.Pruned && (f.EstimatedCycles <= win || f.EstimatedCycles > e):
+				t.Errorf("%s: bound %.0f outside (winner %.0f, its estimate %.0f]", f.Kernel,
+					f.EstimatedCycles, win, e)
+			}
+			if f.Pruned {
+				pruned++
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Error("no candidate was pruned: pick shapes whose candidates differ more")
+	}
+}
