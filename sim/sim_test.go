@@ -53,9 +53,17 @@ func TestRunIsDeterministic(t *testing.T) {
 // the measured A100 speedups of mid-size and large GEMMs in
 // validation/points (1.11 for 4096^3 to 1.62 for 768x49152x3072), widened
 // to [1.1, 1.9].
+//
+// Each GEMM runs the pre-model's favourite only
+// (kernel.simulated_candidates=1): the shape of the speedup, not the
+// selection, is under test, and sampling three candidates tripled the
+// test's time.
 func TestSparseSpeedupShape(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
-	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 2048}))
+	rep := run(t, gemmJob([3]int{256, 512, 512}, [3]int{4096, 2048, 2048}),
+		"kernel.simulated_candidates=1")
+	t.Logf("speedups: small %.3f (%s), large %.3f (%s)", rep.Results[1].Speedup,
+		rep.Results[1].Kernel, rep.Results[3].Speedup, rep.Results[3].Kernel)
 	small, large := rep.Results[1].Speedup, rep.Results[3].Speedup
 	if large < 1.1 || large > 1.9 {
 		t.Errorf("large sparse speedup %.3f outside [1.1, 1.9]", large)
