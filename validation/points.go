@@ -218,6 +218,8 @@ func ConfigFor(hardware string) (string, bool) {
 	switch {
 	case strings.HasPrefix(h, "A100-80GB"), strings.HasPrefix(h, "A100-SXM4-80GB"):
 		return "a100-80gb", true
+	case strings.HasPrefix(h, "A100-PCIE-40GB"):
+		return "a100-pcie-40gb", true // the SXM4-40GB's GA100 on a 250 W board
 	case strings.HasPrefix(h, "A100"):
 		return "a100-40gb", true
 	case strings.HasPrefix(h, "H100"):

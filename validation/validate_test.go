@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/configs"
 )
 
 const smallPoints = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
@@ -134,5 +136,22 @@ func TestTwelveColumnFile(t *testing.T) {
 	pts, err := ParsePoints(strings.NewReader(text), "old.csv")
 	if err != nil || len(pts) != 1 || pts[0].Kernels != nil || pts[0].Clock != "" {
 		t.Fatalf("12-column file: %v %+v", err, pts)
+	}
+}
+
+// Each row runs on its hardware's built-in config: the PCIe card on its
+// own (its 250 W limit is what power_capped reads), each of which loads.
+func TestConfigForHardware(t *testing.T) {
+	for hw, want := range map[string]string{"A100-PCIE-40GB": "a100-pcie-40gb",
+		"A100-SXM4-40GB": "a100-40gb", "A100": "a100-40gb", "A100-80GB-SXM": "a100-80gb",
+		"A100-SXM4-80GB": "a100-80gb", "H100-SXM": "h100-sxm"} {
+		got, ok := ConfigFor(hw)
+		if !ok || got != want {
+			t.Errorf("%s: config %q, want %q", hw, got, want)
+			continue
+		}
+		if _, err := configs.Load([]string{got}, nil); err != nil {
+			t.Errorf("%s: %v", hw, err)
+		}
 	}
 }
