@@ -94,7 +94,6 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // cycles by a steady wave's time per wave left out, tensor-core busy
 // time, traffic and the time breakdown by the steady increments per MMA.
 func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
-	steady := float64(w.simulated - 1)
 	// Each left-out wave costs a steady wave's time, and the left-out
 	// CTAs' work the steady counts per unit of work. The wave's time is
 	// the step in its CTAs' mean finish cycle (a wave's last CTA is a
@@ -105,10 +104,7 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	// flight at the two ends are not equally far along (per finished CTA,
 	// tensor-core busy time came out 7-13 % off on 8192^3, 16384^3 and
 	// 8192x4096x1024 with 128x128x32 tiles).
-	moreCTAs := float64(g.plan.ctas - g.launchLimit)
-	n := float64(w.perWave)
-	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / steady
-	r.cycles += uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
+	r.cycles += w.leftOutCycles(g)
 	perWork := float64(skippedMMAs(g.plan, g.launchLimit)) /
 		float64(max(1, w.at[1].mmas-w.at[0].mmas))
 	f := func(e, a1, a3 uint64) uint64 {
@@ -135,6 +131,20 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	r.extrapolated = true
 	r.waves = w.total
 }
+
+// leftOutCycles is what the waves left out add to the kernel's cycles:
+// the step in the mean CTA finish cycle per wave between the ends of
+// wave 1 and the last tracked wave, per wave left out. Known once the
+// last tracked wave has finished (tracked reports whether it has).
+func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
+	moreCTAs := float64(g.plan.ctas - g.launchLimit)
+	n := float64(w.perWave)
+	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / float64(w.simulated-1)
+	return uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
+}
+
+// tracked reports whether the tracked waves have all finished.
+func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
 
 // skippedMMAs is the MMA instructions of the plan's CTAs from launched
 // on, which the run leaves out.

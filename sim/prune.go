@@ -14,9 +14,10 @@ import (
 // MMAs of the CTAs not yet launched must go to some tensor core, so all
 // the MMAs left need at least ceil(left / tensor cores) intervals after
 // now; the kernel ends no sooner than either. A sample's estimate is its
-// cycles (plus, when its middle waves are left out, a steady wave's time
-// for each, which is not negative), so a bound above the best estimate so
-// far means this candidate loses whatever its remaining cycles hold:
+// cycles plus, when its middle waves are left out, a steady wave's time
+// for each (waveTracker.leftOutCycles, not negative and fixed once the
+// tracked waves have finished, when the bound adds it), so a bound above
+// the best estimate so far means this candidate loses whatever its remaining cycles hold:
 // stopping it changes neither the kernel chosen nor the record, only how
 // long the loser's estimate took (its estimate is then that bound,
 // marked pruned; TestPruningKeepsTheSelection).
@@ -53,6 +54,9 @@ func (p *pruner) check(g *gpu, now uint64) {
 		for _, sp := range sm.sps {
 			lb = max(lb, now+sp.mmaLeft*p.interval)
 		}
+	}
+	if w := g.waves; w != nil && w.tracked() {
+		lb += w.leftOutCycles(g) // what the estimate adds for the waves left out, known now
 	}
 	if float64(lb) > p.above {
 		p.bound = lb

@@ -21,8 +21,8 @@ func (sampleWatcher) WantsSamples() bool                                  { retu
 // provably loses changes neither the kernel chosen nor the record; every
 // stopped candidate's bound lies between the winner's estimate and its own
 // estimate run to the end. Shapes and modes whose candidates' estimates
-// are far apart (so that some are stopped), and a wave-extrapolated one
-// (12 waves of 64x64 tiles on 4 SMs).
+// are far apart (so that some are stopped), on 16 SMs, the last one with
+// 8 waves or more, so that its samples are wave-extrapolated.
 func TestPruningKeepsTheSelection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("each selection twice")
@@ -36,7 +36,8 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k int
 		sparse  bool
-	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false}} {
+	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false},
+		{2048, 2048, 256, false}} {
 		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
 		fast, err := selectKernel(ld.Config, g, nil)
 		if err != nil {
@@ -50,6 +51,9 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 			fast.tcBusy != slow.tcBusy || fast.mem != slow.mem {
 			t.Fatalf("%+v: pruned selection %s, %d cycles; unpruned %s, %d cycles", c,
 				fast.plan.name(), fast.cycles, slow.plan.name(), slow.cycles)
+		}
+		if c.m == 2048 && !slow.extrapolated {
+			t.Errorf("%+v: not wave-extrapolated", c)
 		}
 		exact := map[string]float64{}
 		for _, s := range slow.candidates {
