@@ -21,8 +21,9 @@ func (sampleWatcher) WantsSamples() bool                                  { retu
 // provably loses changes neither the kernel chosen nor the record; every
 // stopped candidate's bound lies between the winner's estimate and its own
 // estimate run to the end. Shapes and modes whose candidates' estimates
-// are far apart (so that some are stopped), on 16 SMs, the last one with
-// 8 waves or more, so that its samples are wave-extrapolated.
+// are far apart (so that some are stopped), on 16 SMs; 2048x2048x256 has
+// 8 waves, so that its samples are wave-extrapolated, and 256x512x16384
+// is long in K, so that its samples are fitted along K (kFit).
 func TestPruningKeepsTheSelection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("each selection twice")
@@ -37,7 +38,7 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 		m, n, k int
 		sparse  bool
 	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false},
-		{2048, 2048, 256, false}} {
+		{2048, 2048, 256, false}, {256, 512, 16384, true}} {
 		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
 		fast, err := selectKernel(ld.Config, g, nil)
 		if err != nil {

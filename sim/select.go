@@ -134,7 +134,17 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 	}
 	var rs [2]*kernelResult
 	for i, k := range kSamples {
-		r, err := simulateRun(&sampleCfg, p.withKSteps(k), obs, run)
+		// The second sample can be pruned: the estimate grows with its
+		// cycles (kFit), so it loses once they pass kFit's inverse of above.
+		limit := 0.0
+		if i == 1 && above > 0 {
+			limit = kFitInverse(p, float64(rs[0].cycles), above)
+		}
+		r, err := simulateRunBelow(&sampleCfg, p.withKSteps(k), obs, run, limit)
+		var pe *prunedError
+		if errors.As(err, &pe) {
+			return kFit(p, float64(rs[0].cycles), float64(pe.bound)), nil, true, nil
+		}
 		if err != nil {
 			return 0, nil, false, err
 		}
@@ -149,6 +159,27 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
 	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
 	return fixed + perK*float64(p.kSteps), nil, false, nil
+}
+
+// kFit is a lower bound on a long-K estimate from its samples' cycles c1
+// (kSamples[0] k-steps) and c2 (kSamples[1]): the line through them at
+// the plan's k-steps, never below c2. The record's fit (extendInK) is
+// exactly this, and the fixed + per-k-step fit below is at least it
+// (its per-k-step cost is clamped at 0 and its fixed cost at 0, either of
+// which only adds). It grows with c2, so a bound on c2 bounds it.
+func kFit(p *kernelPlan, c1, c2 float64) float64 {
+	m := float64(p.kSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+	return c2 + max(0, c2-c1)*m
+}
+
+// kFitInverse is the c2 at which kFit reaches est (est >= c1 assumed
+// otherwise: below c1 the fit is c2 itself).
+func kFitInverse(p *kernelPlan, c1, est float64) float64 {
+	if est <= c1 {
+		return est
+	}
+	m := float64(p.kSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+	return (est + c1*m) / (1 + m)
 }
 
 // candidateEstimate is one simulated candidate: its sample estimates over
