@@ -159,24 +159,27 @@ var extrapolationFamily = []struct {
 	// that come in the first waves and are not steady (docs/sm.md): the
 	// traffic is not compared.
 	l2Resident bool
+	// denseMiss: the dense kernel's cycles and tensor-core utilization
+	// are a known miss, logged and not asserted (below).
+	denseMiss bool
 }{
-	{[3]int{32768, 1024, 1024}, "128x128x64_64x64_s3_splitk1", false},
-	{[3]int{16384, 2048, 512}, "256x128x64_64x64_s3_splitk1", false},
-	{[3]int{8192, 8192, 256}, "64x64x64_32x32_s6_splitk1", true},
+	{[3]int{32768, 1024, 1024}, "128x128x64_64x64_s3_splitk1", false, false},
+	{[3]int{16384, 2048, 512}, "256x128x64_64x64_s3_splitk1", false, false},
+	// 32x32 warp tiles, 16 k-steps per CTA: sparse 10 waves of two CTAs
+	// per SM (+0.67 % in cycles when measured), dense 19 waves of one
+	// CTA per SM, a known miss (+3.25 % in cycles, -3.15 % in tensor-core
+	// utilization, 2026-12-01).
+	{[3]int{4096, 2048, 1024}, "64x64x64_32x32_s6_splitk1", true, true},
 }
-
-// shortCTAs marks the family member whose CTAs run only 4 k-steps: its
-// waves never settle into a steady step, and wave extrapolation misses it
-// (cycles +6.1 % to +11.7 % and tensor-core utilization up to +16 % over
-// the full simulation, depending on sm.cta_dispatch_interval, when
-// measured): a known miss, logged and not asserted.
-func shortCTAs(shape [3]int) bool { return shape[2] <= 256 }
 
 // Wave extrapolation agrees with the full simulation within 2 % in
 // cycles, 5 % in tensor-core utilization and DRAM writes, and 30 % in DRAM
 // reads (+15.2 % to +23.1 % on 16384x2048x512 sparse when measured: the
 // reads of the first waves, cold in L2, weigh on the steady increments) on
-// the family above, but for its known misses (shortCTAs, l2Resident).
+// the family above, but for its known misses (l2Resident, denseMiss).
+// Kernels of very short CTAs miss by more and are not in it: 8192x8192x256
+// with 64x64x64_32x32_s6, 4 k-steps per CTA, whose waves never settle into
+// a steady step, extrapolates +6.1 % to +11.7 % in cycles (docs/sm.md).
 func TestExtrapolationCloseToFull(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
@@ -187,8 +190,9 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 		force := "kernel.force=" + f.kernel
 		full := run(t, job, force, "sim.extrapolate_waves=false")
 		ext := run(t, job, force, "sim.extrapolate_waves=true")
-		skip := func(name string) bool {
-			return shortCTAs(f.shape) || f.l2Resident && strings.HasPrefix(name, "dram")
+		skip := func(mode tensorcore.Mode, name string) bool {
+			return f.l2Resident && strings.HasPrefix(name, "dram") ||
+				f.denseMiss && mode == tensorcore.Dense && (name == "cycles" || name == "tc util")
 		}
 		compareExtrapolated(t, full, ext, "extrapolated", skip, func(r, e LayerResult) []agreement {
 			return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
@@ -213,7 +217,7 @@ type agreement struct {
 // the extrapolated one's note says so (note) and the full one's does
 // not, and every agreement of what(full, extrapolated) is within its
 // bound, except the ones skip names known misses (logged, not compared).
-func compareExtrapolated(t *testing.T, full, ext *Report, note string, skip func(string) bool,
+func compareExtrapolated(t *testing.T, full, ext *Report, note string, skip func(tensorcore.Mode, string) bool,
 	what func(r, e LayerResult) []agreement) {
 	t.Helper()
 	for i, r := range full.Results {
@@ -222,7 +226,7 @@ func compareExtrapolated(t *testing.T, full, ext *Report, note string, skip func
 			t.Errorf("%s %s: notes %q (full) and %q (extrapolated)", r.Layer, r.Mode, r.Note, e.Note)
 		}
 		for _, c := range what(r, e) {
-			if skip(c.name) {
+			if skip(r.Mode, c.name) {
 				t.Logf("%s %s %s (known miss: not compared): full %g, extrapolated %g",
 					r.Layer, r.Mode, c.name, c.f, c.e)
 				continue
@@ -377,7 +381,7 @@ func TestKExtrapolationCloseToFull(t *testing.T) {
 		force := "kernel.force=" + f.kernel
 		full := run(t, job, force, "sim.extrapolate_ksteps=false")
 		ext := run(t, job, force, "sim.extrapolate_ksteps=true")
-		compareExtrapolated(t, full, ext, "extrapolated in K", func(string) bool { return false },
+		compareExtrapolated(t, full, ext, "extrapolated in K", func(tensorcore.Mode, string) bool { return false },
 			func(r, e LayerResult) []agreement {
 				return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
 					{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
