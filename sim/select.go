@@ -112,9 +112,9 @@ const sampleKSteps = 96
 // costs (launch, prologue, epilogue) count once instead of scaling with K.
 // run is the ensemble run (0: unperturbed; see jitter.go).
 //
-// above > 0 stops a sample that is whole in K once it provably takes more
-// than above cycles (prune.go); its estimate is then that lower bound and
-// pruned is true.
+// above > 0 stops the sample once its estimate provably exceeds above
+// (prune.go; for a long-K plan, its second K sample against kFit); the
+// estimate returned is then that lower bound and pruned is true.
 func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, above float64) (est float64, full *kernelResult, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
