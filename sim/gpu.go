@@ -22,9 +22,8 @@ var simulations atomic.Uint64
 // SerialEngine's event order, at less cost per event).
 type gpu struct {
 	cfg    *configs.Config
-	engine akita.Engine
-	eng    *engine.Serial // engine, as itself
-	prune  *pruner        // stops a losing selection sample (nil: runs to the end)
+	engine *engine.Serial
+	prune  *pruner // stops a losing selection sample (nil: runs to the end)
 	clk    clock.Clock
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
@@ -54,8 +53,7 @@ type gpu struct {
 // buildGPU makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
 func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
-	eng := engine.New()
-	g := &gpu{cfg: cfg, engine: eng, eng: eng,
+	g := &gpu{cfg: cfg, engine: engine.New(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
 		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).

@@ -68,7 +68,7 @@ func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run i
 		return nil, err
 	}
 	if above > 0 {
-		g.prune = newPruner(g, g.eng, above)
+		g.prune = newPruner(g, above)
 	}
 	g.jitter = newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency)
 	name := plan.describe()

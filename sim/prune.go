@@ -1,9 +1,8 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
-
-	"github.com/stcsim/stcsim/internal/engine"
 )
 
 // pruner stops a kernel-selection sample as soon as it provably cannot
@@ -17,8 +16,8 @@ import (
 // cycles plus, when its middle waves are left out, a steady wave's time
 // for each (waveTracker.leftOutCycles, not negative and fixed once the
 // tracked waves have finished, when the bound adds it), so a bound above
-// the best estimate so far means this candidate loses whatever its remaining cycles hold:
-// stopping it changes neither the kernel chosen nor the record, only how
+// the best estimate so far means this candidate loses whatever its
+// remaining cycles hold: stopping it changes neither the kernel chosen nor the record, only how
 // long the loser's estimate took (its estimate is then that bound,
 // marked pruned; TestPruningKeepsTheSelection).
 type pruner struct {
@@ -27,18 +26,16 @@ type pruner struct {
 	units    uint64  // tensor cores
 	interval uint64  // cycles a tensor core holds one MMA's issue slot
 	next     uint64  // MMAs issued at the next check
-	eng      *engine.Serial
-	bound    uint64 // the bound that stopped the run (0: not stopped)
+	bound    uint64  // the bound that stopped the run (0: not stopped)
 }
 
 // pruneEvery is how many MMAs pass between two checks of the bound.
 const pruneEvery = 256
 
-func newPruner(g *gpu, eng *engine.Serial, above float64) *pruner {
+func newPruner(g *gpu, above float64) *pruner {
 	return &pruner{above: above,
 		total: skippedMMAs(g.plan, 0) - skippedMMAs(g.plan, g.launchLimit),
-		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.issueInterval(g.plan)),
-		eng: eng}
+		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.issueInterval(g.plan))}
 }
 
 // check runs after each MMA issued at cycle now.
@@ -60,7 +57,7 @@ func (p *pruner) check(g *gpu, now uint64) {
 	}
 	if float64(lb) > p.above {
 		p.bound = lb
-		p.eng.Stop()
+		g.engine.Stop()
 	}
 }
 
@@ -70,4 +67,13 @@ type prunedError struct{ bound uint64 }
 
 func (e *prunedError) Error() string {
 	return fmt.Sprintf("selection sample stopped: at least %d cycles", e.bound)
+}
+
+// prunedBound is the bound of a run that err says was pruned.
+func prunedBound(err error) (uint64, bool) {
+	var pe *prunedError
+	if errors.As(err, &pe) {
+		return pe.bound, true
+	}
+	return 0, false
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -120,9 +119,8 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 	sampleCfg.Sim.ExtrapolateWaves = true
 	if p.lastKSteps <= 2*sampleKSteps {
 		r, err := simulateRunBelow(&sampleCfg, p, obs, run, above)
-		var pe *prunedError
-		if errors.As(err, &pe) {
-			return float64(pe.bound), nil, true, nil
+		if bound, ok := prunedBound(err); ok {
+			return float64(bound), nil, true, nil
 		}
 		if err != nil {
 			return 0, nil, false, err
@@ -141,9 +139,8 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 			limit = kFitInverse(p, float64(rs[0].cycles), above)
 		}
 		r, err := simulateRunBelow(&sampleCfg, p.withKSteps(k), obs, run, limit)
-		var pe *prunedError
-		if errors.As(err, &pe) {
-			return kFit(p, float64(rs[0].cycles), float64(pe.bound)), nil, true, nil
+		if bound, ok := prunedBound(err); ok {
+			return kFit(p, float64(rs[0].cycles), float64(bound)), nil, true, nil
 		}
 		if err != nil {
 			return 0, nil, false, err

@@ -58,8 +58,12 @@ const (
 	StageAccum    = "accumulate"
 )
 
+// stageOrder is every datapath's stages, in pipeline order; a dense
+// datapath's decode and select stages have no fill.
+var stageOrder = [...]string{StageOperands, StageDecode, StageSelect, StageDot, StageAccum}
+
 // numStages is how many stages every datapath has.
-const numStages = 5
+const numStages = len(stageOrder)
 
 // MuxLevels is the depth of a fan-in-input selector built from 2:1 muxes:
 // ceil(log2 fan-in).
@@ -165,7 +169,7 @@ func (d *Datapath) build(p *PrecisionConfig, aBytes, bBytes, metaBits int) {
 	}
 	d.Stages = nil
 	d.Interval, d.Latency = 0, 0
-	for _, name := range []string{StageOperands, StageDecode, StageSelect, StageDot, StageAccum} {
+	for _, name := range stageOrder {
 		s := Stage{Name: name, Fill: fills[name]}
 		for _, k := range d.Constraints {
 			if k.Stage == name && k.Cycles > s.Occupancy {

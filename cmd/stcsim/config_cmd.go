@@ -16,10 +16,7 @@ func runConfig(args []string) int {
 	if len(args) == 0 || (args[0] != "show" && args[0] != "list") {
 		fmt.Fprintln(os.Stderr, "usage: stcsim config show [--config NAME|PATH]... [--set key=value]...\n"+
 			"       stcsim config list")
-		if len(args) > 0 && isHelp(args[0]) {
-			return exitOK
-		}
-		return exitUsage
+		return usageExit(args)
 	}
 	if args[0] == "list" {
 		for _, n := range configs.Builtin() {

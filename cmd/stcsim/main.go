@@ -68,3 +68,12 @@ func usage() {
 
 // isHelp reports whether arg asks for usage.
 func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
+
+// usageExit is the exit status after a command with subcommands printed
+// its usage: 0 when args asked for it, 2 when they were wrong.
+func usageExit(args []string) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		return exitOK
+	}
+	return exitUsage
+}

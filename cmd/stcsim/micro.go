@@ -30,10 +30,7 @@ func runMicro(args []string) int {
 	if len(args) == 0 || microCommands[args[0]] == nil {
 		fmt.Fprintf(os.Stderr, "usage: stcsim micro %s [flags]\n",
 			strings.Join(names, "|"))
-		if len(args) > 0 && isHelp(args[0]) {
-			return exitOK
-		}
-		return exitUsage
+		return usageExit(args)
 	}
 	return microCommands[args[0]].run(args[1:])
 }

@@ -17,10 +17,7 @@ func runResults(args []string) int {
 	if len(args) == 0 || args[0] != "export" {
 		fmt.Fprintln(os.Stderr, "usage: stcsim results export DB "+
 			"[--format csv|json] [--out FILE]")
-		if len(args) > 0 && isHelp(args[0]) {
-			return exitOK
-		}
-		return exitUsage
+		return usageExit(args)
 	}
 	fs := newFlagSet("results export", "DB [--format csv|json] [--out FILE]")
 	format := fs.String("format", "csv", "csv or json")
