@@ -173,11 +173,18 @@ func pinnedCell(r validation.Row) string {
 }
 
 // marginCell is the row's margin, with ">" when it is a lower bound.
+// Candidates often tie within a few cycles in a hundred thousand, so a
+// margin under 0.1 % keeps two significant digits instead of reading
+// 0.0 %.
 func marginCell(r validation.Row) string {
-	if c := pct(r.Margin); c != "" && r.MarginIsBound {
+	c := pct(r.Margin)
+	if m := math.Abs(100 * r.Margin); m > 0 && m < 0.1 {
+		c = fmt.Sprintf("%.2g%%", 100*r.Margin)
+	}
+	if c != "" && r.MarginIsBound {
 		return ">" + c
 	}
-	return pct(r.Margin)
+	return c
 }
 
 func pct(v float64) string {

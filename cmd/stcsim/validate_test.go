@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/validation"
 )
 
 // validate prints per-row signs, roles and pinned kernels and per-kind
@@ -35,5 +37,27 @@ func TestValidateTableAndGate(t *testing.T) {
 	})
 	if code != exitInternal {
 		t.Errorf("--max-mape 0.001: exit %d, want %d", code, exitInternal)
+	}
+}
+
+// TestMarginCellKeepsSmallMargins: a margin of a few cycles in a hundred
+// thousand (a near tie, often against a pruned runner-up's bound) is
+// printed with its digits, not as ">0.0%".
+func TestMarginCellKeepsSmallMargins(t *testing.T) {
+	for _, c := range []struct {
+		margin float64
+		bound  bool
+		want   string
+	}{
+		{0, false, ""},
+		{0.069, false, "6.9%"},
+		{0.069, true, ">6.9%"},
+		{0.001, false, "0.1%"},
+		{0.0000373, true, ">0.0037%"},
+		{0.00049, false, "0.049%"},
+	} {
+		if got := marginCell(validation.Row{Margin: c.margin, MarginIsBound: c.bound}); got != c.want {
+			t.Errorf("margin %g (bound %v): %q, want %q", c.margin, c.bound, got, c.want)
+		}
 	}
 }
