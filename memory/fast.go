@@ -27,6 +27,8 @@ type fast struct {
 	ports []server
 	stats Stats
 	free  []*cpDone // cp.async completions to reuse
+	// freeDone: Read, Write and Flush completions to reuse
+	freeDone []*plainDone
 }
 
 func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
@@ -163,8 +165,29 @@ func (f *fast) run(q *request, r Region) {
 
 // complete calls done at the cycle finish rounds up to (doneCycle).
 func (f *fast) complete(finish float64, done func(cycle uint64)) {
-	c := f.doneCycle(finish)
-	f.cb.At(f, c, func() { done(c) })
+	d := reuse(&f.freeDone)
+	if d == nil {
+		d = &plainDone{f: f}
+		d.fired = d.fire
+	}
+	d.done, d.cycle = done, f.doneCycle(finish)
+	f.cb.At(f, d.cycle, d.fired)
+}
+
+// plainDone is a Read's, Write's or Flush's completion event's state,
+// reused like cpDone's.
+type plainDone struct {
+	f     *fast
+	done  func(cycle uint64)
+	cycle uint64
+	fired func() // fire, made once
+}
+
+func (d *plainDone) fire() {
+	done, c := d.done, d.cycle
+	d.done = nil
+	d.f.freeDone = append(d.f.freeDone, d)
+	done(c)
 }
 
 // doneCycle is the cycle finish rounds up to, never before the engine's

@@ -168,7 +168,8 @@ var extrapolationFamily = []struct {
 	// 32x32 warp tiles, 16 k-steps per CTA: sparse 10 waves of two CTAs
 	// per SM (+0.67 % in cycles when measured), dense 19 waves of one
 	// CTA per SM, a known miss (+3.25 % in cycles, -3.15 % in tensor-core
-	// utilization, 2026-12-01).
+	// utilization, 2026-12-01): its second wave still starts in lock-step
+	// and the step settles only from the sixth (docs/sm.md).
 	{[3]int{4096, 2048, 1024}, "64x64x64_32x32_s6_splitk1", true, true},
 }
 
