@@ -127,6 +127,7 @@ func (g *gpu) run() error {
 func (g *gpu) ctaFinished(c *cta, at uint64) {
 	g.doneCTAs++
 	c.sm.lastFinish = max(c.sm.lastFinish, at)
+	c.sm.finishes = append(c.sm.finishes, at)
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.idx, at)

@@ -47,6 +47,9 @@ type kernelResult struct {
 	// candidates what the selection simulated, best first.
 	runCycles  []uint64
 	candidates []Candidate
+	// straggler: the SM that ran on alone at the end (straggler.go;
+	// none for a record extended in K, whose end is a fit).
+	straggler straggler
 }
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
@@ -94,6 +97,7 @@ func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run i
 		breakdown: g.breakdown(end), mem: pre}
 	r.busy, r.idle = g.acct.busy, g.closedIdle(end)
 	r.tcBusy = g.tcBusy()
+	r.straggler = g.straggler()
 	r.smemBytes = g.smemBytes()
 	r.flushCycles = flushed - end
 	r.writebackBytes = post.DRAMWriteBytes - pre.DRAMWriteBytes

@@ -214,6 +214,14 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
 			"first %d and the last of %d waves", extrapolationWaves, k.waves))
 	}
+	if st := k.straggler; !k.kExtrapolated && st.alone > 0 &&
+		float64(st.alone) >= stragglerShare*float64(k.cycles) {
+		res.Straggler = &Straggler{SM: st.sm, CTAs: st.ctas, AloneCycles: st.alone}
+		res.Note = joinNote(res.Note, fmt.Sprintf("SM %d ran alone for the "+
+			"last %d cycles (%.1f %%) with %d CTA(s): where the last CTAs "+
+			"land (sim.jitter_runs samples it)", st.sm, st.alone,
+			100*float64(st.alone)/float64(k.cycles), st.ctas))
+	}
 	if k.kExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
 			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))

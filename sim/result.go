@@ -51,6 +51,10 @@ type LayerResult struct {
 	Breakdown Breakdown `json:"breakdown"`
 	Speedup   float64   `json:"speedup,omitempty"`
 	Note      string    `json:"note,omitempty"`
+	// Straggler is the SM that ran on alone after every other SM had
+	// finished, when that took at least 2 % of Cycles (in the reported
+	// run; absent otherwise and for records extended in K).
+	Straggler *Straggler `json:"straggler,omitempty"`
 	// Candidates are the kernels the selection simulated, best first,
 	// with their sample-estimated cycles (the ensemble mean with
 	// sim.jitter_runs > 1); the first is Kernel.
@@ -102,6 +106,15 @@ type Candidate struct {
 	// candidate simulated before it, and EstimatedCycles is the lower
 	// bound that proved it (tensor cores at full rate for its MMAs left).
 	Pruned bool `json:"pruned,omitempty"`
+}
+
+// Straggler is one SM that ended a kernel alone: which, how many CTAs it
+// was still running when the last other SM finished, and for how many
+// cycles it then ran alone.
+type Straggler struct {
+	SM          int    `json:"sm"`
+	CTAs        int    `json:"ctas"`
+	AloneCycles uint64 `json:"alone_cycles"`
 }
 
 // Margin is the selected kernel's estimated lead over the runner-up,

@@ -29,7 +29,8 @@ type smUnit struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsmA, ldsmB, ldsmE, staging memory.Pattern
-	lastFinish                   uint64 // the cycle its latest CTA finished
+	lastFinish                   uint64   // the cycle its latest CTA finished
+	finishes                     []uint64 // the cycle each of its CTAs finished
 }
 
 // Handle runs the callbacks the SM scheduled for itself.

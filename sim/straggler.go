@@ -1,0 +1,48 @@
+package sim
+
+// straggler is the SM that finished the kernel's CTAs last, if it ran on
+// after every other SM had finished: its CTAs still running then, and
+// for how long it ran alone. Where the last CTAs land decides it (a tail
+// CTA alone on an SM, or two sharing one, docs/sm.md), and one cycle of
+// a parameter can move it, so the record says so when it is large.
+type straggler struct {
+	sm    int
+	ctas  int
+	alone uint64 // cycles after the second-latest SM's last CTA finished
+}
+
+// straggler finds the kernel's straggler among the SMs that ran CTAs;
+// alone is 0 when fewer than two did.
+func (g *gpu) straggler() straggler {
+	last, second := -1, uint64(0)
+	ran := 0
+	for i, sm := range g.sms {
+		if len(sm.finishes) == 0 {
+			continue
+		}
+		ran++
+		switch {
+		case last < 0 || sm.lastFinish > g.sms[last].lastFinish:
+			if last >= 0 {
+				second = max(second, g.sms[last].lastFinish)
+			}
+			last = i
+		default:
+			second = max(second, sm.lastFinish)
+		}
+	}
+	if ran < 2 {
+		return straggler{sm: last}
+	}
+	s := straggler{sm: last, alone: g.sms[last].lastFinish - second}
+	for _, f := range g.sms[last].finishes {
+		if f > second {
+			s.ctas++
+		}
+	}
+	return s
+}
+
+// stragglerShare is how much of a kernel one SM must run alone for its
+// record to name it (Straggler, and a note).
+const stragglerShare = 0.02
