@@ -46,6 +46,10 @@ type Row struct {
 	// MarginIsBound: the runner-up's sample was stopped once it could not
 	// win, so Margin is a lower bound (sim.Candidate.Pruned).
 	MarginIsBound bool `json:"margin_is_bound,omitempty"`
+	// SimulatedClockMHz is the SM clock a time row's selected kernel ran
+	// at: gpu.clock_mhz (the row's locked clock where it names one), or
+	// under gpu.clock_policy power_capped the clock the cap chose.
+	SimulatedClockMHz int `json:"simulated_clock_mhz,omitempty"`
 }
 
 // Summary is the error of one kind of comparison.
@@ -292,6 +296,7 @@ func (v *validator) addTime(p Point, kind string, measured float64, sel sim.Laye
 	row := v.add(p, kind, "us", measured, sel.TimeUS, ld, sel.Kernel)
 	row.Spread = sel.CyclesSpread
 	row.Margin, row.MarginIsBound = sel.Margin(), sel.MarginIsBound()
+	row.SimulatedClockMHz = sel.ClockMHz
 	if pin != nil {
 		row.setPinned(pin.Kernel, pin.TimeUS)
 	}

@@ -74,6 +74,9 @@ func checkRow(t *testing.T, r Row) {
 				r.Kind, r.PinnedKernel, r.PinnedError, r.Clock, want)
 		}
 	}
+	if strings.HasSuffix(r.Kind, "_time") && strings.HasPrefix(r.ID, "gemm") && r.SimulatedClockMHz != 1410 {
+		t.Errorf("%s %s: simulated at %d MHz, want the locked 1410", r.ID, r.Kind, r.SimulatedClockMHz)
+	}
 	if r.ID == "gemm-tflops" && r.Kind == "gemm_dense_time" {
 		want := 2.0 * 1024 * 1024 * 1024 / 100e12 * 1e6
 		if d := r.Measured - want; d > 1e-9 || d < -1e-9 {
@@ -153,5 +156,35 @@ func TestConfigForHardware(t *testing.T) {
 		if _, err := configs.Load([]string{got}, nil); err != nil {
 			t.Errorf("%s: %v", hw, err)
 		}
+	}
+}
+
+// TestPowerCappedRowsReportTheirClock: under power_capped with a limit
+// below what a GEMM draws at 1410 MHz (an idle A100 draws about 65 W),
+// every time row says the lower clock its kernel ran at.
+func TestPowerCappedRowsReportTheirClock(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
+gemm-capped,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test,,boost
+`
+	pts, err := ParsePoints(strings.NewReader(points), "capped.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(pts, Options{Sets: []string{"gpu.clock_policy=power_capped", "power.limit_w=120"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := 0
+	for _, r := range rep.Rows {
+		if !strings.HasSuffix(r.Kind, "_time") {
+			continue
+		}
+		times++
+		if r.SimulatedClockMHz <= 0 || r.SimulatedClockMHz >= 1410 {
+			t.Errorf("%s: simulated at %d MHz under a 120 W cap", r.Kind, r.SimulatedClockMHz)
+		}
+	}
+	if times != 2 {
+		t.Errorf("%d time rows, want dense and sparse", times)
 	}
 }
