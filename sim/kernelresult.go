@@ -47,8 +47,8 @@ type kernelResult struct {
 	// candidates what the selection simulated, best first.
 	runCycles  []uint64
 	candidates []Candidate
-	// straggler: the SM that ran on alone at the end (straggler.go;
-	// none for a record extended in K, whose end is a fit).
+	// straggler: the SM that ran on alone at the end (straggler.go; a
+	// record extended in K does not report it, its end being a fit).
 	straggler straggler
 }
 
