@@ -137,8 +137,16 @@ func (b *Bar) set(done int) {
 	}
 }
 
+// Stop ends the bar of a run that failed: no "done" line (it would
+// claim work that was not done), and on a terminal the bar is cleared
+// so that the error starts its own line.
+func (b *Bar) Stop() { b.finish(false) }
+
 // Done ends the bar: a final line with the elapsed time.
-func (b *Bar) Done() {
+func (b *Bar) Done() { b.finish(true) }
+
+// finish ends the bar once, with its final line when done.
+func (b *Bar) finish(done bool) {
 	if b == nil {
 		return
 	}
@@ -149,13 +157,17 @@ func (b *Bar) Done() {
 	}
 	b.ended = true
 	now := b.now()
-	if b.tty {
+	switch {
+	case b.tty && done:
 		close(b.stop)
 		fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K\n")
-		return
+	case b.tty:
+		close(b.stop)
+		fmt.Fprint(b.out, "\r\x1b[K")
+	case done:
+		fmt.Fprintf(b.out, "%s: %d/%d done in %s\n", b.label, b.done, b.total,
+			round(now.Sub(b.start)))
 	}
-	fmt.Fprintf(b.out, "%s: %d/%d done in %s\n", b.label, b.done, b.total,
-		round(now.Sub(b.start)))
 }
 
 func (b *Bar) barLine(now time.Time) string {

@@ -83,3 +83,24 @@ func TestQuietAndNil(t *testing.T) {
 	b.Set(5, 10)
 	b.Done()
 }
+
+// A failed run's bar ends without a "done" line; on a terminal the bar
+// is cleared so the error that follows starts its own line.
+func TestStopClaimsNothing(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, false, 0, "GEMMs", fakeClock(time.Second))
+	b.Stop()
+	b.Done() // after Stop: nothing more
+	if out.Len() != 0 {
+		t.Errorf("plain bar stopped before any work wrote %q", out.String())
+	}
+	out.Reset()
+	b = newBar(&out, true, 4, "points", fakeClock(time.Second))
+	b.Add(1)
+	b.Stop()
+	if s := out.String(); !strings.HasSuffix(s, "\r\x1b[K") || strings.Contains(s, "\n") {
+		t.Errorf("terminal bar stopped: %q, want it cleared with no newline", s)
+	}
+	var nilBar *Bar
+	nilBar.Stop() // quiet: must not panic
+}

@@ -92,6 +92,9 @@ type cta struct {
 	stores   int    // STG writes not yet accepted by L2
 	lastDone uint64 // last STG accepted
 	regions  []stageTiles
+	// stored is storeDone as a func value, made once per CTA rather
+	// than once per STG.
+	stored func(uint64)
 }
 
 // stageTiles caches the global tiles of one k-step.
@@ -103,6 +106,7 @@ type stageTiles struct {
 func newCTA(s *smUnit, idx int) *cta {
 	p := s.gpu.plan
 	c := &cta{sm: s, plan: p, idx: idx}
+	c.stored = c.storeDone
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
 	c.steps = p.stepsOf(c.split)
 	c.regions = make([]stageTiles, p.tile.Stages+1)

@@ -358,5 +358,5 @@ func (w *warp) store(in *Instr, now uint64) {
 		return
 	}
 	c.stores++
-	c.sm.gpu.mem.Write(now, c.sm.id, memory.DWrite, r, c.storeDone)
+	c.sm.gpu.mem.Write(now, c.sm.id, memory.DWrite, r, c.stored)
 }

@@ -424,6 +424,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
 	rep, err := sim.Run(ld, job)
+	if err != nil {
+		bar.Stop()
+	}
 	bar.Done()
 	finish()
 	if err == nil {

@@ -58,11 +58,12 @@ func runValidate(args []string) int {
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
 		Sets: cf.sets, Calibrated: splitList(*calibrated),
 		Progress: func(done, total int) { bar.Set(done, total) }})
-	bar.Done()
 	if err != nil {
+		bar.Stop()
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
+	bar.Done()
 	if *format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
