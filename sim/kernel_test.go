@@ -46,10 +46,8 @@ func TestRasterOrderIsCUTLASSSwizzle(t *testing.T) {
 // extrapolation on in both), and come within 6 % of them, on a long-K
 // kernel.
 func TestSampleEstimatePredictsFullRun(t *testing.T) {
+	longTier(t, "two full 1024x1024x12800 kernels")
 	t.Parallel() // long: overlaps the other long tests on a second core
-	if testing.Short() {
-		t.Skip("two full 1024x1024x12800 kernels; run without -short")
-	}
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -84,10 +84,8 @@ func TestSparseSpeedupShape(t *testing.T) {
 // 5 137 966 cycles, runner-up +0.2 %; sparse 256x128x64_64x64_s3, 3 581 405
 // cycles, runner-up +6.8 %), which costs a third of selecting them again.
 func TestLargeSquareNearPeak(t *testing.T) {
+	longTier(t, "8192^3 dense and sparse")
 	t.Parallel() // long: overlaps the other long tests on a second core
-	if testing.Short() {
-		t.Skip("8192^3 dense and sparse: the slowest test of the package; run without -short")
-	}
 	rep := run(t, gemmJob([3]int{8192, 8192, 8192}), "sim.extrapolate_waves=true",
 		"kernel.force_dense=128x128x32_64x64_s5", "kernel.force_sparse=256x128x64_64x64_s3")
 	dense, sparse := rep.Results[0], rep.Results[1]
@@ -182,10 +180,8 @@ var extrapolationFamily = []struct {
 // with 64x64x64_32x32_s6, 4 k-steps per CTA, whose waves never settle into
 // a steady step, extrapolates +6.1 % to +11.7 % in cycles (docs/sm.md).
 func TestExtrapolationCloseToFull(t *testing.T) {
+	longTier(t, "full simulations of many-wave kernels")
 	t.Parallel() // long: overlaps the other long tests on a second core
-	if testing.Short() {
-		t.Skip("full simulations of many-wave kernels")
-	}
 	for _, f := range extrapolationFamily {
 		job := gemmJob(f.shape)
 		force := "kernel.force=" + f.kernel
@@ -372,10 +368,8 @@ var kExtrapolationFamily = []struct {
 // (-25.5 % on 2048x2048x8192 dense, -11.0 % on 1024x1024x16384 sparse when
 // measured): held at 30 %, a known miss.
 func TestKExtrapolationCloseToFull(t *testing.T) {
+	longTier(t, "full simulations of deep-K kernels")
 	t.Parallel() // long: overlaps the other long tests on a second core
-	if testing.Short() {
-		t.Skip("full simulations of deep-K kernels")
-	}
 	for _, f := range kExtrapolationFamily {
 		job := gemmJob(f.shape)
 		job.Modes = f.modes
