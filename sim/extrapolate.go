@@ -6,20 +6,39 @@ import (
 	"github.com/stcsim/stcsim/memory"
 )
 
-// extrapolationWaves is how many whole waves are simulated when
-// sim.extrapolate_waves is on: the first wave (fill) and two steady ones;
-// the kernel's last wave (whole or partial) is simulated too.
-const extrapolationWaves = 3
+// trackedWaves is how many whole waves of the plan are simulated, before
+// its last, when sim.extrapolate_waves is on: the first wave (fill) and
+// steady ones. The steady step is measured over the last two of them.
+// At two CTAs or more per SM that is three waves. At one CTA per SM it is
+// six: the first wave's CTAs start together and finish within a few
+// dozen cycles of each other, so the next waves start in lock-step too
+// and drift apart only over several waves (docs/sm.md: on 4096x2048x1024
+// dense with 64x64x64_32x32_s6, 19 waves, the mean CTA duration is
+// 9 776, 9 671 and 9 429 cycles in waves 2-4 and 9 290-9 380 from wave
+// 6; measured over waves 1-3 the step extrapolates +3.25 %, over waves
+// 4-6 +0.52 %).
+func trackedWaves(p *kernelPlan) int {
+	if p.occupancy == 1 {
+		return 6
+	}
+	return 3
+}
 
 // minExtrapolatedWaves is the fewest waves a kernel needs for its middle
 // waves to be left out: with fewer, the waves left out would be few and
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
-// among the next waves' CTAs).
+// among the next waves' CTAs). A kernel of at least this many waves but
+// fewer than trackedWaves + 2 tracks all but its last two.
 const minExtrapolatedWaves = 8
 
-// waveTracker simulates a kernel's first waves and its last one, and
-// measures the steady state between the end of wave 1 and the end of
-// wave 3. A wave is sm_count x occupancy consecutive CTAs in launch
+// steadyWindow is how many of the last tracked waves the steady step and
+// increments are measured over (the ends of the first and last of them).
+const steadyWindow = 3
+
+// waveTracker simulates a kernel's first waves (trackedWaves) and its
+// last one, and measures the steady state between the ends of the first
+// and last waves of the steady window (waves 1 and 3 at two CTAs or more
+// per SM, 4 and 6 at one). A wave is sm_count x occupancy consecutive CTAs in launch
 // order. The waves between are left out: the run launches the kernel's
 // CTAs less that many whole waves, so its tail has the kernel's own
 // shape (a last wave's quantization, its drain, CTAs that blur across
@@ -31,14 +50,15 @@ const minExtrapolatedWaves = 8
 // means differ by 2.2 %, inside both runs' spreads).
 type waveTracker struct {
 	perWave   int
-	total     int // waves of the whole kernel
-	simulated int
+	total     int       // waves of the whole kernel
+	simulated int       // whole waves tracked, before the last
+	from      int       // the first wave of the steady window (0-based)
 	skipped   int       // whole waves left out
 	left      []int     // CTAs of each tracked wave not yet finished
 	end       []uint64  // cycle each tracked wave finished
 	sum       []float64 // sum of its CTAs' finish cycles
-	// at are the counters when wave 1 and the last tracked wave finished:
-	// the steady state lies between them.
+	// at are the counters when the steady window's first and last waves
+	// finished: the steady state lies between them.
 	at [2]waveSnap
 }
 
@@ -59,12 +79,13 @@ func newWaveTracker(g *gpu) *waveTracker {
 	if total < minExtrapolatedWaves {
 		return nil
 	}
+	tracked := min(trackedWaves(g.plan), total-2)
 	w := &waveTracker{perWave: perWave, total: total,
-		simulated: extrapolationWaves,
-		skipped:   total - extrapolationWaves - 1,
-		left:      make([]int, extrapolationWaves),
-		end:       make([]uint64, extrapolationWaves),
-		sum:       make([]float64, extrapolationWaves)}
+		simulated: tracked, from: tracked - steadyWindow,
+		skipped: total - tracked - 1,
+		left:    make([]int, tracked),
+		end:     make([]uint64, tracked),
+		sum:     make([]float64, tracked)}
 	for i := range w.left {
 		w.left[i] = perWave
 	}
@@ -83,8 +104,12 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 		return
 	}
 	w.end[k] = at
-	if k == 0 || k == len(w.left)-1 {
-		w.at[min(k, 1)] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
+	if k == w.from || k == len(w.left)-1 {
+		slot := 1
+		if k == w.from {
+			slot = 0
+		}
+		w.at[slot] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
 			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle},
 			mmas: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP]}
 	}
@@ -98,9 +123,9 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	// CTAs' work the steady counts per unit of work. The wave's time is
 	// the step in its CTAs' mean finish cycle (a wave's last CTA is a
 	// straggler whose delay the next wave absorbs). The counts are the
-	// increments between the ends of waves 1 and 3 per MMA issued in
-	// between, times the left-out CTAs' MMAs (known exactly from their
-	// k-steps): per MMA and not per CTA finished, because the CTAs in
+	// increments over the steady window per MMA issued in it, times the
+	// left-out CTAs' MMAs (known exactly from their k-steps): per MMA and
+	// not per CTA finished, because the CTAs in
 	// flight at the two ends are not equally far along (per finished CTA,
 	// tensor-core busy time came out 7-13 % off on 8192^3, 16384^3 and
 	// 8192x4096x1024 with 128x128x32 tiles).
@@ -130,16 +155,17 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	r.breakdown = shares(busy, idle)
 	r.extrapolated = true
 	r.waves = w.total
+	r.trackedWaves = w.simulated
 }
 
 // leftOutCycles is what the waves left out add to the kernel's cycles:
-// the step in the mean CTA finish cycle per wave between the ends of
-// wave 1 and the last tracked wave, per wave left out. Known once the
+// the step in the mean CTA finish cycle per wave over the steady window,
+// per wave left out. Known once the
 // last tracked wave has finished (tracked reports whether it has).
 func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
 	n := float64(w.perWave)
-	wave := (w.sum[w.simulated-1]/n - w.sum[0]/n) / float64(w.simulated-1)
+	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
 	return uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
 }
 

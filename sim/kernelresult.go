@@ -34,6 +34,7 @@ type kernelResult struct {
 	// waves is then the kernel's whole wave count.
 	extrapolated bool
 	waves        int
+	trackedWaves int // the whole waves simulated before the last, when extrapolated
 	// kExtrapolated: extended in K from two shorter runs
 	// (sim.extrapolate_ksteps, kextrapolate.go).
 	kExtrapolated bool

@@ -212,7 +212,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	}
 	if k.extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
-			"first %d and the last of %d waves", extrapolationWaves, k.waves))
+			"first %d and the last of %d waves", k.trackedWaves, k.waves))
 	}
 	if st := k.straggler; !k.kExtrapolated && st.alone > 0 &&
 		float64(st.alone) >= stragglerShare*float64(k.cycles) {

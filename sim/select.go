@@ -102,9 +102,9 @@ func issueInterval(_ *configs.Config, p *kernelPlan) int { return p.dp.Interval 
 const sampleKSteps = 96
 
 // sampleEstimate predicts a plan's cycles from wave-extrapolated samples
-// (as sim.extrapolate_waves: the first three waves, then the steady
-// rate), so that the ranking sees the steady state and not only the
-// first waves, whose CTAs start in step. A kernel of at most twice
+// (as sim.extrapolate_waves: the first waves, then the steady rate), so
+// that the ranking sees the steady state and not only the first waves,
+// whose CTAs start in step. A kernel of at most twice
 // sampleKSteps k-steps is sampled whole in K (and returned when that is
 // the full simulation); a longer one at sampleKSteps/2 and sampleKSteps
 // k-steps, fitted as cycles = fixed + per-k-step x k-steps so that fixed

@@ -165,10 +165,10 @@ var extrapolationFamily = []struct {
 	{[3]int{16384, 2048, 512}, "256x128x64_64x64_s3_splitk1", false, false},
 	// 32x32 warp tiles, 16 k-steps per CTA: sparse 10 waves of two CTAs
 	// per SM (+0.67 % in cycles when measured), dense 19 waves of one
-	// CTA per SM, a known miss (+3.25 % in cycles, -3.15 % in tensor-core
-	// utilization, 2026-12-01): its second wave still starts in lock-step
-	// and the step settles only from the sixth (docs/sm.md).
-	{[3]int{4096, 2048, 1024}, "64x64x64_32x32_s6_splitk1", true, true},
+	// CTA per SM, whose first waves start in lock-step: tracked over
+	// waves 1-3 it missed by +3.25 % in cycles, over waves 4-6 (six
+	// tracked, as now at one CTA per SM) +0.52 % (2026-12-01, docs/sm.md).
+	{[3]int{4096, 2048, 1024}, "64x64x64_32x32_s6_splitk1", true, false},
 }
 
 // Wave extrapolation agrees with the full simulation within 2 % in
