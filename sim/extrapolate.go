@@ -8,8 +8,8 @@ import (
 
 // trackedWaves is how many whole waves of the plan are simulated, before
 // its last, when sim.extrapolate_waves is on: the first wave (fill) and
-// steady ones. The steady step is measured over the last two of them.
-// At two CTAs or more per SM that is three waves. At one CTA per SM it is
+// steady ones. The steady step is measured over the last steadyWindow
+// of them. At two CTAs or more per SM that is three waves. At one CTA per SM it is
 // six: the first wave's CTAs start together and finish within a few
 // dozen cycles of each other, so the next waves start in lock-step too
 // and drift apart only over several waves (docs/sm.md: on 4096x2048x1024
@@ -27,8 +27,8 @@ func trackedWaves(p *kernelPlan) int {
 // minExtrapolatedWaves is the fewest waves a kernel needs for its middle
 // waves to be left out: with fewer, the waves left out would be few and
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
-// among the next waves' CTAs). A kernel of at least this many waves but
-// fewer than trackedWaves + 2 tracks all but its last two.
+// among the next waves' CTAs). It is at least trackedWaves + 2, so that
+// one wave or more is left out.
 const minExtrapolatedWaves = 8
 
 // steadyWindow is how many of the last tracked waves the steady step and
@@ -38,8 +38,8 @@ const steadyWindow = 3
 // waveTracker simulates a kernel's first waves (trackedWaves) and its
 // last one, and measures the steady state between the ends of the first
 // and last waves of the steady window (waves 1 and 3 at two CTAs or more
-// per SM, 4 and 6 at one). A wave is sm_count x occupancy consecutive CTAs in launch
-// order. The waves between are left out: the run launches the kernel's
+// per SM, 4 and 6 at one). A wave is sm_count x occupancy consecutive
+// CTAs in launch order. The waves between are left out: the run launches the kernel's
 // CTAs less that many whole waves, so its tail has the kernel's own
 // shape (a last wave's quantization, its drain, CTAs that blur across
 // waves), and each left-out wave costs one steady wave. The tail's time
@@ -79,7 +79,7 @@ func newWaveTracker(g *gpu) *waveTracker {
 	if total < minExtrapolatedWaves {
 		return nil
 	}
-	tracked := min(trackedWaves(g.plan), total-2)
+	tracked := trackedWaves(g.plan)
 	w := &waveTracker{perWave: perWave, total: total,
 		simulated: tracked, from: tracked - steadyWindow,
 		skipped: total - tracked - 1,
@@ -125,10 +125,10 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	// straggler whose delay the next wave absorbs). The counts are the
 	// increments over the steady window per MMA issued in it, times the
 	// left-out CTAs' MMAs (known exactly from their k-steps): per MMA and
-	// not per CTA finished, because the CTAs in
-	// flight at the two ends are not equally far along (per finished CTA,
-	// tensor-core busy time came out 7-13 % off on 8192^3, 16384^3 and
-	// 8192x4096x1024 with 128x128x32 tiles).
+	// not per CTA finished, because the CTAs in flight at the two ends are
+	// not equally far along (per finished CTA, tensor-core busy time came
+	// out 7-13 % off on 8192^3, 16384^3 and 8192x4096x1024 with 128x128x32
+	// tiles).
 	r.cycles += w.leftOutCycles(g)
 	perWork := float64(skippedMMAs(g.plan, g.launchLimit)) /
 		float64(max(1, w.at[1].mmas-w.at[0].mmas))
@@ -160,8 +160,8 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 
 // leftOutCycles is what the waves left out add to the kernel's cycles:
 // the step in the mean CTA finish cycle per wave over the steady window,
-// per wave left out. Known once the
-// last tracked wave has finished (tracked reports whether it has).
+// per wave left out. Known once the last tracked wave has finished
+// (tracked reports whether it has).
 func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
 	moreCTAs := float64(g.plan.ctas - g.launchLimit)
 	n := float64(w.perWave)

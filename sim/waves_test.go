@@ -43,3 +43,14 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 		t.Errorf("note %q: want three tracked waves", r.Note)
 	}
 }
+
+// Every extrapolated kernel leaves out at least one wave: the fewest
+// waves extrapolated exceed the tracked waves and the last one.
+func TestExtrapolationLeavesAWaveOut(t *testing.T) {
+	for occ := 1; occ <= 4; occ++ {
+		if n := trackedWaves(&kernelPlan{occupancy: occ}); minExtrapolatedWaves < n+2 {
+			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
+				occ, n, minExtrapolatedWaves)
+		}
+	}
+}

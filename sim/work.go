@@ -91,7 +91,7 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
 	perWave := cfg.GPU.SMCount * p.occupancy
 	if waves := ceilDiv(p.ctas, perWave); extrapolate && waves >= minExtrapolatedWaves {
-		return float64(p.ctas - (waves-min(trackedWaves(p), waves-2)-1)*perWave)
+		return float64(p.ctas - (waves-trackedWaves(p)-1)*perWave)
 	}
 	return float64(p.ctas)
 }
