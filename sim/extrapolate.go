@@ -53,9 +53,7 @@ type waveTracker struct {
 	total     int       // waves of the whole kernel
 	simulated int       // whole waves tracked, before the last
 	from      int       // the first wave of the steady window (0-based)
-	skipped   int       // whole waves left out
 	left      []int     // CTAs of each tracked wave not yet finished
-	end       []uint64  // cycle each tracked wave finished
 	sum       []float64 // sum of its CTAs' finish cycles
 	// at are the counters when the steady window's first and last waves
 	// finished: the steady state lies between them.
@@ -75,22 +73,32 @@ type waveSnap struct {
 // the kernel is simulated in full.
 func newWaveTracker(g *gpu) *waveTracker {
 	perWave := g.cfg.GPU.SMCount * g.plan.occupancy
-	total := ceilDiv(g.plan.ctas, perWave)
-	if total < minExtrapolatedWaves {
+	launched, ok := extrapolatedLaunch(g.plan, perWave)
+	if !ok {
 		return nil
 	}
 	tracked := trackedWaves(g.plan)
-	w := &waveTracker{perWave: perWave, total: total,
+	w := &waveTracker{perWave: perWave, total: ceilDiv(g.plan.ctas, perWave),
 		simulated: tracked, from: tracked - steadyWindow,
-		skipped: total - tracked - 1,
-		left:    make([]int, tracked),
-		end:     make([]uint64, tracked),
-		sum:     make([]float64, tracked)}
+		left: make([]int, tracked),
+		sum:  make([]float64, tracked)}
 	for i := range w.left {
 		w.left[i] = perWave
 	}
-	g.launchLimit = g.plan.ctas - w.skipped*perWave
+	g.launchLimit = launched
 	return w
+}
+
+// extrapolatedLaunch is how many CTAs a wave-extrapolated run of the plan
+// launches at perWave CTAs per wave (its tracked waves and its last,
+// whole or partial), and whether it has waves enough to be extrapolated.
+func extrapolatedLaunch(p *kernelPlan, perWave int) (int, bool) {
+	total := ceilDiv(p.ctas, perWave)
+	if total < minExtrapolatedWaves {
+		return p.ctas, false
+	}
+	skipped := total - trackedWaves(p) - 1
+	return p.ctas - skipped*perWave, true
 }
 
 func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
@@ -103,7 +111,6 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 	if w.left[k] > 0 {
 		return
 	}
-	w.end[k] = at
 	if k == w.from || k == len(w.left)-1 {
 		slot := 1
 		if k == w.from {

@@ -89,9 +89,9 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 // simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
 // the first waves when extrapolating (as newWaveTracker decides).
 func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
-	perWave := cfg.GPU.SMCount * p.occupancy
-	if waves := ceilDiv(p.ctas, perWave); extrapolate && waves >= minExtrapolatedWaves {
-		return float64(p.ctas - (waves-trackedWaves(p)-1)*perWave)
+	if !extrapolate {
+		return float64(p.ctas)
 	}
-	return float64(p.ctas)
+	n, _ := extrapolatedLaunch(p, cfg.GPU.SMCount*p.occupancy)
+	return float64(n)
 }

@@ -426,8 +426,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	rep, err := sim.Run(ld, job)
 	if err != nil {
 		bar.Stop()
+	} else {
+		bar.Done()
 	}
-	bar.Done()
 	finish()
 	if err == nil {
 		err = report.CheckFinite(rep)
