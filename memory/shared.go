@@ -119,12 +119,28 @@ func (s *SharedMemory) write(at uint64, bytes, waves int) uint64 {
 }
 
 // wavefronts of moving bytes with pattern p (whole instructions).
-func (s *SharedMemory) wavefronts(p Pattern, bytes int) int {
+func (s *SharedMemory) wavefronts(p Pattern, bytes int) int { return p.WavefrontsOf(bytes) }
+
+// WavefrontsOf is the wavefronts of moving bytes with pattern p, in whole
+// instructions: what an Access of them takes.
+func (p Pattern) WavefrontsOf(bytes int) int {
 	if p.BytesPerInstr <= 0 || bytes <= 0 {
 		return 0
 	}
 	instrs := (bytes + p.BytesPerInstr - 1) / p.BytesPerInstr
 	return instrs * max(1, p.Wavefronts)
+}
+
+// Backlog is what a lower bound on the bank array's remaining work needs
+// (the selection's pruner, sim/prune.go): floor, the earliest cycle any
+// booking made from now on can take (the calendar's window start: a
+// booking never lands before it); booked, the units booked so far; and a
+// unit count per wavefront and per cycle. A booking of w wavefronts
+// costs at least w x perWave units and a cycle holds at most perCycle,
+// so u units not yet booked end no sooner than floor + ceil(u / perCycle).
+func (s *SharedMemory) Backlog() (floor, booked, perWave, perCycle uint64) {
+	a := &s.array
+	return a.base, a.booked, uint64(a.slot), uint64(a.capacity)
 }
 
 // Stats is the traffic so far.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	akita "github.com/sarchlab/akita/v3/sim"
@@ -82,5 +83,68 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 	}
 	if pruned == 0 {
 		t.Error("no candidate was pruned: pick shapes whose candidates differ more")
+	}
+}
+
+// tilePlan plans g on the library's tile of that name.
+func tilePlan(t *testing.T, cfg *configs.Config, g gemmShape, name string, split int) *kernelPlan {
+	t.Helper()
+	for _, c := range cfg.Kernel.Candidates {
+		if c.Name() == name {
+			p, err := planKernel(cfg, g, c, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatalf("no tile %s", name)
+	return nil
+}
+
+// TestPruneBoundsHold: the pruner's lower bounds never exceed the cycles
+// the run then takes, checked at every check of full runs (a pruner that
+// never stops) over dense and sparse, FP16, TF32 and INT8, tiles from
+// 64x64 to 256x128, edge tiles, split-K and one to several waves on 16
+// SMs; and the shared-memory bound is the one that binds on a sparse
+// kernel whose fragments and fills outrun its MMAs (it must reach most
+// of the run's length, or pruning gains nothing from it).
+func TestPruneBoundsHold(t *testing.T) {
+	cfg := loadTest(t, "gpu.sm_count=16")
+	for _, c := range []struct {
+		m, n, k int
+		prec    tensorcore.Precision
+		sparse  bool
+		tile    string
+		split   int
+	}{
+		{1024, 1024, 512, tensorcore.FP16, true, "128x128x64_64x64_s3", 1},
+		{1024, 1024, 512, tensorcore.FP16, false, "128x128x32_64x64_s5", 1},
+		{1000, 1000, 520, tensorcore.FP16, true, "256x128x64_64x64_s3", 1},
+		{512, 768, 1024, tensorcore.FP16, false, "64x64x32_32x32_s10", 2},
+		{512, 512, 512, tensorcore.TF32, true, "128x128x32_64x64_s3", 1},
+		{512, 512, 512, tensorcore.TF32, false, "128x128x16_64x64_s5", 1},
+		{512, 512, 1024, tensorcore.INT8, true, "128x128x128_64x64_s3", 1},
+	} {
+		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
+		p := tilePlan(t, cfg, g, c.tile, c.split)
+		gp, err := buildGPU(cfg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp.prune = newPruner(gp, math.Inf(1))
+		if err := gp.run(); err != nil {
+			t.Fatal(err)
+		}
+		end, pr := gp.endCycle, gp.prune
+		t.Logf("%+v: %d cycles; bounds half-way: tensor cores %d, shared memory %d", c, end, pr.midTC, pr.midSmem)
+		if pr.maxTC > end || pr.maxSmem > end {
+			t.Errorf("%+v: a bound passed the run's %d cycles: tensor cores %d, shared memory %d",
+				c, end, pr.maxTC, pr.maxSmem)
+		}
+		if c.tile == "128x128x64_64x64_s3" && pr.midSmem < max(pr.midTC, end*3/4) {
+			t.Errorf("%+v: shared-memory bound half-way %d: want above the tensor cores' %d and 3/4 of %d",
+				c, pr.midSmem, pr.midTC, end)
+		}
 	}
 }

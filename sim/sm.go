@@ -31,6 +31,9 @@ type smUnit struct {
 	ldsmA, ldsmB, ldsmE, staging memory.Pattern
 	lastFinish                   uint64   // the cycle its latest CTA finished
 	finishes                     []uint64 // the cycle each of its CTAs finished
+	// smemNeed is the bank-array wavefronts the CTAs started here cannot
+	// finish without (kept only while a pruner watches the run: prune.go).
+	smemNeed uint64
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -47,6 +50,9 @@ func (s *smUnit) at(c uint64, fn func()) {
 
 // start starts CTA idx on this SM now (the dispatcher's launch event).
 func (s *smUnit) start(now uint64, idx int) {
+	if p := s.gpu.prune; p != nil {
+		s.smemNeed += p.smemNeed[idx]
+	}
 	newCTA(s, idx).launch(now)
 }
 
@@ -63,6 +69,17 @@ func (s *smUnit) patterns() {
 	s.ldsmE = perInstr("ldsm E", p.metaLdsm)
 	s.staging = memory.Pattern{Name: "epilogue sts/lds.128",
 		BytesPerInstr: chunkBytes, Wavefronts: chunkBytes / 128}
+}
+
+// ldsmPattern is the pattern of an LDSM of operand op.
+func (s *smUnit) ldsmPattern(op Operand) memory.Pattern {
+	switch op {
+	case OperandE:
+		return s.ldsmE
+	case OperandB:
+		return s.ldsmB
+	}
+	return s.ldsmA
 }
 
 // perInstr spreads a fragment pattern over 512-byte instructions.
@@ -104,9 +121,16 @@ type stageTiles struct {
 }
 
 func newCTA(s *smUnit, idx int) *cta {
-	p := s.gpu.plan
-	c := &cta{sm: s, plan: p, idx: idx}
+	c := planCTA(s.gpu.plan, idx)
+	c.sm = s
 	c.stored = c.storeDone
+	return c
+}
+
+// planCTA is CTA idx of plan p before it has an SM: its coordinates and
+// the global tiles its copies read.
+func planCTA(p *kernelPlan, idx int) *cta {
+	c := &cta{plan: p, idx: idx}
 	c.batch, c.tm, c.tn, c.split = p.ctaCoord(idx)
 	c.steps = p.stepsOf(c.split)
 	c.regions = make([]stageTiles, p.tile.Stages+1)

@@ -247,14 +247,9 @@ func (w *warp) issue(in *Instr, now uint64) {
 	case OpMMA, OpMMASP:
 		w.issueMMA(in, now)
 	case OpLDSM, OpLDS:
-		pat := sp.sm.ldsmA
-		switch {
-		case in.Op == OpLDS:
+		pat := sp.sm.ldsmPattern(in.Operand)
+		if in.Op == OpLDS {
 			pat = sp.sm.staging
-		case in.Operand == OperandE:
-			pat = sp.sm.ldsmE
-		case in.Operand == OperandB:
-			pat = sp.sm.ldsmB
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
 		sp.useRegs(now, w.rfSpans(in))
