@@ -132,6 +132,11 @@ func (c *Config) Validate() check.List {
 	l.Positive("l2.bytes_per_clk", l2.BytesPerClk)
 	if !(l2.Efficiency > 0 && l2.Efficiency <= 1) {
 		l.Add("l2.efficiency", "must be in (0, 1] (got %g)", l2.Efficiency)
+	} else if l2.BytesPerClk > 0 && float64(l2.BytesPerClk)*l2.Efficiency < MinL2BytesPerClk {
+		// The floor of l2.bytes_per_clk holds for what the slices sustain.
+		l.Add("l2.efficiency", "%g of l2.bytes_per_clk %d sustains %.3g B/clk, below the "+
+			"least simulated in reasonable time (%g B/clk); raise either key", l2.Efficiency,
+			l2.BytesPerClk, float64(l2.BytesPerClk)*l2.Efficiency, float64(MinL2BytesPerClk))
 	}
 	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
 	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
@@ -140,6 +145,11 @@ func (c *Config) Validate() check.List {
 	l.PositiveF("dram.bandwidth_gbps", c.DRAM.BandwidthGBps)
 	if !(c.DRAM.Efficiency > 0 && c.DRAM.Efficiency <= 1) {
 		l.Add("dram.efficiency", "must be in (0, 1] (got %g)", c.DRAM.Efficiency)
+	} else if c.DRAM.BandwidthGBps > 0 && c.DRAM.BandwidthGBps*c.DRAM.Efficiency < MinDRAMGBps {
+		// The floor of dram.bandwidth_gbps holds for what the channels sustain.
+		l.Add("dram.efficiency", "%g of dram.bandwidth_gbps %g sustains %.3g GB/s, below the "+
+			"least simulated in reasonable time (%g GB/s); raise either key", c.DRAM.Efficiency,
+			c.DRAM.BandwidthGBps, c.DRAM.BandwidthGBps*c.DRAM.Efficiency, float64(MinDRAMGBps))
 	}
 	l.Positive("dram.latency", c.DRAM.Latency)
 	l.Positive("dram.size_gb", c.DRAM.SizeGB)
@@ -148,6 +158,17 @@ func (c *Config) Validate() check.List {
 	}
 	return l
 }
+
+// MinDRAMGBps and MinL2BytesPerClk are the least sustained DRAM and L2
+// bandwidths (bandwidth x efficiency) a config may have: a tenth of the
+// bottoms of dram.bandwidth_gbps and l2.bytes_per_clk in configs.Bounds
+// (so that those bottoms stay usable at any ordinary efficiency), which
+// a tiny efficiency would otherwise get far under (a 256^3 GEMM at 1e-300
+// of the A100's DRAM bandwidth never ends; at 1e-6 it took 50 s).
+const (
+	MinDRAMGBps      = 0.1
+	MinL2BytesPerClk = 0.1
+)
 
 func (c *Config) consistency() check.List {
 	var l check.List

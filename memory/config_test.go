@@ -25,6 +25,10 @@ func TestBadConfig(t *testing.T) {
 		{"l2.size_kb=83886080", "key l2.size_kb: 83886080 KB is larger than the DRAM"},
 		{"l1.line_bytes=64", "key l1.line_bytes: L1 lines and sectors"},
 		{"l2.far_latency=100", "key l2.far_latency: must be >= l2.near_latency"},
+		// Efficiencies that take the sustained bandwidth under its floor
+		// (these hung a 256^3 run).
+		{"dram.efficiency=1e-300", "key dram.efficiency: 1e-300 of dram.bandwidth_gbps 1555 sustains"},
+		{"l2.efficiency=1e-300", "key l2.efficiency: 1e-300 of l2.bytes_per_clk"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.set, func(t *testing.T) {
