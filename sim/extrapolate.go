@@ -182,12 +182,14 @@ func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
 // skippedMMAs is the MMA instructions of the plan's CTAs from launched
 // on, which the run leaves out.
 func skippedMMAs(p *kernelPlan, launched int) uint64 {
-	steps := 0
-	for i := launched; i < p.ctas; i++ {
-		_, _, _, split := p.ctaCoord(i)
-		steps += p.stepsOf(split)
-	}
-	return uint64(steps) * uint64(p.warps*p.groups*p.mmaPerGrp)
+	// CTAs are numbered split by split (ctaCoord), so those of the last
+	// split, which take lastKSteps, are the highest-numbered ones.
+	launched = min(max(launched, 0), p.ctas)
+	lastFrom := p.ctas - p.tilesM*p.tilesN*p.shape.Batch
+	last := uint64(p.ctas - max(launched, lastFrom))
+	others := uint64(p.ctas-launched) - last
+	steps := others*uint64(p.kSteps) + last*uint64(p.lastKSteps)
+	return steps * uint64(p.warps*p.groups*p.mmaPerGrp)
 }
 
 // scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile

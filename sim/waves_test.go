@@ -54,3 +54,39 @@ func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 		}
 	}
 }
+
+// skippedMMAs counts the MMAs of the CTAs from launched on without a loop
+// over them (a batch of 2^30 tiny GEMMs has 2^30 CTAs): it must equal the
+// sum over those CTAs of their own k-steps' MMAs, split-K's last split
+// included.
+func TestSkippedMMAsCountsEachCTA(t *testing.T) {
+	cfg := loadTest(t)
+	for _, c := range []struct {
+		m, n, k, batch, split int
+		tile                  string
+	}{
+		{512, 384, 1000, 1, 3, "128x128x32_64x64_s5"},
+		{300, 200, 4128, 2, 2, "64x64x32_32x32_s10"},
+		{256, 256, 256, 3, 1, "128x128x32_64x64_s5"},
+	} {
+		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: c.batch, Precision: tensorcore.FP16}
+		p := tilePlan(t, cfg, g, c.tile, c.split)
+		if c.split > 1 && p.kSteps == p.lastKSteps {
+			t.Fatalf("%+v: the last split has the others' k-steps: pick a K that leaves a remainder", c)
+		}
+		per := uint64(p.warps * p.groups * p.mmaPerGrp)
+		for _, from := range []int{0, 1, p.ctas / 3, p.ctas - p.ctas/c.split - 1, p.ctas - 1, p.ctas} {
+			if from < 0 {
+				continue
+			}
+			var want uint64
+			for i := from; i < p.ctas; i++ {
+				_, _, _, split := p.ctaCoord(i)
+				want += uint64(p.stepsOf(split)) * per
+			}
+			if got := skippedMMAs(p, from); got != want {
+				t.Errorf("%+v from CTA %d of %d: %d MMAs, want %d", c, from, p.ctas, got, want)
+			}
+		}
+	}
+}
