@@ -15,12 +15,15 @@ import (
 
 // Row is one comparison: a measured value and the simulated one.
 type Row struct {
-	ID        string  `json:"id"`
-	Kind      string  `json:"kind"`   // peak, latency, bandwidth, gemm_dense_time, gemm_sparse_time, gemm_speedup
-	Config    string  `json:"config"` // the config it ran on
-	Unit      string  `json:"unit"`
-	Measured  float64 `json:"measured"`
-	Simulated float64 `json:"simulated"`
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`   // peak, latency, bandwidth, gemm_dense_time, gemm_sparse_time, gemm_speedup
+	Config string `json:"config"` // the config it ran on
+	// ConfigHash is that effective config's SHA-256 (the provenance
+	// lists each with its sources).
+	ConfigHash string  `json:"config_hash"`
+	Unit       string  `json:"unit"`
+	Measured   float64 `json:"measured"`
+	Simulated  float64 `json:"simulated"`
 	// Error is (simulated - measured) / measured: positive when the
 	// model is slow (times) or high (throughput, speedup).
 	Error   float64 `json:"error"`
@@ -82,9 +85,37 @@ type Summary struct {
 
 // Report is the validation result.
 type Report struct {
-	Rows    []Row     `json:"rows"`
-	Summary []Summary `json:"summary"`
-	Skipped []string  `json:"skipped,omitempty"`
+	// Provenance is what produced the report.
+	Provenance *Provenance `json:"provenance"`
+	Rows       []Row       `json:"rows"`
+	Summary    []Summary   `json:"summary"`
+	Skipped    []string    `json:"skipped,omitempty"`
+}
+
+// Provenance is what produced a validation report: the tool version,
+// the points file, the options and every config a row ran on.
+type Provenance struct {
+	Version string `json:"version"`
+	// Command is the command line; Points the points file and PointsSHA256
+	// its bytes' hash (both set by the caller that read the file).
+	Command      []string `json:"command,omitempty"`
+	Points       string   `json:"points,omitempty"`
+	PointsSHA256 string   `json:"points_sha256,omitempty"`
+	Sets         []string `json:"sets"`
+	Calibrated   []string `json:"calibrated"`
+	// Configs are the effective configs the rows ran on (a row's
+	// config_hash names its own).
+	Configs []ConfigUsed `json:"configs"`
+}
+
+// ConfigUsed is one effective config of a validation run.
+type ConfigUsed struct {
+	Name string `json:"name"` // the config's name (rows' config)
+	// Sources are the config's sources in merge order (files and --set
+	// overrides, a row's locked clock among them); Hash the SHA-256 of
+	// the effective config.
+	Sources []string `json:"sources"`
+	Hash    string   `json:"hash"`
 }
 
 // Options control a validation run.
@@ -153,7 +184,25 @@ func Run(points []Point, opt Options) (*Report, error) {
 		}
 	}
 	v.summarize()
+	v.rep.Provenance = v.provenance()
 	return &v.rep, nil
+}
+
+// provenance records the options and the configs loaded, by name.
+func (v *validator) provenance() *Provenance {
+	p := &Provenance{Version: sim.Version, Sets: append([]string{}, v.opt.Sets...),
+		Calibrated: append([]string{}, v.opt.Calibrated...), Configs: []ConfigUsed{}}
+	names := make([]string, 0, len(v.loaded))
+	for name := range v.loaded {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ld := v.loaded[name]
+		p.Configs = append(p.Configs, ConfigUsed{Name: ld.Config.Name,
+			Sources: append([]string{}, ld.Sources...), Hash: ld.Hash()})
+	}
+	return p
 }
 
 type validator struct {
@@ -198,7 +247,7 @@ func (v *validator) config(p Point, extra []string) (string, *configs.Loaded, er
 
 func (v *validator) add(p Point, kind, unit string, measured, simulated float64, ld *configs.Loaded, kernel string) *Row {
 	v.rep.Rows = append(v.rep.Rows, Row{ID: p.ID, Kind: kind,
-		Config: ld.Config.Name, Unit: unit, Measured: measured,
+		Config: ld.Config.Name, ConfigHash: ld.Hash(), Unit: unit, Measured: measured,
 		Simulated: simulated, Error: (simulated - measured) / measured,
 		HeldOut: !v.calibrated[p.ID], Kernel: kernel, Clock: p.Clock})
 	return &v.rep.Rows[len(v.rep.Rows)-1]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -64,6 +65,11 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	bar.Done()
+	rep.Provenance.Command = os.Args
+	rep.Provenance.Points = *points
+	if data, err := os.ReadFile(*points); err == nil {
+		rep.Provenance.PointsSHA256 = fmt.Sprintf("%x", sha256.Sum256(data))
+	}
 	if *format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,52 @@ func TestMarginCellKeepsSmallMargins(t *testing.T) {
 	} {
 		if got := marginCell(validation.Row{Margin: c.margin, MarginIsBound: c.bound}); got != c.want {
 			t.Errorf("margin %g (bound %v): %q, want %q", c.margin, c.bound, got, c.want)
+		}
+	}
+}
+
+// validate's JSON says what produced it: version, command, the points
+// file and its hash, and every config a row ran on with its hash (a
+// locked-clock row runs on a config of its own).
+func TestValidateJSONHasProvenance(t *testing.T) {
+	dir := t.TempDir()
+	pts := filepath.Join(dir, "p.csv")
+	text := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock\n" +
+		"peak-fp16,A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,t,,\n" +
+		"peak-int8,A100-SXM4-40GB,int8,peak,,,,620.1,,TOPS,,t,,locked:1410\n"
+	if err := os.WriteFile(pts, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := captureStdout(t, func() int {
+		return runValidate([]string{"--points", pts, "--format", "json", "--quiet", "--set", "gpu.sm_count=100"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	var rep validation.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Provenance
+	if p == nil || p.Version == "" || p.Points != pts || len(p.PointsSHA256) != 64 ||
+		len(p.Command) == 0 || len(p.Sets) != 1 || p.Sets[0] != "gpu.sm_count=100" {
+		t.Fatalf("provenance %+v", p)
+	}
+	if len(p.Configs) != 2 {
+		t.Fatalf("configs %+v: want the plain one and the locked-clock one", p.Configs)
+	}
+	for _, c := range p.Configs {
+		if len(c.Hash) != 64 || len(c.Sources) == 0 {
+			t.Errorf("config %+v: want sources and a hash", c)
+		}
+	}
+	for _, r := range rep.Rows {
+		found := false
+		for _, c := range p.Configs {
+			found = found || c.Name == r.Config && c.Hash == r.ConfigHash
+		}
+		if !found {
+			t.Errorf("row %s ran on %q, which the provenance does not list", r.ID, r.Config)
 		}
 	}
 }
