@@ -160,3 +160,24 @@ func TestTableFitsAndExplainsItself(t *testing.T) {
 		t.Errorf("int8 table does not say TOPS:\n%s", b.String())
 	}
 }
+
+// The legend's config line is the config file's description, which an
+// override can contradict (108 SMs under gpu.sm_count=4): it names the
+// overrides with it.
+func TestLegendNamesOverrides(t *testing.T) {
+	rep := outputReport()
+	rep.Provenance = &sim.Provenance{ConfigDescription: "NVIDIA A100-SXM4-40GB, 108 SMs",
+		Sets: []string{"gpu.sm_count=4"}}
+	var b bytes.Buffer
+	Table(&b, rep)
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	if !strings.Contains(flat, "108 SMs; as changed by --set gpu.sm_count=4") {
+		t.Errorf("legend does not name the override:\n%s", b.String())
+	}
+	rep.Provenance.Sets = nil
+	b.Reset()
+	Table(&b, rep)
+	if strings.Contains(b.String(), "as changed") {
+		t.Errorf("legend names overrides there are none of:\n%s", b.String())
+	}
+}

@@ -220,6 +220,12 @@ func writeLegend(out io.Writer, rep *sim.Report, unit string) {
 		"occupancy, DRAM and L2 traffic, time breakdown, loss against the "+
 		"ideal speedup): --format csv or json, or --out DIR.")
 	if p := rep.Provenance; p != nil {
-		wrap(out, "  config: ", rep.Config+": "+p.ConfigDescription)
+		desc := rep.Config + ": " + p.ConfigDescription
+		if len(p.Sets) > 0 {
+			// The description is the config file's; an override can
+			// contradict it (108 SMs under gpu.sm_count=4).
+			desc += "; as changed by --set " + strings.Join(p.Sets, ", --set ")
+		}
+		wrap(out, "  config: ", desc)
 	}
 }
