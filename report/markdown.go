@@ -81,6 +81,9 @@ func workloadOptions(w sim.WorkloadSource) string {
 	if w.Precision != "" {
 		parts = append(parts, w.Precision)
 	}
+	for _, ws := range w.Weights {
+		parts = append(parts, fmt.Sprintf("weights `%s` (sha256 %s)", ws.Path, ws.SHA256))
+	}
 	return strings.Join(parts, ", ")
 }
 

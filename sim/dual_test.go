@@ -73,9 +73,27 @@ func TestDualSideWeightMask(t *testing.T) {
 	tr := &workloads.Trace{Name: "w", GEMMs: []workloads.GEMM{{Name: "l", M: 128, N: 256,
 		K: 256, Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1, Weights: path}}}
 	job := Job{Workloads: []*workloads.Trace{tr}, Modes: []tensorcore.Mode{tensorcore.Sparse}}
-	r := run(t, job, "tensorcore.dual_side=true").Results[0]
+	rep := run(t, job, "tensorcore.dual_side=true")
+	r := rep.Results[0]
 	if !strings.Contains(r.Masks, "A from weights "+path) {
 		t.Errorf("masks %q", r.Masks)
+	}
+	// The provenance hashes the weights' content, which the trace's own
+	// hash does not cover: other weights under the same name, other hash.
+	ws := rep.Provenance.Workloads[0].Weights
+	if len(ws) != 1 || ws[0].Path != path || len(ws[0].SHA256) != 64 {
+		t.Fatalf("weights provenance %+v", ws)
+	}
+	other := tensorcore.PruneMagnitude(workloads.SyntheticWeights(128, 256, 4), tensorcore.Pattern{N: 2, M: 4})
+	if err := writeNPYFile(path, other); err != nil {
+		t.Fatal(err)
+	}
+	h, err := workloads.HashWeights(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h == ws[0].SHA256 {
+		t.Errorf("other weights, same hash %s", h)
 	}
 }
 

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Provenance is what produced a report, enough to reproduce it: the
@@ -46,6 +48,35 @@ type WorkloadSource struct {
 	// Layers is the --layer pattern that selected the workload's layers
 	// (empty: all of them).
 	Layers string `json:"layers,omitempty"`
+	// Weights are the weight files its rows name, each once, with the
+	// SHA-256 of their content (workloads.HashWeights): a trace's hash
+	// does not cover the files it points at.
+	Weights []WeightsSource `json:"weights,omitempty"`
+}
+
+// WeightsSource is one weights path of a workload and its content hash.
+type WeightsSource struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// weightsSources hashes the weights each workload's rows name, in row
+// order, each path once.
+func weightsSources(w *workloads.Trace) ([]WeightsSource, error) {
+	var out []WeightsSource
+	seen := map[string]bool{}
+	for _, g := range w.GEMMs {
+		if g.Weights == "" || seen[g.Weights] {
+			continue
+		}
+		seen[g.Weights] = true
+		h, err := workloads.HashWeights(g.Weights)
+		if err != nil {
+			return nil, fmt.Errorf("workload %s, row %s: %w", w.Name, g.Name, err)
+		}
+		out = append(out, WeightsSource{Path: g.Weights, SHA256: h})
+	}
+	return out, nil
 }
 
 // configProvenance fills the config part of a report's provenance.

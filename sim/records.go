@@ -34,6 +34,16 @@ func (r *runner) run() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The weights' hashes, before anything runs (a file that cannot be
+	// read stops the run here).
+	weights := map[string][]WeightsSource{}
+	for _, w := range r.job.Workloads {
+		ws, err := weightsSources(w)
+		if err != nil {
+			return nil, err
+		}
+		weights[w.Name] = ws
+	}
 	kernels, err := r.simulateDistinct(jobs)
 	if err != nil {
 		return nil, err
@@ -47,6 +57,11 @@ func (r *runner) run() (*Report, error) {
 			rep.Provenance.Workloads = append(rep.Provenance.Workloads,
 				WorkloadSource{Name: w.Name, Source: "library"})
 		}
+	}
+	rep.Provenance.Workloads = append([]WorkloadSource{}, rep.Provenance.Workloads...)
+	for i := range rep.Provenance.Workloads {
+		src := &rep.Provenance.Workloads[i]
+		src.Weights = weights[src.Name]
 	}
 	for _, j := range jobs {
 		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))

@@ -2,10 +2,12 @@ package workloads
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -503,4 +505,48 @@ func RowWeights(g GEMM, seed uint64) (*Weights, error) {
 		return nil, fmt.Errorf("row %s: %w", g.Name, err)
 	}
 	return &Weights{Matrix: a, Compressed: c}, nil
+}
+
+// HashWeights is the SHA-256 of what a trace row's weights path names,
+// for provenance: a directory written by `stcsim prune` hashes its
+// summary, values and metadata files (each name, length and bytes, in
+// that order); a .npy or .safetensors[#NAME] file hashes its bytes and
+// the tensor name.
+func HashWeights(path string) (string, error) {
+	h := sha256.New()
+	add := func(name, file string) error {
+		st, err := os.Stat(file)
+		if err != nil {
+			return fmt.Errorf("weights %s: %w", path, err)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("weights %s: %s is not a regular file", path, file)
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("weights %s: %w", path, err)
+		}
+		defer f.Close()
+		fmt.Fprintf(h, "%s\x00%d\x00", name, st.Size())
+		if _, err := io.Copy(h, f); err != nil {
+			return fmt.Errorf("weights %s: %w", path, err)
+		}
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		for _, name := range []string{SummaryFile, ValuesFile, MetadataFile} {
+			if err := add(name, filepath.Join(path, name)); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("%x", h.Sum(nil)), nil
+	}
+	file, tensor := path, ""
+	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
+		file, tensor = path[:i+len(".safetensors")], path[i+len(".safetensors#"):]
+	}
+	if err := add(tensor, file); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }

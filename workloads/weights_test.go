@@ -421,3 +421,49 @@ func TestWeightsTile(t *testing.T) {
 		}
 	}
 }
+
+// HashWeights covers what the weights are: one changed byte of a pruned
+// directory's metadata, or another tensor of the same .safetensors file,
+// gives another hash; a missing part is an error naming the path.
+func TestHashWeightsCoversContent(t *testing.T) {
+	dir := t.TempDir()
+	const m, k = 8, 16
+	_, st := writeTensorFiles(t, dir, []int{m, k}, SyntheticWeights(m, k, 7).Data)
+	tt, err := ReadTensor(st, "layer.weight")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Prune(tt, st, tensorcore.Pattern{N: 2, M: 4}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := r.WriteDir(out); err != nil {
+		t.Fatal(err)
+	}
+	h1, err := HashWeights(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(out, MetadataFile)
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 1
+	if err := os.WriteFile(meta, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h2, err := HashWeights(out); err != nil || h2 == h1 {
+		t.Errorf("metadata changed: hash %s (was %s), err %v", h2, h1, err)
+	}
+	a, errA := HashWeights(st + "#layer.weight")
+	o, errO := HashWeights(st + "#other")
+	if errA != nil || errO != nil || a == o {
+		t.Errorf("two tensors of one file: %s, %s (%v, %v)", a, o, errA, errO)
+	}
+	os.Remove(filepath.Join(out, ValuesFile))
+	if _, err := HashWeights(out); err == nil || !strings.Contains(err.Error(), out) {
+		t.Errorf("missing values file: %v", err)
+	}
+}
