@@ -44,11 +44,14 @@ func checkNode(label string, n *yaml.Node, t reflect.Type, path string) error {
 
 func typeError(label string, n *yaml.Node, path, want string) error {
 	got := n.Value
-	if n.Kind != yaml.ScalarNode {
-		got = map[yaml.Kind]string{yaml.MappingNode: "a mapping",
-			yaml.SequenceNode: "a list"}[n.Kind]
-	} else {
+	switch n.Kind {
+	case yaml.ScalarNode:
 		got = Quote(got)
+	case yaml.AliasNode:
+		got = "an alias (*" + n.Value + ")"
+	default:
+		got = map[yaml.Kind]string{yaml.MappingNode: "a mapping",
+			yaml.SequenceNode: "a list", yaml.DocumentNode: "a document"}[n.Kind]
 	}
 	return fmt.Errorf("%s:%d: key %s: wrong type: want %s, got %s",
 		label, n.Line, path, want, got)
@@ -268,8 +271,10 @@ func setPath(root *yaml.Node, path string, val *yaml.Node) error {
 
 func kindName(t reflect.Type) string {
 	switch t.Kind() {
-	case reflect.Int, reflect.Int64, reflect.Uint64, reflect.Int32:
+	case reflect.Int, reflect.Int64, reflect.Int32:
 		return "an integer"
+	case reflect.Uint64, reflect.Uint32, reflect.Uint:
+		return "a non-negative integer"
 	case reflect.Float64:
 		return "a number"
 	case reflect.Bool:

@@ -14,11 +14,14 @@ func init() {
 
 func runConfig(args []string) int {
 	if len(args) == 0 || (args[0] != "show" && args[0] != "list") {
-		fmt.Fprintln(os.Stderr, "usage: stcsim config show [--config NAME|PATH]... [--set key=value]...\n"+
+		return subcommandUsage("config", args, "usage: stcsim config show [--config NAME|PATH]... [--set key=value]...\n"+
 			"       stcsim config list")
-		return usageExit(args)
 	}
 	if args[0] == "list" {
+		if len(args) > 1 {
+			fmt.Fprintf(os.Stderr, "stcsim config list: takes no arguments (got %s)\n", configs.Quote(args[1]))
+			return exitUsage
+		}
 		for _, n := range configs.Builtin() {
 			ld, err := configs.Load([]string{n}, nil)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/tebeka/atexit"
 )
@@ -76,4 +77,16 @@ func usageExit(args []string) int {
 		return exitOK
 	}
 	return exitUsage
+}
+
+// subcommandUsage prints a command's usage when its subcommand (args[0])
+// is missing or unknown, saying which, and returns the exit status.
+func subcommandUsage(cmd string, args []string, usage string) int {
+	if len(args) > 0 && !isHelp(args[0]) {
+		fmt.Fprintf(os.Stderr, "stcsim %s: unknown subcommand %s\n", cmd, configs.Quote(args[0]))
+	} else if len(args) == 0 {
+		fmt.Fprintf(os.Stderr, "stcsim %s: a subcommand is required\n", cmd)
+	}
+	fmt.Fprintln(os.Stderr, usage)
+	return usageExit(args)
 }

@@ -28,9 +28,8 @@ func runMicro(args []string) int {
 	}
 	sort.Strings(names)
 	if len(args) == 0 || microCommands[args[0]] == nil {
-		fmt.Fprintf(os.Stderr, "usage: stcsim micro %s [flags]\n",
-			strings.Join(names, "|"))
-		return usageExit(args)
+		return subcommandUsage("micro", args, fmt.Sprintf("usage: stcsim micro %s [flags]",
+			strings.Join(names, "|")))
 	}
 	return microCommands[args[0]].run(args[1:])
 }
