@@ -1,12 +1,14 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,13 +16,187 @@ import (
 	"github.com/stcsim/stcsim/sim"
 )
 
+// ManifestName is the file in --out that lists, one name a line, the
+// files the run there wrote. The next run into the directory removes
+// exactly those (and writes its own list); any other file is left alone,
+// and a file of the name a run writes that no manifest lists (a user's
+// own, or one of a run older than the manifest) makes the run refuse the
+// directory instead of overwriting it.
+const ManifestName = ".stcsim-manifest"
+
+const manifestHeader = "# stcsim: the files the run in this directory wrote; " +
+	"the next run here replaces exactly these\n"
+
+// plotSuffixes are the file-name suffixes of the plots WritePlots may
+// draw per workload (see WritePlots), with their formats.
+var plotSuffixes = []string{"speedup", "breakdown-dense", "breakdown-sparse",
+	"roofline", "energy-breakdown", "energy-layers"}
+
+// fixedOutputs are the files of every run, results last.
+var fixedOutputs = []string{"config.yaml", "report.md", "results.json", "results.csv"}
+
+// RunFiles are the names of the files WriteRun may write into --out for
+// a run of these workloads (in the order the results will list them): a
+// superset, as a plot with nothing to show is not drawn.
+func RunFiles(workloads []string) []string {
+	rep := &sim.Report{}
+	for _, w := range workloads {
+		rep.Results = append(rep.Results, sim.LayerResult{Workload: w})
+	}
+	stems := plotStems(rep)
+	names := slices.Clone(fixedOutputs)
+	for _, w := range workloadsOf(rep) {
+		for _, s := range plotSuffixes {
+			for _, f := range plotFormats {
+				names = append(names, stems[w]+"-"+s+"."+f)
+			}
+		}
+	}
+	return names
+}
+
+// CheckRunDir checks, before a run, that WriteRun can put files of these
+// names into dir (see RunFiles) without overwriting anything an earlier
+// stcsim run did not write there: no directory, link or unlisted file
+// in their place. It returns the paths of the existing files the run
+// would replace or remove, so that a caller can refuse to destroy an
+// input.
+func CheckRunDir(dir string, names []string) ([]string, error) {
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %v", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("--out %s: exists and is not a directory", dir)
+	}
+	listed, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkConflicts(dir, names, listed); err != nil {
+		return nil, err
+	}
+	var touched []string
+	seen := map[string]bool{}
+	for _, n := range append(append([]string{ManifestName}, names...), sortedKeys(listed)...) {
+		p := filepath.Join(dir, n)
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			touched = append(touched, p)
+		}
+	}
+	return touched, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readManifest reads the names dir's manifest lists: nil without one.
+func readManifest(dir string) (map[string]bool, error) {
+	p := filepath.Join(dir, ManifestName)
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %v", dir, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("--out %s: %s is not a regular file; remove it "+
+			"or choose another --out", dir, p)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %v", dir, err)
+	}
+	listed := map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !validOutputName(line) {
+			return nil, fmt.Errorf("--out %s: %s:%d: %q is not a file name "+
+				"stcsim writes; the manifest is damaged: remove it (and the "+
+				"earlier run's files) or choose another --out", dir, p, i+1, line)
+		}
+		listed[line] = true
+	}
+	return listed, nil
+}
+
+// validOutputName says whether a manifest line can name a file of --out.
+func validOutputName(n string) bool {
+	return n != "." && n != ".." && n != ManifestName &&
+		!strings.ContainsAny(n, "/\\\x00") && filepath.Base(n) == n
+}
+
+func manifestText(names []string) []byte {
+	var b strings.Builder
+	b.WriteString(manifestHeader)
+	for _, n := range names {
+		b.WriteString(n + "\n")
+	}
+	return []byte(b.String())
+}
+
+// checkConflicts refuses names whose place in dir holds something no
+// earlier run's manifest lists, a directory or a link.
+func checkConflicts(dir string, names []string, listed map[string]bool) error {
+	for _, n := range append([]string{ManifestName}, names...) {
+		p := filepath.Join(dir, n)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("--out %s: %v", dir, err)
+		}
+		switch {
+		case fi.IsDir():
+			return fmt.Errorf("--out %s: %s is a directory, where the run "+
+				"writes a file; remove it or choose another --out", dir, p)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("--out %s: %s is not a regular file, where the "+
+				"run writes one; remove it or choose another --out", dir, p)
+		case n == ManifestName || listed[n]:
+		case listed == nil:
+			return fmt.Errorf("--out %s: %s exists, and no stcsim manifest (%s) "+
+				"says a run wrote it (a file of yours, or of a run by an stcsim "+
+				"older than the manifest); stcsim overwrites only files it "+
+				"wrote: move it away or choose another --out", dir, p, ManifestName)
+		default:
+			return fmt.Errorf("--out %s: %s exists and is not one of the files "+
+				"the earlier run listed in %s; stcsim overwrites only files it "+
+				"wrote: move it away or choose another --out", dir, p, ManifestName)
+		}
+	}
+	return nil
+}
+
 // writeDir writes a run's files into dir so that no reader ever sees new
 // files mixed with an earlier run's results: fill writes everything into
-// a fresh temporary directory beside dir; a new dir is then that
-// directory renamed. Into an existing dir, the earlier run's outputs are
-// removed (results first, whose presence marks a complete run) and the
-// new files moved in (results last); other files there are left alone.
-// Temporary files and directories of interrupted runs are removed.
+// a fresh temporary directory beside dir, and a manifest listing them is
+// added; a new dir is then that directory renamed. Into an existing dir,
+// the files the earlier run's manifest lists are moved aside (results
+// first, whose presence marks a complete run), the new files moved in
+// (results, then the manifest, last) and the earlier files removed; a
+// failure on the way moves everything back. Other files in dir are left
+// alone, and a file in the way that no manifest lists is an error before
+// anything is touched. Temporary directories of interrupted runs are
+// removed.
 func writeDir(dir string, fill func(tmp string) error) error {
 	dir = filepath.Clean(dir)
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
@@ -36,6 +212,18 @@ func writeDir(dir string, fill func(tmp string) error) error {
 	if err := fill(tmp); err != nil {
 		return err
 	}
+	fresh, err := os.ReadDir(tmp)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	names := make([]string, len(fresh))
+	for i, e := range fresh {
+		names[i] = e.Name()
+	}
+	names = resultsLast(names)
+	if err := WriteAtomic(filepath.Join(tmp, ManifestName), manifestText(names)); err != nil {
+		return err
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
@@ -43,27 +231,10 @@ func writeDir(dir string, fill func(tmp string) error) error {
 		if err := os.Rename(tmp, dir); err != nil {
 			return fmt.Errorf("output directory: %w", err)
 		}
-		return nil
+		return syncDir(parent)
 	}
-	return replaceOutputs(dir, tmp)
+	return replaceOutputs(dir, tmp, names)
 }
-
-// isOutput says whether a file name is one stcsim writes into --out.
-func isOutput(name string) bool {
-	switch name {
-	case "config.yaml", "report.md", "results.json", "results.csv":
-		return true
-	}
-	if m := plotName.FindStringSubmatch(name); m != nil {
-		return plotKinds[m[1]]
-	}
-	return staleAtomic.MatchString(name)
-}
-
-var (
-	plotName    = regexp.MustCompile(`^.+-(speedup|breakdown-dense|breakdown-sparse|roofline)\.(png|svg)$`)
-	staleAtomic = regexp.MustCompile(`^\..+\.tmp\d*$`) // WriteAtomic's, left by a kill
-)
 
 // resultsLast orders file names so that results.json and results.csv
 // come last (and are removed first).
@@ -79,41 +250,124 @@ func resultsLast(names []string) []string {
 	return append(out, res...)
 }
 
-func replaceOutputs(dir, tmp string) error {
+// staleTemp matches WriteAtomic's temporary file of name, left by a kill.
+func staleTemp(tempName, name string) bool {
+	rest, ok := strings.CutPrefix(tempName, "."+name+".tmp")
+	if !ok || rest == "" {
+		return false
+	}
+	_, err := strconv.ParseUint(rest, 10, 64)
+	return err == nil
+}
+
+// rename is os.Rename; tests make it fail to check the rollback.
+var rename = os.Rename
+
+// replaceOutputs puts the files of tmp (names, then its manifest) into
+// the existing dir in place of the files dir's manifest lists, all or
+// nothing.
+func replaceOutputs(dir, tmp string, names []string) error {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return fmt.Errorf("--out %s: not a directory", dir)
 	}
-	old, err := os.ReadDir(dir)
+	listed, err := readManifest(dir)
+	if err != nil {
+		return err
+	}
+	if err := checkConflicts(dir, names, listed); err != nil {
+		return err
+	}
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	// The earlier files go aside here; its name is one cleanStale
+	// removes once this process is gone.
+	aside, err := os.MkdirTemp(parent, fmt.Sprintf(".%s.tmp-%d-old-", base, os.Getpid()))
 	if err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	var stale []string
-	for _, e := range old {
-		if !e.IsDir() && isOutput(e.Name()) {
-			stale = append(stale, e.Name())
+	var old []string
+	for _, n := range sortedKeys(listed) {
+		if fi, err := os.Lstat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+			old = append(old, n)
 		}
 	}
-	stale = resultsLast(stale)
-	for i := len(stale) - 1; i >= 0; i-- { // results first
-		if err := os.Remove(filepath.Join(dir, stale[i])); err != nil {
-			return fmt.Errorf("remove earlier output: %w", err)
+	old = resultsLast(old)
+	slices.Reverse(old) // results first
+	type move struct{ from, to string }
+	var done []move
+	mv := func(from, to string) error {
+		if err := rename(from, to); err != nil {
+			return err
 		}
+		done = append(done, move{from, to})
+		return nil
 	}
-	fresh, err := os.ReadDir(tmp)
+	manifest := filepath.Join(dir, ManifestName)
+	hadManifest := listed != nil
+	err = func() error {
+		if hadManifest {
+			if err := mv(manifest, filepath.Join(aside, ManifestName)); err != nil {
+				return fmt.Errorf("replace earlier output: %w", err)
+			}
+		}
+		// While files move, the manifest lists both runs' files, so that
+		// a kill leaves a directory the next run can clean up.
+		union := sortedKeys(listed)
+		for _, n := range names {
+			if !listed[n] {
+				union = append(union, n)
+			}
+		}
+		if err := WriteAtomic(manifest, manifestText(union)); err != nil {
+			return err
+		}
+		for _, n := range old {
+			if err := mv(filepath.Join(dir, n), filepath.Join(aside, n)); err != nil {
+				return fmt.Errorf("remove earlier output: %w", err)
+			}
+		}
+		for _, n := range append(slices.Clone(names), ManifestName) {
+			if err := mv(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("write %s: %w", filepath.Join(dir, n), err)
+			}
+		}
+		return syncDir(dir)
+	}()
 	if err != nil {
-		return fmt.Errorf("output directory: %w", err)
+		var undo error
+		for i := len(done) - 1; i >= 0; i-- {
+			if rerr := rename(done[i].to, done[i].from); rerr != nil && undo == nil {
+				undo = rerr
+			}
+		}
+		if !hadManifest { // the union written above
+			if rerr := os.Remove(manifest); rerr != nil && !os.IsNotExist(rerr) && undo == nil {
+				undo = rerr
+			}
+		}
+		if undo != nil {
+			kept := filepath.Join(parent, fmt.Sprintf(".%s.earlier-run-%d", base, os.Getpid()))
+			if os.Rename(aside, kept) != nil {
+				kept = aside
+			}
+			return fmt.Errorf("%w; putting the earlier run back failed too (%v): "+
+				"its files are in %s", err, undo, kept)
+		}
+		os.RemoveAll(aside)
+		return err
 	}
-	names := make([]string, len(fresh))
-	for i, e := range fresh {
-		names[i] = e.Name()
-	}
-	for _, n := range resultsLast(names) {
-		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
-			return fmt.Errorf("write %s: %w", filepath.Join(dir, n), err)
+	os.RemoveAll(aside)
+	ours := append(append(sortedKeys(listed), names...), ManifestName)
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			for _, n := range ours {
+				if !e.IsDir() && staleTemp(e.Name(), n) {
+					os.Remove(filepath.Join(dir, e.Name()))
+				}
+			}
 		}
 	}
-	return syncDir(dir)
+	return nil
 }
 
 func syncDir(dir string) error {

@@ -48,6 +48,9 @@ func runPlot(args []string) int {
 	if err := checkOutFile("--out", *out); err != nil {
 		return usageError(fs, "%v", err)
 	}
+	if err := checkNotInput(*out, pos[0]); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	rows, err := readRows(pos[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)

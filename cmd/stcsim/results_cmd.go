@@ -36,6 +36,9 @@ func runResults(args []string) int {
 		if err := checkOutFile("--out", *out); err != nil {
 			return usageError(fs, "%v", err)
 		}
+		if err := checkNotInput(*out, pos[0]); err != nil {
+			return usageError(fs, "%v", err)
+		}
 	}
 	rows, err := readRows(pos[0])
 	if err != nil {
@@ -72,4 +75,16 @@ func readRows(path string) ([]sweep.Row, error) {
 		return nil, err
 	}
 	return st.Rows()
+}
+
+// checkNotInput refuses an --out FILE that is the input store (by
+// os.SameFile: another spelling, a link), which writing would destroy.
+func checkNotInput(out, store string) error {
+	if _, err := os.Stat(out); err != nil {
+		return nil // a new file is no input
+	}
+	if sameFile(out, store) {
+		return fmt.Errorf("--out %s is the input store %s", out, store)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,6 +106,9 @@ func runRun(args []string) int {
 		err = f.checkOutputs()
 	}
 	if err == nil {
+		err = f.checkOutFiles(ld, job)
+	}
+	if err == nil {
 		err = checkWork(ld.Config, job, f.maxWork, "the job")
 	}
 	if err != nil {
@@ -132,6 +136,72 @@ func (f *runFlags) checkOutputs() error {
 		return checkTracePath(f.traceDB)
 	}
 	return nil
+}
+
+// checkOutFiles checks, before anything runs, that the run can replace
+// the files of --out (see report.CheckRunDir) and that none of those it
+// would replace or remove is an input: a trace, a weights file or a
+// config file.
+func (f *runFlags) checkOutFiles(ld *configs.Loaded, job sim.Job) error {
+	if f.out == "" {
+		return nil
+	}
+	var names []string
+	for _, t := range job.Workloads {
+		names = append(names, t.Name)
+	}
+	touched, err := report.CheckRunDir(f.out, report.RunFiles(names))
+	if err != nil || len(touched) == 0 {
+		return err
+	}
+	var inputs []string
+	for _, w := range f.workloads {
+		if !slices.Contains(workloads.Models(), w) {
+			inputs = append(inputs, w)
+		}
+	}
+	for _, t := range job.Workloads {
+		for _, g := range t.GEMMs {
+			inputs = append(inputs, weightFiles(g.Weights)...)
+		}
+	}
+	for _, c := range ld.Files {
+		if !strings.HasSuffix(c.Source, " (built-in)") {
+			inputs = append(inputs, c.Source)
+		}
+	}
+	for _, in := range inputs {
+		for _, p := range touched {
+			if sameFile(in, p) {
+				return fmt.Errorf("--out %s: the run would replace or remove %s, "+
+					"which is the input %s; choose another --out", f.out, p, in)
+			}
+		}
+	}
+	return nil
+}
+
+// weightFiles are the files of a trace row's weights: the file (less a
+// .safetensors file's "#TENSOR"), or the files of a `stcsim prune`
+// directory.
+func weightFiles(path string) []string {
+	if path == "" {
+		return nil
+	}
+	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
+		if _, err := os.Stat(path); err != nil {
+			path = path[:i+len(".safetensors")]
+		}
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return []string{path}
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, filepath.Join(path, e.Name()))
+	}
+	return out
 }
 
 // job turns the flags into the workloads and modes to simulate.
