@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -32,8 +33,8 @@ func addMaxWork(fs *flag.FlagSet, v *float64) {
 // checkWork estimates a job's simulated work: above max it is an error,
 // above warnWork a warning on standard error.
 func checkWork(cfg *configs.Config, job sim.Job, max float64, what string) error {
-	if !(max > 0) {
-		return fmt.Errorf("--max-work %g: must be > 0", max)
+	if !(max > 0) || math.IsInf(max, 1) {
+		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
 	}
 	w := sim.EstimateWork(cfg, job)
 	if w > max {

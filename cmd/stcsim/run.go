@@ -97,6 +97,10 @@ func runRun(args []string) int {
 		return code
 	}
 	fs.Visit(func(fl *flag.Flag) { f.batchSet = f.batchSet || fl.Name == "batch" })
+	if err := f.checkReadFlags(fs); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		return exitUsage
+	}
 	ld, code := f.cf.load()
 	if ld == nil {
 		return code
@@ -136,6 +140,37 @@ func (f *runFlags) checkOutputs() error {
 		return checkTracePath(f.traceDB)
 	}
 	return nil
+}
+
+// checkReadFlags refuses --batch and --seq where no workload of the run
+// reads them (a value that changes nothing would read as if it had):
+// --seq is the BERT models', --batch the models' and --gemm's (trace
+// files carry their own batch column).
+func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
+	models := f.workloads
+	if len(models) == 0 && len(f.gemms) == 0 {
+		models = []string{"resnet50", "bert-large"} // the default job
+	}
+	var bert, model bool
+	for _, w := range models {
+		if slices.Contains(workloads.Models(), w) {
+			model = true
+			bert = bert || strings.HasPrefix(w, "bert")
+		}
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case err != nil:
+		case fl.Name == "seq" && !bert:
+			err = fmt.Errorf("--seq %s: no workload of this run reads it (the "+
+				"built-in BERT models do; a trace file's rows carry their own shapes)", fl.Value)
+		case fl.Name == "batch" && !model && len(f.gemms) == 0:
+			err = fmt.Errorf("--batch %s: no workload of this run reads it (the "+
+				"built-in models and --gemm do; a trace file carries its own batch column)", fl.Value)
+		}
+	})
+	return err
 }
 
 // checkOutFiles checks, before anything runs, that the run can replace

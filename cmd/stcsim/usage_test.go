@@ -26,3 +26,29 @@ func TestSubcommandErrorsSayWhat(t *testing.T) {
 		}
 	}
 }
+
+// A flag no workload of the run reads is refused before anything runs,
+// and so is an infinite --max-work; where a workload reads it, it runs.
+func TestRunRefusesFlagsNothingReads(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gemm", "256x256x256", "--seq", "64"}, "--seq 64: no workload of this run reads it"},
+		{[]string{"--workload", "resnet50", "--seq", "64"}, "--seq 64: no workload"},
+		{[]string{"--workload", "testdata/none.csv", "--batch", "4"}, "--batch 4: no workload"},
+		{[]string{"--gemm", "256x256x256", "--max-work", "Inf"}, "must be a finite number > 0"},
+	} {
+		_, stderr, code := capture(t, func() int { return runRun(c.args) })
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
+		}
+	}
+	_, stderr, code := capture(t, func() int {
+		return runRun([]string{"--gemm", "256x256x256", "--batch", "2", "--mode", "dense",
+			"--set", "gpu.sm_count=4", "--quiet", "--format", "csv"})
+	})
+	if code != exitOK {
+		t.Errorf("--gemm with --batch: exit %d: %s", code, stderr)
+	}
+}
