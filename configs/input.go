@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -38,29 +37,9 @@ func Quote(s string) string {
 // ReadFile reads a YAML input file (a config, a sweep): it must be a
 // regular file of at most MaxFileBytes of UTF-8 text.
 func ReadFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	data, err := ReadRegular(path, MaxFileBytes, "a YAML file")
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%d bytes, above the limit of %d for a "+
-			"YAML file", st.Size(), MaxFileBytes)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("above the limit of %d bytes for a YAML "+
-			"file", MaxFileBytes)
 	}
 	if err := checkText(data); err != nil {
 		return nil, err

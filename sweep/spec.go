@@ -1,9 +1,10 @@
 package sweep
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -11,7 +12,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Spec is a parsed sweep file.
@@ -97,7 +100,11 @@ func (a *Axes) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // UnmarshalYAML decodes strictly (node.Decode does not inherit the
-// decoder's KnownFields) and records the line for error messages.
+// decoder's KnownFields) and records the line for error messages. Text
+// keys take a scalar, gemms a list of scalars, and batch and seq the
+// rule of an integer config key (decimal digits, 1..workloads.MaxDim),
+// as the --batch and --seq flags: 1.9 is not read as 1, 0 not as the
+// default.
 func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 	type plain WorkloadSpec
 	if n.Kind != yaml.MappingNode {
@@ -112,18 +119,73 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; !slices.Contains(keys, k.Value) {
-			return fmt.Errorf("line %d: unknown workload key %q (allowed: %s)",
-				k.Line, k.Value, strings.Join(keys, ", "))
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(keys, k.Value) {
+			return fmt.Errorf("line %d: unknown workload key %s (allowed: %s)",
+				k.Line, configs.Quote(k.Value), strings.Join(keys, ", "))
+		}
+		var err error
+		switch k.Value {
+		case "batch", "seq":
+			var x int
+			if x, err = configs.CheckWholeNumber(v); err == nil &&
+				(x < 1 || x > workloads.MaxDim) {
+				err = fmt.Errorf("must be in [1, %d], got %d (leave %s "+
+					"out for the default)", workloads.MaxDim, x, k.Value)
+			}
+		case "gemms":
+			err = wantList(v)
+		default:
+			err = wantScalar(v)
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %s: %v", v.Line, k.Value, err)
 		}
 	}
 	var p plain
 	if err := n.Decode(&p); err != nil {
-		return err
+		return fmt.Errorf("line %d: %v", n.Line, err)
 	}
 	*w = WorkloadSpec(p)
 	w.line = n.Line
 	return nil
+}
+
+// wantScalar refuses a mapping or a list where a single value belongs.
+func wantScalar(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("wrong type: want a single value, got %s", kindOf(n))
+	}
+	return nil
+}
+
+// wantList accepts a list of single values (or null, for none).
+func wantList(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return fmt.Errorf("wrong type: want a list, got %s", kindOf(n))
+	}
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode {
+			return fmt.Errorf("line %d: wrong type: want a list of single "+
+				"values, got %s in it", c.Line, kindOf(c))
+		}
+	}
+	return nil
+}
+
+func kindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return configs.Quote(n.Value)
 }
 
 // renderValue turns a YAML value into the text of a --set value: a scalar
@@ -145,29 +207,86 @@ func renderValue(n *yaml.Node) (string, error) {
 	return "", fmt.Errorf("want a scalar or a list of scalars")
 }
 
-// Load reads and checks a sweep file. Config keys and values are checked
-// later, per point, by Plan.
+// Load reads and checks a sweep file: a regular file of at most
+// configs.MaxFileBytes of YAML text, as a config file. Config keys and
+// values are checked later, per point, by Plan.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := configs.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read sweep: %w", err)
+		return nil, fmt.Errorf("sweep %s: %w", path, bare(err))
 	}
 	return Parse(data, path)
 }
 
+// bare drops the operation and path of a *fs.PathError: the message
+// names the file already.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// specKeys are the top-level keys of a sweep file and what each holds.
+var specKeys = map[string]func(*yaml.Node) error{
+	"name": wantScalar, "configs": wantList, "set": wantList,
+	"modes": wantList, "workloads": wantNodes(yaml.SequenceNode, "a list"),
+	"grid": wantNodes(yaml.MappingNode, "a mapping"),
+	"zip":  wantNodes(yaml.SequenceNode, "a list"),
+}
+
+// wantNodes accepts a node of one kind (or null, for none).
+func wantNodes(kind yaml.Kind, name string) func(*yaml.Node) error {
+	return func(n *yaml.Node) error {
+		if n.Kind == kind || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+			return nil
+		}
+		return fmt.Errorf("wrong type: want %s, got %s", name, kindOf(n))
+	}
+}
+
 // Parse reads a sweep from data; path names it in errors and anchors
-// relative paths.
+// relative paths. The text must hold one YAML document, a mapping with
+// no repeated key (configs.ParseDocument, as a config file) and only the
+// keys of a sweep.
 func Parse(data []byte, path string) (*Spec, error) {
 	s := &Spec{dir: filepath.Dir(path), file: path}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("sweep %s: %w", path, err)
+	root, err := configs.ParseDocument(data, path)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %w", err)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		want, ok := specKeys[k.Value]
+		if !ok {
+			return nil, fmt.Errorf("sweep %s: line %d: unknown key %s "+
+				"(allowed here: %s)", path, k.Line, configs.Quote(k.Value),
+				strings.Join(slices.Sorted(maps.Keys(specKeys)), ", "))
+		}
+		if err := want(v); err != nil {
+			return nil, fmt.Errorf("sweep %s: line %d: %s: %v", path,
+				v.Line, k.Value, err)
+		}
+	}
+	if err := root.Decode(s); err != nil {
+		return nil, fmt.Errorf("sweep %s: %v", path, yamlError(err))
 	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("sweep %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// yamlError renders a decoding error without the yaml package's
+// "yaml: unmarshal errors:" preamble: its first message, which names the
+// line.
+func yamlError(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return errors.New(strings.TrimSpace(te.Errors[0]))
+	}
+	return err
 }
 
 func (s *Spec) check() error {
@@ -243,9 +362,6 @@ func (w *WorkloadSpec) check() error {
 	}
 	if len(w.GEMMs) == 0 && (w.Precision != "" || w.Sparsity != "") {
 		return fmt.Errorf("precision and sparsity apply to a gemms list only")
-	}
-	if w.Batch < 0 || w.Seq < 0 {
-		return fmt.Errorf("batch and seq must not be negative")
 	}
 	return nil
 }

@@ -253,21 +253,60 @@ func (s *Store) Done(u Unit, modes []tensorcore.Mode) (bool, error) {
 		return false, fmt.Errorf("store %s: %w", s.path, err)
 	}
 	if err := sameUnit(s.path, u, wh, ms, modes); err != nil {
-		return false, err
+		return false, &InputError{err}
 	}
 	return true, nil
+}
+
+// CheckStore checks, read-only and before anything runs, that the store
+// at path can take the units: the path does not exist yet, or is a file
+// Open accepts (an stcsim store, or an empty file or database) holding
+// none of the units with other GEMMs or modes. Its errors are bad input
+// (ErrNotStore or an InputError).
+func CheckStore(path string, units []Unit, modes []tensorcore.Mode) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &InputError{fmt.Errorf("store %s: %w", path, err)}
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("store %s: not a regular file: %w", path, ErrNotStore)
+	}
+	if st.Size() == 0 {
+		return nil
+	}
+	if err := probeStore(path); err != nil {
+		return err
+	}
+	ro, err := OpenReadOnly(path)
+	if errors.Is(err, ErrNotStore) {
+		return nil // an SQLite database without tables yet (probeStore)
+	}
+	if err != nil {
+		return err
+	}
+	defer ro.Close()
+	for _, u := range units {
+		if _, err := ro.Done(u, modes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sameUnit(path string, u Unit, wh, ms string, modes []tensorcore.Mode) error {
 	if wh != u.Workload.Hash {
 		return fmt.Errorf("store %s already holds workload %q for config %s "+
-			"with different GEMMs; use another --db", path,
-			u.Workload.Trace.Name, u.Point.Hash)
+			"(point %d, %s) with different GEMMs; use another --db", path,
+			u.Workload.Trace.Name, u.Point.Hash, u.Point.Index+1, u.Point.Label())
 	}
 	if want := joinModes(modes); ms != want {
-		return fmt.Errorf("store %s holds workload %q for config %s in "+
-			"modes %s, this sweep asks for %s; use another --db", path,
-			u.Workload.Trace.Name, u.Point.Hash, ms, want)
+		return fmt.Errorf("store %s holds workload %q for config %s "+
+			"(point %d, %s) in modes %s, this sweep asks for %s; use "+
+			"another --db", path, u.Workload.Trace.Name, u.Point.Hash,
+			u.Point.Index+1, u.Point.Label(), ms, want)
 	}
 	return nil
 }

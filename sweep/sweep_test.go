@@ -179,7 +179,7 @@ func TestSpecErrors(t *testing.T) {
 	tests := []struct {
 		name, spec, want string
 	}{
-		{"unknown spec key", base + "grdi: {}\n", "field grdi not found"},
+		{"unknown spec key", base + "grdi: {}\n", `line 2: unknown key "grdi" (allowed here:`},
 		{"unknown config key", base + "grid: {l2.size_kbb: [1]}\n",
 			"unknown key l2.size_kbb"},
 		{"bad value type", base + "grid: {gpu.sm_count: [many]}\n",

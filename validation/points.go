@@ -1,16 +1,17 @@
 package validation
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -44,22 +45,37 @@ var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 // optionalColumns may follow the required ones, in this order.
 var optionalColumns = []string{"kernel", "clock"}
 
+// MaxPointsBytes bounds a points file: the shared collection is a few KB
+// (about 200 bytes a row), so 16 MiB holds some 80000 measurements; the
+// bound keeps a device (/dev/zero) or a huge file named by mistake from
+// being read without end.
+const MaxPointsBytes = 16 << 20
+
+// speedupTolerance is how far a row's speedup may stray from the ratio
+// of its own dense and sparse values (their rounding) before the row is
+// refused as contradicting itself.
+const speedupTolerance = 0.01
+
 // LoadPoints reads a points file; errors name the file, line and column.
 func LoadPoints(path string) ([]Point, error) {
-	f, err := os.Open(path)
+	data, err := configs.ReadRegular(path, MaxPointsBytes, "a points file")
 	if err != nil {
-		return nil, fmt.Errorf("points file: %w", err)
+		return nil, fmt.Errorf("points file %s: %w", path, err)
 	}
-	defer f.Close()
-	return ParsePoints(f, path)
+	return ParsePoints(bytes.NewReader(data), path)
 }
 
 // ParsePoints parses a points CSV with the header of a100-public.csv.
 func ParsePoints(r io.Reader, name string) ([]Point, error) {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s:1: empty file: want the header %s", name,
+			strings.Join(append(append([]string{}, columns...),
+				optionalColumns...), ","))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: header: %v", name, err)
+		return nil, csvError(name, err)
 	}
 	if err := checkHeader(header); err != nil {
 		return nil, fmt.Errorf("%s:1: %v", name, err)
@@ -71,10 +87,10 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		if errors.Is(err, io.EOF) {
 			return pts, nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, csvError(name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		rec = append(rec, make([]string, len(columns)+len(optionalColumns)-len(rec))...)
 		p, err := parsePoint(rec, line)
 		if err != nil {
@@ -87,6 +103,16 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 		ids[p.ID] = line
 		pts = append(pts, p)
 	}
+}
+
+// csvError positions an encoding/csv error as FILE:LINE:COL: ...
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d:%d: %v", name, pe.Line, max(pe.Column, 1),
+			pe.Err)
+	}
+	return fmt.Errorf("%s: %v", name, err)
 }
 
 // checkHeader accepts the required columns followed by a prefix of the
@@ -132,7 +158,9 @@ func parsePoint(rec []string, line int) (Point, error) {
 	for i, dst := range ints {
 		if err := parseOpt(rec[4+i], columns[4+i], func(s string) error {
 			v, err := strconv.Atoi(s)
-			if err == nil && (v <= 0 || v > workloads.MaxDim) {
+			if err != nil {
+				err = fmt.Errorf("want a whole number")
+			} else if v <= 0 || v > workloads.MaxDim {
 				err = fmt.Errorf("must be in 1..%d", workloads.MaxDim)
 			}
 			*dst = v
@@ -149,8 +177,8 @@ func parsePoint(rec []string, line int) (Point, error) {
 		dst := f.dst
 		if err := parseOpt(rec[f.col], columns[f.col], func(s string) error {
 			v, err := strconv.ParseFloat(s, 64)
-			if err == nil && (!(v > 0) || math.IsInf(v, 0)) {
-				err = fmt.Errorf("must be a finite number > 0")
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				err = fmt.Errorf("want a finite number > 0")
 			}
 			*dst = v
 			return err
@@ -167,7 +195,7 @@ func parseOpt(s, col string, parse func(string) error) error {
 		return nil
 	}
 	if err := parse(s); err != nil {
-		return fmt.Errorf("column %s: %q: %v", col, s, err)
+		return fmt.Errorf("column %s: %s: %v", col, configs.Quote(s), err)
 	}
 	return nil
 }
@@ -192,6 +220,20 @@ func (p Point) check() error {
 	if !slices.Contains(units, p.Unit) {
 		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
 			strings.Join(units, " or "), p.Unit)
+	}
+	if p.Kind == "gemm" && p.Speedup > 0 && p.Sparse > 0 {
+		// speedup = dense time / sparse time (points/README.md): the
+		// ratio of throughputs the other way round.
+		ratio := p.Dense / p.Sparse
+		if p.Unit == "TFLOPS" {
+			ratio = p.Sparse / p.Dense
+		}
+		if math.Abs(p.Speedup/ratio-1) > speedupTolerance {
+			return fmt.Errorf("column speedup: %g contradicts the row's "+
+				"dense %g and sparse %g %s (speedup = dense time / sparse "+
+				"time = %.4g); fix one, or leave speedup empty to compute "+
+				"it", p.Speedup, p.Dense, p.Sparse, p.Unit, ratio)
+		}
 	}
 	if p.Kind == "gemm" {
 		g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,

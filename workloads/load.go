@@ -1,11 +1,22 @@
 package workloads
 
 import (
+	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/stcsim/stcsim/configs"
 )
+
+// MaxTraceBytes bounds a trace file. The largest built-in model's
+// per-layer trace (bert-large, 145 rows) is 12 KB, about 80 bytes a row,
+// so 64 MiB holds more than half a million rows: a 1000-layer network of
+// 8 GEMMs a layer, one row per GEMM, is under 1 MiB. The bound keeps a
+// device (/dev/zero) or a huge file named by mistake from being read
+// into memory without end.
+const MaxTraceBytes = 64 << 20
 
 // Load reads a trace file, CSV or JSON by its extension (.csv, .json),
 // and checks the weight file of every row that names one.
@@ -26,19 +37,18 @@ func Load(path string) (*Trace, error) {
 // loadFile parses a trace file and resolves its weight paths.
 func loadFile(path string) (*Trace, error) {
 	ext := strings.ToLower(filepath.Ext(path))
-	parse := map[string]func(*os.File, string) (*Trace, error){
-		".csv":  func(f *os.File, n string) (*Trace, error) { return ParseCSV(f, n) },
-		".json": func(f *os.File, n string) (*Trace, error) { return ParseJSON(f, n) },
+	parse := map[string]func(io.Reader, string) (*Trace, error){
+		".csv":  ParseCSV,
+		".json": ParseJSON,
 	}[ext]
 	if parse == nil {
 		return nil, fmt.Errorf("trace %s: unknown extension %q (want .csv or .json)", path, ext)
 	}
-	f, err := os.Open(path)
+	data, err := configs.ReadRegular(path, MaxTraceBytes, "a trace file")
 	if err != nil {
-		return nil, fmt.Errorf("open trace: %w", err)
+		return nil, fmt.Errorf("trace %s: %w", path, err)
 	}
-	defer f.Close()
-	t, err := parse(f, path)
+	t, err := parse(bytes.NewReader(data), path)
 	if err != nil {
 		return nil, err
 	}

@@ -101,10 +101,10 @@ func runSweep(args []string) int {
 	if *db == "" {
 		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
 	}
-	if !*dryRun {
-		if err := checkOutFile("--db", *db); err != nil {
-			return usageError(fs, "%v", err)
-		}
+	// The dry run checks --db as the run would, so that it passing means
+	// the run can start.
+	if err := checkOutFile("--db", *db); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	spec, err := sweep.Load(pos[0])
 	if err != nil {
@@ -115,6 +115,11 @@ func runSweep(args []string) int {
 	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, &work))
 	if err == nil {
 		err = checkShard(plan, sh)
+	}
+	if err == nil {
+		// An existing store must be one, and must not hold these points
+		// with other GEMMs or modes: found now, not after the run starts.
+		err = sweep.CheckStore(*db, sh.Select(plan.Units()), plan.Modes)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
@@ -255,7 +260,13 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 		}
 		fmt.Fprintln(os.Stderr)
 	}
+	var inputErr *sweep.InputError
 	switch {
+	case errors.As(err, &inputErr):
+		// The store conflicts with the sweep (another writer changed it
+		// since the check): running again cannot help.
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(os.Stderr, "stcsim sweep: interrupted; finished points "+
 			"are in %s, run the same command again to resume\n", db)

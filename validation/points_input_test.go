@@ -1,0 +1,86 @@
+package validation
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const pointsHeader = "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock\n"
+
+// A device, a FIFO or a directory given as --points is refused before it
+// is read, quickly; so is a file above MaxPointsBytes.
+func TestLoadPointsRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.csv")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, MaxPointsBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{"/dev/zero": "not a regular file",
+		fifo: "not a regular file", dir: "not a regular file",
+		huge: "above the limit"} {
+		done := make(chan error, 1)
+		go func() { _, err := LoadPoints(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(err.Error(), "points file "+p+": ") ||
+				!strings.Contains(err.Error(), want) {
+				t.Errorf("LoadPoints(%s): %v, want %q", p, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("LoadPoints(%s) still running after 5 s", p)
+		}
+	}
+}
+
+// Bad rows get messages naming the file, line, column and value, and a
+// speedup that contradicts the row's own times is refused.
+func TestPointsErrors(t *testing.T) {
+	row := func(dense, sparse, unit, speedup string) string {
+		return pointsHeader + "g,A100,fp16,gemm,64,64,64," + dense + "," +
+			sparse + "," + unit + "," + speedup + ",x,,\n"
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"empty", "", "p.csv:1: empty file: want the header id,hardware"},
+		{"speedup abc", row("10", "8", "us", "abc"), `p.csv:2: column speedup: "abc": want a finite number > 0`},
+		{"m not a number", strings.Replace(row("10", "8", "us", ""), ",64,", ",6x4,", 1), `p.csv:2: column m: "6x4": want a whole number`},
+		{"contradicting speedup", row("10", "8", "us", "5"), "p.csv:2: column speedup: 5 contradicts the row's dense 10 and sparse 8 us"},
+		{"speedup of throughputs inverted", row("100", "150", "TFLOPS", "0.6667"), "column speedup: 0.6667 contradicts"},
+		{"bad quote", pointsHeader + "g,A100,fp16,\"gemm,64\n", "p.csv:2:"},
+	} {
+		_, err := ParsePoints(strings.NewReader(c.text), "p.csv")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "strconv") {
+			t.Errorf("%s: %v: the parser's own words", c.name, err)
+		}
+	}
+	// Within 1 % (the rounding of published figures) is accepted, for
+	// times (dense / sparse) and throughputs (sparse / dense).
+	for _, text := range []string{row("870", "630", "us", "1.382"),
+		row("10", "8", "us", "1.26"), row("302.3", "484", "TFLOPS", "1.601"),
+		row("1", "1", "ms", "")} {
+		if _, err := ParsePoints(strings.NewReader(text), "p.csv"); err != nil {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
+
+// The shared collection passes every check.
+func TestSharedPointsLoad(t *testing.T) {
+	pts, err := LoadPoints(filepath.Join("points", "a100-public.csv"))
+	if err != nil || len(pts) == 0 {
+		t.Fatalf("a100-public.csv: %d points, %v", len(pts), err)
+	}
+}

@@ -1,0 +1,93 @@
+package workloads
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// loadWithin runs Load and fails the test if it does not return within a
+// few seconds (a FIFO or a device read without end).
+func loadWithin(t *testing.T, path string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(path)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(5 * time.Second):
+		t.Fatalf("Load(%s) still running after 5 s", path)
+		return nil
+	}
+}
+
+// A device, a FIFO or a directory named as a trace is refused before
+// anything is read: /dev/zero is never read into memory, a FIFO with no
+// writer does not hang.
+func TestLoadRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, ext := range []string{".csv", ".json"} {
+		zero := filepath.Join(dir, "zero"+ext)
+		if err := os.Symlink("/dev/zero", zero); err != nil {
+			t.Fatal(err)
+		}
+		fifo := filepath.Join(dir, "fifo"+ext)
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sub := filepath.Join(dir, "dir"+ext)
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, zero, fifo, sub)
+	}
+	for _, p := range paths {
+		err := loadWithin(t, p)
+		if err == nil || !strings.Contains(err.Error(), "trace "+p+": not a regular file") {
+			t.Errorf("Load(%s): %v, want \"trace %s: not a regular file\"", p, err, p)
+		}
+	}
+}
+
+// A trace above MaxTraceBytes is refused by its size before it is read;
+// a large plausible one (a 1000-layer network of 8 GEMMs a layer, one
+// row per GEMM) loads.
+func TestTraceSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.csv")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Truncate(huge, MaxTraceBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if err := loadWithin(t, huge); err == nil || !strings.Contains(err.Error(), "above the limit") {
+		t.Errorf("a trace of MaxTraceBytes+1 bytes: %v, want a size error", err)
+	}
+
+	var b strings.Builder
+	b.WriteString("name,m,n,k,precision,sparsity,count,batch,weights,note,unpadded_m,unpadded_k,sparse_operand\n")
+	for l := range 1000 {
+		for g := range 8 {
+			fmt.Fprintf(&b, "layers.%d.gemm%d,12288,4096,12288,fp16,2:4,1,1,,,,,\n", l, g)
+		}
+	}
+	big := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Load(big)
+	if err != nil || len(tr.GEMMs) != 8000 {
+		t.Fatalf("8000-row trace (%d bytes): %v", b.Len(), err)
+	}
+}
