@@ -79,6 +79,16 @@ func weightsSources(w *workloads.Trace) ([]WeightsSource, error) {
 	return out, nil
 }
 
+// ConfigProvenance is the provenance of an output made from a config
+// alone (a microbenchmark's): version, command line, config files,
+// overrides, hash and description, and no workloads.
+func ConfigProvenance(ld *configs.Loaded, command []string) *Provenance {
+	p := configProvenance(ld)
+	p.Command = command
+	p.Workloads = []WorkloadSource{}
+	return p
+}
+
 // configProvenance fills the config part of a report's provenance.
 func configProvenance(ld *configs.Loaded) *Provenance {
 	p := &Provenance{Version: Version, ConfigFiles: ld.Files,

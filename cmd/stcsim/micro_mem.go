@@ -19,10 +19,11 @@ func init() {
 
 // microMemOutput is the JSON document of stcsim micro mem.
 type microMemOutput struct {
-	Tool    string               `json:"tool"`
-	Config  string               `json:"config"`
-	Sources []string             `json:"sources"`
-	Results []memory.MicroResult `json:"results"`
+	Tool       string               `json:"tool"`
+	Provenance *sim.Provenance      `json:"provenance"`
+	Config     string               `json:"config"`
+	Sources    []string             `json:"sources"`
+	Results    []memory.MicroResult `json:"results"`
 }
 
 // microMem is the microbenchmark the command runs. The command's tests
@@ -42,7 +43,7 @@ func runMicroMem(args []string) int {
 		return exitInternal
 	}
 	out := &microMemOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
-		Sources: ld.Sources, Results: res}
+		Sources: ld.Sources, Provenance: sim.ConfigProvenance(ld, os.Args), Results: res}
 	if format == "json" {
 		return printMicroJSON("mem", out)
 	}

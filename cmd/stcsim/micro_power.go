@@ -38,12 +38,13 @@ var publishedPowers = []publishedPower{
 
 // microPowerOutput is the JSON document of stcsim micro power.
 type microPowerOutput struct {
-	Tool      string           `json:"tool"`
-	Config    string           `json:"config"`
-	Sources   []string         `json:"sources"`
-	LimitW    float64          `json:"limit_w"`
-	Results   []sim.PowerPoint `json:"results"`
-	Published []publishedPower `json:"published"`
+	Tool       string           `json:"tool"`
+	Provenance *sim.Provenance  `json:"provenance"`
+	Config     string           `json:"config"`
+	Sources    []string         `json:"sources"`
+	LimitW     float64          `json:"limit_w"`
+	Results    []sim.PowerPoint `json:"results"`
+	Published  []publishedPower `json:"published"`
 }
 
 func runMicroPower(args []string) int {
@@ -58,7 +59,7 @@ func runMicroPower(args []string) int {
 		return exitInternal
 	}
 	out := &microPowerOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
-		Sources: ld.Sources, LimitW: c.Power.LimitW, Results: res}
+		Sources: ld.Sources, Provenance: sim.ConfigProvenance(ld, os.Args), LimitW: c.Power.LimitW, Results: res}
 	for _, p := range publishedPowers {
 		if p.Config == c.Name && p.ClockMHz == c.GPU.ClockMHz {
 			out.Published = append(out.Published, p)

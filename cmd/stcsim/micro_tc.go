@@ -19,10 +19,11 @@ func init() {
 
 // microTCOutput is the JSON document of stcsim micro tc.
 type microTCOutput struct {
-	Tool    string                   `json:"tool"`
-	Config  string                   `json:"config"`
-	Sources []string                 `json:"sources"`
-	Results []tensorcore.MicroResult `json:"results"`
+	Tool       string                   `json:"tool"`
+	Provenance *sim.Provenance          `json:"provenance"`
+	Config     string                   `json:"config"`
+	Sources    []string                 `json:"sources"`
+	Results    []tensorcore.MicroResult `json:"results"`
 	// Scheduler is the same benchmark issued by warps through the
 	// instruction-level SM's schedulers, scoreboards and register files.
 	Scheduler []sim.MicroSched `json:"scheduler"`
@@ -102,7 +103,8 @@ func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, [
 func microTC(ld *configs.Loaded, precs []tensorcore.Precision, modes []tensorcore.Mode,
 	opt tensorcore.MicroOptions) (*microTCOutput, error) {
 	c := ld.Config
-	out := &microTCOutput{Tool: "stcsim " + sim.Version, Config: c.Name, Sources: ld.Sources}
+	out := &microTCOutput{Tool: "stcsim " + sim.Version, Config: c.Name, Sources: ld.Sources,
+		Provenance: sim.ConfigProvenance(ld, os.Args)}
 	for _, p := range precs {
 		for _, m := range modes {
 			r, err := tensorcore.MicroTCWith(c.TensorCore, c.GPU.SMCount,

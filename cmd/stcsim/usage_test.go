@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 // A missing or unknown subcommand, or an argument a subcommand does not
@@ -50,5 +53,27 @@ func TestRunRefusesFlagsNothingReads(t *testing.T) {
 	})
 	if code != exitOK {
 		t.Errorf("--gemm with --batch: exit %d: %s", code, stderr)
+	}
+}
+
+// A microbenchmark's JSON records what produced it, as a run's does.
+func TestMicroJSONHasProvenance(t *testing.T) {
+	out, code := captureStdout(t, func() int {
+		return runMicro([]string{"tc", "--format", "json", "--precision", "fp16", "--mode", "dense",
+			"--set", "gpu.sm_count=100"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	var doc struct {
+		Provenance *sim.Provenance `json:"provenance"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Provenance
+	if p == nil || p.Version != sim.Version || len(p.ConfigHash) != 64 || len(p.Command) == 0 ||
+		len(p.ConfigFiles) == 0 || len(p.Sets) != 1 || p.Sets[0] != "gpu.sm_count=100" {
+		t.Errorf("provenance %+v", p)
 	}
 }
