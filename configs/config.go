@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
@@ -162,6 +163,13 @@ func (c *Config) Validate() check.List {
 	var l check.List
 	if c.Name == "" {
 		l.Add("name", "must be set")
+	}
+	// Both reach terminals and file headers as they are: no control
+	// characters (an ESC would drive the terminal), no line breaks.
+	for _, f := range []struct{ key, v string }{{"name", c.Name}, {"description", c.Description}} {
+		if i := strings.IndexFunc(f.v, unicode.IsControl); i >= 0 {
+			l.Add(f.key, "holds the control character %q at byte %d: printable text only", f.v[i:i+1], i)
+		}
 	}
 	l.Positive("gpu.clock_mhz", c.GPU.ClockMHz)
 	l.Positive("gpu.sm_count", c.GPU.SMCount)

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -123,6 +124,9 @@ func (ld *Loaded) finish(specs, sets []string) error {
 func setLabels(sets []string) []string {
 	out := make([]string, len(sets))
 	for i, s := range sets {
+		if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+			s = Quote(s) // never a raw control character in a message
+		}
 		out[i] = "--set " + s
 	}
 	return out

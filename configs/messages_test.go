@@ -24,3 +24,20 @@ func TestTypeErrorsSayWhatWasFound(t *testing.T) {
 		t.Errorf("sim.seed=-1: %v", err)
 	}
 }
+
+// A config's name and description reach terminals as they are: a
+// control character in either (an ESC) is refused with the key.
+func TestNamesArePrintable(t *testing.T) {
+	for _, set := range []string{"name=evil\x1b[2J", "description=bell\x07"} {
+		_, err := Load(nil, []string{set})
+		if err == nil || !strings.Contains(err.Error(), "control character") ||
+			strings.ContainsAny(err.Error(), "\x1b\x07") {
+			t.Errorf("%q: %v (want it refused, and no raw control character in the message)", set, err)
+		}
+	}
+	for _, name := range Builtin() {
+		if _, err := Load([]string{name}, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -201,7 +201,7 @@ func (ld *Loaded) applySet(kv string) error {
 		return fmt.Errorf("--set %s: value %s is not valid for %s: %s",
 			Quote(kv), Quote(value), key, msg)
 	}
-	label := "--set " + kv
+	label := setLabels([]string{kv})[0]
 	if ld.tree == nil {
 		return fmt.Errorf("--set %s: no config loaded to override", Quote(kv))
 	}
