@@ -218,8 +218,12 @@ func (k KernelConfig) validate(c *Config) check.List {
 	if len(k.Candidates) == 0 {
 		l.Add("candidates", "must list at least one tile configuration")
 	}
-	for _, f := range k.SplitK {
+	for i, f := range k.SplitK {
 		l.Range("split_k", f, 1, 64)
+		// A repeat would change the config's hash and nothing else.
+		if j := slices.Index(k.SplitK[:i], f); j >= 0 {
+			l.Add("split_k", "factor %d listed twice (entries %d and %d)", f, j, i)
+		}
 	}
 	if len(k.SplitK) == 0 {
 		l.Add("split_k", "must list at least one factor (1 = no split-K)")

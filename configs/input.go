@@ -129,9 +129,16 @@ func checkDuplicates(label string, n *yaml.Node, path string) error {
 
 // checkScalar enforces what the YAML decoder lets through for a number:
 // an integer key takes decimal digits only (1.5 would become 1, 054 the
-// octal 44, 0x10 16), and a number is finite.
+// octal 44, 0x10 16), and a number is finite; and for a switch: true or
+// false only (the decoder also reads YAML 1.1's yes, no, on and off).
 func checkScalar(n *yaml.Node, v reflect.Value) error {
 	switch v.Kind() {
+	case reflect.Bool:
+		switch strings.TrimSpace(n.Value) {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+		default:
+			return fmt.Errorf("want true or false, got %s", Quote(n.Value))
+		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32,
 		reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16,
 		reflect.Uint32, reflect.Uint64:

@@ -41,3 +41,31 @@ func TestNamesArePrintable(t *testing.T) {
 		}
 	}
 }
+
+// A switch takes true or false, in a file as in --set: not YAML 1.1's
+// yes, no, on or off, which the decoder would also read.
+func TestSwitchesTakeTrueOrFalse(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "yes.yaml")
+	if err := os.WriteFile(p, []byte("base: a100-40gb\nsim:\n  extrapolate_waves: yes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load([]string{p}, nil); err == nil || !strings.Contains(err.Error(), `yes.yaml:3: key sim.extrapolate_waves: want true or false, got "yes"`) {
+		t.Errorf("file: %v", err)
+	}
+	if _, err := Load(nil, []string{"sim.extrapolate_waves=off"}); err == nil || !strings.Contains(err.Error(), "want true or false") {
+		t.Errorf("--set: %v", err)
+	}
+	if _, err := Load(nil, []string{"sim.extrapolate_waves=False"}); err != nil {
+		t.Errorf("False: %v", err)
+	}
+}
+
+// A split-K factor listed twice is refused (it would change the config's
+// hash and nothing else).
+func TestSplitKFactorsAreDistinct(t *testing.T) {
+	if _, err := Load(nil, []string{"kernel.split_k=[1,2,1]"}); err == nil ||
+		!strings.Contains(err.Error(), "factor 1 listed twice (entries 0 and 2)") {
+		t.Errorf("%v", err)
+	}
+}
