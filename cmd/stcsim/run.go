@@ -145,7 +145,8 @@ func (f *runFlags) checkOutputs() error {
 // checkReadFlags refuses --batch and --seq where no workload of the run
 // reads them (a value that changes nothing would read as if it had):
 // --seq is the BERT models', --batch the models' and --gemm's (trace
-// files carry their own batch column).
+// files carry their own batch column); and an --out or --trace-db given
+// an empty path, which would read as none.
 func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
 	models := f.workloads
 	if len(models) == 0 && len(f.gemms) == 0 {
@@ -165,6 +166,8 @@ func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
 		case fl.Name == "seq" && !bert:
 			err = fmt.Errorf("--seq %s: no workload of this run reads it (the "+
 				"built-in BERT models do; a trace file's rows carry their own shapes)", fl.Value)
+		case (fl.Name == "out" || fl.Name == "trace-db") && fl.Value.String() == "":
+			err = fmt.Errorf("--%s: empty path (leave the flag out for none)", fl.Name)
 		case fl.Name == "batch" && !model && len(f.gemms) == 0:
 			err = fmt.Errorf("--batch %s: no workload of this run reads it (the "+
 				"built-in models and --gemm do; a trace file carries its own batch column)", fl.Value)

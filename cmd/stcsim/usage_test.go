@@ -41,6 +41,7 @@ func TestRunRefusesFlagsNothingReads(t *testing.T) {
 		{[]string{"--workload", "resnet50", "--seq", "64"}, "--seq 64: no workload"},
 		{[]string{"--workload", "testdata/none.csv", "--batch", "4"}, "--batch 4: no workload"},
 		{[]string{"--gemm", "256x256x256", "--max-work", "Inf"}, "must be a finite number > 0"},
+		{[]string{"--gemm", "256x256x256", "--out", ""}, "--out: empty path"},
 	} {
 		_, stderr, code := capture(t, func() int { return runRun(c.args) })
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
