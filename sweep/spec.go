@@ -344,6 +344,15 @@ func (s *Spec) check() error {
 			}
 		}
 	}
+	// A set: override of a varied key would be overridden by every
+	// point's value: it would read as applied and change nothing.
+	for i, kv := range s.Set {
+		key, _, _ := strings.Cut(kv, "=")
+		if l, ok := seenKey[strings.TrimSpace(key)]; ok {
+			return fmt.Errorf("set[%d]: %s is also varied (line %d): every point "+
+				"overrides it; drop it from set", i, strings.TrimSpace(key), l)
+		}
+	}
 	return nil
 }
 

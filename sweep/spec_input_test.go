@@ -160,3 +160,17 @@ func TestCheckStoreBeforeRun(t *testing.T) {
 		}
 	}
 }
+
+// A set: override of a key the grid or a zip varies is refused: every
+// point would override it.
+func TestSetOfAVariedKeyIsRefused(t *testing.T) {
+	for _, text := range []string{
+		"set: [dram.bandwidth_gbps=100]\ngrid:\n  dram.bandwidth_gbps: [1555, 2039]\nworkloads: [{model: bert-base}]\n",
+		"set: [\"gpu.sm_count = 8\"]\nzip:\n  - {gpu.sm_count: [4, 8], gpu.clock_mhz: [1000, 1410]}\nworkloads: [{model: bert-base}]\n",
+	} {
+		_, err := Parse([]byte(text), "s.yaml")
+		if err == nil || !strings.Contains(err.Error(), "is also varied") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}
