@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"fmt"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
@@ -66,6 +69,77 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		if _, err := Run(ld, job); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSuiteCandidates is where the reference suite's time goes: for
+// each distinct GEMM and mode, in the order the run meets them, each
+// candidate that kernel selection simulates (the pre-model's order), its
+// sample run to the end (no pruning) on one core: the seconds it took and
+// its estimate. It logs a line per GEMM (run with -v), then the totals:
+// all samples, the winners' (what the records alone would cost), and the
+// losers' within and beyond 3 % of the winner.
+func BenchmarkSuiteCandidates(b *testing.B) {
+	cfg := loadTest(b)
+	seen := map[gemmShape]bool{}
+	var shapes []gemmShape
+	for _, m := range []string{"resnet50", "bert-large"} {
+		tr, err := workloads.Model(m, 32, 128)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, g := range tr.GEMMs {
+			for _, mode := range tensorcore.Modes {
+				s, err := shapeOf(cfg, g, mode)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !seen[s] {
+					seen[s] = true
+					shapes = append(shapes, s)
+				}
+			}
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		var all, winners, near, far float64
+		for _, s := range shapes {
+			plans, _ := candidatePlans(cfg, s)
+			sort.SliceStable(plans, func(i, j int) bool { return estimate(cfg, plans[i]) < estimate(cfg, plans[j]) })
+			plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+			ests, secs := make([]float64, len(plans)), make([]float64, len(plans))
+			line := fmt.Sprintf("%dx%dx%d sparse=%v:", s.M, s.N, s.K, s.Sparse)
+			for j, p := range plans {
+				start := time.Now()
+				est, _, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ests[j], secs[j] = est, time.Since(start).Seconds()
+				line += fmt.Sprintf(" %s (%d CTAs, %d per SM, %d k-steps) %.0f cycles in %.1f s;",
+					p.name(), p.ctas, p.occupancy, p.kSteps, est, secs[j])
+			}
+			best := 0
+			for j := range ests {
+				if ests[j] < ests[best] {
+					best = j
+				}
+			}
+			for j := range ests {
+				all += secs[j]
+				switch {
+				case j == best:
+					winners += secs[j]
+				case ests[j] <= 1.03*ests[best]:
+					near += secs[j]
+				default:
+					far += secs[j]
+				}
+			}
+			b.Log(line)
+		}
+		b.Logf("samples %.1f s: winners %.1f s, losers within 3 %% %.1f s, beyond %.1f s",
+			all, winners, near, far)
 	}
 }
 
