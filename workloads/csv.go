@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -179,8 +180,27 @@ func (p *csvParser) row() (GEMM, error) {
 // WriteCSV writes the trace in the CSV format ParseCSV reads, all columns
 // present, one '#' comment line first naming the trace.
 func (t *Trace) WriteCSV(w io.Writer) error {
+	return t.WriteCSVProvenance(w, nil)
+}
+
+// WriteCSVProvenance is WriteCSV with, when p is not nil, a second
+// comment line "# provenance: " and p as one line of JSON (which escapes
+// every line break), so the file stays a trace ParseCSV reads.
+func (t *Trace) WriteCSVProvenance(w io.Writer, p *TraceProvenance) error {
 	if _, err := fmt.Fprintf(w, "# stcsim trace %s\n", sanitizeComment(t.Name)); err != nil {
 		return fmt.Errorf("write trace %s: %w", t.Name, err)
+	}
+	if p != nil {
+		var js bytes.Buffer
+		js.WriteString("# provenance: ")
+		enc := json.NewEncoder(&js) // one line, newline-terminated
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p); err != nil {
+			return fmt.Errorf("write trace %s: provenance: %w", t.Name, err)
+		}
+		if _, err := w.Write(js.Bytes()); err != nil {
+			return fmt.Errorf("write trace %s: %w", t.Name, err)
+		}
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append(slices.Clone(requiredColumns), optionalColumns...)); err != nil {

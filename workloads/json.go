@@ -155,8 +155,18 @@ func (p *jsonParser) trace() (*Trace, error) {
 			if t.GEMMs, err = p.gemms(); err != nil {
 				return nil, err
 			}
+		case "provenance":
+			// What wrote the file (TraceProvenance); informational, not
+			// read back, but it must be an object.
+			raw, off, err := p.value(k)
+			if err != nil {
+				return nil, err
+			}
+			if raw[0] != '{' {
+				return nil, p.errAt(off, k, errors.New("want an object"))
+			}
 		default:
-			return nil, p.errAt(koff, k, errors.New(`unknown key (want "name", "gemms")`))
+			return nil, p.errAt(koff, k, errors.New(`unknown key (want "name", "gemms", "provenance")`))
 		}
 	}
 	if !seen["gemms"] {
@@ -258,13 +268,46 @@ func (p *jsonParser) gemm() (GEMM, error) {
 	return g, nil
 }
 
+// TraceProvenance records what wrote an exported trace (`stcsim trace
+// export`): the tool version, the command line, and the workload with
+// the options that shaped it, in the field names of a run's provenance
+// (sim.WorkloadSource). A JSON trace holds it as its "provenance" object,
+// a CSV trace as a "# provenance: {...}" comment line.
+type TraceProvenance struct {
+	Version string `json:"version"`
+	// Command is the command line (stcsim trace export ...); empty when
+	// the trace was written through the library.
+	Command []string `json:"command,omitempty"`
+	// Name is the trace's name; Source is "model" for a built-in model,
+	// else the trace file's path as given, with the SHA-256 of its bytes.
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Options of a built-in model (batch; seq for BERT, resolution for
+	// ResNet; precision, as given or defaulted), or the --precision a
+	// trace file was converted to.
+	Batch      int    `json:"batch,omitempty"`
+	Seq        int    `json:"seq,omitempty"`
+	Resolution int    `json:"resolution,omitempty"`
+	Precision  string `json:"precision,omitempty"`
+	// PerLayer: one row per layer, identical GEMMs not merged.
+	PerLayer bool `json:"per_layer,omitempty"`
+}
+
 // WriteJSON writes the trace in the JSON format ParseJSON reads, indented,
 // one GEMM per object.
 func (t *Trace) WriteJSON(w io.Writer) error {
+	return t.WriteJSONProvenance(w, nil)
+}
+
+// WriteJSONProvenance is WriteJSON with a "provenance" object after the
+// name (none when p is nil).
+func (t *Trace) WriteJSONProvenance(w io.Writer, p *TraceProvenance) error {
 	out := struct {
-		Name  string `json:"name"`
-		GEMMs []GEMM `json:"gemms"`
-	}{t.Name, slices.Clip(t.GEMMs)}
+		Name       string           `json:"name"`
+		Provenance *TraceProvenance `json:"provenance,omitempty"`
+		GEMMs      []GEMM           `json:"gemms"`
+	}{t.Name, p, slices.Clip(t.GEMMs)}
 	if out.GEMMs == nil {
 		out.GEMMs = []GEMM{}
 	}

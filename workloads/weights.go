@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -61,6 +63,23 @@ const (
 // .safetensors file named by tensor or by a "#NAME" suffix of the path
 // (neither is needed when the file holds a single tensor).
 func ReadTensor(path, tensor string) (*Tensor, error) {
+	return readTensor(path, tensor, nil)
+}
+
+// ReadTensorSHA256 is ReadTensor that also returns the SHA-256 (hex) of
+// the bytes of the file it read (less a .safetensors path's "#NAME"),
+// hashed as they are parsed, for provenance.
+func ReadTensorSHA256(path, tensor string) (*Tensor, string, error) {
+	h := sha256.New()
+	t, err := readTensor(path, tensor, h)
+	if err != nil {
+		return nil, "", err
+	}
+	return t, fmt.Sprintf("%x", h.Sum(nil)), nil
+}
+
+// readTensor is ReadTensor; a non-nil h receives every byte of the file.
+func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 	file := path
 	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
 		file = path[:i+len(".safetensors")]
@@ -83,10 +102,23 @@ func ReadTensor(path, tensor string) (*Tensor, error) {
 		return nil, fmt.Errorf("open weights: %w", err)
 	}
 	defer f.Close()
-	if ext == ".npy" {
-		return ReadNPY(f, file)
+	var r io.Reader = f
+	if h != nil {
+		r = io.TeeReader(f, h)
 	}
-	return ReadSafetensors(f, file, tensor)
+	var t *Tensor
+	if ext == ".npy" {
+		t, err = ReadNPY(r, file)
+	} else {
+		t, err = ReadSafetensors(r, file, tensor)
+	}
+	if err == nil && h != nil {
+		// The readers require the end of the file; hash all of it anyway.
+		if _, err = io.Copy(io.Discard, r); err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+	}
+	return t, err
 }
 
 // GEMMView is the tensor as the M x K A operand: a 2-D [out, in] Linear
@@ -167,6 +199,29 @@ type PruneSummary struct {
 	ValueBytes    int      `json:"value_bytes"` // as float32 in values.npy
 	MetadataBytes int      `json:"metadata_bytes"`
 	Files         []string `json:"files,omitempty"`
+	// Provenance is what produced the summary (absent in summaries
+	// written before it was recorded, and from the Go API unless set).
+	Provenance *PruneProvenance `json:"provenance,omitempty"`
+}
+
+// PruneProvenance records what produced a `stcsim prune` output: the
+// tool version, the command line, the input as given with the SHA-256 of
+// its file's bytes, and the options, enough to reproduce it.
+type PruneProvenance struct {
+	Version string `json:"version"`
+	// Command is the command line (stcsim prune ...); empty when the
+	// output was made through the library.
+	Command []string `json:"command,omitempty"`
+	// Input is the --in path as given; SHA256 is of the bytes of the
+	// file it names (less a .safetensors path's "#NAME").
+	Input  string `json:"input"`
+	SHA256 string `json:"sha256"`
+	// Tensor is the tensor read from a .safetensors file (by --tensor,
+	// a "#NAME" suffix, or the file's only one); empty for .npy.
+	Tensor  string `json:"tensor,omitempty"`
+	Pattern string `json:"pattern"`
+	// Verify is --verify: the input was checked, not pruned.
+	Verify bool `json:"verify"`
 }
 
 // PruneResult is a pruned (or verified) weight.
@@ -180,11 +235,15 @@ type PruneResult struct {
 // Prune prunes t's GEMM view by magnitude to pattern p (keep the p.N
 // largest |w| of every p.M along K), or with verify only checks that it
 // already holds p (an error names the first bad row and group). K must be
-// a multiple of p.M.
+// a multiple of p.M, and no dimension of t zero.
 func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneResult, error) {
 	m, err := t.GEMMView()
 	if err != nil {
 		return nil, fmt.Errorf("prune %s: %w", source, err)
+	}
+	if slices.Contains(t.Shape, 0) {
+		return nil, fmt.Errorf("prune %s: shape %v has a zero dimension: "+
+			"no weights to prune (%d x %d as M x K)", source, t.Shape, m.Rows, m.Cols)
 	}
 	if m.Cols%p.M != 0 {
 		return nil, fmt.Errorf("prune %s: K = %d is not a multiple of %d, "+

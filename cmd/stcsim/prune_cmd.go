@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -51,7 +52,7 @@ func runPrune(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
 	}
-	t, err := workloads.ReadTensor(*in, *tensor)
+	t, sum, err := workloads.ReadTensorSHA256(*in, *tensor)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
@@ -61,6 +62,9 @@ func runPrune(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
 	}
+	r.Summary.Provenance = &workloads.PruneProvenance{Version: sim.Version,
+		Command: append([]string{"stcsim", "prune"}, args...), Input: *in,
+		SHA256: sum, Tensor: t.Name, Pattern: p.String(), Verify: *verify}
 	if !r.Summary.ValidMask { // nothing is written for an invalid result
 		printPruneSummary(&r.Summary, *format)
 		fmt.Fprintf(os.Stderr, "stcsim prune: %s: %s\n", *in, r.Summary.InputError)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -59,17 +62,26 @@ func runTraceExport(args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	t, err := exportTrace(*workload, workloads.Options{Batch: *batch, Seq: *seq,
-		Resolution: *res, PerLayer: *perLayer}, *precision, *format)
+	o := workloads.Options{Batch: *batch, Seq: *seq, Resolution: *res,
+		PerLayer: *perLayer}
+	t, err := exportTrace(*workload, o, *precision, *format)
+	if err == nil {
+		err = checkExportFlags(fs, *workload)
+	}
+	var prov *workloads.TraceProvenance
+	if err == nil {
+		prov, err = exportProvenance(t, *workload, o, *precision)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
 		return exitUsage
 	}
+	prov.Command = append([]string{"stcsim", "trace", "export"}, args...)
 	w := bufio.NewWriter(os.Stdout)
 	if *format == "json" {
-		err = t.WriteJSON(w)
+		err = t.WriteJSONProvenance(w, prov)
 	} else {
-		err = t.WriteCSV(w)
+		err = t.WriteCSVProvenance(w, prov)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -79,6 +91,69 @@ func runTraceExport(args []string) int {
 		return exitInternal
 	}
 	return exitOK
+}
+
+// checkExportFlags refuses --batch, --seq, --resolution and --per-layer
+// where the exported workload does not read them, as stcsim run does
+// (a value that changes nothing would read as if it had): --seq is the
+// BERT models', --resolution the ResNets', --batch and --per-layer the
+// built-in models' (a trace file's rows are exported as they are).
+func checkExportFlags(fs *flag.FlagSet, name string) error {
+	model := slices.Contains(workloads.Models(), name)
+	bert := model && strings.HasPrefix(name, "bert")
+	resnet := model && strings.HasPrefix(name, "resnet")
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case err != nil:
+		case fl.Name == "seq" && !bert:
+			err = fmt.Errorf("--seq %s: no workload of this export reads it (the "+
+				"built-in BERT models do; a trace file's rows carry their own shapes)", fl.Value)
+		case fl.Name == "resolution" && !resnet:
+			err = fmt.Errorf("--resolution %s: no workload of this export reads it (the "+
+				"built-in ResNet models do; a trace file's rows carry their own shapes)", fl.Value)
+		case fl.Name == "batch" && !model:
+			err = fmt.Errorf("--batch %s: no workload of this export reads it (the "+
+				"built-in models do; a trace file carries its own batch column)", fl.Value)
+		case fl.Name == "per-layer" && !model:
+			err = fmt.Errorf("--per-layer: no workload of this export reads it (the " +
+				"built-in models do; a trace file's rows are exported as they are)")
+		}
+	})
+	return err
+}
+
+// exportProvenance records what the export is made of: a model with the
+// options that shaped it, or a trace file with the SHA-256 of its bytes
+// (and the --precision it was converted to, if any).
+func exportProvenance(t *workloads.Trace, name string, o workloads.Options, precision string) (*workloads.TraceProvenance, error) {
+	p := &workloads.TraceProvenance{Version: sim.Version, Name: t.Name}
+	if precision != "" { // exportTrace has parsed it
+		prec, err := tensorcore.ParsePrecision(precision)
+		if err != nil {
+			return nil, fmt.Errorf("--precision: %w", err)
+		}
+		p.Precision = prec.String()
+	}
+	if !slices.Contains(workloads.Models(), name) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("--workload %s: %v", name, err)
+		}
+		sum := sha256.Sum256(data)
+		p.Source, p.SHA256 = name, hex.EncodeToString(sum[:])
+		return p, nil
+	}
+	p.Source, p.Batch, p.PerLayer = "model", o.Batch, o.PerLayer
+	if precision == "" {
+		p.Precision = tensorcore.FP16.String() // a model's default
+	}
+	if strings.HasPrefix(name, "bert") {
+		p.Seq = o.Seq
+	} else {
+		p.Resolution = o.Resolution
+	}
+	return p, nil
 }
 
 // exportTrace builds the model or loads the file to export; a precision
