@@ -8,10 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
@@ -76,6 +79,7 @@ type Store struct {
 	db       *sql.DB
 	mu       sync.Mutex // serialises this process's write transactions
 	readOnly bool
+	snap     os.FileInfo // read-only, immutable=1: the file at the open
 }
 
 // ErrNotStore is a file that is not an stcsim results store (another
@@ -132,9 +136,10 @@ func probeStore(path string) error {
 	if !errors.Is(err, ErrNotStore) {
 		return err
 	}
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Set("_busy_timeout", "60000")
+	q, _, oerr := readOnlyParams(path)
+	if oerr != nil {
+		return oerr
+	}
 	db, oerr := sql.Open("sqlite3", dsn(path, q))
 	if oerr != nil {
 		return err
@@ -164,7 +169,10 @@ func OpenExisting(path string) (*Store, error) {
 
 // OpenReadOnly opens an existing store without writing to it (exports,
 // plots, merge inputs): a file that is not an stcsim store is
-// ErrNotStore, and nothing is created or converted.
+// ErrNotStore, and nothing is created or converted, nor left beside it:
+// see readOnlyParams. A store opened with immutable=1 is compared with
+// its state at the open when it is closed (Close fails if another
+// process wrote it meanwhile).
 func OpenReadOnly(path string) (*Store, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -173,14 +181,15 @@ func OpenReadOnly(path string) (*Store, error) {
 	if !st.Mode().IsRegular() || st.Size() == 0 {
 		return nil, fmt.Errorf("store %s: %w", path, ErrNotStore)
 	}
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Set("_busy_timeout", "60000")
+	q, snap, err := readOnlyParams(path)
+	if err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("sqlite3", dsn(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{path: path, db: db, readOnly: true}
+	s := &Store{path: path, db: db, readOnly: true, snap: snap}
 	var v string
 	err = db.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&v)
 	if err == nil && v != schemaVersion {
@@ -193,6 +202,75 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// readOnlyParams chooses how to read the store at path without creating
+// or changing any file beside it. A reader that follows SQLite's WAL
+// protocol (mode=ro) needs PATH-wal and PATH-shm and creates them when
+// they are missing (and, being read-only, cannot delete them again), so:
+//
+//   - PATH-wal and PATH-shm both exist (a sweep is writing the store, or
+//     one was killed): read with SQLite's locks (mode=ro). The reader
+//     sees a consistent snapshot including the commits still in the WAL,
+//     and creates nothing since both files are there.
+//   - no PATH-wal: open with immutable=1, which reads the main file alone
+//     and takes no locks. That is safe here because every connection to
+//     a WAL store keeps PATH-wal in place while it is open (the last one
+//     to close checkpoints the WAL into the main file, then deletes it),
+//     so no PATH-wal means no writer and every commit in the main file.
+//     A writer that opens the store after this check writes the main
+//     file only when it checkpoints, which changes the file's size or
+//     modification time: the returned snapshot is compared with the
+//     file when the store is closed (Close, and Merge before it commits),
+//     so such a read fails ("changed while it was read") instead of
+//     returning a mix of two states. The stat is taken before PATH-wal
+//     is looked for, so that no checkpoint falls between the two.
+//   - PATH-wal without PATH-shm: no reader can use the WAL without
+//     creating PATH-shm. This lasts a moment while a writer opens or
+//     closes the store, so it is looked at again for a second, then
+//     refused: its commits may be in the WAL alone.
+func readOnlyParams(path string) (url.Values, os.FileInfo, error) {
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	for try := 0; ; try++ {
+		snap, err := os.Stat(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open store: %w", err)
+		}
+		wal, shm := exists(path+"-wal"), exists(path+"-shm")
+		q := url.Values{}
+		q.Set("mode", "ro")
+		switch {
+		case wal && shm:
+			q.Set("_busy_timeout", "60000")
+			return q, nil, nil
+		case !wal:
+			q.Set("immutable", "1")
+			return q, snap, nil
+		}
+		if try == 20 {
+			return nil, nil, &InputError{fmt.Errorf("store %s: %s-wal "+
+				"exists without %s-shm, and reading it would create that "+
+				"file: let the process writing the store finish, or open "+
+				"the store for writing once (e.g. resume its sweep)",
+				path, path, path)}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// unchanged reports an error when the file of a store opened with
+// immutable=1 is no longer the one checked at the open.
+func unchanged(path string, snap os.FileInfo) error {
+	if snap == nil {
+		return nil
+	}
+	now, err := os.Stat(path)
+	if err == nil && os.SameFile(now, snap) && now.Size() == snap.Size() &&
+		now.ModTime().Equal(snap.ModTime()) {
+		return nil
+	}
+	return fmt.Errorf("store %s changed while it was read (another process "+
+		"wrote it); run the command again", path)
 }
 
 func (s *Store) init() error {
@@ -229,7 +307,10 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.readOnly {
-		return s.db.Close()
+		if err := s.db.Close(); err != nil {
+			return err
+		}
+		return unchanged(s.path, s.snap)
 	}
 	if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		s.db.Close()
@@ -380,14 +461,23 @@ func (s *Store) commit(u Unit, modes []tensorcore.Mode, config []byte, rep *sim.
 }
 
 // Merge copies every point of the stores at paths into s. Everything is
-// checked before anything is written: each input is opened read-only and
-// checked (integrity, every point complete, every record readable), and a
-// point held by two stores (inputs or s) with different GEMMs, modes or
-// results is an error. Then each input is merged in one transaction;
-// points already in s are kept.
+// checked before anything is written: s and each input are checked
+// (Check: integrity, consistency of the tables, every record readable;
+// inputs opened read-only), an input that is s (os.SameFile) is an
+// error, and a point held by two stores (inputs or s) with different
+// GEMMs, modes or results is an error. Then each input is merged in one
+// transaction; points already in s are kept, so an input given twice
+// adds nothing the second time (CheckInputs, which the merge command
+// runs first, refuses that as a mistake).
 func (s *Store) Merge(paths ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := notOutput(s.path, paths); err != nil {
+		return &InputError{fmt.Errorf("merge: %w", err)}
+	}
+	if err := s.Check(); err != nil {
+		return &InputError{fmt.Errorf("merge: output %w", err)}
+	}
 	seen, err := s.digests()
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
@@ -396,55 +486,96 @@ func (s *Store) Merge(paths ...string) error {
 	for k := range seen {
 		from[k] = s.path
 	}
-	for _, p := range paths {
-		if err := checkInput(p, seen, from); err != nil {
+	snaps := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		if snaps[i], err = checkInput(p, seen, from); err != nil {
 			return &InputError{fmt.Errorf("merge: %w", err)}
 		}
 	}
-	for _, p := range paths {
-		if err := s.mergeOne(p); err != nil {
+	for i, p := range paths {
+		if err := s.mergeOne(p, snaps[i]); err != nil {
 			return fmt.Errorf("merge %s into %s: %w", p, s.path, err)
 		}
 	}
 	return nil
 }
 
-// CheckInputs checks merge inputs without writing anything: each is an
-// stcsim store, undamaged, and no two hold one point with different
-// content. Merge checks the same (and the output) again.
+// CheckInputs checks merge inputs without writing anything: no two are
+// one file, each is an stcsim store, undamaged, and no two hold one point
+// with different content. Merge checks the same (and the output) again.
 func CheckInputs(paths ...string) error {
+	if err := distinctInputs(paths); err != nil {
+		return &InputError{fmt.Errorf("merge: %w", err)}
+	}
 	seen, from := map[pointKey]string{}, map[pointKey]string{}
 	for _, p := range paths {
-		if err := checkInput(p, seen, from); err != nil {
+		if _, err := checkInput(p, seen, from); err != nil {
 			return &InputError{fmt.Errorf("merge: %w", err)}
 		}
 	}
 	return nil
 }
 
+// distinctInputs refuses an input given twice: another spelling, a
+// symbolic or hard link (os.SameFile). Paths that cannot be read are
+// left to the open.
+func distinctInputs(paths []string) error {
+	infos := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		infos[i], _ = os.Stat(p)
+		for j := 0; j < i; j++ {
+			if infos[i] != nil && infos[j] != nil && os.SameFile(infos[i], infos[j]) {
+				return fmt.Errorf("inputs %s and %s are the same store "+
+					"(given twice)", paths[j], p)
+			}
+		}
+	}
+	return nil
+}
+
+// notOutput refuses an input that is the output store out.
+func notOutput(out string, paths []string) error {
+	o, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && os.SameFile(o, st) {
+			return fmt.Errorf("input %s is the output store %s", p, out)
+		}
+	}
+	return nil
+}
+
 // checkInput checks one merge input and its points against those seen.
-func checkInput(path string, seen map[pointKey]string, from map[pointKey]string) error {
+// It returns the input's snapshot when it was read with immutable=1
+// (readOnlyParams), for mergeOne to copy the very file it checked.
+func checkInput(path string, seen map[pointKey]string, from map[pointKey]string) (os.FileInfo, error) {
 	in, err := OpenReadOnly(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer in.Close()
-	if err := in.Check(); err != nil {
-		return err
+	snap := in.snap
+	err = in.Check()
+	var d map[pointKey]string
+	if err == nil {
+		d, err = in.digests()
 	}
-	d, err := in.digests()
+	if cerr := in.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, v := range d {
 		if prev, ok := seen[k]; ok && prev != v {
-			return fmt.Errorf("%s and %s both hold workload %s for config "+
+			return nil, fmt.Errorf("%s and %s both hold workload %s for config "+
 				"%s, with different GEMMs, modes or results", from[k], path,
 				k.workload, k.config)
 		}
 		seen[k], from[k] = v, path
 	}
-	return nil
+	return snap, nil
 }
 
 // pointKey identifies a point of a store.
@@ -484,15 +615,32 @@ func (s *Store) digests() (map[pointKey]string, error) {
 	return out, nil
 }
 
-func (s *Store) mergeOne(path string) error {
+// mergeOne copies the input at path, attached read-only as checkInput
+// read it (readOnlyParams: nothing is created beside it). snap is the
+// input's file when checkInput read it with immutable=1: the file copied
+// must be that one, unchanged until the copy commits.
+func (s *Store) mergeOne(path string, snap os.FileInfo) error {
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	q := url.Values{}
-	q.Set("mode", "ro")
+	q, now, err := readOnlyParams(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case snap != nil && now == nil: // a writer opened it since the check
+		return fmt.Errorf("store %s changed while it was read (another "+
+			"process opened it for writing); run the command again", path)
+	case snap != nil:
+		if err := unchanged(path, snap); err != nil {
+			return err
+		}
+	default:
+		snap = now
+	}
 	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`,
 		dsn(path, q)); err != nil {
 		return err
@@ -529,11 +677,33 @@ func (s *Store) mergeOne(path string) error {
 			return err
 		}
 	}
+	if err := unchanged(path, snap); err != nil {
+		return err
+	}
 	return tx.Commit()
 }
 
-// Check runs SQLite's integrity check and verifies that every point has
-// its results.
+// Check verifies a store before it is exported, plotted or merged, and
+// a merge's result. Besides SQLite's integrity check it reads each table
+// once and requires:
+//
+//   - points: readable modes and grid values;
+//   - configs: every point's config present, and each config's YAML
+//     hashing to its config_hash (the first 16 hex digits of its SHA-256);
+//   - results: every row of a point, in one of the point's modes, with a
+//     readable record whose workload, layer and mode are the row's and
+//     whose time_us, tflops, dram_gbps and speedup equal the row's
+//     columns (those are copies of the record, exactly, as stored);
+//   - totals: every row of a point, in one of its modes; a point's sparse
+//     speedup is its dense time_us over its sparse time_us (within a
+//     relative 1e-9), a dense speedup 0. (time_us is not compared with
+//     the sum of the records: the totals are stored as the simulator
+//     reported them.)
+//   - every point has results in each of its modes, the same layers in
+//     each, and a total per mode.
+//
+// The first violation is an error naming the store, the table and the
+// point.
 func (s *Store) Check() error {
 	var res string
 	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil {
@@ -542,50 +712,255 @@ func (s *Store) Check() error {
 	if res != "ok" {
 		return fmt.Errorf("store %s: integrity check: %s", s.path, res)
 	}
-	var orphan string
-	err := s.db.QueryRow(`SELECT workload || ' config ' || config_hash
-		FROM points p WHERE NOT EXISTS (SELECT 1 FROM results r
-		WHERE r.config_hash=p.config_hash AND r.workload=p.workload)
-		LIMIT 1`).Scan(&orphan)
+	pts, order, err := s.checkPoints()
 	if err == nil {
-		return fmt.Errorf("store %s: point %s has no results", s.path, orphan)
+		err = s.checkConfigs(pts)
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store %s: %w", s.path, err)
+	if err == nil {
+		err = s.checkResults(pts)
 	}
-	return s.checkRecords()
+	if err == nil {
+		err = s.checkTotals(pts)
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range order {
+		if err := pts[k].complete(); err != nil {
+			return fmt.Errorf("store %s: point %s: %v", s.path, pts[k].label(k), err)
+		}
+	}
+	return nil
 }
 
-// checkRecords decodes every result record and grid, so that a store
-// that was edited or damaged is found before it is exported or merged.
-func (s *Store) checkRecords() error {
-	rows, err := s.db.Query(`SELECT r.config_hash, r.workload, r.layer,
-		r.mode, r.record, p.grid FROM results r JOIN points p
-		USING (config_hash, workload)`)
+// pointCheck is what Check gathers about a point from each table.
+type pointCheck struct {
+	grid      []Assignment
+	modes     []tensorcore.Mode
+	hasConfig bool
+	perMode   map[tensorcore.Mode]*modeCheck
+}
+
+// modeCheck is a point's results in one mode: how many layers, a sum of
+// their names' hashes (to compare the layer sets of two modes), and its
+// row in table totals, if any.
+type modeCheck struct {
+	layers   int
+	layerSum uint64
+	total    bool
+	timeUS   float64 // of the total
+	speedup  float64 // of the total
+}
+
+func (p *pointCheck) label(k pointKey) string {
+	return fmt.Sprintf("(workload %s, config %s, %s)", k.workload, k.config,
+		(&Point{Grid: p.grid}).Label())
+}
+
+// mode is the point's accumulator of a mode, nil when the point is not
+// in that mode.
+func (p *pointCheck) mode(m tensorcore.Mode) *modeCheck {
+	return p.perMode[m]
+}
+
+func (p *pointCheck) complete() error {
+	if !p.hasConfig {
+		return fmt.Errorf("its config is missing from table configs")
+	}
+	first := p.perMode[p.modes[0]]
+	for _, m := range p.modes {
+		mc := p.perMode[m]
+		switch {
+		case mc.layers == 0:
+			return fmt.Errorf("has no results (table results) in mode %s", m)
+		case !mc.total:
+			return fmt.Errorf("has no total (table totals) in mode %s", m)
+		case mc.layers != first.layers || mc.layerSum != first.layerSum:
+			return fmt.Errorf("table results holds other layers in mode %s "+
+				"than in mode %s", m, p.modes[0])
+		}
+	}
+	for _, m := range p.modes {
+		want := 0.0
+		if d := p.perMode[tensorcore.Dense]; d != nil && m == tensorcore.Sparse {
+			want = d.timeUS / p.perMode[m].timeUS
+		}
+		if got := p.perMode[m].speedup; !near(got, want) {
+			return fmt.Errorf("table totals: mode %s: speedup is %v, its "+
+				"time_us give %v", m, got, want)
+		}
+	}
+	return nil
+}
+
+func (s *Store) checkPoints() (map[pointKey]*pointCheck, []pointKey, error) {
+	rows, err := s.db.Query(`SELECT config_hash, workload, modes, grid
+		FROM points ORDER BY config_hash, workload`)
 	if err != nil {
-		return fmt.Errorf("store %s: %w", s.path, err)
+		return nil, nil, fmt.Errorf("store %s: table points: %w", s.path, err)
+	}
+	defer rows.Close()
+	pts := map[pointKey]*pointCheck{}
+	var order []pointKey
+	for rows.Next() {
+		var k pointKey
+		var modes, grid string
+		if err := rows.Scan(&k.config, &k.workload, &modes, &grid); err != nil {
+			return nil, nil, fmt.Errorf("store %s: table points: %w", s.path, err)
+		}
+		p := &pointCheck{perMode: map[tensorcore.Mode]*modeCheck{}}
+		p.grid, err = parseGrid(grid)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store %s: table points: point "+
+				"(workload %s, config %s): %v", s.path, k.workload, k.config, err)
+		}
+		for _, name := range strings.Split(modes, ",") {
+			m, err := tensorcore.ParseMode(name)
+			if err == nil && p.perMode[m] != nil {
+				err = fmt.Errorf("mode %s twice", m)
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("store %s: table points: point "+
+					"%s: modes %q: %v", s.path, p.label(k), modes, err)
+			}
+			p.modes = append(p.modes, m)
+			p.perMode[m] = &modeCheck{}
+		}
+		pts[k] = p
+		order = append(order, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store %s: table points: %w", s.path, err)
+	}
+	return pts, order, nil
+}
+
+func (s *Store) checkConfigs(pts map[pointKey]*pointCheck) error {
+	rows, err := s.db.Query(`SELECT config_hash, config_yaml FROM configs`)
+	if err != nil {
+		return fmt.Errorf("store %s: table configs: %w", s.path, err)
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var hash, body string
+		if err := rows.Scan(&hash, &body); err != nil {
+			return fmt.Errorf("store %s: table configs: %w", s.path, err)
+		}
+		sum := sha256.Sum256([]byte(body))
+		if got := hex.EncodeToString(sum[:8]); got != hash {
+			return fmt.Errorf("store %s: table configs: config %s: its YAML "+
+				"hashes to %s (edited or damaged)", s.path, hash, got)
+		}
+		have[hash] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: table configs: %w", s.path, err)
+	}
+	for k, p := range pts {
+		p.hasConfig = have[k.config]
+	}
+	return nil
+}
+
+// checkResults decodes every result record and compares it with its row.
+func (s *Store) checkResults(pts map[pointKey]*pointCheck) error {
+	rows, err := s.db.Query(`SELECT config_hash, workload, layer, mode,
+		time_us, tflops, dram_gbps, speedup, record FROM results`)
+	if err != nil {
+		return fmt.Errorf("store %s: table results: %w", s.path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var hash, w, layer, mode, rec, grid string
-		if err := rows.Scan(&hash, &w, &layer, &mode, &rec, &grid); err != nil {
-			return fmt.Errorf("store %s: %w", s.path, err)
+		var k pointKey
+		var layer, mode, rec string
+		var col [4]float64
+		if err := rows.Scan(&k.config, &k.workload, &layer, &mode, &col[0],
+			&col[1], &col[2], &col[3], &rec); err != nil {
+			return fmt.Errorf("store %s: table results: %w", s.path, err)
+		}
+		p := pts[k]
+		if p == nil {
+			return fmt.Errorf("store %s: table results: layer %s mode %s "+
+				"of workload %s config %s: no such point in table points",
+				s.path, layer, mode, k.workload, k.config)
+		}
+		where := func() string {
+			return fmt.Sprintf("store %s: table results: point %s layer %s "+
+				"mode %s", s.path, p.label(k), layer, mode)
 		}
 		var r sim.LayerResult
 		if err := json.Unmarshal([]byte(rec), &r); err != nil {
-			return fmt.Errorf("store %s: workload %s config %s layer %s "+
-				"mode %s: unreadable result record: %v", s.path, w, hash,
-				layer, mode, err)
+			return fmt.Errorf("%s: unreadable result record: %v", where(), err)
 		}
-		if r.Workload != w || r.Layer != layer || r.Mode.String() != mode {
-			return fmt.Errorf("store %s: workload %s config %s layer %s "+
-				"mode %s: the result record is of %s %s %s", s.path, w,
-				hash, layer, mode, r.Workload, r.Layer, r.Mode)
+		if r.Workload != k.workload || r.Layer != layer || r.Mode.String() != mode {
+			return fmt.Errorf("%s: the result record is of %s %s %s", where(),
+				r.Workload, r.Layer, r.Mode)
 		}
-		if _, err := parseGrid(grid); err != nil {
-			return fmt.Errorf("store %s: workload %s config %s: %v", s.path,
-				w, hash, err)
+		mc := p.mode(r.Mode)
+		if mc == nil {
+			return fmt.Errorf("%s: the point is not in mode %s", where(), mode)
 		}
+		for i, v := range [4]float64{r.TimeUS, r.TFLOPS, r.DRAMGBps, r.Speedup} {
+			if col[i] != v {
+				return fmt.Errorf("%s: column %s is %v, its record says %v",
+					where(), derivedColumns[i], col[i], v)
+			}
+		}
+		mc.layers++
+		h := fnv.New64a()
+		h.Write([]byte(layer))
+		mc.layerSum += h.Sum64()
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: table results: %w", s.path, err)
+	}
+	return nil
+}
+
+// derivedColumns are the results columns copied from the record.
+var derivedColumns = [4]string{"time_us", "tflops", "dram_gbps", "speedup"}
+
+// checkTotals reads every total into its point's check.
+func (s *Store) checkTotals(pts map[pointKey]*pointCheck) error {
+	rows, err := s.db.Query(`SELECT config_hash, workload, mode, time_us,
+		speedup FROM totals`)
+	if err != nil {
+		return fmt.Errorf("store %s: table totals: %w", s.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k pointKey
+		var mode string
+		var t, sp float64
+		if err := rows.Scan(&k.config, &k.workload, &mode, &t, &sp); err != nil {
+			return fmt.Errorf("store %s: table totals: %w", s.path, err)
+		}
+		p := pts[k]
+		if p == nil {
+			return fmt.Errorf("store %s: table totals: mode %s of workload %s "+
+				"config %s: no such point in table points", s.path, mode,
+				k.workload, k.config)
+		}
+		where := fmt.Sprintf("store %s: table totals: point %s mode %s",
+			s.path, p.label(k), mode)
+		m, err := tensorcore.ParseMode(mode)
+		if err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		mc := p.mode(m)
+		if mc == nil {
+			return fmt.Errorf("%s: the point is not in mode %s", where, m)
+		}
+		mc.total, mc.timeUS, mc.speedup = true, t, sp
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: table totals: %w", s.path, err)
+	}
+	return nil
+}
+
+// near compares two quotients of the same numbers, computed apart.
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }

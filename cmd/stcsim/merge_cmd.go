@@ -24,12 +24,18 @@ func runMerge(args []string) int {
 		return usageError(fs, "want an output store and at least one input")
 	}
 	out, ins := pos[0], pos[1:]
-	for _, in := range ins {
+	for i, in := range ins {
 		if sameFile(out, in) {
 			return usageError(fs, "input %s is the output store", in)
 		}
 		if _, err := os.Stat(in); err != nil {
 			return usageError(fs, "input %s: %v", in, err)
+		}
+		for _, prev := range ins[:i] {
+			if sameFile(prev, in) { // another spelling, a symbolic or hard link
+				return usageError(fs, "inputs %s and %s are the same store "+
+					"(given twice)", prev, in)
+			}
 		}
 	}
 	if err := checkOutFile("output store", out); err != nil {

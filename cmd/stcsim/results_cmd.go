@@ -63,18 +63,27 @@ func runResults(args []string) int {
 	return exitOK
 }
 
-// readRows reads every result of an existing store, read-only, after
-// checking it.
+// readRows reads every result of an existing store, read-only (nothing
+// is created beside it), after checking it (sweep.Store.Check). Closing
+// the store is checked too: it fails when another process wrote the
+// store while it was read.
 func readRows(path string) ([]sweep.Row, error) {
 	st, err := sweep.OpenReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	if err := st.Check(); err != nil {
+	err = st.Check()
+	var rows []sweep.Row
+	if err == nil {
+		rows, err = st.Rows()
+	}
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
-	return st.Rows()
+	return rows, nil
 }
 
 // checkNotInput refuses an --out FILE that is the input store (by
