@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -54,6 +55,13 @@ func runValidate(args []string) int {
 	if err := checkCalibrated(fs, pts, splitList(*calibrated)); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
+	}
+	if !*quiet {
+		if n := calibratedRows(pts, splitList(*calibrated)); n == 0 {
+			fmt.Fprintf(os.Stderr, "stcsim validate: note: no row of %s is a calibration "+
+				"row (--calibrated %s): every prediction is reported as held out\n",
+				*points, *calibrated)
+		}
 	}
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
@@ -108,6 +116,17 @@ func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) err
 		}
 	}
 	return nil
+}
+
+// calibratedRows counts the rows whose id is one of ids.
+func calibratedRows(pts []validation.Point, ids []string) int {
+	n := 0
+	for _, p := range pts {
+		if slices.Contains(ids, p.ID) {
+			n++
+		}
+	}
+	return n
 }
 
 func splitList(s string) []string {

@@ -75,9 +75,13 @@ func TestValidateJSONHasProvenance(t *testing.T) {
 	if err := os.WriteFile(pts, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := captureStdout(t, func() int {
-		return runValidate([]string{"--points", pts, "--format", "json", "--quiet", "--set", "gpu.sm_count=100"})
+	out, stderr, code := capture(t, func() int {
+		return runValidate([]string{"--points", pts, "--format", "json", "--set", "gpu.sm_count=100"})
 	})
+	// None of the default calibration rows is in this file: it says so.
+	if !strings.Contains(stderr, "no row of "+pts+" is a calibration row") {
+		t.Errorf("stderr %q: want the note that every row is held out", stderr)
+	}
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
