@@ -80,12 +80,9 @@ func ReadTensorSHA256(path, tensor string) (*Tensor, string, error) {
 
 // readTensor is ReadTensor; a non-nil h receives every byte of the file.
 func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
-	file := path
-	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
-		file = path[:i+len(".safetensors")]
-		if tensor == "" {
-			tensor = path[i+len(".safetensors#"):]
-		}
+	file, named := tensorPath(path)
+	if tensor == "" {
+		tensor = named
 	}
 	ext := strings.ToLower(filepath.Ext(file))
 	if ext != ".npy" && ext != ".safetensors" {
@@ -566,46 +563,53 @@ func RowWeights(g GEMM, seed uint64) (*Weights, error) {
 	return &Weights{Matrix: a, Compressed: c}, nil
 }
 
+// tensorPath splits a .safetensors path's "#NAME" suffix off: the file
+// and the tensor it names ("" without one).
+func tensorPath(path string) (file, tensor string) {
+	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
+		return path[:i+len(".safetensors")], path[i+len(".safetensors#"):]
+	}
+	return path, ""
+}
+
+// WeightsFiles are the files the weights path of a trace row names: a
+// directory written by `stcsim prune`'s summary, values and metadata
+// (what loadPrunedDir reads), else the tensor file (less a .safetensors
+// path's "#NAME").
+func WeightsFiles(path string) []string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return []string{filepath.Join(path, SummaryFile),
+			filepath.Join(path, ValuesFile), filepath.Join(path, MetadataFile)}
+	}
+	file, _ := tensorPath(path)
+	return []string{file}
+}
+
 // HashWeights is the SHA-256 of what a trace row's weights path names,
-// for provenance: a directory written by `stcsim prune` hashes its
-// summary, values and metadata files (each name, length and bytes, in
-// that order); a .npy or .safetensors[#NAME] file hashes its bytes and
-// the tensor name.
+// for provenance: each of its WeightsFiles (name, length and bytes, the
+// name a pruned directory's file name or a tensor file's tensor name).
 func HashWeights(path string) (string, error) {
 	h := sha256.New()
-	add := func(name, file string) error {
+	_, tensor := tensorPath(path)
+	files := WeightsFiles(path)
+	for _, file := range files {
+		name := tensor
+		if len(files) > 1 {
+			name = filepath.Base(file)
+		}
 		st, err := os.Stat(file)
 		if err != nil {
-			return fmt.Errorf("weights %s: %w", path, err)
+			return "", fmt.Errorf("weights %s: %w", path, err)
 		}
 		if !st.Mode().IsRegular() {
-			return fmt.Errorf("weights %s: %s is not a regular file", path, file)
+			return "", fmt.Errorf("weights %s: %s is not a regular file", path, file)
 		}
-		f, err := os.Open(file)
+		data, err := os.ReadFile(file)
 		if err != nil {
-			return fmt.Errorf("weights %s: %w", path, err)
+			return "", fmt.Errorf("weights %s: %w", path, err)
 		}
-		defer f.Close()
-		fmt.Fprintf(h, "%s\x00%d\x00", name, st.Size())
-		if _, err := io.Copy(h, f); err != nil {
-			return fmt.Errorf("weights %s: %w", path, err)
-		}
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		for _, name := range []string{SummaryFile, ValuesFile, MetadataFile} {
-			if err := add(name, filepath.Join(path, name)); err != nil {
-				return "", err
-			}
-		}
-		return fmt.Sprintf("%x", h.Sum(nil)), nil
-	}
-	file, tensor := path, ""
-	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
-		file, tensor = path[:i+len(".safetensors")], path[i+len(".safetensors#"):]
-	}
-	if err := add(tensor, file); err != nil {
-		return "", err
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -200,7 +199,9 @@ func (f *runFlags) checkOutFiles(ld *configs.Loaded, job sim.Job) error {
 	}
 	for _, t := range job.Workloads {
 		for _, g := range t.GEMMs {
-			inputs = append(inputs, weightFiles(g.Weights)...)
+			if g.Weights != "" {
+				inputs = append(inputs, workloads.WeightsFiles(g.Weights)...)
+			}
 		}
 	}
 	for _, c := range ld.Files {
@@ -217,29 +218,6 @@ func (f *runFlags) checkOutFiles(ld *configs.Loaded, job sim.Job) error {
 		}
 	}
 	return nil
-}
-
-// weightFiles are the files of a trace row's weights: the file (less a
-// .safetensors file's "#TENSOR"), or the files of a `stcsim prune`
-// directory.
-func weightFiles(path string) []string {
-	if path == "" {
-		return nil
-	}
-	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
-		if _, err := os.Stat(path); err != nil {
-			path = path[:i+len(".safetensors")]
-		}
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return []string{path}
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, filepath.Join(path, e.Name()))
-	}
-	return out
 }
 
 // job turns the flags into the workloads and modes to simulate.
