@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // multiFlag is a repeatable string flag.
@@ -77,4 +79,48 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// checkUnreadFlags refuses a flag that shapes built-in workloads where
+// none of a job's workloads reads it (a value that changes nothing would
+// read as if it had): --seq is the BERT models', --resolution the
+// ResNets', --per-layer the built-in models', --batch theirs and, where
+// the command has it, --gemm's (gemms: the job has --gemm GEMMs). names
+// are the job's workloads, a trace file's rows carrying their own shapes
+// and batch; what names the job in the message ("run", "export").
+func checkUnreadFlags(fs *flag.FlagSet, names []string, gemms bool, what string) error {
+	var model, bert, resnet bool
+	for _, n := range names {
+		if slices.Contains(workloads.Models(), n) {
+			model = true
+			bert = bert || strings.HasPrefix(n, "bert")
+			resnet = resnet || strings.HasPrefix(n, "resnet")
+		}
+	}
+	batchBy := "the built-in models do"
+	if fs.Lookup("gemm") != nil {
+		batchBy = "the built-in models and --gemm do"
+	}
+	readers := map[string]struct {
+		read bool
+		by   string
+	}{
+		"seq":        {bert, "the built-in BERT models do; a trace file's rows carry their own shapes"},
+		"resolution": {resnet, "the built-in ResNet models do; a trace file's rows carry their own shapes"},
+		"batch":      {model || gemms, batchBy + "; a trace file carries its own batch column"},
+		"per-layer":  {model, "the built-in models do; a trace file's rows are exported as they are"},
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		r, ok := readers[fl.Name]
+		if err != nil || !ok || r.read {
+			return
+		}
+		given := "--" + fl.Name
+		if b, isBool := fl.Value.(interface{ IsBoolFlag() bool }); !isBool || !b.IsBoolFlag() {
+			given += " " + fl.Value.String()
+		}
+		err = fmt.Errorf("%s: no workload of this %s reads it (%s)", given, what, r.by)
+	})
+	return err
 }

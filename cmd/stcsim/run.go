@@ -142,37 +142,23 @@ func (f *runFlags) checkOutputs() error {
 }
 
 // checkReadFlags refuses --batch and --seq where no workload of the run
-// reads them (a value that changes nothing would read as if it had):
-// --seq is the BERT models', --batch the models' and --gemm's (trace
-// files carry their own batch column); and an --out or --trace-db given
-// an empty path, which would read as none.
+// reads them (checkUnreadFlags), and an --out or --trace-db given an
+// empty path, which would read as none.
 func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
-	models := f.workloads
-	if len(models) == 0 && len(f.gemms) == 0 {
-		models = []string{"resnet50", "bert-large"} // the default job
-	}
-	var bert, model bool
-	for _, w := range models {
-		if slices.Contains(workloads.Models(), w) {
-			model = true
-			bert = bert || strings.HasPrefix(w, "bert")
-		}
+	names := f.workloads
+	if len(names) == 0 && len(f.gemms) == 0 {
+		names = []string{"resnet50", "bert-large"} // the default job
 	}
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
-		switch {
-		case err != nil:
-		case fl.Name == "seq" && !bert:
-			err = fmt.Errorf("--seq %s: no workload of this run reads it (the "+
-				"built-in BERT models do; a trace file's rows carry their own shapes)", fl.Value)
-		case (fl.Name == "out" || fl.Name == "trace-db") && fl.Value.String() == "":
+		if err == nil && (fl.Name == "out" || fl.Name == "trace-db") && fl.Value.String() == "" {
 			err = fmt.Errorf("--%s: empty path (leave the flag out for none)", fl.Name)
-		case fl.Name == "batch" && !model && len(f.gemms) == 0:
-			err = fmt.Errorf("--batch %s: no workload of this run reads it (the "+
-				"built-in models and --gemm do; a trace file carries its own batch column)", fl.Value)
 		}
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return checkUnreadFlags(fs, names, len(f.gemms) > 0, "run")
 }
 
 // checkOutFiles checks, before anything runs, that the run can replace

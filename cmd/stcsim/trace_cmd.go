@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -66,7 +65,7 @@ func runTraceExport(args []string) int {
 		PerLayer: *perLayer}
 	t, err := exportTrace(*workload, o, *precision, *format)
 	if err == nil {
-		err = checkExportFlags(fs, *workload)
+		err = checkUnreadFlags(fs, []string{*workload}, false, "export")
 	}
 	var prov *workloads.TraceProvenance
 	if err == nil {
@@ -91,36 +90,6 @@ func runTraceExport(args []string) int {
 		return exitInternal
 	}
 	return exitOK
-}
-
-// checkExportFlags refuses --batch, --seq, --resolution and --per-layer
-// where the exported workload does not read them, as stcsim run does
-// (a value that changes nothing would read as if it had): --seq is the
-// BERT models', --resolution the ResNets', --batch and --per-layer the
-// built-in models' (a trace file's rows are exported as they are).
-func checkExportFlags(fs *flag.FlagSet, name string) error {
-	model := slices.Contains(workloads.Models(), name)
-	bert := model && strings.HasPrefix(name, "bert")
-	resnet := model && strings.HasPrefix(name, "resnet")
-	var err error
-	fs.Visit(func(fl *flag.Flag) {
-		switch {
-		case err != nil:
-		case fl.Name == "seq" && !bert:
-			err = fmt.Errorf("--seq %s: no workload of this export reads it (the "+
-				"built-in BERT models do; a trace file's rows carry their own shapes)", fl.Value)
-		case fl.Name == "resolution" && !resnet:
-			err = fmt.Errorf("--resolution %s: no workload of this export reads it (the "+
-				"built-in ResNet models do; a trace file's rows carry their own shapes)", fl.Value)
-		case fl.Name == "batch" && !model:
-			err = fmt.Errorf("--batch %s: no workload of this export reads it (the "+
-				"built-in models do; a trace file carries its own batch column)", fl.Value)
-		case fl.Name == "per-layer" && !model:
-			err = fmt.Errorf("--per-layer: no workload of this export reads it (the " +
-				"built-in models do; a trace file's rows are exported as they are)")
-		}
-	})
-	return err
 }
 
 // exportProvenance records what the export is made of: a model with the
