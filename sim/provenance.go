@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -31,53 +30,12 @@ type Provenance struct {
 	Workloads         []WorkloadSource `json:"workloads"`
 }
 
-// WorkloadSource is one workload of a run and where it came from.
-type WorkloadSource struct {
-	Name string `json:"name"`
-	// Source is "model" for a built-in model, "gemm" for --gemm, else
-	// the trace file's path.
-	Source string `json:"source"`
-	// SHA256 of a trace file's bytes.
-	SHA256 string `json:"sha256,omitempty"`
-	// Options of a built-in model or --gemm (batch, seq, resolution,
-	// precision), as given or defaulted.
-	Batch      int    `json:"batch,omitempty"`
-	Seq        int    `json:"seq,omitempty"`
-	Resolution int    `json:"resolution,omitempty"`
-	Precision  string `json:"precision,omitempty"`
-	// Layers is the --layer pattern that selected the workload's layers
-	// (empty: all of them).
-	Layers string `json:"layers,omitempty"`
-	// Weights are the weight files its rows name, each once, with the
-	// SHA-256 of their content (workloads.HashWeights): a trace's hash
-	// does not cover the files it points at.
-	Weights []WeightsSource `json:"weights,omitempty"`
-}
+// WorkloadSource is one workload of a run and where it came from
+// (workloads.Origin: an exported trace records the same).
+type WorkloadSource = workloads.Origin
 
 // WeightsSource is one weights path of a workload and its content hash.
-type WeightsSource struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
-
-// weightsSources hashes the weights each workload's rows name, in row
-// order, each path once.
-func weightsSources(w *workloads.Trace) ([]WeightsSource, error) {
-	var out []WeightsSource
-	seen := map[string]bool{}
-	for _, g := range w.GEMMs {
-		if g.Weights == "" || seen[g.Weights] {
-			continue
-		}
-		seen[g.Weights] = true
-		h, err := workloads.HashWeights(g.Weights)
-		if err != nil {
-			return nil, fmt.Errorf("workload %s, row %s: %w", w.Name, g.Name, err)
-		}
-		out = append(out, WeightsSource{Path: g.Weights, SHA256: h})
-	}
-	return out, nil
-}
+type WeightsSource = workloads.WeightsSource
 
 // ConfigProvenance is the provenance of an output made from a config
 // alone (a microbenchmark's): version, command line, config files,

@@ -38,7 +38,7 @@ func (r *runner) run() (*Report, error) {
 	// read stops the run here).
 	weights := map[string][]WeightsSource{}
 	for _, w := range r.job.Workloads {
-		ws, err := weightsSources(w)
+		ws, err := w.WeightsSources()
 		if err != nil {
 			return nil, err
 		}

@@ -270,28 +270,67 @@ func (p *jsonParser) gemm() (GEMM, error) {
 
 // TraceProvenance records what wrote an exported trace (`stcsim trace
 // export`): the tool version, the command line, and the workload with
-// the options that shaped it, in the field names of a run's provenance
-// (sim.WorkloadSource). A JSON trace holds it as its "provenance" object,
-// a CSV trace as a "# provenance: {...}" comment line.
+// the options that shaped it, as a run's provenance records it (Origin).
+// A JSON trace holds it as its "provenance" object, a CSV trace as a
+// "# provenance: {...}" comment line.
 type TraceProvenance struct {
 	Version string `json:"version"`
 	// Command is the command line (stcsim trace export ...); empty when
 	// the trace was written through the library.
 	Command []string `json:"command,omitempty"`
-	// Name is the trace's name; Source is "model" for a built-in model,
-	// else the trace file's path as given, with the SHA-256 of its bytes.
-	Name   string `json:"name"`
+	Origin
+	// PerLayer: one row per layer, identical GEMMs not merged.
+	PerLayer bool `json:"per_layer,omitempty"`
+}
+
+// Origin is where a workload came from, with the options that shaped
+// it: what a run's provenance records of each workload
+// (sim.WorkloadSource) and an exported trace of itself.
+type Origin struct {
+	Name string `json:"name"`
+	// Source is "model" for a built-in model, "gemm" for --gemm, else
+	// the trace file's path as given.
 	Source string `json:"source"`
+	// SHA256 of a trace file's bytes.
 	SHA256 string `json:"sha256,omitempty"`
-	// Options of a built-in model (batch; seq for BERT, resolution for
-	// ResNet; precision, as given or defaulted), or the --precision a
-	// trace file was converted to.
+	// Options of a built-in model or --gemm (batch; seq for BERT,
+	// resolution for ResNet; precision), as given or defaulted.
 	Batch      int    `json:"batch,omitempty"`
 	Seq        int    `json:"seq,omitempty"`
 	Resolution int    `json:"resolution,omitempty"`
 	Precision  string `json:"precision,omitempty"`
-	// PerLayer: one row per layer, identical GEMMs not merged.
-	PerLayer bool `json:"per_layer,omitempty"`
+	// Layers is the --layer pattern that selected the workload's layers
+	// (empty: all of them).
+	Layers string `json:"layers,omitempty"`
+	// Weights are the weight files its rows name, each once, with the
+	// SHA-256 of their content (HashWeights): a trace's hash does not
+	// cover the files it points at.
+	Weights []WeightsSource `json:"weights,omitempty"`
+}
+
+// WeightsSource is one weights path of a workload and its content hash.
+type WeightsSource struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// WeightsSources hashes the weights the trace's rows name, in row order,
+// each path once.
+func (t *Trace) WeightsSources() ([]WeightsSource, error) {
+	var out []WeightsSource
+	seen := map[string]bool{}
+	for _, g := range t.GEMMs {
+		if g.Weights == "" || seen[g.Weights] {
+			continue
+		}
+		seen[g.Weights] = true
+		h, err := HashWeights(g.Weights)
+		if err != nil {
+			return nil, fmt.Errorf("workload %s, row %s: %w", t.Name, g.Name, err)
+		}
+		out = append(out, WeightsSource{Path: g.Weights, SHA256: h})
+	}
+	return out, nil
 }
 
 // WriteJSON writes the trace in the JSON format ParseJSON reads, indented,

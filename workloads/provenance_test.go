@@ -131,7 +131,7 @@ func TestTraceProvenanceRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &TraceProvenance{Version: "0", Command: []string{"stcsim", "a\nb\r#c\u2028<&>"},
-		Name: tr.Name, Source: "model", Batch: 2, Resolution: 224, Precision: "fp16"}
+		Origin: Origin{Name: tr.Name, Source: "model", Batch: 2, Resolution: 224, Precision: "fp16"}}
 	for _, format := range []string{"csv", "json"} {
 		var b bytes.Buffer
 		parse := ParseCSV

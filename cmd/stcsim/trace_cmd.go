@@ -96,7 +96,7 @@ func runTraceExport(args []string) int {
 // options that shaped it, or a trace file with the SHA-256 of its bytes
 // (and the --precision it was converted to, if any).
 func exportProvenance(t *workloads.Trace, name string, o workloads.Options, precision string) (*workloads.TraceProvenance, error) {
-	p := &workloads.TraceProvenance{Version: sim.Version, Name: t.Name}
+	p := &workloads.TraceProvenance{Version: sim.Version, Origin: workloads.Origin{Name: t.Name}}
 	if precision != "" { // exportTrace has parsed it
 		prec, err := tensorcore.ParsePrecision(precision)
 		if err != nil {
