@@ -96,7 +96,9 @@ func savePlot(fig *figure, dir, name string) ([]string, error) {
 	return names, nil
 }
 
-// plotKinds are the plots of one workload, as file-name suffixes.
+// plotKinds are the plots of one workload that report.md embeds, as
+// file-name suffixes (not the energy plots; rundir.go's plotSuffixes
+// lists every plot WritePlots may draw).
 var plotKinds = map[string]bool{"speedup": true, "breakdown-dense": true,
 	"breakdown-sparse": true, "roofline": true}
 
