@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/stcsim/stcsim/memory"
 )
@@ -38,10 +39,28 @@ type pruner struct {
 	// it cannot finish without (ctaSmemNeed); smemAll is their sum.
 	smemNeed []uint64
 	smemAll  uint64
-	// maxTC and maxSmem are the largest tensor-core and shared-memory
-	// bounds checked so far, and midTC and midSmem the two at the first
-	// check past half the MMAs (tests hold them to the run's cycles).
-	maxTC, maxSmem, midTC, midSmem uint64
+	// smemLeast[i] is the least smemNeed of CTAs i and after (the CTAs
+	// not yet started are those from nextCTA on and those pending).
+	smemLeast []uint64
+	// floors and rest are smemWaveBound's per-SM window starts and
+	// units still needed, kept to spare an allocation per check.
+	floors, rest []uint64
+	// ctaMMAs is, per sub-partition of an SM, the fewest MMAs a CTA not
+	// yet started gives it to issue (its warps there, at the plan's
+	// shortest split); see waveBound.
+	ctaMMAs []uint64
+	// maxTC, maxSmem and maxWave are the largest tensor-core,
+	// shared-memory and wave bounds checked so far, and midTC, midSmem
+	// and midWave the three at the first check past half the MMAs
+	// (tests hold them to the run's cycles).
+	maxTC, maxSmem, maxWave, midTC, midSmem, midWave uint64
+	// exhaustive works out every bound at every check (tests), not only
+	// those that could stop the run.
+	exhaustive bool
+	// waveGain and smemGain are the most the wave bounds have been above
+	// the tensor cores' and the bank arrays' spread at one check (tests:
+	// they must bind where CTAs are left over).
+	waveGain, smemGain uint64
 }
 
 // pruneEvery is how many MMAs pass between two checks of the bound.
@@ -51,11 +70,17 @@ func newPruner(g *gpu, above float64) *pruner {
 	p := &pruner{above: above,
 		total: skippedMMAs(g.plan, 0) - skippedMMAs(g.plan, g.launchLimit),
 		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.issueInterval(g.plan))}
+	p.ctaMMAs = ctaMMAsPerSP(g.plan, g.cfg.SM.SubPartitions)
 	p.smemNeed = make([]uint64, g.launchLimit)
 	need := newSmemNeed(g)
 	for i := range p.smemNeed {
 		p.smemNeed[i] = need.of(i)
 		p.smemAll += p.smemNeed[i]
+	}
+	p.smemLeast = make([]uint64, g.launchLimit+1)
+	p.smemLeast[g.launchLimit] = math.MaxUint64
+	for i := g.launchLimit - 1; i >= 0; i-- {
+		p.smemLeast[i] = min(p.smemNeed[i], p.smemLeast[i+1])
 	}
 	return p
 }
@@ -76,19 +101,182 @@ func (p *pruner) check(g *gpu, now uint64) {
 	}
 	p.maxTC = max(p.maxTC, lb)
 	sb := p.smemBound(g)
-	p.maxSmem = max(p.maxSmem, sb)
-	if p.midTC == 0 && 2*issued >= p.total {
-		p.midTC, p.midSmem = lb, sb
-	}
-	lb = max(lb, sb)
+	var extra uint64
 	if w := g.waves; w != nil && w.tracked() {
-		lb += w.leftOutCycles(g) // what the estimate adds for the waves left out, known now
+		extra = w.leftOutCycles(g) // what the estimate adds for the waves left out, known now
 	}
+	// The whole-CTA bounds search over the SMs: they are worked out only
+	// while the cheaper ones do not already stop the run, and each only
+	// if its largest value could (every check when exhaustive, as in
+	// tests).
+	limit := p.above - float64(extra)
+	var wb uint64
+	if p.exhaustive || float64(max(lb, sb)) <= limit {
+		wb = p.waveBound(g, now, limit)
+		if sw := p.smemWaveBound(g, limit); sw > sb {
+			p.smemGain = max(p.smemGain, sw-sb)
+			sb = sw
+		}
+	}
+	p.maxSmem = max(p.maxSmem, sb)
+	p.maxWave = max(p.maxWave, wb)
+	if wb > lb {
+		p.waveGain = max(p.waveGain, wb-lb)
+	}
+	if p.midTC == 0 && 2*issued >= p.total {
+		p.midTC, p.midSmem, p.midWave = lb, sb, wb
+	}
+	lb = max(lb, sb, wb) + extra
 	if float64(lb) > p.above {
 		p.bound = lb
 		g.engine.Stop()
 	}
 }
+
+// ctaMMAsPerSP is, per sub-partition, the MMAs one CTA of p gives it at
+// the fewest k-steps any of p's CTAs has: a CTA's warp w lives on
+// sub-partition w mod sps (cta.launch), and each of its k-steps issues
+// groups x mmaPerGrp MMAs per warp.
+func ctaMMAsPerSP(p *kernelPlan, sps int) []uint64 {
+	out := make([]uint64, sps)
+	steps := uint64(min(p.kSteps, p.lastKSteps))
+	for w := 0; w < p.warps; w++ {
+		out[w%sps] += steps * uint64(p.groups*p.mmaPerGrp)
+	}
+	return out
+}
+
+// waveBound is the tensor cores' bound with the CTAs not yet started
+// counted whole (wave quantization): each must run on one SM, where it
+// adds ctaMMAs[j] MMAs to sub-partition j behind the mmaLeft it has now,
+// one per issue interval. The fewest intervals T from now in which the
+// SMs can absorb them is the least T at which the CTAs each SM could
+// finish by T, min over j of (T - mmaLeft_j) / ctaMMAs[j] rounded down,
+// add up to the CTAs left. Any placement the dispatcher makes (and any
+// number of CTAs sharing an SM at once) ends no sooner, so the kernel's
+// last MMA issues no sooner than now + T intervals. Where the CTAs left
+// do not divide over the SMs, this is up to one CTA's MMAs above the
+// spread of all MMAs over all tensor cores (the bound in check).
+//
+// It is 0 where even its largest value (every SM taking an even share)
+// could not pass limit, unless the pruner is exhaustive.
+func (p *pruner) waveBound(g *gpu, now uint64, limit float64) uint64 {
+	left := unstarted(g)
+	var lo, most uint64
+	for _, sm := range g.sms {
+		for _, sp := range sm.sps {
+			lo = max(lo, sp.mmaLeft)
+		}
+	}
+	for _, m := range p.ctaMMAs {
+		most = max(most, m)
+	}
+	if left == 0 || most == 0 {
+		return 0
+	}
+	fit := func(s int, t uint64) uint64 {
+		c := uint64(math.MaxUint64)
+		for j, sp := range g.sms[s].sps {
+			if m := p.ctaMMAs[j]; m > 0 {
+				c = min(c, (t-sp.mmaLeft)/m)
+			}
+		}
+		return c
+	}
+	// Below lo a sub-partition has not even issued what it holds; by hi
+	// every SM has taken ceil(left / SMs) CTAs.
+	hi := lo + ceilDivU(left, uint64(len(g.sms)))*most
+	if !p.exhaustive && float64(now+hi*p.interval) <= limit {
+		return 0
+	}
+	return now + leastToAbsorb(left, len(g.sms), fit, lo, hi)*p.interval
+}
+
+// smemWaveBound is the bank arrays' bound with the CTAs not yet started
+// counted whole, as waveBound counts them for the tensor cores: each adds
+// at least the least need among them to the one SM it runs on, and SM s
+// serves at most perCycle units a cycle from its window start floor_s,
+// after what its own CTAs still need (their need less what it has
+// booked). The array bounds end no sooner than the least cycle T by
+// which the SMs' arrays can serve the CTAs left, whole. Like waveBound,
+// it is 0 where its largest value could not pass limit.
+func (p *pruner) smemWaveBound(g *gpu, limit float64) uint64 {
+	left := unstarted(g)
+	if left == 0 {
+		return 0
+	}
+	least := p.smemLeast[g.nextCTA]
+	for _, it := range g.disp.pending.items {
+		least = min(least, p.smemNeed[it.v.idx])
+	}
+	if len(p.floors) != len(g.sms) {
+		p.floors, p.rest = make([]uint64, len(g.sms)), make([]uint64, len(g.sms))
+	}
+	floors, rest := p.floors, p.rest
+	var perWave, perCycle, lo, hi uint64
+	for i, sm := range g.sms {
+		floor, b, w, c := sm.smem.Backlog()
+		perWave, perCycle = w, c
+		floors[i], rest[i] = floor, 0
+		if need := sm.smemNeed * w; need > b {
+			rest[i] = need - b
+		}
+		lo = max(lo, floor+ceilDivU(rest[i], c))
+	}
+	unit := least * perWave
+	if unit == 0 || perCycle == 0 {
+		return 0
+	}
+	k := ceilDivU(left, uint64(len(g.sms)))
+	for i := range g.sms {
+		hi = max(hi, floors[i]+ceilDivU(rest[i]+k*unit, perCycle))
+	}
+	if !p.exhaustive && float64(hi) <= limit {
+		return 0
+	}
+	fit := func(s int, t uint64) uint64 {
+		if t <= floors[s] {
+			return 0
+		}
+		if room := (t - floors[s]) * perCycle; room > rest[s] {
+			return (room - rest[s]) / unit
+		}
+		return 0
+	}
+	return leastToAbsorb(left, len(g.sms), fit, lo, hi)
+}
+
+// unstarted is how many CTAs of the run have not started: those not yet
+// dispatched and those dispatched but still pending.
+func unstarted(g *gpu) uint64 {
+	return uint64(g.launchLimit-g.nextCTA) + uint64(g.disp.pending.len())
+}
+
+// leastToAbsorb is the least t in [lo, hi] by which the SMs can take n
+// whole CTAs between them, fit(s, t) being how many SM s can take by t
+// (non-decreasing in t; at hi they take n or more).
+func leastToAbsorb(n uint64, sms int, fit func(s int, t uint64) uint64, lo, hi uint64) uint64 {
+	fits := func(t uint64) bool {
+		var k uint64
+		for s := 0; s < sms; s++ {
+			if k += fit(s, t); k >= n {
+				return true
+			}
+		}
+		return false
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fits(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+func ceilDivU(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // smemBound is the cycle before which the bank arrays cannot have served
 // the wavefronts the run still needs. Of an SM's own CTAs' needs, what

@@ -125,6 +125,8 @@ func TestPruneBoundsHold(t *testing.T) {
 		{512, 512, 512, tensorcore.TF32, true, "128x128x32_64x64_s3", 1},
 		{512, 512, 512, tensorcore.TF32, false, "128x128x16_64x64_s5", 1},
 		{512, 512, 1024, tensorcore.INT8, true, "128x128x128_64x64_s3", 1},
+		{1024, 640, 512, tensorcore.FP16, false, "128x128x32_64x64_s5", 1},
+		{1024, 640, 512, tensorcore.FP16, true, "128x128x64_64x64_s3", 1},
 	} {
 		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
 		p := tilePlan(t, cfg, g, c.tile, c.split)
@@ -133,14 +135,30 @@ func TestPruneBoundsHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		gp.prune = newPruner(gp, math.Inf(1))
+		gp.prune.exhaustive = true
 		if err := gp.run(); err != nil {
 			t.Fatal(err)
 		}
 		end, pr := gp.endCycle, gp.prune
-		t.Logf("%+v: %d cycles; bounds half-way: tensor cores %d, shared memory %d", c, end, pr.midTC, pr.midSmem)
-		if pr.maxTC > end || pr.maxSmem > end {
-			t.Errorf("%+v: a bound passed the run's %d cycles: tensor cores %d, shared memory %d",
-				c, end, pr.maxTC, pr.maxSmem)
+		t.Logf("%+v: %d cycles; bounds half-way: tensor cores %d, shared memory %d, waves %d; "+
+			"whole CTAs above the spread by up to %d (tensor cores) and %d (bank arrays)",
+			c, end, pr.midTC, pr.midSmem, pr.midWave, pr.waveGain, pr.smemGain)
+		if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
+			t.Errorf("%+v: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
+				c, end, pr.maxTC, pr.maxSmem, pr.maxWave)
+		}
+		// 40 CTAs, two per SM on 16 SMs: eight SMs must run three, so
+		// early on the wave bound is about half a CTA (a sixth of the
+		// run) above the spread of all MMAs over all tensor cores.
+		if c.n == 640 && !c.sparse && pr.waveGain < end/10 {
+			t.Errorf("%+v: 40 CTAs on 16 SMs: the wave bound was at most %d above the tensor cores', want %d or more",
+				c, pr.waveGain, end/10)
+		}
+		// The same grid sparse is bound by its bank arrays: whole CTAs
+		// lift their bound in the same way.
+		if c.n == 640 && c.sparse && pr.smemGain < end/10 {
+			t.Errorf("%+v: 40 CTAs on 16 SMs: the bank arrays' wave bound was at most %d above their spread, want %d or more",
+				c, pr.smemGain, end/10)
 		}
 		if c.tile == "128x128x64_64x64_s3" && pr.midSmem < max(pr.midTC, end*3/4) {
 			t.Errorf("%+v: shared-memory bound half-way %d: want above the tensor cores' %d and 3/4 of %d",
