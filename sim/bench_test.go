@@ -49,7 +49,9 @@ func BenchmarkKernel2048(b *testing.B) {
 
 // BenchmarkReferenceSuite is the speed target of the SM issue: ResNet-50
 // at batch 32 and BERT-Large at sequence 128, batch 32, dense and sparse,
-// on a100-40gb in the default fidelity. scripts/bench-suite.sh runs the
+// on a100-40gb in the default fidelity. Besides the time it reports the
+// warp instructions simulated per run (warp-instr/op), which does not
+// depend on the machine: compare changes to the selection by it. scripts/bench-suite.sh runs the
 // same job through the command and also reports peak RSS.
 func BenchmarkReferenceSuite(b *testing.B) {
 	ld, err := configs.Load(nil, nil)
@@ -65,11 +67,15 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		job.Workloads = append(job.Workloads, t)
 	}
 	job.Modes = tensorcore.Modes
+	start := instructionsSimulated.Load()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(ld, job); err != nil {
 			b.Fatal(err)
 		}
 	}
+	// The work itself, which timing on a shared machine blurs: every warp
+	// instruction simulated, selection samples included.
+	b.ReportMetric(float64(instructionsSimulated.Load()-start)/float64(b.N), "warp-instr/op")
 }
 
 // BenchmarkSuiteCandidates is where the reference suite's time goes: for

@@ -16,6 +16,12 @@ import (
 // simulations counts GPUs built in this process (trace task ids).
 var simulations atomic.Uint64
 
+// instructionsSimulated counts the warp instructions every GPU of this
+// process has issued, selection samples and stopped samples included:
+// the simulator's work, independent of the machine's speed
+// (BenchmarkReferenceSuite reports it).
+var instructionsSimulated atomic.Uint64
+
 // gpu is one simulated GPU running one kernel: SMs with their
 // sub-partitions' tensor cores and shared memory, the CTA scheduler, and
 // the memory hierarchy, all on one serial engine (internal/engine: Akita's
@@ -110,7 +116,9 @@ func (g *gpu) run() error {
 			g.dispatchAt(sm, g.startedAt, 0)
 		}
 	}
-	if err := g.engine.Run(); err != nil {
+	err := g.engine.Run()
+	instructionsSimulated.Add(g.issued)
+	if err != nil {
 		return err
 	}
 	if g.prune != nil && g.prune.bound != 0 {
