@@ -24,9 +24,9 @@ var (
 // the trace's name. The first non-comment line is the header; lines
 // starting with '#' are comments.
 func ParseCSV(r io.Reader, name string) (*Trace, error) {
-	data, err := io.ReadAll(r)
+	data, err := readTrace(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", name, err)
+		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))

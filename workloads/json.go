@@ -14,9 +14,9 @@ import (
 // and the trace's name when the file gives none. Unknown and repeated keys,
 // nulls, missing required fields and trailing data are errors.
 func ParseJSON(r io.Reader, name string) (*Trace, error) {
-	data, err := io.ReadAll(r)
+	data, err := readTrace(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", name, err)
+		return nil, err
 	}
 	p := &jsonParser{file: name, data: data,
 		dec: json.NewDecoder(bytes.NewReader(data))}

@@ -18,6 +18,21 @@ import (
 // into memory without end.
 const MaxTraceBytes = 64 << 20
 
+// readTrace reads what a parser is given, up to MaxTraceBytes: a reader
+// that does not end (a device, a pipe held open) is refused once it has
+// passed the bound, as Load refuses such a file before reading it.
+func readTrace(r io.Reader, name string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxTraceBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", name, err)
+	}
+	if len(data) > MaxTraceBytes {
+		return nil, fmt.Errorf("read trace %s: above the limit of %d bytes (%d MiB) for a trace",
+			name, MaxTraceBytes, MaxTraceBytes>>20)
+	}
+	return data, nil
+}
+
 // Load reads a trace file, CSV or JSON by its extension (.csv, .json),
 // and checks the weight file of every row that names one.
 // Relative weight paths in the rows are taken relative to the file's

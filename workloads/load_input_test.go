@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,28 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 		err := loadWithin(t, p)
 		if err == nil || !strings.Contains(err.Error(), "trace "+p+": not a regular file") {
 			t.Errorf("Load(%s): %v, want \"trace %s: not a regular file\"", p, err, p)
+		}
+	}
+}
+
+// endless is a reader that never ends (a device or a pipe held open).
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// The parsers, called from Go on a reader that never ends, stop once
+// they are past MaxTraceBytes with an error naming the trace.
+func TestParsersStopAtTheTraceLimit(t *testing.T) {
+	for name, parse := range map[string]func(io.Reader, string) (*Trace, error){
+		"ParseCSV": ParseCSV, "ParseJSON": ParseJSON} {
+		_, err := parse(endless{}, "stream")
+		if err == nil || !strings.Contains(err.Error(), "read trace stream: above the limit") {
+			t.Errorf("%s on an endless reader: %v, want the size limit", name, err)
 		}
 	}
 }
