@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -59,6 +60,20 @@ func checkText(data []byte) error {
 	return nil
 }
 
+// yamlLine is how yaml.v3 starts a syntax error: "yaml: line N: ...".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// syntaxError names a YAML syntax error by file and line, as every other
+// message about a file does ("FILE:LINE: ..."), instead of in yaml.v3's
+// own words.
+func syntaxError(label string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: YAML syntax: %s", label, m[1], m[2])
+	}
+	return fmt.Errorf("%s: YAML syntax: %s", label, strings.TrimPrefix(msg, "yaml: "))
+}
+
 // ParseDocument parses YAML text that must hold exactly one document
 // whose top level is a mapping, with no key repeated in any mapping.
 // Errors carry the line; label names the file.
@@ -72,7 +87,7 @@ func ParseDocument(data []byte, label string) (*yaml.Node, error) {
 		if err == io.EOF {
 			return nil, fmt.Errorf("%s: empty file", label)
 		}
-		return nil, fmt.Errorf("%s: %v", label, err)
+		return nil, syntaxError(label, err)
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err != io.EOF {
@@ -81,7 +96,7 @@ func ParseDocument(data []byte, label string) (*yaml.Node, error) {
 			line = next.Content[0].Line
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", label, err)
+			return nil, syntaxError(label, err)
 		}
 		return nil, fmt.Errorf("%s:%d: a second YAML document (after "+
 			"---): a file holds one document", label, line)

@@ -71,6 +71,7 @@ func TestBadFilesNameFileAndLine(t *testing.T) {
 		"not a mapping":     {"just some text\n", "not a YAML mapping"},
 		"empty base":        {"base: {}\n", "want a string"},
 		"base to nowhere":   {"base: nowhere/at/all.yaml\n", "not a readable file"},
+		"syntax":            {"base: a100-40gb\ngpu:\n  sm_count: 4\n   clock_mhz: 1410\n", "gpu.yaml:4: YAML syntax: mapping values are not allowed"},
 		"duplicate in full": {func() string { b, _ := BuiltinSource("a100-40gb"); return string(b) + "gpu:\n  sm_count: 1\n" }(), "key gpu repeated"},
 	} {
 		_, err := Load([]string{writeConfig(t, c.text)}, nil)
