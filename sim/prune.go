@@ -19,9 +19,10 @@ import (
 // array gives a second bound of the same kind (smemBound): the wavefronts
 // of the fragments the MMAs read and of the stages those fragments come
 // from are known per CTA, a cycle serves at most one wavefront's worth,
-// and no booking lands before the array's calendar window. A sample's
-// estimate is its
-// cycles plus, when its middle waves are left out, a steady wave's time
+// and no booking lands before the array's calendar window. Both are
+// tightened by counting the CTAs not yet started whole, one SM each
+// (waveBound, smemWaveBound: wave quantization). A sample's estimate is
+// its cycles plus, when its middle waves are left out, a steady wave's time
 // for each (waveTracker.leftOutCycles, not negative and fixed once the
 // tracked waves have finished, when the bound adds it), so a bound above
 // the best estimate so far means this candidate loses whatever its
