@@ -22,6 +22,12 @@ type SharedMemoryConfig struct {
 	// arrives in) or loads_first (packets wait in a fill buffer for cycles
 	// the loads leave free).
 	FillArbitration string `yaml:"fill_arbitration"`
+	// FillPacking lets cp.async packets share bank-array cycles: a packet
+	// of one wavefront costs only its bytes' share of a cycle (two 64-B
+	// packets in one cycle), not a whole cycle however few of its banks
+	// it uses. A what-if of the fill path (a write buffer that packs
+	// half-used packets); off on every shipped config.
+	FillPacking bool `yaml:"fill_packing"`
 }
 
 // Fill arbitration policies (shared_memory.fill_arbitration).

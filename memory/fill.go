@@ -48,6 +48,17 @@ func NewFiller(cfg Config) *Filler {
 		lineBytes: cfg.L2.LineBytes, cache: map[fillKey]*FillPlan{}}
 }
 
+// LeastWavefronts is the fewest whole bank-array cycles' worth a fill of
+// plan p books: its wavefronts, or with shared_memory.fill_packing its
+// bytes' share of cycles rounded down (a packet may then share a cycle).
+// A lower bound for the selection's pruner.
+func (f *Filler) LeastWavefronts(p *FillPlan) int {
+	if f.smem.FillPacking {
+		return p.Bytes * max(1, f.smem.Ports) / max(1, f.smem.BytesPerClk)
+	}
+	return p.Wavefronts
+}
+
 // Plan is the fill plan of region r into a tile laid out by l: row i of
 // the region is the tile's strided index i, byte b of a row its
 // contiguous element b*8/ElemBits.

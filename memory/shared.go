@@ -110,7 +110,12 @@ func (s *SharedMemory) Access(now uint64, p Pattern, bytes int) uint64 {
 // write books the wavefronts of one arriving cp.async packet no earlier
 // than at and returns the cycle it is written.
 func (s *SharedMemory) write(at uint64, bytes, waves int) uint64 {
-	end := s.array.book(at, waves, bytes)
+	var end uint64
+	if s.cfg.FillPacking && waves == 1 {
+		end = s.array.bookUnits(at, bytes*s.array.ports)
+	} else {
+		end = s.array.book(at, waves, bytes)
+	}
 	s.stats.Bytes += uint64(bytes)
 	s.stats.Wavefronts += uint64(waves)
 	s.stats.FillBytes += uint64(bytes)
@@ -244,8 +249,16 @@ func (a *bankArray) book(at uint64, waves, bytes int) uint64 {
 	if waves <= 0 {
 		return at
 	}
+	return a.bookUnits(at, max(waves*a.slot, bytes*a.ports))
+}
+
+// bookUnits books left units (1/ports byte each) from cycle at on, in the
+// first cycles with room, and returns the cycle after the last one used.
+func (a *bankArray) bookUnits(at uint64, left int) uint64 {
+	if left <= 0 {
+		return at
+	}
 	at = max(at, a.base)
-	left := max(waves*a.slot, bytes*a.ports)
 	a.booked += uint64(left)
 	i := a.find(int(at - a.base))
 	for {

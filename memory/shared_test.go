@@ -184,6 +184,35 @@ func TestBankArrayCalendar(t *testing.T) {
 	}
 }
 
+// TestFillPacking: with shared_memory.fill_packing two 64-B packets of one
+// wavefront each share a bank-array cycle, and a 128-B one still takes a
+// whole cycle; without it each packet takes a cycle. A packet of two
+// wavefronts (bank conflicts) keeps its two cycles either way.
+func TestFillPacking(t *testing.T) {
+	for _, packing := range []bool{false, true} {
+		cfg := smem()
+		cfg.FillPacking = packing
+		s := NewSharedMemory(cfg)
+		var last uint64
+		for range 4 {
+			last = s.write(10, 64, 1)
+		}
+		want := uint64(14) // one cycle each: 10..13
+		if packing {
+			want = 12 // two a cycle: 10, 11
+		}
+		if last != want {
+			t.Errorf("packing %v: four 64-B packets from cycle 10 written by %d, want %d", packing, last, want)
+		}
+		if w := s.write(20, 128, 1); w != 21 {
+			t.Errorf("packing %v: a 128-B packet at 20 written by %d, want 21", packing, w)
+		}
+		if w := s.write(30, 64, 2); w != 32 {
+			t.Errorf("packing %v: a 64-B packet of two wavefronts at 30 written by %d, want 32", packing, w)
+		}
+	}
+}
+
 // TestBankArrayNoStarvation books random loads and fills (some far in
 // the future, beyond the calendar's window) and checks that every request
 // is served, that no cycle serves more than the array's width, and that

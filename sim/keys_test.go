@@ -118,6 +118,9 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		{sets: []string{"shared_memory.ports=2"}, want: -1},
 		{sets: []string{"shared_memory.latency=200"}, want: +1},
 		{sets: []string{"shared_memory.fill_arbitration=" + otherArbitration()}, want: 0},
+		// The tile's 64-B A and B rows arrive in half-used packets: packed
+		// two to a bank-array cycle they leave the loads more room.
+		{sets: []string{"shared_memory.fill_packing=true"}, want: -1},
 	}
 	base := smRun()
 	checkKeys(t, "fp16 dense", base, smCases, smRun)

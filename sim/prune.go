@@ -352,7 +352,7 @@ func (n *smemNeed) of(idx int) uint64 {
 	fill := func(in Instr, k int) {
 		class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
 		if r.Rows > 0 {
-			waves += uint64(n.f.Plan(r, n.p.smemLayout(class)).Wavefronts)
+			waves += uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
 		}
 	}
 	for w, cp := range n.copies {

@@ -166,3 +166,29 @@ func TestPruneBoundsHold(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneBoundsHoldWithFillPacking: with shared_memory.fill_packing a
+// fill packet may cost less than a wavefront, and the bank arrays' bounds
+// count a fill by its bytes instead (Filler.LeastWavefronts); they still
+// never pass the run's cycles.
+func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
+	cfg := loadTest(t, "gpu.sm_count=16", "shared_memory.fill_packing=true")
+	for _, tile := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
+		g := gemmShape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
+		gp, err := buildGPU(cfg, tilePlan(t, cfg, g, tile, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gp.prune = newPruner(gp, math.Inf(1))
+		gp.prune.exhaustive = true
+		if err := gp.run(); err != nil {
+			t.Fatal(err)
+		}
+		end, pr := gp.endCycle, gp.prune
+		t.Logf("%s: %d cycles; shared-memory bound up to %d, half-way %d", tile, end, pr.maxSmem, pr.midSmem)
+		if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
+			t.Errorf("%s: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
+				tile, end, pr.maxTC, pr.maxSmem, pr.maxWave)
+		}
+	}
+}
