@@ -94,12 +94,13 @@ func (p *pruner) check(g *gpu, now uint64) {
 	}
 	p.next = issued + pruneEvery
 	left := p.total - min(p.total, issued)
-	lb := now + (left+p.units-1)/p.units*p.interval
+	var most uint64 // the most MMAs one sub-partition has left
 	for _, sm := range g.sms {
 		for _, sp := range sm.sps {
-			lb = max(lb, now+sp.mmaLeft*p.interval)
+			most = max(most, sp.mmaLeft)
 		}
 	}
+	lb := now + max((left+p.units-1)/p.units, most)*p.interval
 	p.maxTC = max(p.maxTC, lb)
 	sb := p.smemBound(g)
 	var extra uint64
@@ -113,7 +114,7 @@ func (p *pruner) check(g *gpu, now uint64) {
 	limit := p.above - float64(extra)
 	var wb uint64
 	if p.exhaustive || float64(max(lb, sb)) <= limit {
-		wb = p.waveBound(g, now, limit)
+		wb = p.waveBound(g, now, most, limit)
 		if sw := p.smemWaveBound(g, limit); sw > sb {
 			p.smemGain = max(p.smemGain, sw-sb)
 			sb = sw
@@ -159,16 +160,12 @@ func ctaMMAsPerSP(p *kernelPlan, sps int) []uint64 {
 // do not divide over the SMs, this is up to one CTA's MMAs above the
 // spread of all MMAs over all tensor cores (the bound in check).
 //
-// It is 0 where even its largest value (every SM taking an even share)
-// could not pass limit, unless the pruner is exhaustive.
-func (p *pruner) waveBound(g *gpu, now uint64, limit float64) uint64 {
+// lo is the most MMAs one sub-partition has left. It is 0 where even
+// its largest value (every SM taking an even share) could not pass limit,
+// unless the pruner is exhaustive.
+func (p *pruner) waveBound(g *gpu, now, lo uint64, limit float64) uint64 {
 	left := unstarted(g)
-	var lo, most uint64
-	for _, sm := range g.sms {
-		for _, sp := range sm.sps {
-			lo = max(lo, sp.mmaLeft)
-		}
-	}
+	var most uint64
 	for _, m := range p.ctaMMAs {
 		most = max(most, m)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -129,24 +130,8 @@ func TestPruneBoundsHold(t *testing.T) {
 		{1024, 640, 512, tensorcore.FP16, true, "128x128x64_64x64_s3", 1},
 	} {
 		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
-		p := tilePlan(t, cfg, g, c.tile, c.split)
-		gp, err := buildGPU(cfg, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gp.prune = newPruner(gp, math.Inf(1))
-		gp.prune.exhaustive = true
-		if err := gp.run(); err != nil {
-			t.Fatal(err)
-		}
-		end, pr := gp.endCycle, gp.prune
-		t.Logf("%+v: %d cycles; bounds half-way: tensor cores %d, shared memory %d, waves %d; "+
-			"whole CTAs above the spread by up to %d (tensor cores) and %d (bank arrays)",
-			c, end, pr.midTC, pr.midSmem, pr.midWave, pr.waveGain, pr.smemGain)
-		if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
-			t.Errorf("%+v: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
-				c, end, pr.maxTC, pr.maxSmem, pr.maxWave)
-		}
+		what := fmt.Sprintf("%+v", c)
+		end, pr := boundsHold(t, cfg, g, c.tile, c.split, what)
 		// 40 CTAs, two per SM on 16 SMs: eight SMs must run three, so
 		// early on the wave bound is about half a CTA (a sixth of the
 		// run) above the spread of all MMAs over all tensor cores.
@@ -173,22 +158,34 @@ func TestPruneBoundsHold(t *testing.T) {
 // never pass the run's cycles.
 func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
 	cfg := loadTest(t, "gpu.sm_count=16", "shared_memory.fill_packing=true")
+	g := gemmShape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
 	for _, tile := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
-		g := gemmShape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
-		gp, err := buildGPU(cfg, tilePlan(t, cfg, g, tile, 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		gp.prune = newPruner(gp, math.Inf(1))
-		gp.prune.exhaustive = true
-		if err := gp.run(); err != nil {
-			t.Fatal(err)
-		}
-		end, pr := gp.endCycle, gp.prune
-		t.Logf("%s: %d cycles; shared-memory bound up to %d, half-way %d", tile, end, pr.maxSmem, pr.midSmem)
-		if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
-			t.Errorf("%s: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
-				tile, end, pr.maxTC, pr.maxSmem, pr.maxWave)
-		}
+		boundsHold(t, cfg, g, tile, 1, tile+", fill packing")
 	}
+}
+
+// boundsHold runs g on tile to the end under a pruner that works out
+// every bound at every check and never stops, logs the bounds half-way
+// and fails if one passed the run's cycles; it returns the run's cycles
+// and the pruner.
+func boundsHold(t *testing.T, cfg *configs.Config, g gemmShape, tile string, split int, what string) (uint64, *pruner) {
+	t.Helper()
+	gp, err := buildGPU(cfg, tilePlan(t, cfg, g, tile, split))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp.prune = newPruner(gp, math.Inf(1))
+	gp.prune.exhaustive = true
+	if err := gp.run(); err != nil {
+		t.Fatal(err)
+	}
+	end, pr := gp.endCycle, gp.prune
+	t.Logf("%s: %d cycles; bounds half-way: tensor cores %d, shared memory %d, waves %d; "+
+		"whole CTAs above the spread by up to %d (tensor cores) and %d (bank arrays)",
+		what, end, pr.midTC, pr.midSmem, pr.midWave, pr.waveGain, pr.smemGain)
+	if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
+		t.Errorf("%s: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
+			what, end, pr.maxTC, pr.maxSmem, pr.maxWave)
+	}
+	return end, pr
 }
