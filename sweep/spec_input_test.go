@@ -5,11 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/testfiles"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -18,27 +17,11 @@ import (
 // sweep's trace, is refused before it is read, quickly.
 func TestSweepFilesMustBeRegular(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.yaml")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	zero := filepath.Join(dir, "zero.csv")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testfiles.FIFO(t, dir, "fifo.yaml")
+	zero := testfiles.DevZero(t, dir, "zero.csv")
 	spec := filepath.Join(dir, "s.yaml")
 	os.WriteFile(spec, []byte("workloads: [{trace: zero.csv}]\n"), 0o644)
-	within := func(f func() error) error {
-		done := make(chan error, 1)
-		go func() { done <- f() }()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(5 * time.Second):
-			t.Fatal("still reading after 5 s")
-			return nil
-		}
-	}
+	within := func(f func() error) error { return testfiles.Within(t, "the sweep's load", f) }
 	for _, p := range []string{"/dev/zero", fifo, dir} {
 		err := within(func() error { _, err := Load(p); return err })
 		if want := "sweep " + p + ": not a regular file"; err == nil || err.Error() != want {

@@ -4,9 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/stcsim/stcsim/internal/testfiles"
 )
 
 const pointsHeader = "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock\n"
@@ -15,10 +15,7 @@ const pointsHeader = "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup
 // is read, quickly; so is a file above MaxPointsBytes.
 func TestLoadPointsRefusesNonRegularFiles(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo.csv")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifo := testfiles.FIFO(t, dir, "fifo.csv")
 	huge := filepath.Join(dir, "huge.csv")
 	if err := os.WriteFile(huge, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -29,16 +26,13 @@ func TestLoadPointsRefusesNonRegularFiles(t *testing.T) {
 	for p, want := range map[string]string{"/dev/zero": "not a regular file",
 		fifo: "not a regular file", dir: "not a regular file",
 		huge: "above the limit"} {
-		done := make(chan error, 1)
-		go func() { _, err := LoadPoints(p); done <- err }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.HasPrefix(err.Error(), "points file "+p+": ") ||
-				!strings.Contains(err.Error(), want) {
-				t.Errorf("LoadPoints(%s): %v, want %q", p, err, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("LoadPoints(%s) still running after 5 s", p)
+		err := testfiles.Within(t, "LoadPoints("+p+")", func() error {
+			_, err := LoadPoints(p)
+			return err
+		})
+		if err == nil || !strings.HasPrefix(err.Error(), "points file "+p+": ") ||
+			!strings.Contains(err.Error(), want) {
+			t.Errorf("LoadPoints(%s): %v, want %q", p, err, want)
 		}
 	}
 }

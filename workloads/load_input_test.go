@@ -6,27 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/stcsim/stcsim/internal/testfiles"
 )
 
 // loadWithin runs Load and fails the test if it does not return within a
 // few seconds (a FIFO or a device read without end).
 func loadWithin(t *testing.T, path string) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
+	return testfiles.Within(t, "Load("+path+")", func() error {
 		_, err := Load(path)
-		done <- err
-	}()
-	select {
-	case err := <-done:
 		return err
-	case <-time.After(5 * time.Second):
-		t.Fatalf("Load(%s) still running after 5 s", path)
-		return nil
-	}
+	})
 }
 
 // A device, a FIFO or a directory named as a trace is refused before
@@ -36,14 +28,8 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for _, ext := range []string{".csv", ".json"} {
-		zero := filepath.Join(dir, "zero"+ext)
-		if err := os.Symlink("/dev/zero", zero); err != nil {
-			t.Fatal(err)
-		}
-		fifo := filepath.Join(dir, "fifo"+ext)
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		zero := testfiles.DevZero(t, dir, "zero"+ext)
+		fifo := testfiles.FIFO(t, dir, "fifo"+ext)
 		sub := filepath.Join(dir, "dir"+ext)
 		if err := os.Mkdir(sub, 0o755); err != nil {
 			t.Fatal(err)
