@@ -2,6 +2,8 @@ package workloads
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -39,33 +41,42 @@ func readTrace(r io.Reader, name string) ([]byte, error) {
 // directory and returned joined with it. A CSV trace (and a JSON trace
 // without "name") is named after the file, without the extension.
 func Load(path string) (*Trace, error) {
-	t, err := loadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckWeights(t); err != nil {
-		return nil, fmt.Errorf("trace %s: %w", path, err)
-	}
-	return t, nil
+	t, _, err := LoadSHA256(path)
+	return t, err
 }
 
-// loadFile parses a trace file and resolves its weight paths.
-func loadFile(path string) (*Trace, error) {
+// LoadSHA256 is Load that also returns the SHA-256 (hex) of the bytes it
+// parsed, for provenance: the file is read once, so the hash is of what
+// the trace was made from even if the file changes afterwards.
+func LoadSHA256(path string) (*Trace, string, error) {
+	t, sum, err := loadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := CheckWeights(t); err != nil {
+		return nil, "", fmt.Errorf("trace %s: %w", path, err)
+	}
+	return t, sum, nil
+}
+
+// loadFile parses a trace file, resolves its weight paths and returns
+// the SHA-256 of its bytes.
+func loadFile(path string) (*Trace, string, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	parse := map[string]func(io.Reader, string) (*Trace, error){
 		".csv":  ParseCSV,
 		".json": ParseJSON,
 	}[ext]
 	if parse == nil {
-		return nil, fmt.Errorf("trace %s: unknown extension %q (want .csv or .json)", path, ext)
+		return nil, "", fmt.Errorf("trace %s: unknown extension %q (want .csv or .json)", path, ext)
 	}
 	data, err := configs.ReadRegular(path, MaxTraceBytes, "a trace file")
 	if err != nil {
-		return nil, fmt.Errorf("trace %s: %w", path, err)
+		return nil, "", fmt.Errorf("trace %s: %w", path, err)
 	}
 	t, err := parse(bytes.NewReader(data), path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if t.Name == path {
 		t.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -77,7 +88,8 @@ func loadFile(path string) (*Trace, error) {
 			t.GEMMs[i].Weights = filepath.Join(dir, w)
 		}
 	}
-	return t, nil
+	sum := sha256.Sum256(data)
+	return t, hex.EncodeToString(sum[:]), nil
 }
 
 // CheckWeights loads the weight file of every row that names one and

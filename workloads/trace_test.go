@@ -146,7 +146,7 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(csvPath); err == nil || !strings.Contains(err.Error(), "column weights") {
 		t.Errorf("Load with missing weights: %v, want an error naming column weights", err)
 	}
-	tr, err := loadFile(csvPath)
+	tr, _, err := loadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestLoad(t *testing.T) {
 	tr.Name = "named"
 	tr.WriteJSON(f)
 	f.Close()
-	back, err := loadFile(jsPath)
+	back, _, err := loadFile(jsPath)
 	if err != nil || back.Name != "named" || len(back.GEMMs) != 2 {
 		t.Errorf("Load(json) = %+v, %v", back, err)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -227,7 +225,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, err := loadWorkload(n, f.batch, f.seq)
+		t, sum, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
@@ -236,11 +234,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
-		src, err := f.workloadSource(n, t.Name, prec)
-		if err != nil {
-			return job, err
-		}
-		job.Sources = append(job.Sources, src)
+		job.Sources = append(job.Sources, f.workloadSource(n, t.Name, sum, prec))
 	}
 	if len(f.gemms) > 0 {
 		batch := 1
@@ -313,8 +307,9 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 }
 
 // workloadSource records where a --workload value came from: a model
-// with its options, or a trace file with its hash.
-func (f *runFlags) workloadSource(value, name string, prec tensorcore.Precision) (sim.WorkloadSource, error) {
+// with its options, or a trace file with the SHA-256 of the bytes it was
+// parsed from (sum, from loadWorkload).
+func (f *runFlags) workloadSource(value, name, sum string, prec tensorcore.Precision) sim.WorkloadSource {
 	if slices.Contains(workloads.Models(), value) {
 		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
 			Precision: prec.String()}
@@ -323,15 +318,10 @@ func (f *runFlags) workloadSource(value, name string, prec tensorcore.Precision)
 		} else {
 			src.Resolution = workloads.DefaultResolution
 		}
-		return src, nil
+		return src
 	}
-	data, err := os.ReadFile(value)
-	if err != nil {
-		return sim.WorkloadSource{}, fmt.Errorf("--workload %s: %v", value, err)
-	}
-	sum := sha256.Sum256(data)
-	return sim.WorkloadSource{Name: name, Source: value,
-		SHA256: hex.EncodeToString(sum[:]), Precision: f.precision}, nil
+	return sim.WorkloadSource{Name: name, Source: value, SHA256: sum,
+		Precision: f.precision}
 }
 
 // sparseOperand gives every sparse row the --sparse-operand, if set.
@@ -395,18 +385,20 @@ func parseModes(m string) ([]tensorcore.Mode, error) {
 	return []tensorcore.Mode{mode}, nil
 }
 
-// loadWorkload resolves a --workload value: a model name or a trace file.
-func loadWorkload(name string, batch, seq int) (*workloads.Trace, error) {
+// loadWorkload resolves a --workload value: a model name or a trace file
+// (with the SHA-256 of its bytes; "" for a model).
+func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, error) {
 	for _, m := range workloads.Models() {
 		if m == name {
-			return workloads.Model(name, batch, seq)
+			t, err := workloads.Model(name, batch, seq)
+			return t, "", err
 		}
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, fmt.Errorf("--workload %q: not a model (%s) and not a "+
+		return nil, "", fmt.Errorf("--workload %q: not a model (%s) and not a "+
 			"readable trace file", name, strings.Join(workloads.Models(), ", "))
 	}
-	return workloads.Load(name)
+	return workloads.LoadSHA256(name)
 }
 
 // duplicateWorkload is the error of two workloads with one name: the

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"slices"
@@ -63,13 +61,13 @@ func runTraceExport(args []string) int {
 	}
 	o := workloads.Options{Batch: *batch, Seq: *seq, Resolution: *res,
 		PerLayer: *perLayer}
-	t, err := exportTrace(*workload, o, *precision, *format)
+	t, sum, err := exportTrace(*workload, o, *precision, *format)
 	if err == nil {
 		err = checkUnreadFlags(fs, []string{*workload}, false, "export")
 	}
 	var prov *workloads.TraceProvenance
 	if err == nil {
-		prov, err = exportProvenance(t, *workload, o, *precision)
+		prov, err = exportProvenance(t, *workload, sum, o, *precision)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
@@ -93,9 +91,10 @@ func runTraceExport(args []string) int {
 }
 
 // exportProvenance records what the export is made of: a model with the
-// options that shaped it, or a trace file with the SHA-256 of its bytes
-// (and the --precision it was converted to, if any).
-func exportProvenance(t *workloads.Trace, name string, o workloads.Options, precision string) (*workloads.TraceProvenance, error) {
+// options that shaped it, or a trace file with the SHA-256 of the bytes
+// it was parsed from (sum, from exportTrace), and the --precision it was
+// converted to, if any.
+func exportProvenance(t *workloads.Trace, name, sum string, o workloads.Options, precision string) (*workloads.TraceProvenance, error) {
 	p := &workloads.TraceProvenance{Version: sim.Version, Origin: workloads.Origin{Name: t.Name}}
 	if precision != "" { // exportTrace has parsed it
 		prec, err := tensorcore.ParsePrecision(precision)
@@ -105,12 +104,7 @@ func exportProvenance(t *workloads.Trace, name string, o workloads.Options, prec
 		p.Precision = prec.String()
 	}
 	if !slices.Contains(workloads.Models(), name) {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("--workload %s: %v", name, err)
-		}
-		sum := sha256.Sum256(data)
-		p.Source, p.SHA256 = name, hex.EncodeToString(sum[:])
+		p.Source, p.SHA256 = name, sum
 		return p, nil
 	}
 	p.Source, p.Batch, p.PerLayer = "model", o.Batch, o.PerLayer
@@ -125,16 +119,17 @@ func exportProvenance(t *workloads.Trace, name string, o workloads.Options, prec
 	return p, nil
 }
 
-// exportTrace builds the model or loads the file to export; a precision
-// other than "" overrides the rows' own.
-func exportTrace(name string, o workloads.Options, precision, format string) (*workloads.Trace, error) {
+// exportTrace builds the model or loads the file to export (with the
+// SHA-256 of its bytes; "" for a model); a precision other than ""
+// overrides the rows' own.
+func exportTrace(name string, o workloads.Options, precision, format string) (*workloads.Trace, string, error) {
 	if format != "csv" && format != "json" {
-		return nil, fmt.Errorf("--format %q: want csv or json", format)
+		return nil, "", fmt.Errorf("--format %q: want csv or json", format)
 	}
 	if precision != "" {
 		var err error
 		if o.Precision, err = tensorcore.ParsePrecision(precision); err != nil {
-			return nil, fmt.Errorf("--precision: %w", err)
+			return nil, "", fmt.Errorf("--precision: %w", err)
 		}
 	}
 	for _, v := range []struct {
@@ -142,28 +137,29 @@ func exportTrace(name string, o workloads.Options, precision, format string) (*w
 		v    int
 	}{{"--batch", o.Batch}, {"--seq", o.Seq}, {"--resolution", o.Resolution}} {
 		if v.v < 1 {
-			return nil, fmt.Errorf("%s %d: must be >= 1", v.flag, v.v)
+			return nil, "", fmt.Errorf("%s %d: must be >= 1", v.flag, v.v)
 		}
 	}
 	if name == "" {
-		return nil, fmt.Errorf("--workload is required (a model: %s; or a trace file)",
+		return nil, "", fmt.Errorf("--workload is required (a model: %s; or a trace file)",
 			strings.Join(workloads.Models(), ", "))
 	}
 	if slices.Contains(workloads.Models(), name) {
-		return workloads.Build(name, o)
+		t, err := workloads.Build(name, o)
+		return t, "", err
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, fmt.Errorf("--workload %q: not a model (%s) and not a "+
+		return nil, "", fmt.Errorf("--workload %q: not a model (%s) and not a "+
 			"readable trace file", name, strings.Join(workloads.Models(), ", "))
 	}
-	t, err := workloads.Load(name)
+	t, sum, err := workloads.LoadSHA256(name)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if precision != "" {
-		return t.WithPrecision(o.Precision)
+		t, err = t.WithPrecision(o.Precision)
 	}
-	return t, nil
+	return t, sum, err
 }
 
 func runTraceList(args []string) int {
