@@ -216,7 +216,7 @@ func writePlots(b *bytes.Buffer, w, wstem string, plots []string) {
 		stem := strings.TrimSuffix(p, ".png")
 		kind := strings.TrimPrefix(stem, prefix)
 		if !strings.HasPrefix(p, prefix) || !strings.HasSuffix(p, ".png") ||
-			!plotKinds[kind] {
+			!inReport(kind) {
 			continue
 		}
 		kind = strings.ReplaceAll(kind, "-", " ")

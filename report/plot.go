@@ -27,48 +27,27 @@ var plotFormats = []string{"png", "svg"}
 
 // WritePlots draws the run's plots into dir, per workload: the per-layer
 // dense-vs-sparse speedup with the network total, the time breakdown per
-// layer in each mode (one time scale for both), and a roofline with the
-// config's roofs and numbered layers. It returns the file names written,
-// relative to dir, PNG before SVG.
+// layer in each mode (one time scale for both), a roofline with the
+// config's roofs and numbered layers, and the energy by class and by
+// layer (workloadPlots). It returns the file names written, relative to
+// dir, PNG before SVG.
 func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, error) {
 	var files []string
 	stems := plotStems(rep)
 	for _, w := range workloadsOf(rep) {
 		rows := resultsOf(rep, w)
 		base := stems[w]
-		top := breakdownTop(rows)
-		plots := []struct {
-			name string
-			make func() (*figure, error)
-		}{
-			{base + "-speedup", func() (*figure, error) {
-				return speedupPlot(w, rows, totalOf(rep, w))
-			}},
-			{base + "-breakdown-dense", func() (*figure, error) {
-				return breakdownPlot(w, rows, tensorcore.Dense, top)
-			}},
-			{base + "-breakdown-sparse", func() (*figure, error) {
-				return breakdownPlot(w, rows, tensorcore.Sparse, top)
-			}},
-			{base + "-roofline", func() (*figure, error) {
-				return rooflinePlot(w, rows, cfg)
-			}},
-			{base + "-energy-breakdown", func() (*figure, error) {
-				return asFigure(energyBreakdownPlot(w, rep))
-			}},
-			{base + "-energy-layers", func() (*figure, error) {
-				return asFigure(energyLayerPlot(w, rows))
-			}},
-		}
-		for _, pl := range plots {
-			fig, err := pl.make()
+		on := plotOf{w: w, rows: rows, rep: rep, cfg: cfg, top: breakdownTop(rows)}
+		for _, k := range workloadPlots {
+			name := base + "-" + k.suffix
+			fig, err := k.draw(on)
 			if err != nil {
-				return files, fmt.Errorf("plot %s: %w", pl.name, err)
+				return files, fmt.Errorf("plot %s: %w", name, err)
 			}
 			if fig == nil {
 				continue // nothing to show (e.g. a dense-only run)
 			}
-			out, err := savePlot(fig, dir, pl.name)
+			out, err := savePlot(fig, dir, name)
 			if err != nil {
 				return files, err
 			}
@@ -96,11 +75,53 @@ func savePlot(fig *figure, dir, name string) ([]string, error) {
 	return names, nil
 }
 
-// plotKinds are the plots of one workload that report.md embeds, as
-// file-name suffixes (not the energy plots; rundir.go's plotSuffixes
-// lists every plot WritePlots may draw).
-var plotKinds = map[string]bool{"speedup": true, "breakdown-dense": true,
-	"breakdown-sparse": true, "roofline": true}
+// plotOf is what a workload's plots are drawn from.
+type plotOf struct {
+	w    string
+	rows []sim.LayerResult
+	rep  *sim.Report
+	cfg  *configs.Config
+	top  float64 // the breakdown plots' shared time scale
+}
+
+// workloadPlots are the plots WritePlots draws per workload, in order:
+// each file is the workload's stem, "-", the suffix; inReport marks those
+// that report.md embeds (not the energy plots). A draw that returns a nil
+// figure has nothing to show (e.g. a dense-only run) and writes no file.
+var workloadPlots = []struct {
+	suffix   string
+	inReport bool
+	draw     func(plotOf) (*figure, error)
+}{
+	{"speedup", true, func(o plotOf) (*figure, error) {
+		return speedupPlot(o.w, o.rows, totalOf(o.rep, o.w))
+	}},
+	{"breakdown-dense", true, func(o plotOf) (*figure, error) {
+		return breakdownPlot(o.w, o.rows, tensorcore.Dense, o.top)
+	}},
+	{"breakdown-sparse", true, func(o plotOf) (*figure, error) {
+		return breakdownPlot(o.w, o.rows, tensorcore.Sparse, o.top)
+	}},
+	{"roofline", true, func(o plotOf) (*figure, error) {
+		return rooflinePlot(o.w, o.rows, o.cfg)
+	}},
+	{"energy-breakdown", false, func(o plotOf) (*figure, error) {
+		return asFigure(energyBreakdownPlot(o.w, o.rep))
+	}},
+	{"energy-layers", false, func(o plotOf) (*figure, error) {
+		return asFigure(energyLayerPlot(o.w, o.rows))
+	}},
+}
+
+// inReport reports whether report.md embeds the plot of this suffix.
+func inReport(suffix string) bool {
+	for _, k := range workloadPlots {
+		if k.suffix == suffix {
+			return k.inReport
+		}
+	}
+	return false
+}
 
 // plotStems maps each workload to the stem of its plot files: its
 // file-safe name, with -2, -3, ... after it when an earlier workload's

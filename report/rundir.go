@@ -27,11 +27,6 @@ const ManifestName = ".stcsim-manifest"
 const manifestHeader = "# stcsim: the files the run in this directory wrote; " +
 	"the next run here replaces exactly these\n"
 
-// plotSuffixes are the file-name suffixes of the plots WritePlots may
-// draw per workload (see WritePlots), with their formats.
-var plotSuffixes = []string{"speedup", "breakdown-dense", "breakdown-sparse",
-	"roofline", "energy-breakdown", "energy-layers"}
-
 // fixedOutputs are the files of every run, results last.
 var fixedOutputs = []string{"config.yaml", "report.md", "results.json", "results.csv"}
 
@@ -46,9 +41,9 @@ func RunFiles(workloads []string) []string {
 	stems := plotStems(rep)
 	names := slices.Clone(fixedOutputs)
 	for _, w := range workloadsOf(rep) {
-		for _, s := range plotSuffixes {
+		for _, k := range workloadPlots {
 			for _, f := range plotFormats {
-				names = append(names, stems[w]+"-"+s+"."+f)
+				names = append(names, stems[w]+"-"+k.suffix+"."+f)
 			}
 		}
 	}
