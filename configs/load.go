@@ -149,7 +149,20 @@ func (ld *Loaded) describe(errs check.List) []string {
 				"config (%s)", e.Path, e.Msg))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: key %s: %s", where, e.Path, e.Msg))
+		msg := fmt.Sprintf("%s: key %s: %s", where, e.Path, e.Msg)
+		// Name where the other keys were set when that is another
+		// source (a --set or a later file of them is what the user
+		// changed).
+		var also []string
+		for _, w := range e.With {
+			if o, ok := ld.lookup(w); ok && o.file != where.file {
+				also = append(also, w+" from "+o.String())
+			}
+		}
+		if len(also) > 0 {
+			msg += " (" + strings.Join(also, "; ") + ")"
+		}
+		out = append(out, msg)
 	}
 	if len(missing) <= maxMissingListed {
 		return append(out, msgs...)

@@ -69,3 +69,33 @@ func TestSplitKFactorsAreDistinct(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// An error of one key against another's value names where the other was
+// set when that is another source: the --set that caused it, not only
+// the built-in line of the key that now fails.
+func TestCrossKeyErrorsNameTheOtherKeysSource(t *testing.T) {
+	dir := t.TempDir()
+	both := filepath.Join(dir, "both.yaml")
+	if err := os.WriteFile(both, []byte("base: a100-40gb\nl2:\n  near_latency: 500\n  far_latency: 400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		files, sets []string
+		want, not   string
+	}{
+		{nil, []string{"l2.far_latency=800"}, "key dram.latency: must be >= l2.far_latency (800): " +
+			"a DRAM access passes through L2 (l2.far_latency from --set l2.far_latency=800)", ""},
+		{nil, []string{"l2.partitions=3"}, "key l2.size_kb: 40960 KB does not divide into 120 slices " +
+			"(l2.partitions from --set l2.partitions=3)", "slices_per_partition from"},
+		{nil, []string{"l1.total_kb=100"}, "key shared_memory.carveout_options_kb: option 164 KB " +
+			"exceeds l1.total_kb (100) (l1.total_kb from --set l1.total_kb=100)", ""},
+		// Both keys in one file: nothing added.
+		{[]string{both}, nil, "both.yaml:4: key l2.far_latency: must be >= l2.near_latency (500)", "from"},
+	} {
+		_, err := Load(c.files, c.sets)
+		if err == nil || !strings.Contains(err.Error(), c.want) ||
+			(c.not != "" && strings.Contains(err.Error(), c.not)) {
+			t.Errorf("%v %v: %v\nwant %q", c.files, c.sets, err, c.want)
+		}
+	}
+}

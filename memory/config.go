@@ -106,7 +106,8 @@ func (c *Config) Validate() check.List {
 	// bytes_per_clk can narrow that (a wavefront then takes several
 	// cycles) but not widen it.
 	if w := s.Ports * s.Banks * s.BankBytes; s.Ports > 0 && s.Banks > 0 && s.BankBytes > 0 && s.BytesPerClk > w {
-		l.Add("shared_memory.bytes_per_clk", "%d exceeds what the banks "+
+		l.AddWith("shared_memory.bytes_per_clk", []string{"shared_memory.ports",
+			"shared_memory.banks", "shared_memory.bank_bytes"}, "%d exceeds what the banks "+
 			"serve: ports x banks x bank_bytes = %d x %d x %d = %d B per "+
 			"cycle (a bank serves one word per port and cycle; set "+
 			"bytes_per_clk to at most %[5]d as well, or add banks, bank "+
@@ -116,7 +117,7 @@ func (c *Config) Validate() check.List {
 	l.OneOf("shared_memory.fill_arbitration", s.FillArbitration, FillsFirst, LoadsFirst)
 	for _, kb := range s.CarveoutOptionsKB {
 		if kb > c.L1.TotalKB {
-			l.Add("shared_memory.carveout_options_kb", "option %d KB "+
+			l.AddWith("shared_memory.carveout_options_kb", []string{"l1.total_kb"}, "option %d KB "+
 				"exceeds l1.total_kb (%d)", kb, c.L1.TotalKB)
 		}
 	}
@@ -140,7 +141,7 @@ func (c *Config) Validate() check.List {
 		l.Add("l2.efficiency", "must be in (0, 1] (got %g)", l2.Efficiency)
 	} else if l2.BytesPerClk > 0 && float64(l2.BytesPerClk)*l2.Efficiency < MinL2BytesPerClk {
 		// The floor of l2.bytes_per_clk holds for what the slices sustain.
-		l.Add("l2.efficiency", "%g of l2.bytes_per_clk %d sustains %.3g B/clk, below the "+
+		l.AddWith("l2.efficiency", []string{"l2.bytes_per_clk"}, "%g of l2.bytes_per_clk %d sustains %.3g B/clk, below the "+
 			"least simulated in reasonable time (%g B/clk); raise either key", l2.Efficiency,
 			l2.BytesPerClk, float64(l2.BytesPerClk)*l2.Efficiency, float64(MinL2BytesPerClk))
 	}
@@ -153,7 +154,7 @@ func (c *Config) Validate() check.List {
 		l.Add("dram.efficiency", "must be in (0, 1] (got %g)", c.DRAM.Efficiency)
 	} else if c.DRAM.BandwidthGBps > 0 && c.DRAM.BandwidthGBps*c.DRAM.Efficiency < MinDRAMGBps {
 		// The floor of dram.bandwidth_gbps holds for what the channels sustain.
-		l.Add("dram.efficiency", "%g of dram.bandwidth_gbps %g sustains %.3g GB/s, below the "+
+		l.AddWith("dram.efficiency", []string{"dram.bandwidth_gbps"}, "%g of dram.bandwidth_gbps %g sustains %.3g GB/s, below the "+
 			"least simulated in reasonable time (%g GB/s); raise either key", c.DRAM.Efficiency,
 			c.DRAM.BandwidthGBps, c.DRAM.BandwidthGBps*c.DRAM.Efficiency, float64(MinDRAMGBps))
 	}
@@ -181,44 +182,47 @@ func (c *Config) consistency() check.List {
 	l2 := c.L2
 	slices := l2.Partitions * l2.SlicesPerPartition
 	if l2.SizeKB%slices != 0 {
-		l.Add("l2.size_kb", "%d KB does not divide into %d slices", l2.SizeKB, slices)
+		l.AddWith("l2.size_kb", []string{"l2.partitions", "l2.slices_per_partition"},
+			"%d KB does not divide into %d slices", l2.SizeKB, slices)
 	} else {
 		sliceBytes := l2.SizeKB * 1024 / slices
 		sets := sliceBytes / (l2.LineBytes * l2.Ways)
 		if sets <= 0 || sets&(sets-1) != 0 {
-			l.Add("l2.size_kb", "each slice (%d B, %d-way, %d B lines) "+
+			l.AddWith("l2.size_kb", []string{"l2.partitions", "l2.slices_per_partition",
+				"l2.ways", "l2.line_bytes"}, "each slice (%d B, %d-way, %d B lines) "+
 				"must have a power-of-two number of sets (got %d)",
 				sliceBytes, l2.Ways, l2.LineBytes, sets)
 		}
 	}
 	if l2.SectorBytes > l2.LineBytes {
-		l.Add("l2.sector_bytes", "must not exceed l2.line_bytes")
+		l.AddWith("l2.sector_bytes", []string{"l2.line_bytes"}, "must not exceed l2.line_bytes")
 	}
 	if l2.FarLatency < l2.NearLatency {
-		l.Add("l2.far_latency", "must be >= l2.near_latency (%d)", l2.NearLatency)
+		l.AddWith("l2.far_latency", []string{"l2.near_latency"}, "must be >= l2.near_latency (%d)", l2.NearLatency)
 	}
 	if l2.LineBytes/l2.SectorBytes > 64 {
 		l.Add("l2.sector_bytes", "at most 64 sectors per line (got %d)",
 			l2.LineBytes/l2.SectorBytes)
 	}
 	if c.L1.SectorBytes > c.L1.LineBytes {
-		l.Add("l1.sector_bytes", "must not exceed l1.line_bytes")
+		l.AddWith("l1.sector_bytes", []string{"l1.line_bytes"}, "must not exceed l1.line_bytes")
 	}
 	if c.L1.LineBytes != l2.LineBytes || c.L1.SectorBytes != l2.SectorBytes {
-		l.Add("l1.line_bytes", "L1 lines and sectors (%d/%d B) must equal "+
+		l.AddWith("l1.line_bytes", []string{"l1.sector_bytes", "l2.line_bytes",
+			"l2.sector_bytes"}, "L1 lines and sectors (%d/%d B) must equal "+
 			"L2's (%d/%d B)", c.L1.LineBytes, c.L1.SectorBytes,
 			l2.LineBytes, l2.SectorBytes)
 	}
 	if c.SharedMemory.CarveoutKB > c.L1.TotalKB {
-		l.Add("shared_memory.carveout_kb", "%d KB exceeds l1.total_kb (%d)",
+		l.AddWith("shared_memory.carveout_kb", []string{"l1.total_kb"}, "%d KB exceeds l1.total_kb (%d)",
 			c.SharedMemory.CarveoutKB, c.L1.TotalKB)
 	}
 	if uint64(l2.SizeKB) > uint64(c.DRAM.SizeGB)<<20 {
-		l.Add("l2.size_kb", "%d KB is larger than the DRAM (%d GB)",
+		l.AddWith("l2.size_kb", []string{"dram.size_gb"}, "%d KB is larger than the DRAM (%d GB)",
 			l2.SizeKB, c.DRAM.SizeGB)
 	}
 	if c.DRAM.Latency < l2.FarLatency {
-		l.Add("dram.latency", "must be >= l2.far_latency (%d): a DRAM "+
+		l.AddWith("dram.latency", []string{"l2.far_latency"}, "must be >= l2.far_latency (%d): a DRAM "+
 			"access passes through L2", l2.FarLatency)
 	}
 	return l

@@ -11,6 +11,10 @@ import (
 type Error struct {
 	Path string
 	Msg  string
+	// With are the other keys whose values the check compared Path's
+	// with (relative like Path): the loader says where each was set, so
+	// that an error caused by a --set of one of them names that --set.
+	With []string
 }
 
 func (e Error) Error() string { return e.Path + ": " + e.Msg }
@@ -23,11 +27,20 @@ func (l *List) Add(path, format string, args ...any) {
 	*l = append(*l, Error{Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// AddWith records one error of path's value against the values of the
+// keys in with.
+func (l *List) AddWith(path string, with []string, format string, args ...any) {
+	*l = append(*l, Error{Path: path, Msg: fmt.Sprintf(format, args...), With: with})
+}
+
 // Prefix returns the errors with prefix+"." put before every path.
 func (l List) Prefix(prefix string) List {
 	out := make(List, len(l))
 	for i, e := range l {
 		out[i] = Error{Path: join(prefix, e.Path), Msg: e.Msg}
+		for _, w := range e.With {
+			out[i].With = append(out[i].With, join(prefix, w))
+		}
 	}
 	return out
 }
