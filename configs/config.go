@@ -198,7 +198,7 @@ func (s SMConfig) validate() check.List {
 	l.Positive("register_file_bytes_per_clk", s.RegisterFileBytesPerClk)
 	l.PowerOfTwo("register_file_banks", s.RegisterFileBanks)
 	if b := s.RegisterFileBanks; b > 0 && s.RegisterFileBytesPerClk%b != 0 {
-		l.Add("register_file_bytes_per_clk", "%d is not a whole number of "+
+		l.AddWith("register_file_bytes_per_clk", []string{"register_file_banks"}, "%d is not a whole number of "+
 			"bytes per bank over register_file_banks = %d",
 			s.RegisterFileBytesPerClk, b)
 	}
@@ -207,7 +207,7 @@ func (s SMConfig) validate() check.List {
 	l.NonNegative("cta_dispatch_interval", s.CTADispatchInterval)
 	l.NonNegative("kernel_launch_latency", s.KernelLaunchLatency)
 	if s.MaxThreads != s.MaxWarps*32 && s.MaxWarps > 0 {
-		l.Add("max_threads", "inconsistent: max_warps %d x 32 = %d",
+		l.AddWith("max_threads", []string{"max_warps"}, "inconsistent: max_warps %d x 32 = %d",
 			s.MaxWarps, s.MaxWarps*32)
 	}
 	return l

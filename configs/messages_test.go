@@ -89,6 +89,9 @@ func TestCrossKeyErrorsNameTheOtherKeysSource(t *testing.T) {
 			"(l2.partitions from --set l2.partitions=3)", "slices_per_partition from"},
 		{nil, []string{"l1.total_kb=100"}, "key shared_memory.carveout_options_kb: option 164 KB " +
 			"exceeds l1.total_kb (100) (l1.total_kb from --set l1.total_kb=100)", ""},
+		// A section's check (sm), its other key named with the section.
+		{nil, []string{"sm.max_warps=32"}, "key sm.max_threads: inconsistent: max_warps 32 x 32 = 1024 " +
+			"(sm.max_warps from --set sm.max_warps=32)", ""},
 		// Both keys in one file: nothing added.
 		{[]string{both}, nil, "both.yaml:4: key l2.far_latency: must be >= l2.near_latency (500)", "from"},
 	} {
