@@ -307,7 +307,7 @@ func (t TileConfig) validate(c *Config) check.List {
 			t.WarpM, t.WarpN, t.BM, t.BN)
 	}
 	if t.Warps()*32 > c.SM.MaxThreads {
-		l.Add("bm", "%d warps exceed sm.max_threads", t.Warps())
+		l.AddWith("bm", []string{"/sm.max_threads"}, "%d warps exceed sm.max_threads", t.Warps())
 	}
 	if len(t.Modes) == 0 {
 		l.Add("modes", "must list dense and/or sparse")

@@ -155,6 +155,7 @@ func (ld *Loaded) describe(errs check.List) []string {
 		// changed).
 		var also []string
 		for _, w := range e.With {
+			w = strings.TrimPrefix(w, "/")
 			if o, ok := ld.lookup(w); ok && o.file != where.file {
 				also = append(also, w+" from "+o.String())
 			}

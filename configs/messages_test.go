@@ -92,6 +92,9 @@ func TestCrossKeyErrorsNameTheOtherKeysSource(t *testing.T) {
 		// A section's check (sm), its other key named with the section.
 		{nil, []string{"sm.max_warps=32"}, "key sm.max_threads: inconsistent: max_warps 32 x 32 = 1024 " +
 			"(sm.max_warps from --set sm.max_warps=32)", ""},
+		// A key outside the section (a tile against sm.max_threads).
+		{nil, []string{"sm.max_warps=4", "sm.max_threads=128"}, "warps exceed sm.max_threads " +
+			"(sm.max_threads from --set sm.max_threads=128)", ""},
 		// Both keys in one file: nothing added.
 		{[]string{both}, nil, "both.yaml:4: key l2.far_latency: must be >= l2.near_latency (500)", "from"},
 	} {

@@ -12,8 +12,10 @@ type Error struct {
 	Path string
 	Msg  string
 	// With are the other keys whose values the check compared Path's
-	// with (relative like Path): the loader says where each was set, so
-	// that an error caused by a --set of one of them names that --set.
+	// with, relative like Path unless they start with "/" (a key outside
+	// the section, from the config's root): the loader says where each
+	// was set, so that an error caused by a --set of one of them names
+	// that --set.
 	With []string
 }
 
@@ -39,7 +41,10 @@ func (l List) Prefix(prefix string) List {
 	for i, e := range l {
 		out[i] = Error{Path: join(prefix, e.Path), Msg: e.Msg}
 		for _, w := range e.With {
-			out[i].With = append(out[i].With, join(prefix, w))
+			if !strings.HasPrefix(w, "/") {
+				w = join(prefix, w)
+			}
+			out[i].With = append(out[i].With, w)
 		}
 	}
 	return out
