@@ -151,6 +151,9 @@ type SimConfig struct {
 	// CTA at 48 and 96 and extends the record along the line through the
 	// two (docs/sm.md).
 	ExtrapolateKSteps bool `yaml:"extrapolate_ksteps"`
+	// FastForward leaves out the middle of each wave's steady k-steps
+	// and extends the run by the rate measured before (sim/fastforward.go).
+	FastForward bool `yaml:"fast_forward"`
 	// JitterRuns is the size of the selection ensemble: every candidate
 	// and the chosen kernel run this many times, run 0 unperturbed and
 	// the others with seeded CTA dispatch offsets and same-cycle tie

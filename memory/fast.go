@@ -297,6 +297,33 @@ func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 	f.complete(finish, done)
 }
 
+// Touch implements Toucher: every line's sectors are looked up and
+// filled as a read's are, and counted as its traffic (L2 bytes, hits and
+// misses, the DRAM reads of the misses and the write-backs of dirty
+// victims), but no server is booked: the time is the caller's.
+func (f *fast) Touch(class Class, r Region) {
+	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+		sl, local := f.p.amap.slice(s.line)
+		bytes := uint64(f.sectorBytes(s.mask))
+		f.stats.L2Bytes += bytes
+		f.stats.PerClass[class].L2Bytes += bytes
+		miss, ev := f.l2[sl].access(local, s.mask, false, class)
+		if ev.sectors != 0 {
+			wb := uint64(f.sectorBytes(ev.sectors))
+			f.stats.DRAMWriteBytes += wb
+			f.stats.PerClass[ev.class].DRAMWriteBytes += wb
+		}
+		n := uint64(bits.OnesCount64(miss))
+		f.stats.L2MissSectors += n
+		f.stats.L2HitSectors += uint64(bits.OnesCount64(s.mask)) - n
+		if miss != 0 {
+			rd := uint64(f.sectorBytes(miss))
+			f.stats.DRAMReadBytes += rd
+			f.stats.PerClass[class].DRAMReadBytes += rd
+		}
+	})
+}
+
 // Stats implements Hierarchy.
 func (f *fast) Stats() Stats {
 	s := f.stats

@@ -37,6 +37,16 @@ type Hierarchy interface {
 	Stats() Stats
 }
 
+// Toucher is a hierarchy whose L2 tags can be brought to the state that
+// reading a region leaves, its traffic counted, but in no time: the
+// tiles of the k-steps sim's steady-state fast-forward leaves out, whose
+// time it extrapolates, so that later reads find in L2 what the full run
+// would have left there and the traffic is the full run's. A dirty line
+// it evicts is counted as written back, without booking its channel.
+type Toucher interface {
+	Touch(class Class, r Region)
+}
+
 // ClassStats is the traffic of one class.
 type ClassStats struct {
 	L1Bytes        uint64 `json:"l1_bytes"`

@@ -40,6 +40,7 @@ type gpu struct {
 	doneCTAs    int
 	launchLimit int          // CTAs launched: all, or the extrapolation window
 	waves       *waveTracker // nil unless extrapolating
+	ff          *fastForward // nil unless fast-forwarding (fastforward.go)
 	serial      uint64       // distinguishes simulations in traces
 	endCycle    uint64
 	startedAt   uint64
@@ -82,6 +83,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
 	}
+	g.ff = newFastForward(g)
 	return g, nil
 }
 
@@ -139,6 +141,9 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.idx, at)
+	}
+	if g.ff != nil {
+		g.ff.finished(c)
 	}
 	if g.nextCTA < g.launchLimit {
 		g.dispatchAt(c.sm, at, uint64(g.cfg.SM.CTALaunchLatency))

@@ -34,6 +34,10 @@ func (g gemmShape) mode() tensorcore.Mode {
 // kernelPlan is a GEMM mapped onto one tile configuration: everything the
 // SM needs to run its CTAs.
 type kernelPlan struct {
+	// kSampled: a sample of K extrapolation (withKSteps), not the plan
+	// itself.
+	kSampled bool
+
 	shape  gemmShape
 	tile   configs.TileConfig
 	splitK int
@@ -220,6 +224,7 @@ func (p *kernelPlan) withKSteps(k int) *kernelPlan {
 	cut := *p
 	cut.lastKSteps = k + p.lastKSteps - p.kSteps
 	cut.kSteps = k
+	cut.kSampled = true
 	return &cut
 }
 

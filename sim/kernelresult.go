@@ -38,6 +38,9 @@ type kernelResult struct {
 	// kExtrapolated: extended in K from two shorter runs
 	// (sim.extrapolate_ksteps, kextrapolate.go).
 	kExtrapolated bool
+	// fastForwarded is the k-steps (all CTAs together) the steady-state
+	// fast-forward left out (sim.fast_forward, fastforward.go).
+	fastForwarded uint64
 	// act are the energy model's event counts; clockMHz the SM clock the
 	// kernel ran at; powerNote says when it could not meet the limit.
 	act       energy.Counts
@@ -105,7 +108,13 @@ func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run i
 	if g.waves != nil {
 		g.waves.scale(g, r, post)
 	}
+	if g.ff != nil {
+		g.ff.extend(r)
+	}
 	r.act = g.activity(r)
+	if g.ff != nil {
+		g.ff.extendActivity(&r.act)
+	}
 	r.clockMHz = cfg.GPU.ClockMHz
 	return r, nil
 }

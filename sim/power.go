@@ -87,6 +87,21 @@ func cfgAt(cfg *configs.Config, mhz int) *configs.Config {
 // waves ran); the tensor-core and shared-memory counts of an extrapolated
 // run scale by CTAs, since every CTA does the same work there.
 func (g *gpu) activity(r *kernelResult) energy.Counts {
+	n := g.smActivity()
+	if r.extrapolated && g.doneCTAs > 0 {
+		n = scaleCTAs(n, g.plan.ctas, g.doneCTAs)
+	}
+	m := r.mem
+	n.L1Sectors = m.L1HitSectors + m.L1MissSectors
+	n.L2Sectors = m.L2HitSectors + m.L2MissSectors
+	n.CrossbarBytes = m.L2Bytes
+	n.DRAMBytes = m.DRAMReadBytes + m.DRAMWriteBytes
+	return n
+}
+
+// smActivity is the energy model's SM-side event counts so far: MMAs and
+// FMAs, bank-array wavefronts, instructions and register-file traffic.
+func (g *gpu) smActivity() energy.Counts {
 	n := energy.Counts{Precision: g.plan.shape.Precision, SMs: len(g.sms)}
 	for _, sm := range g.sms {
 		n.SmemWavefronts += sm.smem.Stats().Wavefronts
@@ -103,14 +118,6 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 	// ALU results, accumulators).
 	n.SM = energy.SMActivity{Instructions: g.issued, RFReadBytes: g.rfRead,
 		RFWriteBytes: g.rfWrite}
-	if r.extrapolated && g.doneCTAs > 0 {
-		n = scaleCTAs(n, g.plan.ctas, g.doneCTAs)
-	}
-	m := r.mem
-	n.L1Sectors = m.L1HitSectors + m.L1MissSectors
-	n.L2Sectors = m.L2HitSectors + m.L2MissSectors
-	n.CrossbarBytes = m.L2Bytes
-	n.DRAMBytes = m.DRAMReadBytes + m.DRAMWriteBytes
 	return n
 }
 

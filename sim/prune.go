@@ -43,6 +43,7 @@ type pruner struct {
 	// smemLeast[i] is the least smemNeed of CTAs i and after (the CTAs
 	// not yet started are those from nextCTA on and those pending).
 	smemLeast []uint64
+	need      *smemNeed // per-CTA need (the fast-forward takes its skips out)
 	// floors and rest are smemWaveBound's per-SM window starts and
 	// units still needed, kept to spare an allocation per check.
 	floors, rest []uint64
@@ -74,6 +75,7 @@ func newPruner(g *gpu, above float64) *pruner {
 	p.ctaMMAs = ctaMMAsPerSP(g.plan, g.cfg.SM.SubPartitions)
 	p.smemNeed = make([]uint64, g.launchLimit)
 	need := newSmemNeed(g)
+	p.need = need
 	for i := range p.smemNeed {
 		p.smemNeed[i] = need.of(i)
 		p.smemAll += p.smemNeed[i]
@@ -101,12 +103,15 @@ func (p *pruner) check(g *gpu, now uint64) {
 		}
 	}
 	lb := now + max((left+p.units-1)/p.units, most)*p.interval
-	p.maxTC = max(p.maxTC, lb)
+	off := g.ff.offsetCycles() // the tests' max and mid bounds are in the estimate's time
+	p.maxTC = max(p.maxTC, lb+off)
 	sb := p.smemBound(g)
 	var extra uint64
 	if w := g.waves; w != nil && w.tracked() {
 		extra = w.leftOutCycles(g) // what the estimate adds for the waves left out, known now
 	}
+	extra += off // the time the fast-forward left out
+
 	// The whole-CTA bounds search over the SMs: they are worked out only
 	// while the cheaper ones do not already stop the run, and each only
 	// if its largest value could (every check when exhaustive, as in
@@ -120,13 +125,15 @@ func (p *pruner) check(g *gpu, now uint64) {
 			sb = sw
 		}
 	}
-	p.maxSmem = max(p.maxSmem, sb)
-	p.maxWave = max(p.maxWave, wb)
+	p.maxSmem = max(p.maxSmem, sb+off)
+	if wb > 0 {
+		p.maxWave = max(p.maxWave, wb+off)
+	}
 	if wb > lb {
 		p.waveGain = max(p.waveGain, wb-lb)
 	}
 	if p.midTC == 0 && 2*issued >= p.total {
-		p.midTC, p.midSmem, p.midWave = lb, sb, wb
+		p.midTC, p.midSmem, p.midWave = lb+off, sb+off, wb
 	}
 	lb = max(lb, sb, wb) + extra
 	if float64(lb) > p.above {
@@ -368,6 +375,34 @@ func (n *smemNeed) of(idx int) uint64 {
 		}
 	}
 	return waves
+}
+
+// skipped takes the k-steps from+1 .. from+j of CTA c, which the
+// fast-forward leaves out, out of what the bounds count: their MMAs and
+// their bank-array wavefronts (their LDSMs and the stages they copy).
+// The bounds then hold for the rest of the run, and the estimate adds
+// the time left out (check's extra).
+func (p *pruner) skipped(g *gpu, c *cta, from, j int) {
+	p.total -= uint64(j * g.plan.warps * g.plan.groups * g.plan.mmaPerGrp)
+	n := p.need
+	var waves uint64
+	for w, cp := range n.copies {
+		waves += uint64(j) * n.ldsm[w].body
+		for iter := from + 1; iter <= from+j; iter++ {
+			for _, in := range cp[1] {
+				k := iter + n.p.tile.Stages - 1
+				if in.Stage >= 0 {
+					continue
+				}
+				class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
+				if r.Rows > 0 {
+					waves += uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
+				}
+			}
+		}
+	}
+	c.sm.smemNeed -= min(c.sm.smemNeed, waves)
+	p.smemAll -= min(p.smemAll, waves)
 }
 
 // prunedError is a sample stopped by its pruner: it cannot take fewer

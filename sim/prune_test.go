@@ -179,7 +179,7 @@ func boundsHold(t *testing.T, cfg *configs.Config, g gemmShape, tile string, spl
 	if err := gp.run(); err != nil {
 		t.Fatal(err)
 	}
-	end, pr := gp.endCycle, gp.prune
+	end, pr := gp.ff.reported(gp.endCycle), gp.prune
 	t.Logf("%s: %d cycles; bounds half-way: tensor cores %d, shared memory %d, waves %d; "+
 		"whole CTAs above the spread by up to %d (tensor cores) and %d (bank arrays)",
 		what, end, pr.midTC, pr.midSmem, pr.midWave, pr.waveGain, pr.smemGain)

@@ -237,6 +237,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"land (sim.jitter_runs samples it)", st.sm, st.alone,
 			100*float64(st.alone)/float64(k.cycles), st.ctas))
 	}
+	if k.fastForwarded > 0 {
+		res.Note = joinNote(res.Note, fmt.Sprintf("fast-forwarded: %d of its "+
+			"CTAs' %d k-steps left out at the steady rate", k.fastForwarded,
+			k.plan.totalKSteps()))
+	}
 	if k.kExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
 			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))

@@ -53,7 +53,11 @@ func (s *smUnit) start(now uint64, idx int) {
 	if p := s.gpu.prune; p != nil {
 		s.smemNeed += p.smemNeed[idx]
 	}
-	newCTA(s, idx).launch(now)
+	c := newCTA(s, idx)
+	c.launch(now)
+	if f := s.gpu.ff; f != nil {
+		f.started(c)
+	}
 }
 
 // patterns sets the shared-memory patterns of the SM's accesses from
@@ -109,6 +113,7 @@ type cta struct {
 	stores   int    // STG writes not yet accepted by L2
 	lastDone uint64 // last STG accepted
 	regions  []stageTiles
+	ff       ffCTA // the fast-forward's state (fastforward.go)
 	// stored is storeDone as a func value, made once per CTA rather
 	// than once per STG.
 	stored func(uint64)
@@ -299,6 +304,9 @@ func (c *cta) barrier(now uint64) {
 	}
 	c.arrived = 0
 	release := now + uint64(c.sm.gpu.cfg.SM.BarrierLatency)
+	if f := c.sm.gpu.ff; f != nil && c.warps[0].section == 1 {
+		f.released(c, c.warps[0].iter, release) // a k-step's barrier
+	}
 	for _, w := range c.warps {
 		if w.atBarrier {
 			w.atBarrier = false

@@ -13,9 +13,12 @@ type straggler struct {
 
 // straggler finds the kernel's straggler among the SMs that ran CTAs;
 // alone is 0 when fewer than two did.
+// Its cycles are the kernel's: with the steady-state fast-forward, the
+// time left out before a finish counts (fastForward.reported).
 func (g *gpu) straggler() straggler {
 	last, second := -1, uint64(0)
 	ran := 0
+	at := g.ff.reported
 	for i, sm := range g.sms {
 		if len(sm.finishes) == 0 {
 			continue
@@ -24,19 +27,19 @@ func (g *gpu) straggler() straggler {
 		switch {
 		case last < 0 || sm.lastFinish > g.sms[last].lastFinish:
 			if last >= 0 {
-				second = max(second, g.sms[last].lastFinish)
+				second = max(second, at(g.sms[last].lastFinish))
 			}
 			last = i
 		default:
-			second = max(second, sm.lastFinish)
+			second = max(second, at(sm.lastFinish))
 		}
 	}
 	if ran < 2 {
 		return straggler{sm: last}
 	}
-	s := straggler{sm: last, alone: g.sms[last].lastFinish - second}
+	s := straggler{sm: last, alone: at(g.sms[last].lastFinish) - second}
 	for _, f := range g.sms[last].finishes {
-		if f > second {
+		if at(f) > second {
 			s.ctas++
 		}
 	}

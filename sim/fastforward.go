@@ -1,0 +1,392 @@
+package sim
+
+import (
+	"math"
+	"reflect"
+	"strconv"
+
+	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/memory"
+)
+
+// Steady-state fast-forward (sim.fast_forward). Inside a wave, once
+// every resident CTA is past its pipeline's fill and no CTA starts or
+// ends, the kernel is in a steady state: each CTA's k-steps follow one
+// another at a mean period, though not exactly periodically (the warps'
+// fragment loads and the cp.async packets meet in the bank array in a
+// different order each k-step; docs/performance.md). The fast-forward
+// measures that period over a window of ffWindow k-steps of every
+// resident CTA, then leaves out the same stretch of time, delta, from
+// every one of them: CTA c skips round(delta / P) k-steps, P being the
+// mean period of the CTAs on SMs holding as many CTAs as c's. A skip
+// takes effect at the CTA's next k-step barrier, where all its warps
+// stand at the same instruction of the same k-step: their k-step counter
+// moves on, so the CTA's copies continue from the k-step after the ones
+// left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher)
+// so that what later waves find in L2 is what the full run leaves there.
+// The kernel's cycles gain delta, and every counter (tensor-core busy
+// and idle time by cause, traffic per class, shared-memory bytes, the
+// energy model's events) gains the window's increment per MMA times the
+// MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
+// (the lock-step start, the pipeline's fill) and the last ffTail are
+// always simulated, and a wave whose CTAs start or end inside the
+// window is measured again from the next steady moment. Its agreement
+// with the full simulation is tested on a named family
+// (TestFastForwardCloseToFull).
+const (
+	// ffWarmExtra: k-steps beyond the pipeline's depth a CTA runs after
+	// its launch before its k-steps count as steady.
+	ffWarmExtra = 2
+	// ffWindow: k-step periods of every resident CTA the steady rate is
+	// measured over.
+	ffWindow = 8
+	// ffTail: k-steps before its end a CTA always simulates (the drain:
+	// the last stages' copies, the epilogue's stores).
+	ffTail = 2
+	// ffMinSkip: the fewest k-steps worth leaving out (in periods of the
+	// slowest CTA group).
+	ffMinSkip = 2
+)
+
+// ffPhase is where the fast-forward stands in the current composition
+// of resident CTAs.
+type ffPhase uint8
+
+const (
+	ffWaiting   ffPhase = iota // not every resident CTA is steady yet
+	ffMeasuring                // the window is open
+	ffDone                     // skipped (or nothing to skip) until a CTA starts or ends
+)
+
+// fastForward is one run's fast-forward state.
+type fastForward struct {
+	g        *gpu
+	resident []*cta
+	warm     int // resident CTAs past their warm-up
+	phase    ffPhase
+	counted  int // resident CTAs with a full window
+	s0       ffSnap
+	// offset is the time left out so far; add the counters' increments
+	// for it (per counter, as floats, rounded once at the end).
+	offset float64
+	add    ffSnap
+	addF   map[string]float64
+	// skips and skipped count the skips and the k-steps left out (all
+	// CTAs together), for the record's note and tests.
+	skips   int
+	skipped uint64
+	// points are the skips' cycles and the time each left out.
+	points []ffPoint
+}
+
+type ffPoint struct {
+	at    uint64
+	delta float64
+}
+
+// ffCTA is a CTA's fast-forward state.
+type ffCTA struct {
+	slot     int    // index in fastForward.resident
+	releases int    // k-step barriers passed since launch
+	lastK    int    // the k-step of the last barrier
+	winN     int    // barriers in the current window
+	winFirst uint64 // cycle of the window's first barrier
+	winLast  uint64 // and of its last
+	skip     int    // k-steps to leave out at the next barrier
+}
+
+// ffSnap is the counters the fast-forward extends (exported fields, so
+// that extendInto can set them by reflection).
+type ffSnap struct {
+	Mem          memory.Stats
+	TCBusy, Smem uint64
+	Busy         uint64
+	Idle         [numReasons]uint64
+	MMAs         uint64
+	Act          energy.Counts // the SM-side events (gpu.smActivity)
+}
+
+// newFastForward arms the fast-forward for a run, or returns nil where it
+// does not apply: switched off, a wave-extrapolated run (whose tracked
+// waves measure the steady state themselves), a sample of K
+// extrapolation, a memory model without tag touching, or a traced run.
+func newFastForward(g *gpu) *fastForward {
+	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.kSampled {
+		return nil
+	}
+	if _, ok := g.mem.(memory.Toucher); !ok {
+		return nil
+	}
+	f := &fastForward{g: g}
+	if f.leftAt(min(g.plan.kSteps, g.plan.lastKSteps), f.warmK()+ffWindow) < ffMinSkip {
+		return nil
+	}
+	return f
+}
+
+func (g *gpu) snap() ffSnap {
+	return ffSnap{Mem: rated(g.mem.Stats()), TCBusy: g.tcBusy(), Smem: g.smemBytes(),
+		Busy: g.acct.busy, Idle: g.acct.idle,
+		MMAs: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP], Act: g.smActivity()}
+}
+
+// rated is s with only what the fast-forward extends by the window's
+// rate: its busiest servers' busy cycles and its request count. The
+// traffic itself is counted where the left-out k-steps' tiles are
+// touched (apply).
+func rated(s memory.Stats) memory.Stats {
+	return memory.Stats{MaxL1Busy: s.MaxL1Busy, MaxSliceBusy: s.MaxSliceBusy,
+		MaxChannelBusy: s.MaxChannelBusy, MaxPortBusy: s.MaxPortBusy,
+		Requests: s.Requests}
+}
+
+// reported is the cycle a simulated cycle t stands for in the kernel's
+// time: t plus the time left out before it.
+func (f *fastForward) reported(t uint64) uint64 {
+	if f == nil {
+		return t
+	}
+	var off float64
+	for _, s := range f.points {
+		if s.at <= t {
+			off += s.delta
+		}
+	}
+	return t + uint64(off+0.5)
+}
+
+// started counts a CTA that has just launched: the composition changed.
+func (f *fastForward) started(c *cta) {
+	c.ff.slot = len(f.resident)
+	f.resident = append(f.resident, c)
+	f.phase = ffWaiting
+}
+
+// finished removes a CTA that has ended.
+func (f *fastForward) finished(c *cta) {
+	last := f.resident[len(f.resident)-1]
+	f.resident[c.ff.slot] = last
+	last.ff.slot = c.ff.slot
+	f.resident = f.resident[:len(f.resident)-1]
+	if c.ff.releases >= f.warmK() {
+		f.warm--
+	}
+	f.phase = ffWaiting
+}
+
+// leftAt is how many k-steps a CTA of steps k-steps whose last barrier
+// was in k-step k can leave out: the skip lands at its next barrier, in
+// k-step k+1, and the k-steps left out must be ones that copy a stage
+// (k-step i copies k-step i+stages-1's) and leave ffTail k-steps after
+// the last copy.
+func (f *fastForward) leftAt(steps, k int) int {
+	return steps - (k + 1) - f.g.plan.tile.Stages - ffTail
+}
+
+func (f *fastForward) warmK() int { return f.g.plan.tile.Stages + ffWarmExtra }
+
+// released is CTA c's k-step barrier (in its k-step k) letting its warps
+// go on at cycle at.
+func (f *fastForward) released(c *cta, k int, at uint64) {
+	st := &c.ff
+	if st.skip > 0 {
+		f.apply(c, k)
+		return
+	}
+	st.releases++
+	st.lastK = k
+	if st.releases == f.warmK() {
+		f.warm++
+	}
+	switch f.phase {
+	case ffWaiting:
+		if f.warm == len(f.resident) && f.g.disp.pending.len() == 0 {
+			f.open()
+		}
+	case ffMeasuring:
+		st.winN++
+		if st.winN == 1 {
+			st.winFirst = at
+		}
+		st.winLast = at
+		if st.winN == ffWindow+1 {
+			if f.counted++; f.counted == len(f.resident) {
+				f.decide()
+			}
+		}
+	}
+}
+
+// open starts the window: every resident CTA is steady.
+func (f *fastForward) open() {
+	f.phase = ffMeasuring
+	f.counted = 0
+	for _, c := range f.resident {
+		c.ff.winN = 0
+	}
+	f.s0 = f.g.snap()
+}
+
+// decide sets each resident CTA's skip from the periods measured over
+// the window and books the time and the counters left out.
+func (f *fastForward) decide() {
+	f.phase = ffDone
+	g, p := f.g, f.g.plan
+	// CTAs are alike when their SMs hold as many CTAs and they are as old
+	// among them (the schedulers favour the oldest warps): their group is
+	// (CTAs on the SM, CTAs on it launched before).
+	type group struct{ n, rank int }
+	perSM := make(map[*smUnit][]int)
+	for _, c := range f.resident {
+		perSM[c.sm] = append(perSM[c.sm], c.idx)
+	}
+	groupOf := func(c *cta) group {
+		g := group{n: len(perSM[c.sm])}
+		for _, i := range perSM[c.sm] {
+			if i < c.idx {
+				g.rank++
+			}
+		}
+		return g
+	}
+	// The mean period of each group.
+	sum, num := map[group]float64{}, map[group]float64{}
+	for _, c := range f.resident {
+		k := groupOf(c)
+		sum[k] += float64(c.ff.winLast-c.ff.winFirst) / float64(c.ff.winN-1)
+		num[k]++
+	}
+	period := func(c *cta) float64 { k := groupOf(c); return sum[k] / num[k] }
+	avail := func(c *cta) int { return f.leftAt(c.steps, c.ff.lastK) }
+	delta, slowest := math.Inf(1), 0.0
+	for _, c := range f.resident {
+		delta = min(delta, float64(avail(c))*period(c))
+		slowest = max(slowest, period(c))
+	}
+	if delta < ffMinSkip*slowest {
+		return
+	}
+	var time float64
+	var mmas uint64
+	perKStep := uint64(p.warps * p.groups * p.mmaPerGrp)
+	for _, c := range f.resident {
+		j := min(avail(c), int(math.Round(delta/period(c))))
+		c.ff.skip = j
+		for _, w := range c.warps {
+			w.sp.mmaLeft -= uint64(j * p.groups * p.mmaPerGrp)
+		}
+		time += float64(j) * period(c)
+		mmas += uint64(j) * perKStep
+		f.skipped += uint64(j)
+		if pr := g.prune; pr != nil {
+			pr.skipped(g, c, c.ff.lastK+1, j)
+		}
+	}
+	if mmas == 0 {
+		return
+	}
+	f.skips++
+	d := time / float64(len(f.resident))
+	f.offset += d
+	f.points = append(f.points, ffPoint{at: g.sms[0].cb.Now(), delta: d})
+	s1 := g.snap()
+	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
+	if f.addF == nil {
+		f.addF = map[string]float64{}
+	}
+	f.accumulate(reflect.ValueOf(s1), reflect.ValueOf(f.s0), "", ratio)
+}
+
+// accumulate adds (a1 - a0) x ratio of every uint64 counter to addF,
+// keyed by its path in ffSnap.
+func (f *fastForward) accumulate(a1, a0 reflect.Value, path string, ratio float64) {
+	switch a1.Kind() {
+	case reflect.Uint64:
+		f.addF[path] += float64(a1.Uint()-min(a1.Uint(), a0.Uint())) * ratio
+	case reflect.Struct:
+		for i := 0; i < a1.NumField(); i++ {
+			f.accumulate(a1.Field(i), a0.Field(i), path+"."+a1.Type().Field(i).Name, ratio)
+		}
+	case reflect.Array:
+		for i := 0; i < a1.Len(); i++ {
+			f.accumulate(a1.Index(i), a0.Index(i), path+"["+strconv.Itoa(i)+"]", ratio)
+		}
+	}
+}
+
+// extendInto adds the left-out increments to dst (a counter of ffSnap at
+// path, or a struct or array of them).
+func (f *fastForward) extendInto(dst reflect.Value, path string) {
+	switch dst.Kind() {
+	case reflect.Uint64:
+		dst.SetUint(dst.Uint() + uint64(f.addF[path]+0.5))
+	case reflect.Struct:
+		for i := 0; i < dst.NumField(); i++ {
+			if dst.Field(i).CanSet() {
+				f.extendInto(dst.Field(i), path+"."+dst.Type().Field(i).Name)
+			}
+		}
+	case reflect.Array:
+		for i := 0; i < dst.Len(); i++ {
+			f.extendInto(dst.Index(i), path+"["+strconv.Itoa(i)+"]")
+		}
+	}
+}
+
+// apply leaves out CTA c's skip at its barrier in k-step k: its warps
+// go on in k-step k+skip, and the tiles of the k-steps whose copies are
+// left out are touched in L2.
+func (f *fastForward) apply(c *cta, k int) {
+	j := c.ff.skip
+	c.ff.skip = 0
+	for _, w := range c.warps {
+		w.iter += j
+	}
+	t := f.g.mem.(memory.Toucher)
+	first := k + c.plan.tile.Stages // the first copy left out
+	for kk := first; kk < first+j; kk++ {
+		for _, r := range c.tiles(kk) {
+			t.Touch(r.class, r.region)
+		}
+	}
+}
+
+// extend adds the time and counters left out to a run's result.
+func (f *fastForward) extend(r *kernelResult) {
+	if f.skips == 0 {
+		return
+	}
+	r.cycles += uint64(f.offset + 0.5)
+	s := ffSnap{Mem: r.mem, TCBusy: r.tcBusy, Smem: r.smemBytes, Busy: r.busy, Idle: r.idle}
+	f.extendInto(reflect.ValueOf(&s).Elem(), "")
+	r.mem, r.tcBusy, r.smemBytes = s.Mem, s.TCBusy, s.Smem
+	busy, idle := s.Busy, s.Idle
+	sum := busy
+	for _, v := range idle {
+		sum += v
+	}
+	if all := r.cycles * uint64(r.tcUnits); all > sum {
+		idle[whyTail] += all - sum
+	}
+	r.busy, r.idle = busy, idle
+	r.breakdown = shares(busy, idle)
+	r.fastForwarded = f.skipped
+}
+
+// extendActivity adds the SM-side events left out to act.
+func (f *fastForward) extendActivity(act *energy.Counts) {
+	if f.skips == 0 {
+		return
+	}
+	s := ffSnap{Act: *act}
+	f.extendInto(reflect.ValueOf(&s).Elem(), "")
+	*act = s.Act
+}
+
+// offsetCycles is the time left out so far (0 without a fast-forward).
+func (f *fastForward) offsetCycles() uint64 {
+	if f == nil {
+		return 0
+	}
+	return uint64(f.offset + 0.5)
+}
