@@ -55,6 +55,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	cfg := ld.Config
 	// The full runs simulate every k-step.
 	cfg.Sim.ExtrapolateKSteps = false
+	cfg.Sim.FastForward = false
 	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
 	plans, _ := candidatePlans(cfg, g)
 	var est, full []float64

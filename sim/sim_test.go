@@ -185,7 +185,7 @@ func TestExtrapolationCloseToFull(t *testing.T) {
 	for _, f := range extrapolationFamily {
 		job := gemmJob(f.shape)
 		force := "kernel.force=" + f.kernel
-		full := run(t, job, force, "sim.extrapolate_waves=false")
+		full := run(t, job, force, "sim.extrapolate_waves=false", "sim.fast_forward=false")
 		ext := run(t, job, force, "sim.extrapolate_waves=true")
 		skip := func(mode tensorcore.Mode, name string) bool {
 			return f.l2Resident && strings.HasPrefix(name, "dram") ||
@@ -374,7 +374,7 @@ func TestKExtrapolationCloseToFull(t *testing.T) {
 		job := gemmJob(f.shape)
 		job.Modes = f.modes
 		force := "kernel.force=" + f.kernel
-		full := run(t, job, force, "sim.extrapolate_ksteps=false")
+		full := run(t, job, force, "sim.extrapolate_ksteps=false", "sim.fast_forward=false")
 		ext := run(t, job, force, "sim.extrapolate_ksteps=true")
 		compareExtrapolated(t, full, ext, "extrapolated in K", func(tensorcore.Mode, string) bool { return false },
 			func(r, e LayerResult) []agreement {
@@ -399,7 +399,7 @@ func TestExtrapolatedBusyIsConserved(t *testing.T) {
 	job := gemmJob([3]int{m, n, k})
 	sets := []string{"gpu.sm_count=4", "kernel.force=128x128x64_64x64_s3_splitk1"}
 	ext := run(t, job, sets...)
-	full := run(t, job, append(sets, "sim.extrapolate_waves=false")...)
+	full := run(t, job, append(sets, "sim.extrapolate_waves=false", "sim.fast_forward=false")...)
 	for i, r := range ext.Results {
 		if !strings.Contains(r.Note, "extrapolated") {
 			t.Fatalf("%s: not extrapolated (%q)", r.Mode, r.Note)

@@ -17,7 +17,7 @@ func TestOneCTAPerSMTracksSettledWaves(t *testing.T) {
 	job := gemmJob([3]int{4096, 4096, 256})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	force := "kernel.force=128x128x64_64x64_s3_splitk1"
-	full := run(t, job, force, "sim.extrapolate_waves=false").Results[0]
+	full := run(t, job, force, "sim.extrapolate_waves=false", "sim.fast_forward=false").Results[0]
 	ext := run(t, job, force).Results[0]
 	if full.CTAsPerSM != 1 || full.Waves != 10 {
 		t.Fatalf("kernel at %d CTAs per SM, %d waves: want 1 and 10", full.CTAsPerSM, full.Waves)
