@@ -109,7 +109,10 @@ type ffSnap struct {
 // newFastForward arms the fast-forward for a run, or returns nil where it
 // does not apply: switched off, a wave-extrapolated run (whose tracked
 // waves measure the steady state themselves), a sample of K
-// extrapolation, a memory model without tag touching, or a traced run.
+// extrapolation, a memory model without tag touching, or CTAs too short
+// to leave anything out after their fill, window and drain. A traced
+// run is fast-forwarded as an untraced one (the same record); its
+// timeline is simulated time, without the stretches left out.
 func newFastForward(g *gpu) *fastForward {
 	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.kSampled {
 		return nil
