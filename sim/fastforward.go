@@ -18,12 +18,14 @@ import (
 // measures that period over a window of ffWindow k-steps of every
 // resident CTA, then leaves out the same stretch of time, delta, from
 // every one of them: CTA c skips round(delta / P) k-steps, P being the
-// mean period of the CTAs on SMs holding as many CTAs as c's. A skip
+// mean period of the CTAs on SMs holding as many CTAs as c's and as old
+// among them as c (decide). A skip
 // takes effect at the CTA's next k-step barrier, where all its warps
 // stand at the same instruction of the same k-step: their k-step counter
 // moves on, so the CTA's copies continue from the k-step after the ones
-// left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher)
-// so that what later waves find in L2 is what the full run leaves there.
+// left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher,
+// in touch) so that what later waves find in L2 is what the full run
+// leaves there, and the L2 traffic is the full run's.
 // The kernel's cycles gain delta, and every counter (tensor-core busy
 // and idle time by cause, traffic per class, shared-memory bytes, the
 // energy model's events) gains the window's increment per MMA times the
@@ -136,7 +138,7 @@ func (g *gpu) snap() ffSnap {
 // rated is s with only what the fast-forward extends by the window's
 // rate: its busiest servers' busy cycles and its request count. The
 // traffic itself is counted where the left-out k-steps' tiles are
-// touched (apply).
+// touched (touch).
 func rated(s memory.Stats) memory.Stats {
 	return memory.Stats{MaxL1Busy: s.MaxL1Busy, MaxSliceBusy: s.MaxSliceBusy,
 		MaxChannelBusy: s.MaxChannelBusy, MaxPortBusy: s.MaxPortBusy,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // fastForwardFamily is the family the steady-state fast-forward
@@ -20,23 +21,33 @@ import (
 // 2048x2048x2048 sparse -0.10 %; 2048x2048x4096 dense +0.40 %, sparse
 // -0.10 %; 256x6272x2304 sparse -0.19 %; 3072x4096x1024 dense +0.08 %;
 // 4096x4096x1024 dense +0.05 %; 512x1024x8192 sparse -0.06 %;
-// 512x512x16384 dense split-K 4 exact.
+// 512x512x16384 dense split-K 4 exact; and at other precisions and
+// another scheduler, 2048x2048x4096 TF32 sparse 326 535 -> 325 243
+// (-0.40 %), 2048x2048x8192 INT8 sparse 167 448 -> 167 585 (+0.08 %),
+// 1024x4096x4096 dense with sm.scheduler_policy=lrr 286 341 -> 290 435
+// (+1.43 %).
 var fastForwardFamily = []struct {
 	shape  [3]int
 	mode   tensorcore.Mode
 	kernel string
+	prec   tensorcore.Precision
+	sets   []string
 }{
-	{[3]int{1024, 4096, 4096}, tensorcore.Dense, "128x128x32_64x64_s5"},
-	{[3]int{1024, 4096, 4096}, tensorcore.Sparse, "128x128x64_64x64_s3"},
-	{[3]int{4096, 4096, 1024}, tensorcore.Dense, "128x256x32_64x64_s3"},
-	{[3]int{3072, 4096, 1024}, tensorcore.Dense, "256x128x32_64x64_s3"},
-	{[3]int{2048, 2048, 4096}, tensorcore.Dense, "64x64x32_32x32_s10"},
-	{[3]int{2048, 2048, 4096}, tensorcore.Sparse, "64x64x64_32x32_s6"},
-	{[3]int{2048, 2048, 2048}, tensorcore.Sparse, "128x128x64_64x64_s3"},
-	{[3]int{512, 1024, 8192}, tensorcore.Sparse, "128x128x64_64x64_s3"},
-	{[3]int{128, 25088, 1152}, tensorcore.Dense, "64x256x32_64x64_s4"},
-	{[3]int{256, 6272, 2304}, tensorcore.Sparse, "128x128x64_64x64_s3"},
-	{[3]int{512, 512, 16384}, tensorcore.Dense, "128x128x32_64x64_s5_splitk4"},
+	{shape: [3]int{1024, 4096, 4096}, mode: tensorcore.Dense, kernel: "128x128x32_64x64_s5"},
+	{shape: [3]int{1024, 4096, 4096}, mode: tensorcore.Sparse, kernel: "128x128x64_64x64_s3"},
+	{shape: [3]int{4096, 4096, 1024}, mode: tensorcore.Dense, kernel: "128x256x32_64x64_s3"},
+	{shape: [3]int{3072, 4096, 1024}, mode: tensorcore.Dense, kernel: "256x128x32_64x64_s3"},
+	{shape: [3]int{2048, 2048, 4096}, mode: tensorcore.Dense, kernel: "64x64x32_32x32_s10"},
+	{shape: [3]int{2048, 2048, 4096}, mode: tensorcore.Sparse, kernel: "64x64x64_32x32_s6"},
+	{shape: [3]int{2048, 2048, 2048}, mode: tensorcore.Sparse, kernel: "128x128x64_64x64_s3"},
+	{shape: [3]int{512, 1024, 8192}, mode: tensorcore.Sparse, kernel: "128x128x64_64x64_s3"},
+	{shape: [3]int{128, 25088, 1152}, mode: tensorcore.Dense, kernel: "64x256x32_64x64_s4"},
+	{shape: [3]int{256, 6272, 2304}, mode: tensorcore.Sparse, kernel: "128x128x64_64x64_s3"},
+	{shape: [3]int{512, 512, 16384}, mode: tensorcore.Dense, kernel: "128x128x32_64x64_s5_splitk4"},
+	{shape: [3]int{2048, 2048, 4096}, mode: tensorcore.Sparse, kernel: "128x128x32_64x64_s3", prec: tensorcore.TF32},
+	{shape: [3]int{2048, 2048, 8192}, mode: tensorcore.Sparse, kernel: "128x128x128_64x64_s3", prec: tensorcore.INT8},
+	{shape: [3]int{1024, 4096, 4096}, mode: tensorcore.Dense, kernel: "128x128x32_64x64_s5",
+		sets: []string{"sm.scheduler_policy=lrr"}},
 }
 
 // The fast-forward agrees with the full simulation within 2 % in cycles
@@ -50,13 +61,17 @@ func TestFastForwardCloseToFull(t *testing.T) {
 	for _, f := range fastForwardFamily {
 		job := gemmJob(f.shape)
 		job.Modes = []tensorcore.Mode{f.mode}
-		force := "kernel.force=" + f.kernel
-		full := run(t, job, force, "sim.fast_forward=false")
-		ff := run(t, job, force)
+		if f.prec != tensorcore.FP16 {
+			job.Workloads[0].GEMMs[0].Precision = f.prec
+			job.Workloads[0].GEMMs[0].Sparsity = workloads.SparsityFor(f.prec)
+		}
+		sets := append([]string{"kernel.force=" + f.kernel}, f.sets...)
+		full := run(t, job, append(sets, "sim.fast_forward=false")...)
+		ff := run(t, job, sets...)
 		compareExtrapolated(t, full, ff, "fast-forwarded", func(tensorcore.Mode, string) bool { return false },
 			func(r, e LayerResult) []agreement {
-				t.Logf("%s %s %s: %d cycles in full, %d fast-forwarded (%+.2f %%)", r.Layer, r.Mode,
-					f.kernel, r.Cycles, e.Cycles, 100*(float64(e.Cycles)/float64(r.Cycles)-1))
+				t.Logf("%s %s %s %s %v: %d cycles in full, %d fast-forwarded (%+.2f %%)", r.Layer, r.Mode,
+					f.kernel, f.prec, f.sets, r.Cycles, e.Cycles, 100*(float64(e.Cycles)/float64(r.Cycles)-1))
 				return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
 					{"l2 bytes", float64(r.L2Bytes), float64(e.L2Bytes), 0},
 					{"metadata bytes", float64(r.MetadataBytes) + 1, float64(e.MetadataBytes) + 1, 0},
