@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 	"reflect"
-	"strconv"
 
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
@@ -69,10 +68,9 @@ type fastForward struct {
 	counted  int // resident CTAs with a full window
 	s0       ffSnap
 	// offset is the time left out so far; add the counters' increments
-	// for it (per counter, as floats, rounded once at the end).
+	// for it.
 	offset float64
 	add    ffSnap
-	addF   map[string]float64
 	// skips and skipped count the skips and the k-steps left out (all
 	// CTAs together), for the record's note and tests.
 	skips   int
@@ -98,7 +96,7 @@ type ffCTA struct {
 }
 
 // ffSnap is the counters the fast-forward extends (exported fields, so
-// that extendInto can set them by reflection).
+// that extendFields3 can set them).
 type ffSnap struct {
 	Mem          memory.Stats
 	TCBusy, Smem uint64
@@ -290,53 +288,21 @@ func (f *fastForward) decide() {
 	if mmas == 0 {
 		return
 	}
+	s1 := g.snap()
 	f.touch()
 	f.skips++
 	d := time / float64(len(f.resident))
 	f.offset += d
 	f.points = append(f.points, ffPoint{at: g.sms[0].cb.Now(), delta: d})
-	s1 := g.snap()
 	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
-	if f.addF == nil {
-		f.addF = map[string]float64{}
-	}
-	f.accumulate(reflect.ValueOf(s1), reflect.ValueOf(f.s0), "", ratio)
+	extendFields3(reflect.ValueOf(&f.add).Elem(), reflect.ValueOf(f.s0), reflect.ValueOf(s1),
+		func(e, a0, a1 uint64) uint64 { return e + uint64(float64(a1-min(a1, a0))*ratio+0.5) })
 }
 
-// accumulate adds (a1 - a0) x ratio of every uint64 counter to addF,
-// keyed by its path in ffSnap.
-func (f *fastForward) accumulate(a1, a0 reflect.Value, path string, ratio float64) {
-	switch a1.Kind() {
-	case reflect.Uint64:
-		f.addF[path] += float64(a1.Uint()-min(a1.Uint(), a0.Uint())) * ratio
-	case reflect.Struct:
-		for i := 0; i < a1.NumField(); i++ {
-			f.accumulate(a1.Field(i), a0.Field(i), path+"."+a1.Type().Field(i).Name, ratio)
-		}
-	case reflect.Array:
-		for i := 0; i < a1.Len(); i++ {
-			f.accumulate(a1.Index(i), a0.Index(i), path+"["+strconv.Itoa(i)+"]", ratio)
-		}
-	}
-}
-
-// extendInto adds the left-out increments to dst (a counter of ffSnap at
-// path, or a struct or array of them).
-func (f *fastForward) extendInto(dst reflect.Value, path string) {
-	switch dst.Kind() {
-	case reflect.Uint64:
-		dst.SetUint(dst.Uint() + uint64(f.addF[path]+0.5))
-	case reflect.Struct:
-		for i := 0; i < dst.NumField(); i++ {
-			if dst.Field(i).CanSet() {
-				f.extendInto(dst.Field(i), path+"."+dst.Type().Field(i).Name)
-			}
-		}
-	case reflect.Array:
-		for i := 0; i < dst.Len(); i++ {
-			f.extendInto(dst.Index(i), path+"["+strconv.Itoa(i)+"]")
-		}
-	}
+// addTo adds the increments left out to dst, an ffSnap.
+func (f *fastForward) addTo(dst *ffSnap) {
+	a := reflect.ValueOf(f.add)
+	extendFields3(reflect.ValueOf(dst).Elem(), a, a, func(e, x, _ uint64) uint64 { return e + x })
 }
 
 // touch reads the tiles whose copies the skips leave out in the L2 tags,
@@ -380,7 +346,7 @@ func (f *fastForward) extend(r *kernelResult) {
 	}
 	r.cycles += uint64(f.offset + 0.5)
 	s := ffSnap{Mem: r.mem, TCBusy: r.tcBusy, Smem: r.smemBytes, Busy: r.busy, Idle: r.idle}
-	f.extendInto(reflect.ValueOf(&s).Elem(), "")
+	f.addTo(&s)
 	r.mem, r.tcBusy, r.smemBytes = s.Mem, s.TCBusy, s.Smem
 	busy, idle := s.Busy, s.Idle
 	sum := busy
@@ -401,7 +367,7 @@ func (f *fastForward) extendActivity(act *energy.Counts) {
 		return
 	}
 	s := ffSnap{Act: *act}
-	f.extendInto(reflect.ValueOf(&s).Elem(), "")
+	f.addTo(&s)
 	*act = s.Act
 }
 
