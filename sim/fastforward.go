@@ -25,12 +25,13 @@ import (
 // left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher,
 // in touch) so that what later waves find in L2 is what the full run
 // leaves there, and the L2 traffic is the full run's.
-// The kernel's cycles gain delta, and every counter (tensor-core busy
-// and idle time by cause, traffic per class, shared-memory bytes, the
-// energy model's events) gains the window's increment per MMA times the
-// MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
-// (the lock-step start, the pipeline's fill) and the last ffTail are
-// always simulated, and a wave whose CTAs start or end inside the
+// The kernel's cycles gain delta; the L2 traffic is counted in the
+// touch, and every other counter (tensor-core busy and idle time by
+// cause, shared-memory bytes, the busiest servers' busy cycles, the
+// energy model's SM events) gains the window's increment per MMA times
+// the MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
+// (the lock-step start, the pipeline's fill) and its last stages +
+// ffTail are always simulated, and a wave whose CTAs start or end inside the
 // window is measured again from the next steady moment. Its agreement
 // with the full simulation is tested on a named family
 // (TestFastForwardCloseToFull).
@@ -71,9 +72,8 @@ type fastForward struct {
 	// for it.
 	offset float64
 	add    ffSnap
-	// skips and skipped count the skips and the k-steps left out (all
-	// CTAs together), for the record's note and tests.
-	skips   int
+	// skipped counts the k-steps left out (all CTAs together), for the
+	// record's note.
 	skipped uint64
 	// points are the skips' cycles and the time each left out.
 	points []ffPoint
@@ -290,7 +290,6 @@ func (f *fastForward) decide() {
 	}
 	s1 := g.snap()
 	f.touch()
-	f.skips++
 	d := time / float64(len(f.resident))
 	f.offset += d
 	f.points = append(f.points, ffPoint{at: g.sms[0].cb.Now(), delta: d})
@@ -341,7 +340,7 @@ func (f *fastForward) apply(c *cta, k int) {
 
 // extend adds the time and counters left out to a run's result.
 func (f *fastForward) extend(r *kernelResult) {
-	if f.skips == 0 {
+	if len(f.points) == 0 {
 		return
 	}
 	r.cycles += uint64(f.offset + 0.5)
@@ -363,7 +362,7 @@ func (f *fastForward) extend(r *kernelResult) {
 
 // extendActivity adds the SM-side events left out to act.
 func (f *fastForward) extendActivity(act *energy.Counts) {
-	if f.skips == 0 {
+	if len(f.points) == 0 {
 		return
 	}
 	s := ffSnap{Act: *act}
