@@ -353,28 +353,40 @@ func newSmemNeed(g *gpu) *smemNeed {
 func (n *smemNeed) of(idx int) uint64 {
 	c := planCTA(n.p, idx)
 	var waves uint64
-	fill := func(in Instr, k int) {
-		class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
-		if r.Rows > 0 {
-			waves += uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
-		}
-	}
 	for w, cp := range n.copies {
 		waves += n.ldsm[w].prologue + uint64(max(0, c.steps-1))*n.ldsm[w].body
 		for _, in := range cp[0] {
-			fill(in, int(in.Stage))
+			waves += n.fill(c, in, int(in.Stage))
 		}
-		for iter := 0; iter < c.steps; iter++ {
-			for _, in := range cp[1] {
-				k := int(in.Stage)
-				if in.Stage < 0 {
-					k = iter + n.p.tile.Stages - 1
-				}
-				fill(in, k)
+		waves += n.body(c, w, 0, c.steps)
+	}
+	return waves
+}
+
+// body is the wavefronts warp w of CTA c writes with its k-steps' copies
+// in iterations [from, to) (iteration i copies k-step i+stages-1's stage).
+func (n *smemNeed) body(c *cta, w, from, to int) uint64 {
+	var waves uint64
+	for iter := from; iter < to; iter++ {
+		for _, in := range n.copies[w][1] {
+			k := int(in.Stage)
+			if in.Stage < 0 {
+				k = iter + n.p.tile.Stages - 1
 			}
+			waves += n.fill(c, in, k)
 		}
 	}
 	return waves
+}
+
+// fill is the least wavefronts the LDGSTS in writes for k-step k of CTA
+// c (0 where its chunk is predicated off).
+func (n *smemNeed) fill(c *cta, in Instr, k int) uint64 {
+	class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
+	if r.Rows == 0 {
+		return 0
+	}
+	return uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
 }
 
 // skipped takes the k-steps from+1 .. from+j of CTA c, which the
@@ -386,20 +398,8 @@ func (p *pruner) skipped(g *gpu, c *cta, from, j int) {
 	p.total -= uint64(j * g.plan.warps * g.plan.groups * g.plan.mmaPerGrp)
 	n := p.need
 	var waves uint64
-	for w, cp := range n.copies {
-		waves += uint64(j) * n.ldsm[w].body
-		for iter := from + 1; iter <= from+j; iter++ {
-			for _, in := range cp[1] {
-				k := iter + n.p.tile.Stages - 1
-				if in.Stage >= 0 {
-					continue
-				}
-				class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
-				if r.Rows > 0 {
-					waves += uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
-				}
-			}
-		}
+	for w := range n.copies {
+		waves += uint64(j)*n.ldsm[w].body + n.body(c, w, from+1, from+1+j)
 	}
 	c.sm.smemNeed -= min(c.sm.smemNeed, waves)
 	p.smemAll -= min(p.smemAll, waves)
