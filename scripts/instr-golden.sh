@@ -17,7 +17,8 @@
 # sparse; fp16, int8 and tf32; one wave and many; 32x32 and 64x64 warp
 # tiles; split-K; beta = 1; a narrow register file, two schedulers and the
 # loose round-robin policy; the tensor core's instruction fidelity; a
-# jitter ensemble of three runs; and wave and K extrapolation (defaults)
+# jitter ensemble of three runs; the steady-state fast-forward (the
+# fastfwd case's sparse kernel); and wave and K extrapolation (defaults)
 # beside a many-wave case simulated in full. Every case lets kernel selection simulate
 # its candidates, so each covers several kernels.
 set -euo pipefail
@@ -45,6 +46,7 @@ cases=(
   "pipes|--gemm 512x768x512 --set sm.scheduler_policy=lrr --set sm.warp_schedulers=2 --set sm.issue_per_clk=2 --set sm.register_file_bytes_per_clk=128"
   "tc-instr|--gemm 768x512x512 --set tensorcore.fidelity=instruction"
   "jitter3|--gemm 1024x1024x512 --set sim.jitter_runs=3"
+  "fastfwd|--gemm 2048x2048x2048 --set kernel.force_dense=128x128x32_64x64_s5 --set kernel.force_sparse=128x128x64_64x64_s3"
 )
 
 # strip drops what is not a simulated result: the tool's version and the
