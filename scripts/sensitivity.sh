@@ -15,6 +15,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 points=${1:-validation/points/a100-public.csv}
 rows=${ROWS:-}
+if [[ ! -r $points ]]; then
+  echo "sensitivity.sh: cannot read the points file $points" >&2
+  exit 2
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 head -1 "$points" > "$tmp/gemm.csv"
