@@ -193,7 +193,7 @@ func (f *fastForward) warmK() int { return f.g.plan.tile.Stages + ffWarmExtra }
 func (f *fastForward) released(c *cta, k int, at uint64) {
 	st := &c.ff
 	if st.skip > 0 {
-		f.apply(c, k)
+		f.apply(c)
 		return
 	}
 	st.releases++
@@ -328,9 +328,9 @@ func (f *fastForward) touch() {
 	}
 }
 
-// apply leaves out CTA c's skip at its barrier in k-step k (the one after
-// the window's last): its warps go on in k-step k+skip.
-func (f *fastForward) apply(c *cta, k int) {
+// apply leaves out CTA c's skip at its barrier (the one after the
+// window's last, in some k-step k): its warps go on in k-step k+skip.
+func (f *fastForward) apply(c *cta) {
 	j := c.ff.skip
 	c.ff.skip = 0
 	for _, w := range c.warps {
