@@ -31,7 +31,7 @@ func Table(out io.Writer, rep *sim.Report) {
 		fmt.Fprintf(out, "%s\n", w)
 		tw := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "#\t%-*s\tM x N x K\tcount\tmode\tµs/call\t%s\t"+
-			"TC util\tbound\tspeedup\tnotes\t\n", layerW, "layer", unit)
+			"TC util\tbound\tspeedup\twhy not 2x\tnotes\t\n", layerW, "layer", unit)
 		rows := resultsOf(rep, w)
 		num, _ := layerNumbers(rows)
 		for _, r := range rows {
@@ -39,10 +39,10 @@ func Table(out io.Writer, rep *sim.Report) {
 			// left-aligned names.
 			name := fit(r.Layer, layerW)
 			name += strings.Repeat(" ", layerW-utf8.RuneCountInString(name))
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%s\t%s\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%s\t%s\t%s\t%s\t\n",
 				num[r.Layer], name, shapeOf(r), r.Count, r.Mode,
 				r.TimeUS, r.TFLOPS, 100*r.TCUtilization, r.Bound,
-				speedupCell(r), notes.marks(r))
+				speedupCell(r), lossCell(r), notes.marks(r))
 		}
 		tw.Flush()
 		fmt.Fprintln(out)
@@ -72,6 +72,51 @@ func speedupCell(r sim.LayerResult) string {
 	return sp
 }
 
+// lossCell is a sparse record's largest cause of loss against its ideal
+// speedup and that cause's share of the loss, e.g. "smem 65%": the short
+// form of report.md's "why not 2x" split (the CSV's loss_* columns have
+// every cause).
+func lossCell(r sim.LayerResult) string {
+	if r.Mode != tensorcore.Sparse || r.LossUS == 0 {
+		return ""
+	}
+	name, share := topCause(r.Loss)
+	return fmt.Sprintf("%s %.0f%%", shortCause(name), 100*share)
+}
+
+// topCause is a breakdown's largest cause and its share (the first in
+// causes() order on a tie).
+func topCause(b sim.Breakdown) (string, float64) {
+	names, shares := causes(), causeShares(b)
+	best := 0
+	for i, v := range shares {
+		if v > shares[best] {
+			best = i
+		}
+	}
+	return names[best], shares[best]
+}
+
+// shortCause keeps the table narrow: the causes' JSON names, a few
+// abbreviated (the legend spells them out).
+func shortCause(name string) string {
+	switch name {
+	case "wave_quantization":
+		return "waves"
+	case "register_file":
+		return "regfile"
+	case "dram_bandwidth":
+		return "dram_bw"
+	case "l2_bandwidth":
+		return "l2_bw"
+	case "dram_latency":
+		return "dram_lat"
+	case "l2_latency":
+		return "l2_lat"
+	}
+	return name
+}
+
 func writeTableTotals(out io.Writer, rep *sim.Report) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "workload\tmode\ttotal µs per pass\tspeedup\t\n")
@@ -90,27 +135,44 @@ func writeTableTotals(out io.Writer, rep *sim.Report) {
 func layerWidth(rep *sim.Report, unit string, notes *noteSet) int {
 	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
 		len("µs/call"), len(unit), len("TC util"), len("compute"),
-		len("speedup"), len("notes")}
+		len("speedup"), len("why not 2x"), len("notes")}
 	longest := len("layer")
 	for _, r := range rep.Results {
 		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
 			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
 			fmt.Sprintf("%.1f", r.TFLOPS), "100%", r.Bound, speedupCell(r),
-			notes.marks(r)}
+			lossCell(r), notes.marks(r)}
 		for i, c := range cells {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 		longest = max(longest, utf8.RuneCountInString(r.Layer))
 	}
-	used := tableGap * (len(widths) + 1) // a gap after each of the 11 columns
+	used := tableGap * (len(widths) + 1) // a gap after each of the 12 columns
 	for _, w := range widths {
 		used += w
 	}
 	return max(16, min(longest, TableWidth-used))
 }
 
-// fit cuts a name to w runes, keeping its start and end.
+// fit cuts a name to w runes, keeping its start and end. A merged name
+// (identical GEMMs of several layers, joined by "+") keeps its first
+// layer and says how many more it stands for, so the merge stays visible.
 func fit(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if parts := strings.Split(s, "+"); len(parts) > 1 {
+		more := fmt.Sprintf("+%d more", len(parts)-1)
+		if m := utf8.RuneCountInString(more); w > m+4 {
+			return fitPart(parts[0], w-m) + more
+		}
+	}
+	return fitPart(s, w)
+}
+
+// fitPart cuts s to w runes with an ellipsis in the middle.
+func fitPart(s string, w int) string {
 	r := []rune(s)
 	if len(r) <= w {
 		return s
@@ -204,6 +266,11 @@ var legendTerms = [][2]string{
 		"wave_quantization (SMs with no CTA left); breakdown_* in the CSV"},
 	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
 		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
+	{"why not 2x", "sparse rows: the largest cause of the sparse time beyond " +
+		"dense time / ideal speedup (2x for 2:4) and its share of that loss, in the " +
+		"bound column's terms (waves: wave_quantization, regfile: register_file, " +
+		"l2_bw/dram_bw: bandwidth, l2_lat/dram_lat: latency); every cause: report.md " +
+		"and the CSV's loss_* columns"},
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
 }
 

@@ -12,6 +12,27 @@ func init() {
 		"or list the built-in ones", run: runConfig})
 }
 
+// listConfigs prints each built-in config's name and description, the
+// descriptions aligned after the longest name.
+func listConfigs() int {
+	names := configs.Builtin()
+	desc := make([]string, len(names))
+	width := 0
+	for i, n := range names {
+		ld, err := configs.Load([]string{n}, nil)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "stcsim: built-in %s: %v\n", n, err)
+			return exitInternal
+		}
+		desc[i] = ld.Config.Description
+		width = max(width, len(n))
+	}
+	for i, n := range names {
+		fmt.Printf("%-*s  %s\n", width, n, desc[i])
+	}
+	return exitOK
+}
+
 func runConfig(args []string) int {
 	if len(args) == 0 || (args[0] != "show" && args[0] != "list") {
 		return subcommandUsage("config", args, "usage: stcsim config show [--config NAME|PATH]... [--set key=value]...\n"+
@@ -22,15 +43,7 @@ func runConfig(args []string) int {
 			fmt.Fprintf(os.Stderr, "stcsim config list: takes no arguments (got %s)\n", configs.Quote(args[1]))
 			return exitUsage
 		}
-		for _, n := range configs.Builtin() {
-			ld, err := configs.Load([]string{n}, nil)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "stcsim: built-in %s: %v\n", n, err)
-				return exitInternal
-			}
-			fmt.Printf("%-12s %s\n", n, ld.Config.Description)
-		}
-		return exitOK
+		return listConfigs()
 	}
 	fs := newFlagSet("config show", "[--config NAME|PATH]... [--set key=value]...")
 	var cf configFlags
