@@ -138,6 +138,11 @@ func (p *csvParser) row() (GEMM, error) {
 	if err == io.EOF {
 		return GEMM{}, io.EOF
 	}
+	if errors.Is(err, csv.ErrFieldCount) {
+		line, _ := p.r.FieldPos(0)
+		return GEMM{}, p.errAt(line, 1, "", fmt.Errorf("wrong number of fields: "+
+			"expected %d (the header's columns), got %d", len(p.names), len(rec)))
+	}
 	if err != nil {
 		return GEMM{}, p.readErr(err)
 	}

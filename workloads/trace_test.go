@@ -54,7 +54,7 @@ func TestParseCSVErrors(t *testing.T) {
 			1, 43, `unknown column "flops"`},
 		{"duplicate column", "name,m,m,n,k,precision,sparsity,count,batch\n", 1, 8, `"m" given twice`},
 		{"missing column", "name,m,n,k,precision,sparsity,count\n" + row, 1, 1, `missing required column "batch"`},
-		{"field count", csvHeader + "a,16,16\n", 2, 1, "wrong number of fields"},
+		{"field count", csvHeader + "a,16,16\n", 2, 1, "wrong number of fields: expected 8 (the header's columns), got 3"},
 		{"bad quote", csvHeader + "\"a,16\n", 2, 7, "extraneous or missing"},
 		{"not a number", csvHeader + "a,16,1x6,16,fp16,2:4,1,1\n", 2, 6, `"1x6" is not a whole number`},
 		{"float", csvHeader + "a,16,16,16.0,fp16,2:4,1,1\n", 2, 9, "not a whole number"},

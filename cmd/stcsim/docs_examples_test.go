@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bytes"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/validation"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// repoRoot is the module root, two levels above this package.
+const repoRoot = "../.."
+
+// docBlock is one fenced block of a Markdown page.
+type docBlock struct {
+	file string // relative to the repository root
+	line int    // of the opening fence
+	info string // the fence's info string (csv, yaml, sh, ...)
+	body []string
+}
+
+func (b docBlock) where() string { return b.file + ":" + strconv.Itoa(b.line) }
+
+// docBlocks are the fenced blocks of the README and of every page in docs/.
+func docBlocks(t *testing.T) []docBlock {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(repoRoot, "README.md"))
+	var out []docBlock
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(repoRoot, p)
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i++ {
+			if !strings.HasPrefix(lines[i], "```") {
+				continue
+			}
+			b := docBlock{file: rel, line: i + 1, info: strings.TrimSpace(lines[i][3:])}
+			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
+				b.body = append(b.body, lines[i])
+			}
+			if i == len(lines) {
+				t.Errorf("%s: fence not closed", b.where())
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestDocExamplesRun: every fenced example of the docs parses or runs.
+// CSV and JSON traces load (with the weights they name, made by `stcsim
+// prune` as the page says), points files parse, sweep files parse, Go
+// snippets are Go, and every command names a subcommand and flags that
+// exist, repository files that exist and test functions that exist; the
+// commands that cost nothing (listing, checking) run and succeed. A
+// command that simulates is held to its flags and files, not run: the
+// default tier's time is spent elsewhere.
+func TestDocExamplesRun(t *testing.T) {
+	blocks := docBlocks(t)
+	if len(blocks) < 20 {
+		t.Fatalf("found only %d fenced blocks: is the docs folder there?", len(blocks))
+	}
+	counts := map[string]int{}
+	for _, b := range blocks {
+		kind := checkBlock(t, b)
+		counts[kind]++
+	}
+	t.Logf("checked: %v", counts)
+	for _, k := range []string{"csv", "json", "yaml", "go", "command"} {
+		if counts[k] == 0 {
+			t.Errorf("no %s example was checked: the classifier lost them", k)
+		}
+	}
+}
+
+// checkBlock checks one block and says what kind it was taken for.
+func checkBlock(t *testing.T, b docBlock) string {
+	text := strings.Join(b.body, "\n") + "\n"
+	switch b.info {
+	case "csv":
+		checkCSV(t, b, text)
+		return "csv"
+	case "json":
+		if _, err := workloads.ParseJSON(strings.NewReader(text), "example"); err != nil {
+			t.Errorf("%s: JSON example: %v", b.where(), err)
+		}
+		return "json"
+	case "yaml":
+		checkYAML(t, b, text)
+		return "yaml"
+	case "go":
+		checkGo(t, b, text)
+		return "go"
+	}
+	cmds := commandsOf(b)
+	for _, c := range cmds {
+		checkCommand(t, b, c)
+	}
+	if len(cmds) == 0 {
+		return "text"
+	}
+	return "command"
+}
+
+func checkCSV(t *testing.T, b docBlock, text string) {
+	if strings.Contains(text, "id,hardware") {
+		if _, err := validation.ParsePoints(strings.NewReader(text), "example.csv"); err != nil {
+			t.Errorf("%s: points example: %v", b.where(), err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "example.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := workloads.ParseCSV(strings.NewReader(text), "example")
+	if err != nil {
+		t.Errorf("%s: CSV example: %v", b.where(), err)
+		return
+	}
+	// The weights the rows name: made as the page says, by stcsim prune
+	// of a weight of the layer's own shape.
+	for _, g := range tr.GEMMs {
+		if g.Weights == "" {
+			continue
+		}
+		m, k := g.M, g.K
+		if g.UnpaddedM > 0 {
+			m = g.UnpaddedM
+		}
+		if g.UnpaddedK > 0 {
+			k = g.UnpaddedK
+		}
+		w := filepath.Join(dir, "w.npy")
+		f, err := os.Create(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := make([]float32, m*k)
+		for i := range data {
+			data[i] = float32(i%7) - 3
+		}
+		if err := workloads.WriteNPY(f, []int{m, k}, data); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		_, se, code := capture(t, func() int {
+			return dispatch([]string{"prune", "--in", w, "--out", filepath.Join(dir, g.Weights)})
+		})
+		if code != exitOK {
+			t.Fatalf("%s: prune for %s: exit %d: %s", b.where(), g.Weights, code, se)
+		}
+	}
+	_, se, code := capture(t, func() int { return dispatch([]string{"trace", "check", path}) })
+	if code != exitOK {
+		t.Errorf("%s: trace check of the CSV example: exit %d: %s", b.where(), code, se)
+	}
+}
+
+func checkYAML(t *testing.T, b docBlock, text string) {
+	var top map[string]any
+	if err := yaml.Unmarshal([]byte(text), &top); err != nil {
+		t.Errorf("%s: YAML example: %v", b.where(), err)
+		return
+	}
+	if _, full := top["name"]; !full {
+		return // a fragment of a sweep file: YAML is all it claims to be
+	}
+	if _, err := sweep.Parse([]byte(text), filepath.Join(repoRoot, "configs", "sweeps", "example.yaml")); err != nil {
+		t.Errorf("%s: sweep example: %v", b.where(), err)
+	}
+}
+
+func checkGo(t *testing.T, b docBlock, text string) {
+	fset := token.NewFileSet()
+	_, errStmts := parser.ParseFile(fset, "x.go", "package p\nfunc _() {\n"+text+"}\n", 0)
+	if errStmts == nil {
+		return
+	}
+	if _, err := parser.ParseFile(fset, "x.go", "package p\n"+text, 0); err != nil {
+		t.Errorf("%s: Go example is neither statements (%v) nor declarations (%v)", b.where(), errStmts, err)
+	}
+}
+
+// commandsOf are the command lines of a block: the "$ " lines when it
+// shows a session, else the lines that start with a program.
+func commandsOf(b docBlock) [][]string {
+	prompted := slices.ContainsFunc(b.body, func(l string) bool { return strings.HasPrefix(l, "$ ") })
+	var out [][]string
+	for _, l := range b.body {
+		if prompted {
+			if !strings.HasPrefix(l, "$ ") {
+				continue
+			}
+			l = l[2:]
+		}
+		words := shellWords(l)
+		for len(words) > 0 && regexp.MustCompile(`^[A-Z_]+=`).MatchString(words[0]) {
+			words = words[1:] // VAR=value prefixes
+		}
+		if len(words) == 0 {
+			continue
+		}
+		switch {
+		case words[0] == "stcsim", words[0] == "go", words[0] == "python3",
+			strings.HasPrefix(words[0], "scripts/"):
+			out = append(out, words)
+		}
+	}
+	return out
+}
+
+// shellWords splits a command line into words, with single and double
+// quotes, up to an unquoted '#' word or a redirection.
+func shellWords(l string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case (c == '#' || c == '>' || c == '<') && !in:
+			return words
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// cheap are the stcsim commands that run in the test: they simulate
+// nothing.
+var cheap = map[string]bool{"trace list": true, "config list": true, "config show": true}
+
+func checkCommand(t *testing.T, b docBlock, words []string) {
+	switch {
+	case words[0] == "go" && len(words) > 2 && words[1] == "run" && words[2] == "./cmd/stcsim":
+		checkStcsim(t, b, words[3:])
+	case words[0] == "stcsim":
+		checkStcsim(t, b, words[1:])
+	case words[0] == "go" && len(words) > 1 && words[1] == "test":
+		checkGoTest(t, b, words[2:])
+	case words[0] == "go" && len(words) > 1 && words[1] == "install":
+		for _, w := range words[2:] {
+			if strings.Contains(w, "@") && !exactVersion.MatchString(w[strings.LastIndex(w, "@")+1:]) {
+				t.Errorf("%s: go install %s: not an exact version", b.where(), w)
+			}
+		}
+	case words[0] == "python3":
+		if len(words) > 1 {
+			checkRepoPath(t, b, words[1])
+		}
+	case strings.HasPrefix(words[0], "scripts/"):
+		checkRepoPath(t, b, words[0])
+		for _, w := range words[1:] {
+			checkRepoPath(t, b, w)
+		}
+	}
+}
+
+var exactVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+$`)
+
+// checkRepoPath: a word that names a file of the repository names one
+// that exists.
+func checkRepoPath(t *testing.T, b docBlock, w string) {
+	if !regexp.MustCompile(`^(configs|validation|scripts|docs|workloads|cmd)/[\w./-]+$`).MatchString(w) {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot, w)); err != nil {
+		t.Errorf("%s: names %s, which does not exist", b.where(), w)
+	}
+}
+
+func checkStcsim(t *testing.T, b docBlock, args []string) {
+	if len(args) == 0 {
+		return
+	}
+	if strings.HasSuffix(args[0], ":") {
+		return // an error message the page quotes ("stcsim sweep: ..."), not a command
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		if args[0] != "version" && args[0] != "help" {
+			t.Errorf("%s: stcsim %s: no such command", b.where(), args[0])
+		}
+		return
+	}
+	prefix := []string{c.name}
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		if _, se, code := capture(t, func() int { return dispatch([]string{c.name, args[1], "-h"}) }); code == exitOK &&
+			strings.Contains(se, "usage: stcsim "+c.name+" "+args[1]) {
+			prefix = append(prefix, args[1])
+		}
+	}
+	_, usage, code := capture(t, func() int { return dispatch(append(slices.Clone(prefix), "-h")) })
+	if code != exitOK {
+		t.Errorf("%s: stcsim %s -h: exit %d", b.where(), strings.Join(prefix, " "), code)
+		return
+	}
+	flags := map[string]bool{"h": true, "help": true}
+	for _, m := range regexp.MustCompile(`(?m)^  -([\w-]+)`).FindAllStringSubmatch(usage, -1) {
+		flags[m[1]] = true
+	}
+	for _, w := range args[len(prefix):] {
+		w = strings.Trim(w, "[]")
+		if strings.HasPrefix(w, "-") && len(w) > 1 {
+			name := strings.TrimLeft(w, "-")
+			name, _, _ = strings.Cut(name, "=")
+			if !flags[name] {
+				t.Errorf("%s: stcsim %s has no flag %s", b.where(), strings.Join(prefix, " "), w)
+			}
+			continue
+		}
+		checkRepoPath(t, b, w)
+	}
+	if cheap[strings.Join(prefix, " ")] {
+		_, se, code := capture(t, func() int { return dispatch(args) })
+		if code != exitOK {
+			t.Errorf("%s: stcsim %s: exit %d: %s", b.where(), strings.Join(args, " "), code, se)
+		}
+	}
+}
+
+// checkGoTest: the package exists and the tests, benchmarks or fuzz
+// targets a -run/-bench/-fuzz pattern anchors by name exist in it.
+func checkGoTest(t *testing.T, b docBlock, args []string) {
+	var pkgs, names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-run" || a == "-fuzz" || a == "-bench":
+			if i+1 < len(args) {
+				names = append(names, regexp.MustCompile(`\w+`).FindAllString(args[i+1], -1)...)
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+			if !strings.Contains(a, "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") &&
+				!strings.HasPrefix(args[i+1], "./") {
+				i++ // the flag's value
+			}
+		case a == "./...":
+			// every package: nothing to look up by name
+		case strings.HasPrefix(a, "./"):
+			pkgs = append(pkgs, strings.TrimSuffix(a, "/..."))
+		}
+	}
+	var src bytes.Buffer
+	for _, p := range pkgs {
+		files, _ := filepath.Glob(filepath.Join(repoRoot, p, "*_test.go"))
+		if len(files) == 0 {
+			t.Errorf("%s: go test %s: no tests there", b.where(), p)
+		}
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			src.Write(data)
+		}
+	}
+	for _, name := range names {
+		if name == "XXX" || !regexp.MustCompile(`^(Test|Benchmark|Fuzz)`).MatchString(name) {
+			continue // XXX: run no test, by convention
+		}
+		if !strings.Contains(src.String(), "func "+name+"(") {
+			t.Errorf("%s: go test names %s, which is not in %v", b.where(), name, pkgs)
+		}
+	}
+}
