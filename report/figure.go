@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -16,6 +17,8 @@ type figure struct {
 	p    *plot.Plot
 	w, h vg.Length // the plot area, without the panel
 	key  []string
+	// caption are lines of small type under the plot and panel.
+	caption []string
 }
 
 // panelPad is the gap between the plot and its side panel, and around
@@ -28,12 +31,16 @@ func (f figure) render(format string) ([]byte, error) {
 	f.p.Legend = plot.NewLegend() // drawn in the panel instead
 	defer func() { f.p.Legend = leg }()
 	panelW := f.panelWidth(&leg)
+	f.caption = f.wrappedCaption(&leg, f.w+panelW-2*panelPad)
+	capH := f.captionHeight(&leg)
 	height := max(f.h, f.panelHeight(&leg))
-	c, err := draw.NewFormattedCanvas(f.w+panelW, height, format)
+	c, err := draw.NewFormattedCanvas(f.w+panelW, height+capH, format)
 	if err != nil {
 		return nil, err
 	}
 	dc := draw.New(c)
+	f.drawCaption(dc, &leg)
+	dc = draw.Crop(dc, 0, 0, capH, 0)
 	f.p.Draw(draw.Crop(dc, panelPad, -panelW, height-f.h+panelPad, -panelPad))
 	if panelW > 0 {
 		panel := draw.Crop(dc, f.w+panelPad, -panelPad, panelPad,
@@ -45,6 +52,33 @@ func (f figure) render(format string) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", format, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// wrappedCaption is the caption broken into lines no wider than w.
+func (f figure) wrappedCaption(leg *plot.Legend, w vg.Length) []string {
+	var out []string
+	for _, line := range f.caption {
+		out = append(out, strings.Split(wrapTitle(line, keyStyle(leg), w), "\n")...)
+	}
+	return out
+}
+
+// captionHeight is the room the caption takes under the figure.
+func (f figure) captionHeight(leg *plot.Legend) vg.Length {
+	if len(f.caption) == 0 {
+		return 0
+	}
+	return vg.Length(len(f.caption))*keyLine(leg) + 2*panelPad
+}
+
+// drawCaption writes the caption lines at the bottom left of c.
+func (f figure) drawCaption(c draw.Canvas, leg *plot.Legend) {
+	sty := keyStyle(leg)
+	y := c.Min.Y + vg.Length(len(f.caption))*keyLine(leg) + panelPad
+	for _, line := range f.caption {
+		y -= keyLine(leg)
+		c.FillText(sty, vg.Point{X: c.Min.X + panelPad, Y: y}, line)
+	}
 }
 
 // panelWidth is the side panel's width: the widest legend entry or key

@@ -666,17 +666,43 @@ type Series struct {
 // ones with the highest mean, and the key says so.
 const maxLines = 12
 
-// LinePlot draws series as lines with markers into path (.png or .svg):
-// a numeric X axis when all X values are numbers, categories otherwise.
-// The Y range is fitted to the data, the legend sits beside the plot,
-// and beyond maxLines series only those with the highest mean are drawn.
-func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
+// LineOptions are a sweep plot's words, size and reference marks.
+type LineOptions struct {
+	Title, XLabel, YLabel string
+	// WidthIn and HeightIn are the plot area in inches (0: 8 x 5.5).
+	WidthIn, HeightIn float64
+	// FontSize is the tick and legend type size in points (0: 10); axis
+	// labels are 2 points larger, the title 4.
+	FontSize float64
+	// RefLabel, when set, draws a horizontal reference line at RefY
+	// (speedup: 1, "1x: no gain") labelled so in the legend.
+	RefY     float64
+	RefLabel string
+	// BaselineX, when set, marks the default configuration's value of
+	// the X key with a vertical dotted line, labelled BaselineLabel.
+	BaselineX     string
+	BaselineLabel string
+	// Caption are lines under the plot saying what produced it (config,
+	// the overrides common to every point, the store).
+	Caption []string
+}
+
+// LinePlot draws series as lines with markers into path (.png, .svg or
+// .pdf): a numeric X axis when all X values are numbers, categories
+// otherwise. The Y range is fitted to the data (and the reference line),
+// the legend sits beside the plot, and beyond maxLines series only those
+// with the highest mean are drawn.
+func LinePlot(path string, o LineOptions, series []Series) error {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
-	if ext != "png" && ext != "svg" {
-		return fmt.Errorf("plot %s: want a .png or .svg file name", path)
+	if ext != "png" && ext != "svg" && ext != "pdf" {
+		return fmt.Errorf("plot %s: want a .png, .svg or .pdf file name", path)
 	}
+	o = o.withDefaults()
 	series, key := topSeries(series)
-	p := newPlot(title, xLabel, yLabel)
+	w := vg.Length(o.WidthIn) * vg.Inch
+	p := newPlot("", o.XLabel, o.YLabel)
+	styleText(p, o.FontSize)
+	p.Title.Text = wrapTitle(o.Title, p.Title.TextStyle, w)
 	xs, numeric := xPositions(series)
 	for i, s := range series {
 		xy := make(plotter.XYs, len(s.X))
@@ -698,11 +724,115 @@ func LinePlot(path, title, xLabel, yLabel string, series []Series) error {
 	}
 	setXAxis(p, xs, numeric)
 	p.Y.Min, p.Y.Max = fittedRange(series)
-	data, err := (&figure{p: p, w: 8 * vg.Inch, h: 5.5 * vg.Inch, key: key}).render(ext)
+	if o.RefLabel != "" {
+		if err := addRefLine(p, o); err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+	}
+	if o.BaselineX != "" {
+		if err := addBaseline(p, o, xs, numeric); err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+	}
+	fig := &figure{p: p, w: w, h: vg.Length(o.HeightIn) * vg.Inch, key: key, caption: o.Caption}
+	data, err := fig.render(ext)
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return WriteAtomic(path, data)
+}
+
+func (o LineOptions) withDefaults() LineOptions {
+	if o.WidthIn <= 0 {
+		o.WidthIn = 8
+	}
+	if o.HeightIn <= 0 {
+		o.HeightIn = 5.5
+	}
+	if o.FontSize <= 0 {
+		o.FontSize = 10
+	}
+	return o
+}
+
+// styleText sets the plot's type sizes from the base size.
+func styleText(p *plot.Plot, base float64) {
+	p.Title.TextStyle.Font.Size = vg.Points(base + 4)
+	p.X.Label.TextStyle.Font.Size = vg.Points(base + 2)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(base + 2)
+	p.X.Tick.Label.Font.Size = vg.Points(base)
+	p.Y.Tick.Label.Font.Size = vg.Points(base)
+	p.Legend.TextStyle.Font.Size = vg.Points(base)
+}
+
+// wrapTitle breaks a title into lines no wider than w (at spaces), so
+// that a long one is neither cut at the edges nor drawn over the legend.
+func wrapTitle(title string, sty draw.TextStyle, w vg.Length) string {
+	var lines []string
+	for _, para := range strings.Split(title, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			try := strings.TrimSpace(line + " " + word)
+			if line != "" && sty.Width(try) > w {
+				lines = append(lines, line)
+				try = word
+			}
+			line = try
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// addRefLine draws the horizontal reference line across the X range and
+// widens the Y range to show it.
+func addRefLine(p *plot.Plot, o LineOptions) error {
+	l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: o.RefY}, {X: p.X.Max, Y: o.RefY}})
+	if err != nil {
+		return err
+	}
+	l.Color = color.Gray{Y: 0x40}
+	l.Width = vg.Points(1)
+	l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(o.RefLabel, l)
+	lo, hi := min(p.Y.Min, o.RefY), max(p.Y.Max, o.RefY)
+	pad := 0.04 * (hi - lo)
+	if o.RefY <= p.Y.Min {
+		lo -= pad
+	}
+	if o.RefY >= p.Y.Max {
+		hi += pad
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	return nil
+}
+
+// addBaseline marks the default configuration's X value with a vertical
+// dotted line (widening a numeric X range to reach it).
+func addBaseline(p *plot.Plot, o LineOptions, xs map[string]float64, numeric bool) error {
+	x, ok := xs[o.BaselineX]
+	if numeric {
+		v, err := strconv.ParseFloat(o.BaselineX, 64)
+		if err != nil {
+			return fmt.Errorf("baseline %q: not a number on a numeric axis", o.BaselineX)
+		}
+		x, ok = v, true
+		p.X.Min, p.X.Max = min(p.X.Min, v), max(p.X.Max, v)
+	}
+	if !ok {
+		return nil // a category the plot does not show: nothing to mark
+	}
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+	if err != nil {
+		return err
+	}
+	l.Color = color.Gray{Y: 0x20}
+	l.Width = vg.Points(1.2)
+	l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+	p.Add(l)
+	p.Legend.Add(o.BaselineLabel, l)
+	return nil
 }
 
 // topSeries keeps at most maxLines series, those with the highest mean

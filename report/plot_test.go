@@ -141,6 +141,12 @@ func checkImage(t *testing.T, path string) {
 		}
 		return
 	}
+	if strings.HasSuffix(path, ".pdf") {
+		if !bytes.HasPrefix(data, []byte("%PDF-")) {
+			t.Errorf("%s: not a PDF", path)
+		}
+		return
+	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -215,11 +221,12 @@ func TestLinePlot(t *testing.T) {
 		{"numeric.svg", series, ""},
 		{"nominal.png", []Series{{Label: "a", X: []string{"2:4", "1:2"},
 			Y: []float64{1.5, 1.8}}}, ""},
-		{"bad.pdf", series, "want a .png or .svg"},
+		{"numeric.pdf", series, ""},
+		{"bad.jpg", series, "want a .png, .svg or .pdf"},
 	}
 	for _, tc := range tests {
-		err := LinePlot(filepath.Join(dir, tc.file), "title", "x (unit)",
-			"y (unit)", tc.series)
+		err := LinePlot(filepath.Join(dir, tc.file), LineOptions{Title: "title",
+			XLabel: "x (unit)", YLabel: "y (unit)"}, tc.series)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s: error %v, want %q", tc.file, err, tc.wantErr)
@@ -302,10 +309,77 @@ func TestLinePlotFitsAndCutsLines(t *testing.T) {
 		t.Errorf("kept %d lines starting %s, key %q", len(kept), kept[0].Label, key)
 	}
 	dir := plotDir(t)
-	if err := LinePlot(filepath.Join(dir, "by-layer.png"), "sparse speedup over dense (x) "+
-		"against l2.size_kb (KB), one line per layer", "l2.size_kb (KB)",
-		"sparse speedup over dense (x)", many); err != nil {
+	if err := LinePlot(filepath.Join(dir, "by-layer.png"), LineOptions{Title: "sparse speedup over dense (x) " +
+		"against l2.size_kb (KB), one line per layer", XLabel: "l2.size_kb (KB)",
+		YLabel: "sparse speedup over dense (x)"}, many); err != nil {
 		t.Fatal(err)
 	}
 	checkImage(t, filepath.Join(dir, "by-layer.png"))
+}
+
+// A paper-ready sweep plot: the title wraps instead of running off the
+// left edge or into the legend; the reference line (1x) and the default
+// configuration's point are drawn and named in the legend; the caption
+// says what produced the plot; sizes and type follow the options. The
+// SVG's text elements are the test's witness (gonum writes each string
+// as a <text> element).
+func TestLinePlotForPapers(t *testing.T) {
+	dir := plotDir(t)
+	series := []Series{
+		{Label: "bert-base-512 768x512x768", X: []string{"400", "1000", "2039"}, Y: []float64{1.05, 1.2, 1.3}},
+		{Label: "bert-base-512 3072x512x768", X: []string{"400", "1000", "2039"}, Y: []float64{1.1, 1.35, 1.45}},
+	}
+	long := "sparse speedup over dense against DRAM bandwidth, one line per layer, " +
+		"for gpu.sm_count=108 and shared_memory.bytes_per_clk=128 on the A100-40GB"
+	o := LineOptions{Title: long, XLabel: "DRAM bandwidth (GB/s)", YLabel: "speedup (x)",
+		RefY: 1, RefLabel: "1x: no gain", BaselineX: "1555", BaselineLabel: "a100-40gb default",
+		Caption: []string{"config a100-40gb; set on every point: kernel.simulated_candidates=1",
+			"store example.db (sha256 0123abcd); stcsim 0.1.0"},
+		WidthIn: 6, HeightIn: 4, FontSize: 11}
+	svg := filepath.Join(dir, "paper.svg")
+	if err := LinePlot(svg, o, series); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(svg)
+	text := string(data)
+	for _, want := range []string{">1x: no gain<", ">a100-40gb default<",
+		"kernel.simulated_candidates=1", "store example.db", ">DRAM bandwidth (GB/s)<"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if strings.Contains(text, ">"+long+"<") {
+		t.Error("the long title is drawn on one line")
+	}
+	for _, f := range []string{"paper.png", "paper.pdf"} {
+		if err := LinePlot(filepath.Join(dir, f), o, series); err != nil {
+			t.Fatal(err)
+		}
+		checkImage(t, filepath.Join(dir, f))
+	}
+	small := o
+	small.WidthIn, small.HeightIn = 3, 2
+	a, b := filepath.Join(dir, "big.png"), filepath.Join(dir, "small.png")
+	if err := LinePlot(a, o, series); err != nil {
+		t.Fatal(err)
+	}
+	if err := LinePlot(b, small, series); err != nil {
+		t.Fatal(err)
+	}
+	if wa, wb := pngWidth(t, a), pngWidth(t, b); wb >= wa {
+		t.Errorf("--size 3x2 gives %d px, 6x4 gives %d px", wb, wa)
+	}
+}
+
+func pngWidth(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img.Bounds().Dx()
 }

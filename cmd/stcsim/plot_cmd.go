@@ -1,11 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep"
 )
 
@@ -16,11 +22,19 @@ func init() {
 
 func runPlot(args []string) int {
 	fs := newFlagSet("plot", "DB --x KEY [--y speedup|time_us|tflops|dram_gbps|energy_uj|avg_power_w|energy_saving|clock_mhz] "+
-		"[--by workload|layer] [--where KEY=VALUE]... [--out FILE.png|.svg]")
+		"[--by workload|layer] [--where KEY=VALUE]... [--out FILE.png|.svg|.pdf] [--title T] [--xlabel L] [--ylabel L] "+
+		"[--size WxH] [--font-size PT] [--format png|svg|pdf]")
 	x := fs.String("x", "", "grid key on the X axis (required)")
 	y := fs.String("y", "speedup", "metric: speedup, time_us, tflops, dram_gbps, energy_uj, avg_power_w, energy_saving or clock_mhz")
 	by := fs.String("by", "workload", "one line per workload or per layer")
-	out := fs.String("out", "", "output file, .png or .svg (default sweep-Y-vs-X.png)")
+	out := fs.String("out", "", "output file, .png, .svg or .pdf (default sweep-Y-vs-X.FORMAT); "+
+		"the plot's provenance goes to OUT.json beside it")
+	title := fs.String("title", "", "title (default: the metric against the X key, and the --where filter)")
+	xlabel := fs.String("xlabel", "", "X axis label (default: the key in words, with its unit)")
+	ylabel := fs.String("ylabel", "", "Y axis label (default: the metric's)")
+	size := fs.String("size", "8x5.5", "plot area in inches, WxH (the legend panel and caption add to it)")
+	fontSize := fs.Float64("font-size", 10, "tick and legend type size in points (labels +2, title +4)")
+	format := fs.String("format", "", "png, svg or pdf (default: from --out's extension, else png)")
 	var where multiFlag
 	fs.Var(&where, "where", "keep only points with this grid value, "+
 		"KEY=VALUE (repeatable)")
@@ -34,22 +48,37 @@ func runPlot(args []string) int {
 	if *x == "" {
 		return usageError(fs, "--x KEY is required")
 	}
+	o := report.LineOptions{Title: *title, XLabel: *xlabel, YLabel: *ylabel, FontSize: *fontSize}
+	var err error
+	if o.WidthIn, o.HeightIn, err = parseSize(*size); err != nil {
+		return usageError(fs, "--size %s: %v", configs.Quote(*size), err)
+	}
+	if *fontSize < 4 || *fontSize > 48 {
+		return usageError(fs, "--font-size %g: want 4 to 48 points", *fontSize)
+	}
+	ext, err := plotFormat(*format, *out)
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
 	q := sweep.Query{X: *x, Y: *y, By: *by}
 	for _, w := range where {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok || k == "" {
-			return usageError(fs, "--where %q: want KEY=VALUE", w)
+			return usageError(fs, "--where %s: want KEY=VALUE", configs.Quote(w))
 		}
 		q.Where = append(q.Where, sweep.Assignment{Key: k, Value: v})
 	}
 	if *out == "" {
-		*out = fmt.Sprintf("sweep-%s-vs-%s.png", *y, fileStem(*x))
+		*out = fmt.Sprintf("sweep-%s-vs-%s.%s", *y, fileStem(*x), ext)
 	}
-	if err := checkOutFile("--out", *out); err != nil {
-		return usageError(fs, "%v", err)
-	}
-	if err := checkNotInput(*out, pos[0]); err != nil {
-		return usageError(fs, "%v", err)
+	side := *out + ".json"
+	for _, f := range []string{*out, side} {
+		if err := checkOutFile("--out", f); err != nil {
+			return usageError(fs, "%v", err)
+		}
+		if err := checkNotInput(f, pos[0]); err != nil {
+			return usageError(fs, "%v", err)
+		}
 	}
 	rows, err := readRows(pos[0])
 	if err != nil {
@@ -61,18 +90,137 @@ func runPlot(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
-	title := fmt.Sprintf("%s against %s, one line per %s",
-		sweep.Metrics[*y], axisLabel(*x), *by)
-	if len(where) > 0 {
-		title += "\n(" + strings.Join(where, ", ") + ")"
-	}
-	if err := report.LinePlot(*out, title, axisLabel(*x), sweep.Metrics[*y], series); err != nil {
+	pc, err := newPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
-	fmt.Fprintln(os.Stderr, "wrote", *out)
+	fillPlotDefaults(&o, *x, *y, *by, where, pc)
+	if err := report.LinePlot(*out, o, series); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
+		return exitUsage
+	}
+	meta, err := json.MarshalIndent(pc, "", "  ")
+	if err == nil {
+		err = report.WriteAtomic(side, append(meta, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
+		return exitInternal
+	}
+	fmt.Fprintln(os.Stderr, "wrote", *out, "and", side)
 	return exitOK
 }
+
+// fillPlotDefaults gives the options the plot's own words where the user
+// gave none: a title, a readable X label, the metric's Y label, the 1x
+// line of a ratio metric, the base config's point and the caption.
+func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *plotContext) {
+	if o.XLabel == "" {
+		o.XLabel = keyWords(x)
+	}
+	if o.YLabel == "" {
+		o.YLabel = sweep.Metrics[y]
+	}
+	if o.Title == "" {
+		o.Title = fmt.Sprintf("%s against %s, one line per %s", sweep.Metrics[y], keyWords(x), by)
+		if len(where) > 0 {
+			o.Title += "\n(" + strings.Join(where, ", ") + ")"
+		}
+	}
+	if y == "speedup" || y == "energy_saving" {
+		o.RefY, o.RefLabel = 1, "1x: no gain"
+	}
+	if pc.baseline != "" {
+		o.BaselineX, o.BaselineLabel = pc.baseline, pc.Base+" default ("+pc.baseline+")"
+	}
+	o.Caption = pc.caption()
+}
+
+// selectedRows are the rows a query's --where keeps.
+func selectedRows(rows []sweep.Row, q sweep.Query) []sweep.Row {
+	var out []sweep.Row
+	for _, r := range rows {
+		keep := true
+		for _, w := range q.Where {
+			v, ok := sweep.GridValue(r.Grid, w.Key)
+			keep = keep && ok && v == w.Value
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// parseSize reads WxH in inches.
+func parseSize(s string) (w, h float64, err error) {
+	a, b, ok := strings.Cut(s, "x")
+	if ok {
+		w, err = strconv.ParseFloat(a, 64)
+	}
+	if ok && err == nil {
+		h, err = strconv.ParseFloat(b, 64)
+	}
+	if !ok || err != nil || w < 1 || h < 1 || w > 40 || h > 40 {
+		return 0, 0, fmt.Errorf("want WxH in inches, each 1 to 40 (e.g. 8x5.5)")
+	}
+	return w, h, nil
+}
+
+// plotFormat is the image format from --format and --out, which must
+// agree when both are given.
+func plotFormat(format, out string) (string, error) {
+	ext := strings.TrimPrefix(filepath.Ext(out), ".")
+	switch {
+	case format != "" && !slices.Contains([]string{"png", "svg", "pdf"}, format):
+		return "", fmt.Errorf("--format %s: want png, svg or pdf", configs.Quote(format))
+	case out != "" && !slices.Contains([]string{"png", "svg", "pdf"}, ext):
+		return "", fmt.Errorf("--out %s: want a .png, .svg or .pdf file name", configs.Quote(out))
+	case format != "" && out != "" && ext != format:
+		return "", fmt.Errorf("--format %s but --out %s: they disagree", format, configs.Quote(out))
+	case format != "":
+		return format, nil
+	case out != "":
+		return ext, nil
+	}
+	return "png", nil
+}
+
+// keyWords is a grid key in words with its unit: dram.bandwidth_gbps ->
+// "DRAM bandwidth (GB/s)"; the raw key stays in the caption and sidecar.
+func keyWords(key string) string {
+	label := axisLabel(key)
+	unit := ""
+	if i := strings.LastIndex(label, " ("); i >= 0 {
+		label, unit = label[:i], label[i:]
+	}
+	parts := strings.Split(label, ".")
+	last := parts[len(parts)-1]
+	for _, u := range keyUnits {
+		if strings.HasPrefix(u.suffix, "_") { // a unit, not a whole name
+			last = strings.TrimSuffix(last, u.suffix)
+		}
+	}
+	section := parts[0]
+	words := strings.Fields(strings.ReplaceAll(section, "_", " "))
+	if len(parts) > 1 {
+		words = append(words, strings.Fields(strings.ReplaceAll(last, "_", " "))...)
+	}
+	for i, w := range words {
+		if up, ok := acronyms[w]; ok {
+			words[i] = up
+		}
+	}
+	if len(words) == 0 {
+		return key
+	}
+	return strings.Join(slices.Compact(words), " ") + unit
+}
+
+var acronyms = map[string]string{"dram": "DRAM", "l1": "L1", "l2": "L2", "sm": "SM",
+	"gpu": "GPU", "hbm": "HBM", "tc": "TC", "fp16": "FP16", "int8": "INT8", "tf32": "TF32",
+	"mhz": "MHz", "kb": "KB", "clk": "clock", "mma": "MMA"}
 
 func fileStem(s string) string {
 	return strings.NewReplacer("/", "_", " ", "_", ":", "_").Replace(s)

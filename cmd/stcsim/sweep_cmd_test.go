@@ -82,6 +82,7 @@ func TestSweepMergeExportPlot(t *testing.T) {
 	}
 	dir := t.TempDir()
 	spec := writeFile(t, dir, "tiny.yaml", "workloads: [{name: tiny, gemms: [256x256x256]}]\n"+
+		"set: [kernel.simulated_candidates=1]\n"+
 		"grid: {gpu.sm_count: [54, 108]}\n")
 	db := func(n string) string { return filepath.Join(dir, n) }
 	steps := [][]string{
@@ -94,6 +95,7 @@ func TestSweepMergeExportPlot(t *testing.T) {
 		{"results", "export", db("all.db"), "--format", "json", "--out", db("all.json")},
 		{"plot", db("m.db"), "--x", "gpu.sm_count", "--y", "tflops", "--by", "layer",
 			"--out", db("p.svg")},
+		{"plot", db("m.db"), "--x", "gpu.sm_count", "--out", db("s.svg"), "--size", "6x4"},
 	}
 	for _, args := range steps {
 		if code := dispatch(args); code != exitOK {
@@ -111,9 +113,52 @@ func TestSweepMergeExportPlot(t *testing.T) {
 	if n := strings.Count(string(all), "\n"); n != 5 {
 		t.Errorf("%d CSV lines, want header + 2 points x 2 modes", n)
 	}
-	for _, f := range []string{"all.json", "p.svg"} {
+	for _, f := range []string{"all.json", "p.svg", "p.svg.json"} {
 		if st, err := os.Stat(db(f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	// The speedup plot says what stands behind it: the 1x line, the
+	// base config's point (108 SMs), the override every point shares
+	// (a fidelity setting) in its caption and sidecar, words for the key.
+	svg, _ := os.ReadFile(db("s.svg"))
+	for _, want := range []string{">1x: no gain<", ">a100-40gb default (108)<",
+		"set on every point: kernel.simulated_candidates=1", ">GPU SM count (SMs)<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("speedup plot lacks %q", want)
+		}
+	}
+	side, _ := os.ReadFile(db("s.svg.json"))
+	for _, want := range []string{`"base_config": "a100-40gb"`, `"kernel.simulated_candidates": "1"`, `"store_sha256"`} {
+		if !strings.Contains(string(side), want) {
+			t.Errorf("sidecar lacks %s:\n%s", want, side)
+		}
+	}
+}
+
+func TestPlotOptionsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		format, out string
+		ok          bool
+	}{{"", "", true}, {"pdf", "", true}, {"", "a.svg", true}, {"png", "a.png", true},
+		{"jpg", "", false}, {"", "a.jpg", false}, {"svg", "a.png", false}} {
+		if _, err := plotFormat(tc.format, tc.out); (err == nil) != tc.ok {
+			t.Errorf("plotFormat(%q, %q): %v", tc.format, tc.out, err)
+		}
+	}
+	for s, ok := range map[string]bool{"8x5.5": true, "3x2": true, "0x5": false, "8": false, "8x100": false, "axb": false} {
+		if _, _, err := parseSize(s); (err == nil) != ok {
+			t.Errorf("parseSize(%q): %v", s, err)
+		}
+	}
+	for key, want := range map[string]string{
+		"dram.bandwidth_gbps":         "DRAM bandwidth (GB/s)",
+		"gpu.sm_count":                "GPU SM count (SMs)",
+		"shared_memory.bytes_per_clk": "shared memory bytes per clock (B/clock)",
+		"l2.size_kb":                  "L2 size (KB)",
+	} {
+		if got := keyWords(key); got != want {
+			t.Errorf("keyWords(%s) = %q, want %q", key, got, want)
 		}
 	}
 }
