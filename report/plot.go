@@ -787,15 +787,11 @@ func wrapTitle(title string, sty draw.TextStyle, w vg.Length) string {
 // addRefLine draws the horizontal reference line across the X range and
 // widens the Y range to show it.
 func addRefLine(p *plot.Plot, o LineOptions) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: o.RefY}, {X: p.X.Max, Y: o.RefY}})
+	err := addMark(p, o.RefLabel, plotter.XYs{{X: p.X.Min, Y: o.RefY}, {X: p.X.Max, Y: o.RefY}},
+		0x40, 1, []vg.Length{vg.Points(6), vg.Points(3)})
 	if err != nil {
 		return err
 	}
-	l.Color = color.Gray{Y: 0x40}
-	l.Width = vg.Points(1)
-	l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-	p.Add(l)
-	p.Legend.Add(o.RefLabel, l)
 	lo, hi := min(p.Y.Min, o.RefY), max(p.Y.Max, o.RefY)
 	pad := 0.04 * (hi - lo)
 	if o.RefY <= p.Y.Min {
@@ -823,15 +819,21 @@ func addBaseline(p *plot.Plot, o LineOptions, xs map[string]float64, numeric boo
 	if !ok {
 		return nil // a category the plot does not show: nothing to mark
 	}
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+	return addMark(p, o.BaselineLabel, plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}},
+		0x20, 1.2, []vg.Length{vg.Points(1.5), vg.Points(2.5)})
+}
+
+// addMark draws a grey reference line through xy, named in the legend.
+func addMark(p *plot.Plot, label string, xy plotter.XYs, grey uint8, width float64, dashes []vg.Length) error {
+	l, err := plotter.NewLine(xy)
 	if err != nil {
 		return err
 	}
-	l.Color = color.Gray{Y: 0x20}
-	l.Width = vg.Points(1.2)
-	l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+	l.Color = color.Gray{Y: grey}
+	l.Width = vg.Points(width)
+	l.Dashes = dashes
 	p.Add(l)
-	p.Legend.Add(o.BaselineLabel, l)
+	p.Legend.Add(label, l)
 	return nil
 }
 
