@@ -5,15 +5,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
-// The breakdown plot's stacked parts cover every cause of sim.Breakdown
+// The breakdown plot's stacked parts cover every cause of results.Breakdown
 // once: with each cause set alone to 1, exactly one part reads 1.
 func TestBreakdownPartsCoverEveryCause(t *testing.T) {
-	v := reflect.ValueOf(&sim.Breakdown{}).Elem()
+	v := reflect.ValueOf(&results.Breakdown{}).Elem()
 	for i := 0; i < v.NumField(); i++ {
-		var b sim.Breakdown
+		var b results.Breakdown
 		reflect.ValueOf(&b).Elem().Field(i).SetFloat(1)
 		sum := 0.0
 		for _, p := range breakdownParts {

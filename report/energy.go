@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/stcsim/stcsim/energy"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
 // energyColumns are the CSV columns of a record's clock, energy and power,
@@ -18,7 +18,7 @@ var energyColumns = func() []string {
 }()
 
 // energyRow renders a record's energy fields in energyColumns order.
-func energyRow(r sim.LayerResult) []string {
+func energyRow(r results.LayerResult) []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 	saving := ""
 	if r.EnergySaving != 0 {

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/stcsim/stcsim/energy"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -45,7 +45,7 @@ func asFigure(p *plot.Plot, sz size, err error) (*figure, error) {
 
 // energyBreakdownPlot stacks the workload's energy per network pass by
 // event class, one bar per mode.
-func energyBreakdownPlot(w string, rep *sim.Report) (*plot.Plot, size, error) {
+func energyBreakdownPlot(w string, rep *results.Report) (*plot.Plot, size, error) {
 	var names []string
 	var parts []energy.Breakdown
 	for _, t := range rep.Totals {
@@ -93,7 +93,7 @@ func energyBreakdownPlot(w string, rep *sim.Report) (*plot.Plot, size, error) {
 
 // energyLayerPlot: per layer, the dense and the sparse energy per network
 // pass (energy x count), side by side.
-func energyLayerPlot(w string, rows []sim.LayerResult) (*plot.Plot, size, error) {
+func energyLayerPlot(w string, rows []results.LayerResult) (*plot.Plot, size, error) {
 	dense := map[string]float64{}
 	var names []string
 	var d, s plotter.Values
@@ -136,7 +136,7 @@ func energyLayerPlot(w string, rows []sim.LayerResult) (*plot.Plot, size, error)
 // writeEnergy is report.md's energy table: per workload and mode, the
 // energy and average power of one network pass, the energy saving of the
 // sparse variant, and the clocks its kernels ran at.
-func writeEnergy(b *bytes.Buffer, rep *sim.Report) {
+func writeEnergy(b *bytes.Buffer, rep *results.Report) {
 	b.WriteString("## Energy (one network pass)\n\n")
 	b.WriteString("| workload | mode | energy (mJ) | avg power (W) | " +
 		"energy saving | kernel clocks (MHz) |\n|---|---|--:|--:|--:|---|\n")

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -17,7 +17,7 @@ import (
 // Markdown renders report.md: what ran on which config, the totals, one
 // table per workload pairing each layer's dense and sparse results, and
 // the plots (PNG names in plots are embedded; SVGs are linked).
-func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
+func Markdown(rep *results.Report, ld *configs.Loaded, plots []string) []byte {
 	var b bytes.Buffer
 	cfg := ld.Config
 	fmt.Fprintf(&b, "# stcsim report\n\n")
@@ -38,7 +38,7 @@ func Markdown(rep *sim.Report, ld *configs.Loaded, plots []string) []byte {
 }
 
 // writeProvenance lists what produced the report.
-func writeProvenance(b *bytes.Buffer, p *sim.Provenance) {
+func writeProvenance(b *bytes.Buffer, p *results.Provenance) {
 	if p == nil {
 		return
 	}
@@ -54,13 +54,16 @@ func writeProvenance(b *bytes.Buffer, p *sim.Provenance) {
 		fmt.Fprintf(b, "- override: `--set %s`\n", s)
 	}
 	fmt.Fprintf(b, "- effective config sha256: %s (`config.yaml`)\n", p.ConfigHash)
+	for _, f := range p.FidelityChanges {
+		fmt.Fprintf(b, "- **fidelity off its default**: `%s` (changes what is simulated)\n", f)
+	}
 	for _, w := range p.Workloads {
 		fmt.Fprintf(b, "- workload %s: %s\n", mdEscape(w.Name), workloadOptions(w))
 	}
 	b.WriteString("\n")
 }
 
-func workloadOptions(w sim.WorkloadSource) string {
+func workloadOptions(w results.WorkloadSource) string {
 	var parts []string
 	switch w.Source {
 	case "model":
@@ -87,7 +90,7 @@ func workloadOptions(w sim.WorkloadSource) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
+func writeRoofs(b *bytes.Buffer, rep *results.Report, cfg *configs.Config) {
 	var precs []tensorcore.Precision
 	for _, r := range rep.Results {
 		if !slices.Contains(precs, r.Precision) {
@@ -111,7 +114,7 @@ func writeRoofs(b *bytes.Buffer, rep *sim.Report, cfg *configs.Config) {
 		DRAMRoof(cfg), cfg.Memory.DRAM.BandwidthGBps, cfg.Memory.DRAM.Efficiency)
 }
 
-func writeTotals(b *bytes.Buffer, rep *sim.Report) {
+func writeTotals(b *bytes.Buffer, rep *results.Report) {
 	b.WriteString("## Totals (one network pass)\n\n")
 	b.WriteString("| workload | dense time (µs) | sparse time (µs) | speedup |\n")
 	b.WriteString("|---|--:|--:|--:|\n")
@@ -139,10 +142,10 @@ func writeTotals(b *bytes.Buffer, rep *sim.Report) {
 
 // layerPair is one layer's dense and sparse results.
 type layerPair struct {
-	dense, sparse *sim.LayerResult
+	dense, sparse *results.LayerResult
 }
 
-func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
+func writeLayers(b *bytes.Buffer, rows []results.LayerResult) {
 	var order []string
 	pairs := map[string]*layerPair{}
 	for i := range rows {
@@ -181,7 +184,7 @@ func writeLayers(b *bytes.Buffer, rows []sim.LayerResult) {
 			shape += fmt.Sprintf(" (batch of %d)", first.Batch)
 		}
 		fmt.Fprintf(b, "| %d | %s | %s | %d |", i+1, mdEscape(l), shape, first.Count)
-		for _, r := range []*sim.LayerResult{lp.dense, lp.sparse} {
+		for _, r := range []*results.LayerResult{lp.dense, lp.sparse} {
 			if r == nil {
 				b.WriteString(" - | - |")
 				continue
@@ -242,7 +245,7 @@ func mdEscape(s string) string {
 
 // lossSummary names the causes of a sparse record's loss against its
 // ideal speedup, largest share first.
-func lossSummary(r *sim.LayerResult) string {
+func lossSummary(r *results.LayerResult) string {
 	if r.LossUS == 0 {
 		return "-"
 	}
@@ -267,7 +270,7 @@ func lossSummary(r *sim.LayerResult) string {
 
 // unitOf is the throughput unit of a table's rows: TOPS when all are
 // int8, TFLOPS when none is, both otherwise.
-func unitOf(rows []sim.LayerResult) string {
+func unitOf(rows []results.LayerResult) string {
 	ints, floats := 0, 0
 	for _, r := range rows {
 		if throughputUnit(r.Precision) == "TOPS" {

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
 // WriteAtomic writes data to path through a temporary file in the same
@@ -47,7 +46,7 @@ func WriteAtomic(path string, data []byte) error {
 }
 
 // JSON renders the report as one indented JSON object.
-func JSON(rep *sim.Report) []byte {
+func JSON(rep *results.Report) []byte {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		panic(fmt.Sprintf("marshal report: %v", err))
@@ -57,27 +56,18 @@ func JSON(rep *sim.Report) []byte {
 
 // Columns are the CSV columns, in order: the JSON record keys, with the
 // breakdown and the loss flattened (breakdown_compute, ..., loss_compute,
-// ...: one column per cause of sim.Breakdown).
+// ...: one column per cause of results.Breakdown).
 var Columns = append(append(append(append([]string{"workload", "layer", "m", "n",
 	"k", "batch", "precision", "mode", "sparse_applied", "count", "kernel",
-	"split_k", "cycles", "time_us", "tflops", "tc_utilization",
+	"split_k", "cycles", "time_us", "tflops", "tc_utilization", "useful_utilization",
 	"dram_read_bytes", "dram_write_bytes", "dram_writeback_bytes",
 	"dram_gbps", "l2_hit_rate", "metadata_bytes", "smem_bytes", "l2_bytes",
 	"bound"}, causeColumns("breakdown_")...), "speedup", "note", "ctas",
 	"waves", "ctas_per_sm", "occupancy_limit", "ideal_speedup", "loss_us"),
 	causeColumns("loss_")...), energyColumns...)
 
-// causes are the JSON names of sim.Breakdown's fields.
-func causes() []string {
-	t := reflect.TypeOf(sim.Breakdown{})
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Type.Kind() == reflect.Float64 {
-			out = append(out, strings.Split(t.Field(i).Tag.Get("json"), ",")[0])
-		}
-	}
-	return out
-}
+// causes are the JSON names of results.Breakdown's fields.
+func causes() []string { return results.CauseNames }
 
 func causeColumns(prefix string) []string {
 	var out []string
@@ -88,20 +78,11 @@ func causeColumns(prefix string) []string {
 }
 
 // causeShares are a breakdown's shares in causes() order.
-func causeShares(b sim.Breakdown) []float64 {
-	v := reflect.ValueOf(b)
-	var out []float64
-	for i := 0; i < v.NumField(); i++ {
-		if v.Field(i).Kind() == reflect.Float64 {
-			out = append(out, v.Field(i).Float())
-		}
-	}
-	return out
-}
+func causeShares(b results.Breakdown) []float64 { return b.Shares() }
 
 // causeValues are a breakdown's shares as CSV fields; empty ones for a
 // nil breakdown.
-func causeValues(b *sim.Breakdown, f func(float64) string) []string {
+func causeValues(b *results.Breakdown, f func(float64) string) []string {
 	out := make([]string, len(causes()))
 	if b == nil {
 		return out
@@ -113,7 +94,7 @@ func causeValues(b *sim.Breakdown, f func(float64) string) []string {
 }
 
 // Row renders one record as CSV fields in Columns order.
-func Row(r sim.LayerResult) []string {
+func Row(r results.LayerResult) []string {
 	i := strconv.Itoa
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
@@ -127,7 +108,7 @@ func Row(r sim.LayerResult) []string {
 	row := []string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
 		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
 		i(r.Count), t(r.Kernel), i(r.SplitK), u(r.Cycles), f(r.TimeUS),
-		f(r.TFLOPS), f(r.TCUtilization), u(r.DRAMReadBytes),
+		f(r.TFLOPS), f(r.TCUtilization), f(r.UsefulUtilization), u(r.DRAMReadBytes),
 		u(r.DRAMWriteBytes), u(r.DRAMWritebackBytes), f(r.DRAMGBps),
 		f(r.L2HitRate), u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes),
 		t(r.Bound)}
@@ -135,7 +116,7 @@ func Row(r sim.LayerResult) []string {
 	row = append(row, causeValues(&b, f)...)
 	row = append(row, opt(r.Speedup), t(r.Note), i(r.CTAs), i(r.Waves),
 		i(r.CTAsPerSM), t(r.OccupancyLimit), opt(r.IdealSpeedup), opt(r.LossUS))
-	var loss *sim.Breakdown
+	var loss *results.Breakdown
 	if r.LossUS > 0 {
 		loss = &r.Loss
 	}
@@ -157,7 +138,7 @@ func CSVText(s string) string {
 }
 
 // CSV renders the per-layer results with a header row.
-func CSV(rep *sim.Report) []byte {
+func CSV(rep *results.Report) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write(Columns)
@@ -173,7 +154,7 @@ func CSV(rep *sim.Report) []byte {
 // temporary directory first and then put in place (see writeDir), results
 // last, so that their presence means a complete run and no kill leaves
 // new files next to an earlier run's results.
-func WriteRun(dir string, rep *sim.Report, ld *configs.Loaded) error {
+func WriteRun(dir string, rep *results.Report, ld *configs.Loaded) error {
 	if err := CheckFinite(rep); err != nil {
 		return err
 	}

@@ -12,21 +12,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-func outputReport() *sim.Report {
-	r := sim.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
+func outputReport() *results.Report {
+	r := results.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
 		Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Sparse, SparseApplied: true,
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
-		Speedup: 1.5, Note: "n", Explain: sim.Explain{CTAs: 8, Waves: 1,
+		Speedup: 1.5, Note: "n", Explain: results.Explain{CTAs: 8, Waves: 1,
 			CTAsPerSM: 2, OccupancyLimit: "registers", IdealSpeedup: 2,
-			LossUS: 0.25, Loss: sim.Breakdown{DRAMBandwidth: 1}}}
-	r.Power = sim.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}
-	return &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "c",
-		Results: []sim.LayerResult{r},
-		Totals:  []sim.Total{{Workload: "w", Mode: tensorcore.Sparse, TimeUS: 1}}}
+			LossUS: 0.25, Loss: results.Breakdown{DRAMBandwidth: 1}}}
+	r.Power = results.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}
+	return &results.Report{Tool: "stcsim", Version: results.Version, Config: "c",
+		Results: []results.LayerResult{r},
+		Totals:  []results.Total{{Workload: "w", Mode: tensorcore.Sparse, TimeUS: 1}}}
 }
 
 // The CSV has the same columns as the JSON records (breakdown flattened).
@@ -145,7 +145,7 @@ func TestTableFitsAndExplainsItself(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"count", "TFLOPS", "[1]", "notes:",
-		"[1] K padded 1030->1032", "legend:", "µs/call", "TC util", "bound",
+		"[1] K padded 1030->1032", "legend:", "µs/call", "of dense", "TC busy", "bound",
 		"(d)", "encoder.{0-23}"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -166,7 +166,7 @@ func TestTableFitsAndExplainsItself(t *testing.T) {
 // overrides with it.
 func TestLegendNamesOverrides(t *testing.T) {
 	rep := outputReport()
-	rep.Provenance = &sim.Provenance{ConfigDescription: "NVIDIA A100-SXM4-40GB, 108 SMs",
+	rep.Provenance = &results.Provenance{ConfigDescription: "NVIDIA A100-SXM4-40GB, 108 SMs",
 		Sets: []string{"gpu.sm_count=4"}}
 	var b bytes.Buffer
 	Table(&b, rep)
@@ -179,5 +179,30 @@ func TestLegendNamesOverrides(t *testing.T) {
 	Table(&b, rep)
 	if strings.Contains(b.String(), "as changed") {
 		t.Errorf("legend names overrides there are none of:\n%s", b.String())
+	}
+}
+
+// A run whose fidelity settings differ from the defaults says so, in the
+// table's legend and in report.md's provenance.
+func TestFidelityChangesAreShown(t *testing.T) {
+	rep := outputReport()
+	rep.Provenance = &results.Provenance{ConfigDescription: "A100",
+		FidelityChanges: []string{"kernel.simulated_candidates=1 (default 3)"}}
+	var b bytes.Buffer
+	Table(&b, rep)
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	if !strings.Contains(flat, "fidelity: simulated with settings off the defaults") ||
+		!strings.Contains(flat, "kernel.simulated_candidates=1 (default 3)") {
+		t.Errorf("table does not name the fidelity change:\n%s", b.String())
+	}
+	md := string(Markdown(rep, loadDefault(t), nil))
+	if !strings.Contains(md, "fidelity off its default**: `kernel.simulated_candidates=1 (default 3)`") {
+		t.Errorf("report.md does not name the fidelity change:\n%s", md)
+	}
+	rep.Provenance.FidelityChanges = nil
+	b.Reset()
+	Table(&b, rep)
+	if strings.Contains(b.String(), "fidelity:") {
+		t.Error("fidelity line with no change")
 	}
 }

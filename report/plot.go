@@ -18,7 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -31,7 +31,7 @@ var plotFormats = []string{"png", "svg"}
 // config's roofs and numbered layers, and the energy by class and by
 // layer (workloadPlots). It returns the file names written, relative to
 // dir, PNG before SVG.
-func WritePlots(dir string, rep *sim.Report, cfg *configs.Config) ([]string, error) {
+func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string, error) {
 	var files []string
 	stems := plotStems(rep)
 	for _, w := range workloadsOf(rep) {
@@ -78,8 +78,8 @@ func savePlot(fig *figure, dir, name string) ([]string, error) {
 // plotOf is what a workload's plots are drawn from.
 type plotOf struct {
 	w    string
-	rows []sim.LayerResult
-	rep  *sim.Report
+	rows []results.LayerResult
+	rep  *results.Report
 	cfg  *configs.Config
 	top  float64 // the breakdown plots' shared time scale
 }
@@ -126,7 +126,7 @@ func inReport(suffix string) bool {
 // plotStems maps each workload to the stem of its plot files: its
 // file-safe name, with -2, -3, ... after it when an earlier workload's
 // name maps to the same stem (a/b and a_b), so no plot overwrites another.
-func plotStems(rep *sim.Report) map[string]string {
+func plotStems(rep *results.Report) map[string]string {
 	out := map[string]string{}
 	used := map[string]bool{}
 	for _, w := range workloadsOf(rep) {
@@ -152,7 +152,7 @@ func fileSafe(s string) string {
 	return s
 }
 
-func workloadsOf(rep *sim.Report) []string {
+func workloadsOf(rep *results.Report) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range rep.Results {
@@ -164,8 +164,8 @@ func workloadsOf(rep *sim.Report) []string {
 	return out
 }
 
-func resultsOf(rep *sim.Report, workload string) []sim.LayerResult {
-	var out []sim.LayerResult
+func resultsOf(rep *results.Report, workload string) []results.LayerResult {
+	var out []results.LayerResult
 	for _, r := range rep.Results {
 		if r.Workload == workload {
 			out = append(out, r)
@@ -174,7 +174,7 @@ func resultsOf(rep *sim.Report, workload string) []sim.LayerResult {
 	return out
 }
 
-func totalOf(rep *sim.Report, workload string) *sim.Total {
+func totalOf(rep *results.Report, workload string) *results.Total {
 	for i, t := range rep.Totals {
 		if t.Workload == workload && t.Mode == tensorcore.Sparse && t.Speedup > 0 {
 			return &rep.Totals[i]
@@ -247,7 +247,7 @@ func layerAxis(p *plot.Plot, names []string) (w, h vg.Length) {
 }
 
 // layerName labels a layer, with its repeat count.
-func layerName(r sim.LayerResult) string {
+func layerName(r results.LayerResult) string {
 	if r.Count > 1 {
 		return fmt.Sprintf("%s x%d", r.Layer, r.Count)
 	}
@@ -256,7 +256,7 @@ func layerName(r sim.LayerResult) string {
 
 // speedupPlot: one bar per layer (sparse over dense time) and the network
 // total, against the 1x line.
-func speedupPlot(w string, rows []sim.LayerResult, total *sim.Total) (*figure, error) {
+func speedupPlot(w string, rows []results.LayerResult, total *results.Total) (*figure, error) {
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {
@@ -310,26 +310,26 @@ func maxOf(v plotter.Values) float64 {
 	return m
 }
 
-// breakdownParts group the causes of sim.Breakdown, bottom to top
+// breakdownParts group the causes of results.Breakdown, bottom to top
 // (TestBreakdownPartsCoverEveryCause checks that they sum to 1).
 var breakdownParts = []struct {
 	name string
-	get  func(sim.Breakdown) float64
+	get  func(results.Breakdown) float64
 }{
-	{"compute (tensor cores)", func(b sim.Breakdown) float64 { return b.Compute }},
-	{"shared memory", func(b sim.Breakdown) float64 { return b.Smem }},
-	{"L2 (bandwidth + latency)", func(b sim.Breakdown) float64 { return b.L2Bandwidth + b.L2Latency }},
-	{"DRAM (bandwidth + latency)", func(b sim.Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }},
+	{"compute (tensor cores)", func(b results.Breakdown) float64 { return b.Compute }},
+	{"shared memory", func(b results.Breakdown) float64 { return b.Smem }},
+	{"L2 (bandwidth + latency)", func(b results.Breakdown) float64 { return b.L2Bandwidth + b.L2Latency }},
+	{"DRAM (bandwidth + latency)", func(b results.Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }},
 	{"SM pipeline (barrier, dependence, issue, register file, tensor pipe)",
-		func(b sim.Breakdown) float64 {
+		func(b results.Breakdown) float64 {
 			return b.Barrier + b.Dependence + b.Issue + b.RegisterFile + b.TensorPipe
 		}},
-	{"launch, tail, wave quantization", func(b sim.Breakdown) float64 { return b.Launch + b.Tail + b.Waves }},
+	{"launch, tail, wave quantization", func(b results.Breakdown) float64 { return b.Launch + b.Tail + b.Waves }},
 }
 
 // breakdownTop is the tallest layer time per pass (time x count) of
 // either mode: the breakdown plots of a workload share it as their scale.
-func breakdownTop(rows []sim.LayerResult) float64 {
+func breakdownTop(rows []results.LayerResult) float64 {
 	top := 0.0
 	for _, r := range rows {
 		top = max(top, r.TimeUS*float64(r.Count))
@@ -339,8 +339,8 @@ func breakdownTop(rows []sim.LayerResult) float64 {
 
 // breakdownPlot stacks each layer's time per pass (time x count) by the
 // resource it is attributed to, on a y scale up to top.
-func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode, top float64) (*figure, error) {
-	var sel []sim.LayerResult
+func breakdownPlot(w string, rows []results.LayerResult, mode tensorcore.Mode, top float64) (*figure, error) {
+	var sel []results.LayerResult
 	for _, r := range rows {
 		if r.Mode == mode {
 			sel = append(sel, r)
@@ -386,27 +386,10 @@ func breakdownPlot(w string, rows []sim.LayerResult, mode tensorcore.Mode, top f
 		key: []string{"", "Dense and sparse plots of a", "workload share this scale."}}, nil
 }
 
-// Peak is a config's compute roof of one precision, in TFLOPS
-// (dense-equivalent when sparse): SMs x tensor cores per SM x the
-// logical FMAs of one instruction of the derived datapath / its issue
-// interval x 2 FLOP x clock.
+// Peak is a config's compute roof of one precision at its clock, in
+// TFLOPS (dense-equivalent when sparse; configs.Config.PeakTFLOPS).
 func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (float64, error) {
-	pr, err := cfg.TensorCore.Get(precision)
-	if err != nil {
-		return 0, err
-	}
-	mode := tensorcore.Dense
-	if sparse {
-		mode = tensorcore.Sparse
-	}
-	pat, _ := tensorcore.ParsePattern(pr.SparsePattern)
-	dp, err := tensorcore.Derive(pr, precision, mode, pat, 0)
-	if err != nil {
-		return 0, err
-	}
-	perClk := float64(dp.Shape.FMAs()) / float64(dp.Interval)
-	return float64(cfg.GPU.SMCount) * float64(cfg.SM.SubPartitions) *
-		perClk * 2 * float64(cfg.GPU.ClockMHz) * 1e6 / 1e12, nil
+	return cfg.PeakTFLOPS(precision, sparse, 0)
 }
 
 // DRAMRoof is the config's sustained DRAM bandwidth in GB/s.
@@ -416,7 +399,7 @@ func DRAMRoof(cfg *configs.Config) float64 {
 
 // Intensity is a layer's arithmetic intensity: FLOPs (2mnk per GEMM of
 // the batch) per DRAM byte; 0 when it moved no DRAM bytes.
-func Intensity(r sim.LayerResult) float64 {
+func Intensity(r results.LayerResult) float64 {
 	bytes := float64(r.DRAMReadBytes + r.DRAMWriteBytes)
 	if bytes == 0 {
 		return 0
@@ -427,7 +410,7 @@ func Intensity(r sim.LayerResult) float64 {
 
 // layerNumbers numbers a workload's layers 1, 2, ... in the order of its
 // results: the roofline's point labels and report.md's "#" column.
-func layerNumbers(rows []sim.LayerResult) (map[string]int, []string) {
+func layerNumbers(rows []results.LayerResult) (map[string]int, []string) {
 	num := map[string]int{}
 	var order []string
 	for _, r := range rows {
@@ -443,7 +426,7 @@ func layerNumbers(rows []sim.LayerResult) (map[string]int, []string) {
 // layer in each mode, under the config's compute and bandwidth roofs.
 // Each point carries its layer's number (the key beside the plot names
 // them) and a line joins a layer's dense and sparse points.
-func rooflinePlot(w string, rows []sim.LayerResult, cfg *configs.Config) (*figure, error) {
+func rooflinePlot(w string, rows []results.LayerResult, cfg *configs.Config) (*figure, error) {
 	num, order := layerNumbers(rows)
 	pts := map[tensorcore.Mode]plotter.XYs{}
 	labels := map[tensorcore.Mode][]string{}

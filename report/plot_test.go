@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -19,19 +19,19 @@ import (
 // sampleReport is a two-workload report with plausible numbers; the plots
 // only draw what it holds. STCSIM_KEEP_PLOTS=DIR keeps the files to look
 // at.
-func sampleReport(layers int) *sim.Report {
-	rep := &sim.Report{Tool: "stcsim", Version: sim.Version, Config: "a100-40gb"}
+func sampleReport(layers int) *results.Report {
+	rep := &results.Report{Tool: "stcsim", Version: results.Version, Config: "a100-40gb"}
 	for _, w := range []string{"resnet50", "bert/large"} {
 		var dt, st float64
 		for i := 0; i < layers; i++ {
 			m, n, k := 256<<(i%4), 1024*(1+i%3), 576*(1+i%5)
 			flops := 2 * float64(m*n*k)
-			d := sim.LayerResult{Workload: w, Layer: fmt.Sprintf("layer%d.conv", i),
+			d := results.LayerResult{Workload: w, Layer: fmt.Sprintf("layer%d.conv", i),
 				M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Dense,
 				SparseApplied: false, Count: 1 + i%3, Kernel: "128x128x32_64x64_s5",
 				SplitK: 1, Bound: "compute",
 				DRAMReadBytes: uint64(2 * (m*k + k*n)), DRAMWriteBytes: uint64(2 * m * n),
-				Breakdown: sim.Breakdown{Compute: 0.6, Smem: 0.1, L2Latency: 0.1, DRAMBandwidth: 0.1, Launch: 0.1}}
+				Breakdown: results.Breakdown{Compute: 0.6, Smem: 0.1, L2Latency: 0.1, DRAMBandwidth: 0.1, Launch: 0.1}}
 			d.TimeUS = flops / 250e6 * (1 + 0.3*float64(i%2))
 			d.TFLOPS = flops / d.TimeUS / 1e6
 			s := d
@@ -39,14 +39,14 @@ func sampleReport(layers int) *sim.Report {
 			s.TimeUS = d.TimeUS / (1.1 + 0.1*float64(i%6))
 			s.TFLOPS = flops / s.TimeUS / 1e6
 			s.DRAMReadBytes = uint64(2*(m*k*9/16) + 2*k*n)
-			s.Breakdown = sim.Breakdown{Compute: 0.4, Smem: 0.15, L2Latency: 0.1, DRAMBandwidth: 0.25, Tail: 0.1}
+			s.Breakdown = results.Breakdown{Compute: 0.4, Smem: 0.15, L2Latency: 0.1, DRAMBandwidth: 0.25, Tail: 0.1}
 			s.Speedup = d.TimeUS / s.TimeUS
 			rep.Results = append(rep.Results, d, s)
 			dt += d.TimeUS * float64(d.Count)
 			st += s.TimeUS * float64(s.Count)
 		}
-		rep.Totals = append(rep.Totals, sim.Total{Workload: w, Mode: tensorcore.Dense, TimeUS: dt},
-			sim.Total{Workload: w, Mode: tensorcore.Sparse, TimeUS: st, Speedup: dt / st})
+		rep.Totals = append(rep.Totals, results.Total{Workload: w, Mode: tensorcore.Dense, TimeUS: dt},
+			results.Total{Workload: w, Mode: tensorcore.Sparse, TimeUS: st, Speedup: dt / st})
 	}
 	return rep
 }
@@ -113,8 +113,8 @@ func TestWritePlots(t *testing.T) {
 	}
 }
 
-func onlyMode(rep *sim.Report, mode tensorcore.Mode) *sim.Report {
-	out := &sim.Report{Tool: rep.Tool, Version: rep.Version, Config: rep.Config}
+func onlyMode(rep *results.Report, mode tensorcore.Mode) *results.Report {
+	out := &results.Report{Tool: rep.Tool, Version: rep.Version, Config: rep.Config}
 	for _, r := range rep.Results {
 		if r.Mode == mode {
 			out.Results = append(out.Results, r)
@@ -195,13 +195,13 @@ func TestPeakMatchesMicrobenchmark(t *testing.T) {
 }
 
 func TestIntensity(t *testing.T) {
-	r := sim.LayerResult{M: 1024, N: 1024, K: 1024, Batch: 2,
+	r := results.LayerResult{M: 1024, N: 1024, K: 1024, Batch: 2,
 		DRAMReadBytes: 4 << 20, DRAMWriteBytes: 2 << 20}
 	want := 2.0 * 1024 * 1024 * 1024 * 2 / (6 << 20)
 	if got := Intensity(r); math.Abs(got-want) > 1e-9 {
 		t.Errorf("intensity %g, want %g", got, want)
 	}
-	if Intensity(sim.LayerResult{M: 1, N: 1, K: 1}) != 0 {
+	if Intensity(results.LayerResult{M: 1, N: 1, K: 1}) != 0 {
 		t.Error("no DRAM bytes should give 0")
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
 // ManifestName is the file in --out that lists, one name a line, the
@@ -34,9 +34,9 @@ var fixedOutputs = []string{"config.yaml", "report.md", "results.json", "results
 // a run of these workloads (in the order the results will list them): a
 // superset, as a plot with nothing to show is not drawn.
 func RunFiles(workloads []string) []string {
-	rep := &sim.Report{}
+	rep := &results.Report{}
 	for _, w := range workloads {
-		rep.Results = append(rep.Results, sim.LayerResult{Workload: w})
+		rep.Results = append(rep.Results, results.LayerResult{Workload: w})
 	}
 	stems := plotStems(rep)
 	names := slices.Clone(fixedOutputs)
@@ -406,7 +406,7 @@ func processAlive(pid int) bool {
 // CheckFinite reports a result that is not a finite number: a model
 // failure, found before any output is written (JSON cannot hold it, and a
 // plot or table of it would mislead).
-func CheckFinite(rep *sim.Report) error {
+func CheckFinite(rep *results.Report) error {
 	for _, r := range rep.Results {
 		if f, ok := firstNonFinite(reflect.ValueOf(r), ""); !ok {
 			return fmt.Errorf("internal error: workload %s layer %s mode %s: "+

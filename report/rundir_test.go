@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
 // renamed is a report of sampleReport's results under other workload
 // names, so that a second run writes plots of other names.
-func renamed(rep *sim.Report, names map[string]string) *sim.Report {
+func renamed(rep *results.Report, names map[string]string) *results.Report {
 	out := *rep
 	out.Results = slices.Clone(rep.Results)
 	out.Totals = slices.Clone(rep.Totals)

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -23,7 +23,7 @@ const tableGap = 1
 // layer and mode; the totals; the notes the rows mark; and a legend of
 // the units and terms. Details (kernel, split-K, launch, traffic,
 // breakdown, loss) are in the CSV and JSON.
-func Table(out io.Writer, rep *sim.Report) {
+func Table(out io.Writer, rep *results.Report) {
 	notes := noteIndex(rep.Results)
 	unit := unitOf(rep.Results)
 	layerW := layerWidth(rep, unit, notes)
@@ -31,7 +31,7 @@ func Table(out io.Writer, rep *sim.Report) {
 		fmt.Fprintf(out, "%s\n", w)
 		tw := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "#\t%-*s\tM x N x K\tcount\tmode\tµs/call\t%s\t"+
-			"TC util\tbound\tspeedup\twhy not 2x\tnotes\t\n", layerW, "layer", unit)
+			"of dense\tTC busy\tbound\tspeedup\twhy not 2x\tnotes\t\n", layerW, "layer", unit)
 		rows := resultsOf(rep, w)
 		num, _ := layerNumbers(rows)
 		for _, r := range rows {
@@ -39,9 +39,9 @@ func Table(out io.Writer, rep *sim.Report) {
 			// left-aligned names.
 			name := fit(r.Layer, layerW)
 			name += strings.Repeat(" ", layerW-utf8.RuneCountInString(name))
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%s\t%s\t%s\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%.0f%%\t%s\t%s\t%s\t%s\t\n",
 				num[r.Layer], name, shapeOf(r), r.Count, r.Mode,
-				r.TimeUS, r.TFLOPS, 100*r.TCUtilization, r.Bound,
+				r.TimeUS, r.TFLOPS, 100*r.UsefulUtilization, 100*r.TCUtilization, r.Bound,
 				speedupCell(r), lossCell(r), notes.marks(r))
 		}
 		tw.Flush()
@@ -53,7 +53,7 @@ func Table(out io.Writer, rep *sim.Report) {
 }
 
 // shapeOf is a record's GEMM, with its batch count when batched.
-func shapeOf(r sim.LayerResult) string {
+func shapeOf(r results.LayerResult) string {
 	s := fmt.Sprintf("%dx%dx%d", r.M, r.N, r.K)
 	if r.Batch > 1 {
 		s += fmt.Sprintf(" b%d", r.Batch)
@@ -61,7 +61,7 @@ func shapeOf(r sim.LayerResult) string {
 	return s
 }
 
-func speedupCell(r sim.LayerResult) string {
+func speedupCell(r results.LayerResult) string {
 	sp := ""
 	if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
 		sp = fmt.Sprintf("%.2fx", r.Speedup)
@@ -76,7 +76,7 @@ func speedupCell(r sim.LayerResult) string {
 // speedup and that cause's share of the loss, e.g. "smem 65%": the short
 // form of report.md's "why not 2x" split (the CSV's loss_* columns have
 // every cause).
-func lossCell(r sim.LayerResult) string {
+func lossCell(r results.LayerResult) string {
 	if r.Mode != tensorcore.Sparse || r.LossUS == 0 {
 		return ""
 	}
@@ -86,7 +86,7 @@ func lossCell(r sim.LayerResult) string {
 
 // topCause is a breakdown's largest cause and its share (the first in
 // causes() order on a tie).
-func topCause(b sim.Breakdown) (string, float64) {
+func topCause(b results.Breakdown) (string, float64) {
 	names, shares := causes(), causeShares(b)
 	best := 0
 	for i, v := range shares {
@@ -117,7 +117,7 @@ func shortCause(name string) string {
 	return name
 }
 
-func writeTableTotals(out io.Writer, rep *sim.Report) {
+func writeTableTotals(out io.Writer, rep *results.Report) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "workload\tmode\ttotal µs per pass\tspeedup\t\n")
 	for _, t := range rep.Totals {
@@ -132,22 +132,22 @@ func writeTableTotals(out io.Writer, rep *sim.Report) {
 
 // layerWidth is the widest layer name that keeps the table within
 // TableWidth, given the other columns' widths.
-func layerWidth(rep *sim.Report, unit string, notes *noteSet) int {
+func layerWidth(rep *results.Report, unit string, notes *noteSet) int {
 	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
-		len("µs/call"), len(unit), len("TC util"), len("compute"),
+		len("µs/call"), len(unit), len("of dense"), len("TC busy"), len("compute"),
 		len("speedup"), len("why not 2x"), len("notes")}
 	longest := len("layer")
 	for _, r := range rep.Results {
 		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
 			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
-			fmt.Sprintf("%.1f", r.TFLOPS), "100%", r.Bound, speedupCell(r),
+			fmt.Sprintf("%.1f", r.TFLOPS), "100%", "100%", r.Bound, speedupCell(r),
 			lossCell(r), notes.marks(r)}
 		for i, c := range cells {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 		longest = max(longest, utf8.RuneCountInString(r.Layer))
 	}
-	used := tableGap * (len(widths) + 1) // a gap after each of the 12 columns
+	used := tableGap * (len(widths) + 1) // a gap after each of the 13 columns
 	for _, w := range widths {
 		used += w
 	}
@@ -177,7 +177,7 @@ func fitPart(s string, w int) string {
 	if len(r) <= w {
 		return s
 	}
-	head := (w - 1) / 2
+	head := (w - 1) * 2 / 3 // the start names the block, the end the layer
 	return string(r[:head]) + "…" + string(r[len(r)-(w-1-head):])
 }
 
@@ -187,7 +187,7 @@ type noteSet struct {
 	index map[string]int
 }
 
-func noteIndex(rows []sim.LayerResult) *noteSet {
+func noteIndex(rows []results.LayerResult) *noteSet {
 	n := &noteSet{index: map[string]int{}}
 	for _, r := range rows {
 		for _, part := range splitNote(r.Note) {
@@ -208,7 +208,7 @@ func splitNote(note string) []string {
 }
 
 // marks are a record's note numbers, e.g. "[1,3]".
-func (n *noteSet) marks(r sim.LayerResult) string {
+func (n *noteSet) marks(r results.LayerResult) string {
 	var m []string
 	for _, part := range splitNote(r.Note) {
 		m = append(m, fmt.Sprint(n.index[part]))
@@ -258,8 +258,12 @@ var legendTerms = [][2]string{
 	{"µs/call", "simulated time of one run of the layer; totals are the sum of µs/call x count"},
 	{"TFLOPS", "dense-equivalent throughput, 2·M·N·K·batch / time (TOPS for int8): " +
 		"sparse rows count the skipped multiplies too"},
-	{"TC util", "share of tensor-core issue slots busy, against the mode's own " +
-		"peak (the dense peak on dense rows, the sparse peak on sparse rows)"},
+	{"of dense", "useful utilization: the layer's own work (the unpadded GEMM; a " +
+		"sparse row's skipped multiplies counted as done) per second against the dense " +
+		"peak of its precision at the clock it ran at, one scale for both modes (2:4 " +
+		"can reach 200%); padded tiles are not useful work"},
+	{"TC busy", "issue-slot occupancy: share of tensor-core issue slots busy, padded " +
+		"MMAs included, against the mode's own peak (the sparse peak on sparse rows)"},
 	{"bound", "the largest share of the time breakdown: compute (tensor cores busy) " +
 		"or what they waited on: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
 		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
@@ -274,7 +278,7 @@ var legendTerms = [][2]string{
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
 }
 
-func writeLegend(out io.Writer, rep *sim.Report, unit string) {
+func writeLegend(out io.Writer, rep *results.Report, unit string) {
 	fmt.Fprintln(out, "\nlegend:")
 	for _, t := range legendTerms {
 		term := t[0]
@@ -294,5 +298,9 @@ func writeLegend(out io.Writer, rep *sim.Report, unit string) {
 			desc += "; as changed by --set " + strings.Join(p.Sets, ", --set ")
 		}
 		wrap(out, "  config: ", desc)
+		if len(p.FidelityChanges) > 0 {
+			wrap(out, "  fidelity: ", "simulated with settings off the defaults, which "+
+				"change what is simulated (docs/sm.md): "+strings.Join(p.FidelityChanges, ", "))
+		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
 )
 
 // The terminal table answers "why not 2x" on each sparse row: the
@@ -15,10 +15,10 @@ func TestTableSaysWhyNot2x(t *testing.T) {
 	rep := sampleReport(2)
 	s := &rep.Results[1]
 	s.LossUS = 12.5
-	s.Loss = sim.Breakdown{Smem: 0.65, DRAMBandwidth: 0.2, Tail: 0.15}
+	s.Loss = results.Breakdown{Smem: 0.65, DRAMBandwidth: 0.2, Tail: 0.15}
 	w := &rep.Results[3]
 	w.LossUS = 3
-	w.Loss = sim.Breakdown{Smem: 0.1, Waves: 0.9}
+	w.Loss = results.Breakdown{Smem: 0.1, Waves: 0.9}
 	var b bytes.Buffer
 	Table(&b, rep)
 	out := b.String()

@@ -1,10 +1,5 @@
 package sim
 
-import (
-	"reflect"
-	"strings"
-)
-
 // reason is what a warp, and through it a tensor core, was waiting for.
 type reason uint8
 
@@ -145,20 +140,6 @@ func shares(busy uint64, idle [numReasons]uint64) Breakdown {
 		RegisterFile: f(whyRegFile), TensorPipe: f(whyCompute),
 		Launch: f(whyLaunch, whyStage), Tail: f(whyTail),
 		Waves: f(whyWaves)}
-}
-
-// bound names the cause with the largest share of the time (its JSON
-// name; compute on a tie).
-func (b Breakdown) bound() string {
-	v := reflect.ValueOf(b)
-	t := v.Type()
-	best, name := -1.0, ""
-	for i := 0; i < v.NumField(); i++ {
-		if x := v.Field(i).Float(); x > best {
-			best, name = x, strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-		}
-	}
-	return name
 }
 
 // note charges the cycles since the warp's last note, within the

@@ -46,8 +46,8 @@ func causeShares(b Breakdown) map[string]float64 {
 func TestBreakdownFollowsTheCause(t *testing.T) {
 	b0 := bdRun(t)
 	base := causeShares(b0)
-	if b0.bound() != "compute" {
-		t.Fatalf("default: bound %s, want compute: %+v", b0.bound(), b0)
+	if b0.Bound() != "compute" {
+		t.Fatalf("default: bound %s, want compute: %+v", b0.Bound(), b0)
 	}
 	for _, c := range []struct {
 		set, cause string
@@ -70,9 +70,9 @@ func TestBreakdownFollowsTheCause(t *testing.T) {
 				grew, most = k, d
 			}
 		}
-		if grew != c.cause || (c.bound && b.bound() != c.cause) {
+		if grew != c.cause || (c.bound && b.Bound() != c.cause) {
 			t.Errorf("%s: %s grew most (%+.3f), bound %s; want %s (%.3f -> %.3f)",
-				c.set, grew, most, b.bound(), c.cause, base[c.cause], got[c.cause])
+				c.set, grew, most, b.Bound(), c.cause, base[c.cause], got[c.cause])
 		}
 	}
 }

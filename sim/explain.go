@@ -1,6 +1,6 @@
 package sim
 
-import "reflect"
+import "github.com/stcsim/stcsim/results"
 
 // explainLaunch fills a record's launch shape from its kernel plan.
 func explainLaunch(res *LayerResult, p *kernelPlan, sms int) {
@@ -24,15 +24,11 @@ func explainLoss(s *LayerResult, d LayerResult) {
 	if gap <= 0 {
 		return
 	}
-	loss := Breakdown{}
-	sv, dv := reflect.ValueOf(s.Breakdown), reflect.ValueOf(d.Breakdown)
-	lv := reflect.ValueOf(&loss).Elem()
-	for i := 0; i < lv.NumField(); i++ {
-		if lv.Field(i).Kind() != reflect.Float64 {
-			continue
-		}
-		lost := sv.Field(i).Float()*s.TimeUS - dv.Field(i).Float()*ideal
-		lv.Field(i).SetFloat(lost / gap)
+	ss, ds := s.Breakdown.Shares(), d.Breakdown.Shares()
+	lost := make([]float64, len(ss))
+	for i := range ss {
+		lost[i] = (ss[i]*s.TimeUS - ds[i]*ideal) / gap
 	}
+	loss := results.BreakdownOf(lost)
 	s.LossUS, s.Loss = gap, loss
 }

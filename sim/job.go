@@ -4,13 +4,14 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Version is the tool version recorded next to every result.
-const Version = "0.1.0"
+const Version = results.Version
 
 // Job is what one simulation run covers: workloads in modes.
 type Job struct {
@@ -35,17 +36,6 @@ type Observer interface {
 	KernelBuilt(kernel string, engine akita.Engine, comps []akita.Component)
 	// KernelDone is called after the engine has drained.
 	KernelDone(kernel string)
-}
-
-// Report is the result of a run: the machine-readable output contract.
-type Report struct {
-	Tool    string `json:"tool"`
-	Version string `json:"version"`
-	Config  string `json:"config"`
-	// Provenance is everything that produced the results.
-	Provenance *Provenance   `json:"provenance"`
-	Results    []LayerResult `json:"results"`
-	Totals     []Total       `json:"totals"`
 }
 
 // Run simulates every GEMM of the job's workloads in every mode on the

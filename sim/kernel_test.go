@@ -2,10 +2,6 @@ package sim
 
 import (
 	"testing"
-
-	"github.com/stcsim/stcsim/configs"
-
-	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // TestRasterOrderIsCUTLASSSwizzle checks ctaCoord against CUTLASS's
@@ -38,53 +34,5 @@ func TestRasterOrderIsCUTLASSSwizzle(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// The selection's sample estimate (wave-extrapolated samples at two k-step
-// counts) must rank tiles as their simulations over every k-step do (wave
-// extrapolation on in both), and come within 6 % of them, on a long-K
-// kernel.
-func TestSampleEstimatePredictsFullRun(t *testing.T) {
-	longTier(t, "two full 1024x1024x12800 kernels")
-	t.Parallel() // long: overlaps the other long tests on a second core
-	ld, err := configs.Load(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ld.Config
-	// The full runs simulate every k-step.
-	cfg.Sim.ExtrapolateKSteps = false
-	cfg.Sim.FastForward = false
-	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
-	plans, _ := candidatePlans(cfg, g)
-	var est, full []float64
-	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
-		var p *kernelPlan
-		for _, c := range plans {
-			if c.name() == name {
-				p = c
-			}
-		}
-		if p == nil || p.kSteps <= 2*sampleKSteps {
-			t.Fatalf("%s: no plan with a long K (%v)", name, p)
-		}
-		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)
-		if err != nil || whole != nil {
-			t.Fatalf("%s: %v, full %v", name, err, whole)
-		}
-		r, err := simulateKernel(cfg, p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		est, full = append(est, e), append(full, float64(r.cycles))
-		rel := e/float64(r.cycles) - 1
-		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.cycles, 100*rel)
-		if rel > 0.06 || rel < -0.06 {
-			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
-		}
-	}
-	if (est[0] < est[1]) != (full[0] < full[1]) {
-		t.Errorf("estimates %v rank the tiles unlike the full runs %v", est, full)
 	}
 }

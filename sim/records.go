@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -202,7 +203,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
-		Breakdown:     k.breakdown, Bound: k.breakdown.bound(),
+		Breakdown:     k.breakdown, Bound: k.breakdown.Bound(),
 		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread}
 	if j.shape.Sparse {
@@ -215,10 +216,17 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.DualProducts = j.shape.Products
 	}
 
+	res.UsefulUtilization = r.usefulUtilization(g, sec, k.clockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
 	if k.powerNote != "" {
 		res.Note = joinNote(res.Note, k.powerNote)
+	}
+	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
+		res.AbovePowerLimit = true
+		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+
+			"power.limit_w (%.0f W): the board would throttle; see "+
+			"gpu.clock_policy=power_capped", res.AvgPowerW, res.ClockMHz, lim))
 	}
 	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
 	if k.plan.paddedK != g.K {
@@ -247,6 +255,25 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))
 	}
 	return res
+}
+
+// usefulUtilization is the layer's own work per second (the unpadded
+// GEMM; skipped sparse multiplies count as done) over the dense peak of
+// its precision at the clock the kernel ran at.
+func (r *runner) usefulUtilization(g workloads.GEMM, sec float64, clockMHz int) float64 {
+	m, k := g.M, g.K
+	if g.UnpaddedM > 0 {
+		m = g.UnpaddedM
+	}
+	if g.UnpaddedK > 0 {
+		k = g.UnpaddedK
+	}
+	peak, err := r.cfg.PeakTFLOPS(g.Precision, false, clockMHz)
+	if err != nil || peak <= 0 || sec <= 0 {
+		return 0 // Check has refused a precision the config lacks
+	}
+	work := 2 * float64(m) * float64(g.N) * float64(k) * float64(max(1, g.Batch))
+	return work / sec / 1e12 / peak
 }
 
 // ensembleCycles is the record's cycles: the single run's, or with an

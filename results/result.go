@@ -1,9 +1,59 @@
-package sim
+package results
 
 import (
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
+
+// Version is the tool's version, written into every output.
+const Version = "0.1.0"
+
+// Report is the result of a run: the machine-readable output contract.
+type Report struct {
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Config  string `json:"config"`
+	// Provenance is everything that produced the results.
+	Provenance *Provenance   `json:"provenance"`
+	Results    []LayerResult `json:"results"`
+	Totals     []Total       `json:"totals"`
+}
+
+// Provenance is what produced a report, enough to reproduce it: the
+// config's sources in merge order with their hashes, every --set, the
+// effective config's hash, the workloads with their options, the tool
+// version and the command line.
+type Provenance struct {
+	Version string `json:"version"`
+	// Command is the command line (os.Args) of the run; empty when the
+	// report was made through the library.
+	Command []string `json:"command,omitempty"`
+	// ConfigFiles are the config files read, a base before the file
+	// that names it.
+	ConfigFiles []configs.SourceFile `json:"config_files"`
+	// Sets are the --set overrides, in the order applied.
+	Sets []string `json:"sets"`
+	// ConfigHash is the SHA-256 of the effective config (config.yaml's
+	// values).
+	ConfigHash string `json:"config_hash"`
+	// ConfigDescription is the config's description: the hardware, and
+	// what of it is not modelled.
+	ConfigDescription string `json:"config_description"`
+	// FidelityChanges are the fidelity settings (what is simulated, not
+	// the hardware) that differ from the built-in defaults, as
+	// "key=value (default D)": results made with them say so.
+	FidelityChanges []string         `json:"fidelity_changes,omitempty"`
+	Workloads       []WorkloadSource `json:"workloads"`
+}
+
+// WorkloadSource is one workload of a run and where it came from
+// (workloads.Origin: an exported trace records the same).
+type WorkloadSource = workloads.Origin
+
+// WeightsSource is one weights path of a workload and its content hash.
+type WeightsSource = workloads.WeightsSource
 
 // LayerResult is one GEMM (a layer, or one --gemm) simulated in one mode:
 // the record of stcsim's machine-readable output. Field names are the
@@ -35,6 +85,14 @@ type LayerResult struct {
 	TimeUS        float64 `json:"time_us"`
 	TFLOPS        float64 `json:"tflops"`
 	TCUtilization float64 `json:"tc_utilization"`
+	// UsefulUtilization is the layer's own work (2·M·N·K·batch of the
+	// unpadded GEMM, the multiplies a sparse kernel skips counted as done)
+	// per second against the dense peak of its precision at the clock it
+	// ran at: padded tiles and padded rows are not useful work, and dense
+	// and sparse records share one scale (a 2:4 kernel can reach 2).
+	// TCUtilization is the other figure: issue-slot occupancy against the
+	// mode's own peak.
+	UsefulUtilization float64 `json:"useful_utilization"`
 	// DRAM traffic during the record's time (cycles); the L2's write-back
 	// of D after the kernel is DRAMWritebackBytes, outside that time.
 	DRAMReadBytes      uint64  `json:"dram_read_bytes"`
@@ -143,54 +201,15 @@ type Power struct {
 	EnergyUJ float64 `json:"energy_uj"`
 	// AvgPowerW is EnergyUJ over the kernel's time, in watts.
 	AvgPowerW float64 `json:"avg_power_w"`
+	// AbovePowerLimit: under gpu.clock_policy=locked the kernel draws
+	// more than power.limit_w, which the board would not sustain (it
+	// would lower its clock; power_capped models that).
+	AbovePowerLimit bool `json:"above_power_limit,omitempty"`
 	// Energy splits EnergyUJ by event class (microjoules).
 	Energy energy.Breakdown `json:"energy"`
 	// EnergySaving (sparse records): dense energy / sparse energy of the
 	// same layer.
 	EnergySaving float64 `json:"energy_saving,omitempty"`
-}
-
-// Breakdown splits a kernel's tensor-core time (every tensor core's
-// every cycle) into busy (compute) and idle by cause: what the warp whose
-// MMA ended the idle gap waited on during it (see docs/sm.md). The
-// shares sum to 1; every float field is a cause (records' loss and the
-// CSV's breakdown_*/loss_* columns iterate them).
-type Breakdown struct {
-	// Compute: the tensor cores' issue slots were busy.
-	Compute float64 `json:"compute"`
-	// Smem: a fragment load (LDSM) not back, the MIO queue full, or a
-	// stage whose data arrived in time but whose shared-memory write queued.
-	Smem float64 `json:"smem"`
-	// L2Bandwidth and L2Latency: a cp.async stage fed from L2, its wait
-	// split into the queueing beyond the L2 hit latency and the rest.
-	L2Bandwidth float64 `json:"l2_bandwidth"`
-	L2Latency   float64 `json:"l2_latency"`
-	// DRAMBandwidth and DRAMLatency: the same for stages fed from DRAM.
-	DRAMBandwidth float64 `json:"dram_bandwidth"`
-	DRAMLatency   float64 `json:"dram_latency"`
-	// Barrier: BAR.SYNC, waiting for the CTA's other warps and the
-	// barrier latency.
-	Barrier float64 `json:"barrier"`
-	// Dependence: a register written by an earlier ALU or MMA instruction
-	// (the accumulator chain, address arithmetic).
-	Dependence float64 `json:"dependence"`
-	// Issue: the warp's own earlier instructions or other warps held the
-	// scheduler's issue slots.
-	Issue float64 `json:"issue"`
-	// RegisterFile: the register file's read ports were taken.
-	RegisterFile float64 `json:"register_file"`
-	// TensorPipe: the tensor core's own datapath had not accepted the
-	// previous MMA (stage hazards).
-	TensorPipe float64 `json:"tensor_pipe"`
-	// Launch: the kernel launch, CTA dispatch and launch, and a CTA's
-	// first instructions.
-	Launch float64 `json:"launch"`
-	// Tail: after a sub-partition's last MMA of a CTA until the CTA
-	// finished (the epilogue), and the split-K reduction.
-	Tail float64 `json:"tail"`
-	// Waves: wave quantization, an SM with no CTA left to run while
-	// others still work.
-	Waves float64 `json:"wave_quantization"`
 }
 
 // Total is one workload in one mode: the sum over its layers.

@@ -1,0 +1,93 @@
+package results
+
+// Breakdown splits a kernel's tensor-core time (every tensor core's
+// every cycle) into busy (compute) and idle by cause: what the warp whose
+// MMA ended the idle gap waited on during it (see docs/sm.md). The
+// shares sum to 1; every float field is a cause (records' loss and the
+// CSV's breakdown_*/loss_* columns iterate them).
+type Breakdown struct {
+	// Compute: the tensor cores' issue slots were busy.
+	Compute float64 `json:"compute"`
+	// Smem: a fragment load (LDSM) not back, the MIO queue full, or a
+	// stage whose data arrived in time but whose shared-memory write queued.
+	Smem float64 `json:"smem"`
+	// L2Bandwidth and L2Latency: a cp.async stage fed from L2, its wait
+	// split into the queueing beyond the L2 hit latency and the rest.
+	L2Bandwidth float64 `json:"l2_bandwidth"`
+	L2Latency   float64 `json:"l2_latency"`
+	// DRAMBandwidth and DRAMLatency: the same for stages fed from DRAM.
+	DRAMBandwidth float64 `json:"dram_bandwidth"`
+	DRAMLatency   float64 `json:"dram_latency"`
+	// Barrier: BAR.SYNC, waiting for the CTA's other warps and the
+	// barrier latency.
+	Barrier float64 `json:"barrier"`
+	// Dependence: a register written by an earlier ALU or MMA instruction
+	// (the accumulator chain, address arithmetic).
+	Dependence float64 `json:"dependence"`
+	// Issue: the warp's own earlier instructions or other warps held the
+	// scheduler's issue slots.
+	Issue float64 `json:"issue"`
+	// RegisterFile: the register file's read ports were taken.
+	RegisterFile float64 `json:"register_file"`
+	// TensorPipe: the tensor core's own datapath had not accepted the
+	// previous MMA (stage hazards).
+	TensorPipe float64 `json:"tensor_pipe"`
+	// Launch: the kernel launch, CTA dispatch and launch, and a CTA's
+	// first instructions.
+	Launch float64 `json:"launch"`
+	// Tail: after a sub-partition's last MMA of a CTA until the CTA
+	// finished (the epilogue), and the split-K reduction.
+	Tail float64 `json:"tail"`
+	// Waves: wave quantization, an SM with no CTA left to run while
+	// others still work.
+	Waves float64 `json:"wave_quantization"`
+}
+
+// Cause is one share of a Breakdown, named as in the JSON and CSV
+// (breakdown_<name>, loss_<name>).
+type Cause struct {
+	Name  string
+	Share float64
+}
+
+// CauseNames are a Breakdown's causes in field order, by JSON name
+// (TestCauseNamesAreTheFields holds them to the struct).
+var CauseNames = []string{"compute", "smem", "l2_bandwidth", "l2_latency",
+	"dram_bandwidth", "dram_latency", "barrier", "dependence", "issue",
+	"register_file", "tensor_pipe", "launch", "tail", "wave_quantization"}
+
+// Shares are the breakdown's shares in CauseNames order.
+func (b Breakdown) Shares() []float64 {
+	return []float64{b.Compute, b.Smem, b.L2Bandwidth, b.L2Latency,
+		b.DRAMBandwidth, b.DRAMLatency, b.Barrier, b.Dependence, b.Issue,
+		b.RegisterFile, b.TensorPipe, b.Launch, b.Tail, b.Waves}
+}
+
+// BreakdownOf is the breakdown with shares in CauseNames order.
+func BreakdownOf(s []float64) Breakdown {
+	return Breakdown{Compute: s[0], Smem: s[1], L2Bandwidth: s[2], L2Latency: s[3],
+		DRAMBandwidth: s[4], DRAMLatency: s[5], Barrier: s[6], Dependence: s[7],
+		Issue: s[8], RegisterFile: s[9], TensorPipe: s[10], Launch: s[11],
+		Tail: s[12], Waves: s[13]}
+}
+
+// Causes are the breakdown's named shares in CauseNames order.
+func (b Breakdown) Causes() []Cause {
+	out := make([]Cause, len(CauseNames))
+	for i, v := range b.Shares() {
+		out[i] = Cause{CauseNames[i], v}
+	}
+	return out
+}
+
+// Bound names the cause with the largest share of the time (compute, the
+// first, on a tie).
+func (b Breakdown) Bound() string {
+	best := Cause{Share: -1}
+	for _, c := range b.Causes() {
+		if c.Share > best.Share {
+			best = c
+		}
+	}
+	return best.Name
+}

@@ -1,0 +1,176 @@
+//go:build long
+
+// The long tier: tests that hold a fast path (wave and K extrapolation,
+// the steady-state fast-forward, the selection's samples) to the full
+// simulation of large kernels, and the 8192^3 peak check. They take
+// minutes of CPU each, so the README's `go test ./...` leaves them out;
+// `go test -tags long ./sim/...` runs them, as .ci/run does after the
+// default tier.
+
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// The fast-forward agrees with the full simulation within 2 % in cycles
+// and 3 % in tensor-core utilization and shared-memory bytes on the
+// family above; the L2 traffic of every class is the full run's exactly
+// (the left-out k-steps' tiles are touched, not extrapolated), and DRAM
+// reads within 5 % (the L2's victims differ with the order of requests).
+func TestFastForwardCloseToFull(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	for _, f := range fastForwardFamily {
+		job := gemmJob(f.shape)
+		job.Modes = []tensorcore.Mode{f.mode}
+		if f.prec != tensorcore.FP16 {
+			job.Workloads[0].GEMMs[0].Precision = f.prec
+			job.Workloads[0].GEMMs[0].Sparsity = workloads.SparsityFor(f.prec)
+		}
+		sets := append([]string{"kernel.force=" + f.kernel}, f.sets...)
+		full := run(t, job, append(sets, "sim.fast_forward=false")...)
+		ff := run(t, job, sets...)
+		compareExtrapolated(t, full, ff, "fast-forwarded", func(tensorcore.Mode, string) bool { return false },
+			func(r, e LayerResult) []agreement {
+				t.Logf("%s %s %s %s %v: %d cycles in full, %d fast-forwarded (%+.2f %%)", r.Layer, r.Mode,
+					f.kernel, f.prec, f.sets, r.Cycles, e.Cycles, 100*(float64(e.Cycles)/float64(r.Cycles)-1))
+				return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+					{"l2 bytes", float64(r.L2Bytes), float64(e.L2Bytes), 0},
+					{"metadata bytes", float64(r.MetadataBytes) + 1, float64(e.MetadataBytes) + 1, 0},
+					{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.05},
+					{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
+					{"tc util", r.TCUtilization, e.TCUtilization, 0.03}}
+			})
+	}
+}
+
+// The selection's sample estimate (wave-extrapolated samples at two k-step
+// counts) must rank tiles as their simulations over every k-step do (wave
+// extrapolation on in both), and come within 6 % of them, on a long-K
+// kernel.
+func TestSampleEstimatePredictsFullRun(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ld.Config
+	// The full runs simulate every k-step.
+	cfg.Sim.ExtrapolateKSteps = false
+	cfg.Sim.FastForward = false
+	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
+	plans, _ := candidatePlans(cfg, g)
+	var est, full []float64
+	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
+		var p *kernelPlan
+		for _, c := range plans {
+			if c.name() == name {
+				p = c
+			}
+		}
+		if p == nil || p.kSteps <= 2*sampleKSteps {
+			t.Fatalf("%s: no plan with a long K (%v)", name, p)
+		}
+		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+		if err != nil || whole != nil {
+			t.Fatalf("%s: %v, full %v", name, err, whole)
+		}
+		r, err := simulateKernel(cfg, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, full = append(est, e), append(full, float64(r.cycles))
+		rel := e/float64(r.cycles) - 1
+		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.cycles, 100*rel)
+		if rel > 0.06 || rel < -0.06 {
+			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
+		}
+	}
+	if (est[0] < est[1]) != (full[0] < full[1]) {
+		t.Errorf("estimates %v rank the tiles unlike the full runs %v", est, full)
+	}
+}
+
+// The SM issue's checks on large squares (a100-40gb, FP16): dense over 90 %
+// of the 312 TFLOPS peak, and a sparse speedup in the 1.3-1.8x band of the
+// measured large GEMMs (validation/points: 1.38 for 3072x3072x10240, 1.60
+// for 16384^3; the model gives 1.43 at 8192^3), not 2x, with the shortfall attributed to memory
+// (shared memory or DRAM-fed stages) rather than left unexplained. Wave
+// and K extrapolation keep it to minutes. The kernels are pinned to the
+// ones the model's own selection picks at 8192^3 (`stcsim run --gemm
+// 8192x8192x8192 --format json`, 2026-12-01: dense 128x128x32_64x64_s5,
+// 5 137 966 cycles, runner-up +0.2 %; sparse 256x128x64_64x64_s3, 3 581 405
+// cycles, runner-up +6.8 %), which costs a third of selecting them again.
+func TestLargeSquareNearPeak(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	rep := run(t, gemmJob([3]int{8192, 8192, 8192}), "sim.extrapolate_waves=true",
+		"kernel.force_dense=128x128x32_64x64_s5", "kernel.force_sparse=256x128x64_64x64_s3")
+	dense, sparse := rep.Results[0], rep.Results[1]
+	if dense.TFLOPS < 0.9*312 {
+		t.Errorf("dense 8192^3 at %.1f TFLOPS, under 90 %% of peak", dense.TFLOPS)
+	}
+	if sparse.Speedup < 1.3 || sparse.Speedup > 1.8 {
+		t.Errorf("sparse speedup %.3f outside [1.3, 1.8]", sparse.Speedup)
+	}
+	if b := sparse.Breakdown; b.Smem+b.DRAMBandwidth+b.DRAMLatency+b.L2Bandwidth+b.L2Latency < 0.5*(1-b.Compute) {
+		t.Errorf("sparse breakdown %+v: memory explains under half of the idle time", b)
+	}
+}
+
+// Wave extrapolation agrees with the full simulation within 2 % in
+// cycles, 5 % in tensor-core utilization and DRAM writes, and 30 % in DRAM
+// reads (+15.2 % to +23.1 % on 16384x2048x512 sparse when measured: the
+// reads of the first waves, cold in L2, weigh on the steady increments) on
+// the family above, but for its known misses (l2Resident, denseMiss).
+// Kernels of very short CTAs miss by more and are not in it: 8192x8192x256
+// with 64x64x64_32x32_s6, 4 k-steps per CTA, whose waves never settle into
+// a steady step, extrapolates +6.1 % to +11.7 % in cycles (docs/sm.md).
+func TestExtrapolationCloseToFull(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	for _, f := range extrapolationFamily {
+		job := gemmJob(f.shape)
+		force := "kernel.force=" + f.kernel
+		full := run(t, job, force, "sim.extrapolate_waves=false", "sim.fast_forward=false")
+		ext := run(t, job, force, "sim.extrapolate_waves=true")
+		skip := func(mode tensorcore.Mode, name string) bool {
+			return f.l2Resident && strings.HasPrefix(name, "dram") ||
+				f.denseMiss && mode == tensorcore.Dense && (name == "cycles" || name == "tc util")
+		}
+		compareExtrapolated(t, full, ext, "extrapolated", skip, func(r, e LayerResult) []agreement {
+			return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+				{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
+				{"dram write (kernel and write-back)",
+					float64(r.DRAMWriteBytes + r.DRAMWritebackBytes),
+					float64(e.DRAMWriteBytes + e.DRAMWritebackBytes), 0.05},
+				{"tc util", r.TCUtilization, e.TCUtilization, 0.05}}
+		})
+	}
+}
+
+// K extrapolation agrees with the full simulation within 2 % in cycles
+// and 3 % in tensor-core utilization and shared-memory bytes on the family
+// above. DRAM reads are not linear in K where L2 reuse changes with depth
+// (-25.5 % on 2048x2048x8192 dense, -11.0 % on 1024x1024x16384 sparse when
+// measured): held at 30 %, a known miss.
+func TestKExtrapolationCloseToFull(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	for _, f := range kExtrapolationFamily {
+		job := gemmJob(f.shape)
+		job.Modes = f.modes
+		force := "kernel.force=" + f.kernel
+		full := run(t, job, force, "sim.extrapolate_ksteps=false", "sim.fast_forward=false")
+		ext := run(t, job, force, "sim.extrapolate_ksteps=true")
+		compareExtrapolated(t, full, ext, "extrapolated in K", func(tensorcore.Mode, string) bool { return false },
+			func(r, e LayerResult) []agreement {
+				return []agreement{{"cycles", float64(r.Cycles), float64(e.Cycles), 0.02},
+					{"dram read", float64(r.DRAMReadBytes), float64(e.DRAMReadBytes), 0.30},
+					{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
+					{"tc util", r.TCUtilization, e.TCUtilization, 0.03}}
+			})
+	}
+}
