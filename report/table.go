@@ -264,8 +264,8 @@ var legendTerms = [][2]string{
 		"can reach 200%); padded tiles are not useful work"},
 	{"TC busy", "issue-slot occupancy: share of tensor-core issue slots busy, padded " +
 		"MMAs included, against the mode's own peak (the sparse peak on sparse rows)"},
-	{"bound", "the largest share of the time breakdown: compute (tensor cores busy) " +
-		"or what they waited on: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
+	{"bound", "what limits the kernel: compute when the tensor cores are busy at least 80% " +
+		"of the time, otherwise the largest cause of their idle time: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
 		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
 		"wave_quantization (SMs with no CTA left); breakdown_* in the CSV"},
 	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +

@@ -80,11 +80,21 @@ func (b Breakdown) Causes() []Cause {
 	return out
 }
 
-// Bound names the cause with the largest share of the time (compute, the
-// first, on a tie).
+// ComputeBoundShare is the tensor-core busy share at and above which a
+// kernel is compute bound: within a fifth of its mode's peak rate.
+const ComputeBoundShare = 0.8
+
+// Bound names what limits the kernel: "compute" when the tensor cores are
+// busy at least ComputeBoundShare of the time, otherwise the largest
+// cause of their idle time (so a sparse kernel at 60 % busy whose waits
+// are mostly shared memory is smem bound, as its loss split says; the
+// first cause in CauseNames order on a tie).
 func (b Breakdown) Bound() string {
+	if b.Compute >= ComputeBoundShare {
+		return "compute"
+	}
 	best := Cause{Share: -1}
-	for _, c := range b.Causes() {
+	for _, c := range b.Causes()[1:] {
 		if c.Share > best.Share {
 			best = c
 		}

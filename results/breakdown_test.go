@@ -32,11 +32,22 @@ func TestCauseNamesAreTheFields(t *testing.T) {
 	}
 }
 
+// A kernel is compute bound only near its peak; below it, the bound is
+// what the tensor cores waited on most, even when busy is the largest
+// single share.
 func TestBound(t *testing.T) {
-	if got := (Breakdown{Compute: 0.3, Smem: 0.5, Tail: 0.2}).Bound(); got != "smem" {
-		t.Errorf("bound %s", got)
-	}
-	if got := (Breakdown{Compute: 0.5, Smem: 0.5}).Bound(); got != "compute" {
-		t.Errorf("tie: %s", got)
+	for _, c := range []struct {
+		b    Breakdown
+		want string
+	}{
+		{Breakdown{Compute: 0.3, Smem: 0.5, Tail: 0.2}, "smem"},
+		{Breakdown{Compute: 0.62, Smem: 0.25, Tail: 0.13}, "smem"},
+		{Breakdown{Compute: 0.85, Smem: 0.1, Tail: 0.05}, "compute"},
+		{Breakdown{Compute: 0.5, Barrier: 0.25, Tail: 0.25}, "barrier"},
+		{Breakdown{Compute: 1}, "compute"},
+	} {
+		if got := c.b.Bound(); got != c.want {
+			t.Errorf("%+v: bound %s, want %s", c.b, got, c.want)
+		}
 	}
 }

@@ -46,8 +46,8 @@ func causeShares(b Breakdown) map[string]float64 {
 func TestBreakdownFollowsTheCause(t *testing.T) {
 	b0 := bdRun(t)
 	base := causeShares(b0)
-	if b0.Bound() != "compute" {
-		t.Fatalf("default: bound %s, want compute: %+v", b0.Bound(), b0)
+	if b0.Compute < 0.5 {
+		t.Fatalf("default: tensor cores busy %.2f, want a kernel mostly computing: %+v", b0.Compute, b0)
 	}
 	for _, c := range []struct {
 		set, cause string

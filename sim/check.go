@@ -35,7 +35,28 @@ func Check(cfg *configs.Config, job Job) error {
 			if err := checkRow(cfg, g, sparse); err != nil {
 				return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
 			}
+			for _, m := range job.Modes {
+				if err := checkKernels(cfg, g, m); err != nil {
+					return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
+				}
+			}
 		}
+	}
+	return nil
+}
+
+// checkKernels: some kernel of the library (or the pinned one) can run
+// the row in mode m, so that a config or row no kernel runs (a carveout of
+// 0, a pinned tile of another precision, a pattern no tile offers) is an
+// input error before anything is simulated, not a failure in the middle.
+func checkKernels(cfg *configs.Config, g workloads.GEMM, m tensorcore.Mode) error {
+	s, err := baseShape(cfg, g, m)
+	if err != nil {
+		return err
+	}
+	if plans, rejected := candidatePlans(cfg, s); len(plans) == 0 {
+		return fmt.Errorf("%w (change the config or the row: kernel.candidates, "+
+			"kernel.force*, shared_memory.carveout_kb, the pattern)", noKernelError(cfg, s, rejected))
 	}
 	return nil
 }

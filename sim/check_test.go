@@ -114,3 +114,42 @@ func TestRowsTaggedWithTheHardwarePatternRunTheConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A config or row that no kernel of the library can run is an input
+// error found by Check, before anything is simulated: each of these once
+// failed in the middle of a run with exit 1.
+func TestCheckFindsWhatNoKernelRuns(t *testing.T) {
+	row := func(sparsity string) Job {
+		tr := &workloads.Trace{Name: "t", GEMMs: []workloads.GEMM{{Name: "g", M: 1024, N: 1024, K: 1024,
+			Precision: tensorcore.FP16, Sparsity: sparsity, Count: 1, Batch: 1}}}
+		return Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes}
+	}
+	tf32 := row("1:2")
+	tf32.Workloads[0].GEMMs[0].Precision = tensorcore.TF32
+	for _, c := range []struct {
+		name string
+		job  Job
+		sets []string
+	}{
+		{"no shared memory", row("2:4"), []string{"shared_memory.carveout_kb=0"}},
+		{"pinned fp16 tile for tf32", tf32, []string{"kernel.force=256x128x32_64x64_s3"}},
+		{"pinned dense-only tile for sparse", row("2:4"), []string{"kernel.force_sparse=256x128x32_64x64_s3"}},
+		{"split-K too deep for K", row("2:4"), []string{"kernel.force_dense=64x64x64_32x32_s6_splitk64"}},
+		{"pattern no tile's BK holds", row("2:4"), []string{"tensorcore.fp16.sparse_pattern=2:64"}},
+		{"row pattern no tile's BK holds", row("1:64"), nil},
+	} {
+		ld, err := configs.Load(nil, c.sets)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		err = Check(ld.Config, c.job)
+		if err == nil || !strings.Contains(err.Error(), "no kernel in the library can run") ||
+			!strings.Contains(err.Error(), "layer g") {
+			t.Errorf("%s: Check: %v", c.name, err)
+		}
+	}
+	ld, _ := configs.Load(nil, nil)
+	if err := Check(ld.Config, row("2:4")); err != nil {
+		t.Errorf("the default config: %v", err)
+	}
+}

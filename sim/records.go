@@ -96,6 +96,18 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 // Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
 // the activations the MMA's compressed A operand).
 func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
+	s, err := baseShape(cfg, g, mode)
+	if err != nil || !s.Sparse || !cfg.TensorCore.DualSide {
+		return s, err
+	}
+	s.Dual = true
+	err = dualWork(cfg, g, &s)
+	return s, err
+}
+
+// baseShape is shapeOf without the dual-side mode's products (what the
+// kernel plans need to say whether a tile can run the GEMM).
+func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
 	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
 		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
@@ -110,12 +122,7 @@ func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmS
 	if g.SparseOperand == workloads.OperandActivations {
 		s.M, s.N = s.N, s.M
 	}
-	if cfg.TensorCore.DualSide {
-		s.Dual = true
-		if err := dualWork(cfg, g, &s); err != nil {
-			return s, err
-		}
-	}
+	s.Dual = cfg.TensorCore.DualSide
 	return s, nil
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"slices"
 	"strings"
 
 	akita "github.com/sarchlab/akita/v3/sim"
@@ -333,6 +334,21 @@ func (s sampleNames) KernelBuilt(k string, e akita.Engine, c []akita.Component) 
 
 func (s sampleNames) KernelDone(k string) { s.obs.KernelDone(SamplePrefix + k) }
 
+// distinctFirst is list without repeats (one message per tile and split
+// factor often says the same thing), at most n, with a count of the rest.
+func distinctFirst(list []string, n int) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) > n {
+		out = append(out[:n], fmt.Sprintf("and %d more", len(out)-n))
+	}
+	return out
+}
+
 func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
 	if f := cfg.Kernel.Forced(g.mode()); f != "" {
@@ -340,7 +356,7 @@ func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 			"force_sparse) does not offer it", f)
 	}
 	if len(rejected) > 0 {
-		why = strings.Join(rejected, "; ")
+		why = strings.Join(distinctFirst(rejected, 3), "; ")
 	}
 	return fmt.Errorf("no kernel in the library can run the %s %s GEMM "+
 		"%dx%dx%d: %s", g.mode(), g.Precision, g.M, g.N, g.K, why)

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -67,7 +68,11 @@ func LoadPoints(path string) ([]Point, error) {
 
 // ParsePoints parses a points CSV with the header of a100-public.csv.
 func ParsePoints(r io.Reader, name string) ([]Point, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\ufeff" {
+		br.Discard(3) // a UTF-8 byte-order mark, as trace CSVs accept
+	}
+	cr := csv.NewReader(br)
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s:1: empty file: want the header %s", name,
@@ -85,6 +90,9 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
+			if len(pts) == 0 {
+				return nil, fmt.Errorf("%s:1: no rows after the header: nothing to validate", name)
+			}
 			return pts, nil
 		}
 		if err != nil {
@@ -221,6 +229,19 @@ func (p Point) check() error {
 		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
 			strings.Join(units, " or "), p.Unit)
 	}
+	for _, v := range []struct {
+		col string
+		x   float64
+	}{{"dense", p.Dense}, {"sparse", p.Sparse}} {
+		b := unitBounds[p.Unit]
+		if v.x != 0 && (v.x < b[0] || v.x > b[1]) {
+			return fmt.Errorf("column %s: %g %s is outside %g..%g, beyond any "+
+				"measurement of a GPU (a typo or a unit mix-up?)", v.col, v.x, p.Unit, b[0], b[1])
+		}
+	}
+	if p.Speedup != 0 && (p.Speedup < 0.01 || p.Speedup > 100) {
+		return fmt.Errorf("column speedup: %g is outside 0.01..100", p.Speedup)
+	}
 	if p.Kind == "gemm" && p.Speedup > 0 && p.Sparse > 0 {
 		// speedup = dense time / sparse time (points/README.md): the
 		// ratio of throughputs the other way round.
@@ -243,6 +264,20 @@ func (p Point) check() error {
 		}
 	}
 	return nil
+}
+
+// unitBounds are the physical range of a measured value in each unit:
+// generous (a 10 PFLOPS chip, a 1 ns kernel, a 10 s cycle count), so that
+// only a value no GPU measurement gives (1e308 TFLOPS, 1e-320 us) is
+// refused before it can turn an error into Inf or NaN.
+var unitBounds = map[string][2]float64{
+	"TFLOPS":     {1e-6, 1e4},
+	"TOPS":       {1e-6, 1e4},
+	"us":         {1e-3, 1e10},
+	"ms":         {1e-6, 1e7},
+	"cycles":     {1, 1e10},
+	"GB/s":       {1e-3, 1e6},
+	"FMA/clk/SM": {1e-3, 1e6},
 }
 
 // kindUnits are the units each kind of row may be measured in.

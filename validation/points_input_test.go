@@ -51,6 +51,11 @@ func TestPointsErrors(t *testing.T) {
 		{"contradicting speedup", row("10", "8", "us", "5"), "p.csv:2: column speedup: 5 contradicts the row's dense 10 and sparse 8 us"},
 		{"speedup of throughputs inverted", row("100", "150", "TFLOPS", "0.6667"), "column speedup: 0.6667 contradicts"},
 		{"bad quote", pointsHeader + "g,A100,fp16,\"gemm,64\n", "p.csv:2:"},
+		{"header only", pointsHeader, "p.csv:1: no rows after the header"},
+		{"BOM and header only", "\ufeff" + pointsHeader, "p.csv:1: no rows after the header"},
+		{"huge throughput", row("1e308", "484", "TFLOPS", ""), "p.csv:2: column dense: 1e+308 TFLOPS is outside"},
+		{"tiny time", row("1e-320", "1", "us", ""), "p.csv:2: column dense: 1e-320 us is outside"},
+		{"huge speedup", row("10", "0.01", "us", "1000"), "column speedup: 1000 is outside 0.01..100"},
 	} {
 		_, err := ParsePoints(strings.NewReader(c.text), "p.csv")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -64,7 +69,7 @@ func TestPointsErrors(t *testing.T) {
 	// times (dense / sparse) and throughputs (sparse / dense).
 	for _, text := range []string{row("870", "630", "us", "1.382"),
 		row("10", "8", "us", "1.26"), row("302.3", "484", "TFLOPS", "1.601"),
-		row("1", "1", "ms", "")} {
+		row("1", "1", "ms", ""), "\ufeff" + row("10", "8", "us", "")} {
 		if _, err := ParsePoints(strings.NewReader(text), "p.csv"); err != nil {
 			t.Errorf("%q: %v", text, err)
 		}

@@ -373,6 +373,10 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	}
 	names := make([]string, 0, len(raw))
 	for n := range raw {
+		if hasControl(n) {
+			return nil, fmt.Errorf("safetensors header: tensor name %s: control "+
+				"character or invalid UTF-8 (printable text only)", quoteName(n))
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -102,6 +102,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"not object", `[]`, 1, 1, "want '{'"},
 		{"unknown top key", `{"gemm": []}`, 1, 2, "gemm: unknown key"},
 		{"missing gemms", `{"name": "x"}`, 1, 1, "gemms: missing required key"},
+		{"NUL in the trace name", `{"name": "t\u0000x", "gemms": [` + g + `]}`, 1, 10, `name: control character or invalid UTF-8 in "t\x00x"`},
 		{"empty list", `{"gemms": []}`, 1, 11, "no GEMMs"},
 		{"trailing", `{"gemms": [` + g + `]} x`, 1, 104, "trailing data"},
 		{"syntax", "{\"gemms\": [\n" + g + ",]}", 2, 91, "invalid character"},

@@ -123,6 +123,14 @@ func checkUnpadded(field string, v, padded int) *fieldError {
 	return nil
 }
 
+// quoteName quotes a name for a message, cut to 40 bytes.
+func quoteName(s string) string {
+	if len(s) > 40 {
+		return fmt.Sprintf("%q...", s[:40])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
 func hasControl(s string) bool {
 	for _, r := range s {
 		if unicode.IsControl(r) || r == unicode.ReplacementChar {

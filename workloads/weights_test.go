@@ -149,6 +149,9 @@ func TestReadSafetensors(t *testing.T) {
 			b.Write(le32f(1))
 			return b.Bytes()
 		}(),
+		"j.nul": safetensorsBytes(map[string]safetensorsEntry{
+			"w\x00x": {DType: "F32", Shape: []int{1}, DataOffsets: []int64{0, 4}},
+		}, le32f(1)),
 	}
 	cases := []struct {
 		tensor string
@@ -164,6 +167,7 @@ func TestReadSafetensors(t *testing.T) {
 		{"g.trailing", nil, "bytes after the last tensor's data"},
 		{"h.overlap", nil, "overlap another tensor"},
 		{"i.duplicate", nil, `tensor "t" listed twice`},
+		{"j.nul", nil, `tensor name "w\x00x": control character`},
 		{"zz", nil, `no tensor "zz" (have: a.bf16, b.f16`},
 		{"", nil, "holds 3 tensors, name one"},
 	}

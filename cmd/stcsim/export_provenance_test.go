@@ -162,8 +162,13 @@ func TestPruneRecordsProvenance(t *testing.T) {
 	os.WriteFile(in, b.Bytes(), 0o644)
 	out := filepath.Join(dir, "out")
 	args := []string{"prune", "--in", in + "#layer.weight", "--out", out, "--pattern", "2:8"}
-	if _, code := captureStdout(t, func() int { return dispatch(args) }); code != exitOK {
+	text, code := captureStdout(t, func() int { return dispatch(args) })
+	if code != exitOK {
 		t.Fatalf("prune: exit %d", code)
+	}
+	// The summary names the tensor once, as --in did (not "#b#b").
+	if !strings.HasPrefix(text, in+"#layer.weight: ") {
+		t.Errorf("summary starts %q", strings.SplitN(text, "\n", 2)[0])
 	}
 	first, _ := os.ReadFile(filepath.Join(out, workloads.SummaryFile))
 	var s workloads.PruneSummary

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -94,8 +95,8 @@ func printPruneSummary(s *workloads.PruneSummary, format string) {
 		return
 	}
 	name := s.Source
-	if s.Tensor != "" {
-		name += "#" + s.Tensor
+	if s.Tensor != "" && !strings.HasSuffix(name, "#"+s.Tensor) {
+		name += "#" + s.Tensor // chosen by --tensor, not named in --in
 	}
 	fmt.Printf("%s: %s %v, as A operand %d x %d (M x K)\n", name, s.DType,
 		s.Shape, s.GEMMShape[0], s.GEMMShape[1])
