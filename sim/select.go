@@ -2,8 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 
 	akita "github.com/sarchlab/akita/v3/sim"
