@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stcsim/stcsim/internal/quote"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,22 +20,10 @@ import (
 // forever.
 const MaxFileBytes = 1 << 20
 
-// maxQuoted is how many bytes of a value an error message quotes: enough
-// to recognise the value, too few to leak a file named by mistake.
-const maxQuoted = 40
-
 // Quote renders a value for an error message: Go-quoted, cut to a few
-// bytes at a character boundary.
-func Quote(s string) string {
-	if len(s) <= maxQuoted {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
-}
+// bytes at a character boundary (quote.Q, which readers that do not
+// import configs use too).
+func Quote(s string) string { return quote.Q(s) }
 
 // ReadFile reads a YAML input file (a config, a sweep): it must be a
 // regular file of at most MaxFileBytes of UTF-8 text.

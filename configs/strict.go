@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // checkNode walks a parsed YAML tree against the Go type it must decode
@@ -165,7 +167,7 @@ func splitPart(part string) (name string, indexed int, err error) {
 
 // quoteKey renders a key for a message, cut to a few bytes.
 func quoteKey(k string) string {
-	if len(k) <= maxQuoted && utf8.ValidString(k) {
+	if len(k) <= quote.Max && utf8.ValidString(k) {
 		return k
 	}
 	return Quote(k)

@@ -10,6 +10,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Columns of the CSV trace format (docs/trace-format.md), in the order
@@ -101,12 +103,12 @@ func (p *csvParser) header() error {
 		if !slices.Contains(requiredColumns, c) &&
 			!slices.Contains(optionalColumns, c) {
 			return p.errAt(line, column, "header", fmt.Errorf("unknown "+
-				"column %q (known: %v and optional %v)", c,
+				"column %s (known: %v and optional %v)", quote.Q(c),
 				requiredColumns, optionalColumns))
 		}
 		if _, dup := p.col[c]; dup {
 			return p.errAt(line, column, "header",
-				fmt.Errorf("column %q given twice", c))
+				fmt.Errorf("column %s given twice", quote.Q(c)))
 		}
 		p.col[c] = i
 		p.names = append(p.names, c)
@@ -171,7 +173,7 @@ func (p *csvParser) row() (GEMM, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return GEMM{}, p.errAt(line, column, c,
-				fmt.Errorf("%q is not a whole number", v))
+				fmt.Errorf("%s is not a whole number", quote.Q(v)))
 		}
 		*ints[c] = n
 	}

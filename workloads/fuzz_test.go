@@ -3,6 +3,7 @@ package workloads
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -18,14 +19,42 @@ var csvSeeds = []string{
 	"",
 }
 
-// FuzzParseCSV: no input panics, and an accepted trace survives a
-// write-and-parse round trip unchanged.
+// maxMessage bounds every reader's error message, whatever the input:
+// each piece of input it quotes is cut (internal/quote), and the lists it
+// names (known columns, tensor names) are short.
+const maxMessage = 1024
+
+// checkMessage fails t when err's message is longer than maxMessage.
+func checkMessage(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && len(err.Error()) > maxMessage {
+		t.Fatalf("a %d-byte message: %.200s...", len(err.Error()), err.Error())
+	}
+}
+
+// longSeeds are inputs whose pieces are far longer than a message may
+// quote: a 100 KB name, header, dimension and pattern.
+var longSeeds = func() []string {
+	big := strings.Repeat("x", 100000)
+	hdr := "name,m,n,k,precision,sparsity,count,batch\n"
+	return []string{
+		hdr + big + "\x01,16,16,16,fp16,2:4,1,1\n",
+		hdr + big + ",16,16,16,fp16,2:4,1,1\n" + big + ",16,16,16,fp16,2:4,1,1\n",
+		hdr + "a," + strings.Repeat("9", 100000) + ",16,16,fp16,2:4,1,1\n",
+		hdr + "a,16,16,16,fp16," + big + ",1,1\n",
+		strings.Repeat("garbage,", 12000) + "\n",
+	}
+}()
+
+// FuzzParseCSV: no input panics, every error message is bounded, and an
+// accepted trace survives a write-and-parse round trip unchanged.
 func FuzzParseCSV(f *testing.F) {
-	for _, s := range csvSeeds {
+	for _, s := range append(csvSeeds, longSeeds...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		tr, err := ParseCSV(bytes.NewReader([]byte(in)), "f.csv")
+		checkMessage(t, err)
 		if err != nil {
 			return
 		}
@@ -50,8 +79,12 @@ func FuzzParseJSON(f *testing.F) {
 	f.Add(`{"gemms":[{"m":null}]}`)
 	f.Add(`{"gemms":[]} x`)
 	f.Add(`[`)
+	big := strings.Repeat("y", 100000)
+	f.Add(`{"name":"` + big + `\u0001","gemms":[{"name":"a","m":16,"n":16,"k":16,"precision":"fp16","sparsity":"2:4","count":1,"batch":1}]}`)
+	f.Add(`{"gemms":[{"name":"` + big + `","m":16,"n":16,"k":16,"precision":"fp16","sparsity":"` + big + `","count":1,"batch":1}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		tr, err := ParseJSON(bytes.NewReader([]byte(in)), "f.json")
+		checkMessage(t, err)
 		if err != nil {
 			return
 		}
@@ -75,8 +108,11 @@ func FuzzReadNPY(f *testing.F) {
 	WriteNPY(&b, []int{2, 4}, []float32{1, 2, 3, 4, 5, 6, 7, 8})
 	f.Add(b.Bytes())
 	f.Add([]byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<f2'}"))
+	long := "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), " + strings.Repeat("'z", 30000) + "}"
+	f.Add(append([]byte("\x93NUMPY\x01\x00"), append([]byte{byte(len(long)), byte(len(long) >> 8)}, long...)...))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		ReadNPY(bytes.NewReader(in), "f.npy")
+		_, err := ReadNPY(bytes.NewReader(in), "f.npy")
+		checkMessage(t, err)
 	})
 }
 
@@ -87,7 +123,9 @@ func FuzzReadSafetensors(f *testing.F) {
 	f.Add(b.Bytes(), "")
 	f.Add(b.Bytes(), "w")
 	f.Add([]byte("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":{\"dtype\":1}}"), "a")
+	f.Add(b.Bytes(), strings.Repeat("t", 100000))
 	f.Fuzz(func(t *testing.T, in []byte, tensor string) {
-		ReadSafetensors(bytes.NewReader(in), "f.safetensors", tensor)
+		_, err := ReadSafetensors(bytes.NewReader(in), "f.safetensors", tensor)
+		checkMessage(t, err)
 	})
 }

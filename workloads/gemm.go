@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -174,23 +175,23 @@ func (t *Trace) UsefulMACs() int64 {
 func ParseGEMM(s string) (m, n, k int, err error) {
 	parts := strings.Split(s, "x")
 	if len(parts) != 3 {
-		return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: want MxNxK, "+
-			"like 4096x4096x4096", s)
+		return 0, 0, 0, fmt.Errorf("bad GEMM shape %s: want MxNxK, "+
+			"like 4096x4096x4096", quote.Q(s))
 	}
 	var v [3]int
 	for i, p := range parts {
 		x, err := strconv.Atoi(p)
 		if err != nil {
-			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s %q is "+
-				"not a whole number", s, dimName[i], p)
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %s: %s %s is "+
+				"not a whole number", quote.Q(s), dimName[i], quote.Q(p))
 		}
 		if x <= 0 {
-			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s must be "+
-				"> 0, got %d", s, dimName[i], x)
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %s: %s must be "+
+				"> 0, got %d", quote.Q(s), dimName[i], x)
 		}
 		if x > MaxDim {
-			return 0, 0, 0, fmt.Errorf("bad GEMM shape %q: %s %d is "+
-				"above the limit %d", s, dimName[i], x, MaxDim)
+			return 0, 0, 0, fmt.Errorf("bad GEMM shape %s: %s %d is "+
+				"above the limit %d", quote.Q(s), dimName[i], x, MaxDim)
 		}
 		v[i] = x
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // ParseJSON reads a JSON trace: {"name": ..., "gemms": [{...}, ...]} with
@@ -153,7 +155,7 @@ func (p *jsonParser) trace() (*Trace, error) {
 			}
 			if hasControl(t.Name) {
 				return nil, p.errAt(off, k, fmt.Errorf("control character or "+
-					"invalid UTF-8 in %s: printable text only", quoteName(t.Name)))
+					"invalid UTF-8 in %s: printable text only", quote.Q(t.Name)))
 			}
 		case "gemms":
 			if t.GEMMs, err = p.gemms(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Tensor is a dense tensor read from a weight file, values widened to
@@ -154,7 +156,7 @@ func readNPY(r io.Reader) (*Tensor, error) {
 	}
 	descr, fortran, shape, err := parseNPYHeader(string(hdr))
 	if err != nil {
-		return nil, fmt.Errorf(".npy header %q: %w", strings.TrimSpace(string(hdr)), err)
+		return nil, fmt.Errorf(".npy header %s: %w", quote.Q(strings.TrimSpace(string(hdr))), err)
 	}
 	if fortran {
 		return nil, errors.New("Fortran-order arrays are not supported " +
@@ -166,8 +168,8 @@ func readNPY(r io.Reader) (*Tensor, error) {
 		order = binary.BigEndian
 	}
 	if !ok || (descr[0] != '<' && descr[0] != '>') {
-		return nil, fmt.Errorf("unsupported dtype %q: want float16 ('<f2'), "+
-			"float32 ('<f4') or float64 ('<f8')", descr)
+		return nil, fmt.Errorf("unsupported dtype %s: want float16 ('<f2'), "+
+			"float32 ('<f4') or float64 ('<f8')", quote.Q(descr))
 	}
 	n, err := elements(shape)
 	if err != nil {
@@ -199,18 +201,18 @@ func parseNPYHeader(h string) (descr string, fortran bool, shape []int, err erro
 		}
 		s = strings.TrimSpace(s)
 		if !strings.HasPrefix(s, ":") {
-			return "", false, nil, fmt.Errorf("want ':' after key %q", key)
+			return "", false, nil, fmt.Errorf("want ':' after key %s", quote.Q(key))
 		}
 		s = strings.TrimSpace(s[1:])
 		if seen[key] {
-			return "", false, nil, fmt.Errorf("key %q given twice", key)
+			return "", false, nil, fmt.Errorf("key %s given twice", quote.Q(key))
 		}
 		seen[key] = true
 		switch key {
 		case "descr":
 			descr, s, err = pyString(s)
 			if err == nil && len(descr) < 2 {
-				err = fmt.Errorf("bad descr %q", descr)
+				err = fmt.Errorf("bad descr %s", quote.Q(descr))
 			}
 		case "fortran_order":
 			switch {
@@ -224,7 +226,7 @@ func parseNPYHeader(h string) (descr string, fortran bool, shape []int, err erro
 		case "shape":
 			shape, s, err = pyTuple(s)
 		default:
-			err = fmt.Errorf("unknown key %q", key)
+			err = fmt.Errorf("unknown key %s", quote.Q(key))
 		}
 		if err != nil {
 			return "", false, nil, err
@@ -233,12 +235,12 @@ func parseNPYHeader(h string) (descr string, fortran bool, shape []int, err erro
 		if strings.HasPrefix(s, ",") {
 			s = strings.TrimSpace(s[1:])
 		} else if s != "" {
-			return "", false, nil, fmt.Errorf("want ',' after the value of %q", key)
+			return "", false, nil, fmt.Errorf("want ',' after the value of %s", quote.Q(key))
 		}
 	}
 	for _, k := range []string{"descr", "fortran_order", "shape"} {
 		if !seen[k] {
-			return "", false, nil, fmt.Errorf("missing key %q", k)
+			return "", false, nil, fmt.Errorf("missing key %s", quote.Q(k))
 		}
 	}
 	return descr, fortran, shape, nil
@@ -283,7 +285,7 @@ func pyTuple(s string) ([]int, string, error) {
 		p = strings.TrimSuffix(p, "L") // Python 2 longs
 		v, err := strconv.Atoi(p)
 		if err != nil || v < 0 {
-			return nil, s, fmt.Errorf("shape: bad dimension %q", p)
+			return nil, s, fmt.Errorf("shape: bad dimension %s", quote.Q(p))
 		}
 		shape = append(shape, v)
 	}
@@ -375,7 +377,7 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	for n := range raw {
 		if hasControl(n) {
 			return nil, fmt.Errorf("safetensors header: tensor name %s: control "+
-				"character or invalid UTF-8 (printable text only)", quoteName(n))
+				"character or invalid UTF-8 (printable text only)", quote.Q(n))
 		}
 		names = append(names, n)
 	}
@@ -390,41 +392,41 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	}
 	entryRaw, ok := raw[tensor]
 	if !ok {
-		return nil, fmt.Errorf("no tensor %q (have: %s)", tensor, listNames(names))
+		return nil, fmt.Errorf("no tensor %s (have: %s)", quote.Q(tensor), listNames(names))
 	}
 	var e safetensorsEntry
 	dec := json.NewDecoder(bytes.NewReader(entryRaw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("tensor %q header: %w", tensor, err)
+		return nil, fmt.Errorf("tensor %s header: %w", quote.Q(tensor), err)
 	}
 	kind, ok := safetensorsKinds[e.DType]
 	if !ok {
-		return nil, fmt.Errorf("tensor %q: unsupported dtype %q (want F16, "+
-			"BF16, F32 or F64)", tensor, e.DType)
+		return nil, fmt.Errorf("tensor %s: unsupported dtype %s (want F16, "+
+			"BF16, F32 or F64)", quote.Q(tensor), quote.Q(e.DType))
 	}
 	n, err := elements(e.Shape)
 	if err != nil {
-		return nil, fmt.Errorf("tensor %q: %w", tensor, err)
+		return nil, fmt.Errorf("tensor %s: %w", quote.Q(tensor), err)
 	}
 	size := map[string]int{"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[kind]
 	if len(e.DataOffsets) != 2 || e.DataOffsets[0] < 0 ||
 		e.DataOffsets[1] < e.DataOffsets[0] ||
 		e.DataOffsets[1]-e.DataOffsets[0] != int64(n*size) {
-		return nil, fmt.Errorf("tensor %q: data_offsets %v do not hold %d "+
-			"%s values of shape %v", tensor, e.DataOffsets, n, e.DType, e.Shape)
+		return nil, fmt.Errorf("tensor %s: data_offsets %v do not hold %d "+
+			"%s values of shape %v", quote.Q(tensor), e.DataOffsets, n, e.DType, e.Shape)
 	}
 	if _, err := io.CopyN(io.Discard, r, e.DataOffsets[0]); err != nil {
-		return nil, fmt.Errorf("tensor %q: truncated before its data at "+
-			"offset %d", tensor, e.DataOffsets[0])
+		return nil, fmt.Errorf("tensor %s: truncated before its data at "+
+			"offset %d", quote.Q(tensor), e.DataOffsets[0])
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(n*size)))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) < n*size {
-		return nil, fmt.Errorf("tensor %q: truncated: %d of %d data bytes",
-			tensor, len(data), n*size)
+		return nil, fmt.Errorf("tensor %s: truncated: %d of %d data bytes",
+			quote.Q(tensor), len(data), n*size)
 	}
 	if err := checkEnd(r, end-e.DataOffsets[1]); err != nil {
 		return nil, err
@@ -452,7 +454,7 @@ func headerEntries(hdr []byte) (map[string]json.RawMessage, error) {
 			return nil, err
 		}
 		if _, dup := out[key]; dup {
-			return nil, fmt.Errorf("tensor %q listed twice", key)
+			return nil, fmt.Errorf("tensor %s listed twice", quote.Q(key))
 		}
 		out[key] = v
 	}
@@ -478,7 +480,7 @@ func checkLayout(raw map[string]json.RawMessage) (int64, error) {
 			DataOffsets []int64 `json:"data_offsets"`
 		}
 		if err := json.Unmarshal(r, &e); err != nil || len(e.DataOffsets) != 2 {
-			return 0, fmt.Errorf("tensor %q: want data_offsets [start, end]", name)
+			return 0, fmt.Errorf("tensor %s: want data_offsets [start, end]", quote.Q(name))
 		}
 		spans = append(spans, span{name, e.DataOffsets[0], e.DataOffsets[1]})
 	}
@@ -491,9 +493,9 @@ func checkLayout(raw map[string]json.RawMessage) (int64, error) {
 	var end int64
 	for _, sp := range spans {
 		if sp.start != end || sp.end < sp.start {
-			return 0, fmt.Errorf("tensor %q: data_offsets [%d, %d] overlap "+
+			return 0, fmt.Errorf("tensor %s: data_offsets [%d, %d] overlap "+
 				"another tensor or leave a hole (the data must run from 0 "+
-				"without gaps)", sp.name, sp.start, sp.end)
+				"without gaps)", quote.Q(sp.name), sp.start, sp.end)
 		}
 		end = sp.end
 	}
@@ -515,10 +517,18 @@ func checkEnd(r io.Reader, rest int64) error {
 }
 
 func listNames(names []string) string {
-	if len(names) > 20 {
-		return strings.Join(names[:20], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-20)
+	var out []string
+	for i, n := range names {
+		if i == 20 {
+			out = append(out, fmt.Sprintf("... (%d more)", len(names)-20))
+			break
+		}
+		if len(n) > quote.Max {
+			n = quote.Q(n)
+		}
+		out = append(out, n)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(out, ", ")
 }
 
 // WriteSafetensors writes tensors (float32, "F32") in the safetensors

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"unicode"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // ParseError is a bad trace file or row: it names the file, the 1-based
@@ -57,7 +59,7 @@ func (g *GEMM) check() *fieldError {
 	for _, f := range []struct{ field, v string }{{"name", g.Name},
 		{"weights", g.Weights}, {"note", g.Note}} {
 		if hasControl(f.v) {
-			return badField(f.field, "control character or invalid UTF-8 in %q", f.v)
+			return badField(f.field, "control character or invalid UTF-8 in %s", quote.Q(f.v))
 		}
 	}
 	for _, d := range []struct {
@@ -73,14 +75,14 @@ func (g *GEMM) check() *fieldError {
 		return badField("precision", "unknown precision %v", g.Precision)
 	}
 	if g.Sparsity != Dense && PatternGroup(g.Sparsity) == 0 {
-		return badField("sparsity", "unknown sparsity %q (want %s, or an "+
+		return badField("sparsity", "unknown sparsity %s (want %s, or an "+
 			"N:M pattern with 0 < N < M <= 64 such as %s, %s, 1:4 or 2:8)",
-			g.Sparsity, Dense, Sparse24, Sparse12)
+			quote.Q(g.Sparsity), Dense, Sparse24, Sparse12)
 	}
 	if g.SparseOperand != "" && g.SparseOperand != OperandWeights &&
 		g.SparseOperand != OperandActivations {
-		return badField("sparse_operand", "unknown sparse operand %q (want "+
-			"%s or %s)", g.SparseOperand, OperandWeights, OperandActivations)
+		return badField("sparse_operand", "unknown sparse operand %s (want "+
+			"%s or %s)", quote.Q(g.SparseOperand), OperandWeights, OperandActivations)
 	}
 	if fe := g.checkGroups(); fe != nil {
 		return fe
@@ -123,14 +125,6 @@ func checkUnpadded(field string, v, padded int) *fieldError {
 	return nil
 }
 
-// quoteName quotes a name for a message, cut to 40 bytes.
-func quoteName(s string) string {
-	if len(s) > 40 {
-		return fmt.Sprintf("%q...", s[:40])
-	}
-	return fmt.Sprintf("%q", s)
-}
-
 func hasControl(s string) bool {
 	for _, r := range s {
 		if unicode.IsControl(r) || r == unicode.ReplacementChar {
@@ -168,7 +162,7 @@ func (t *Trace) Validate() error {
 // duplicateName is the error of a layer name given twice in one trace:
 // results pair each layer's dense and sparse runs by name.
 func duplicateName(name, first string) error {
-	return fmt.Errorf("layer name %q is already used by %s; names must be "+
+	return fmt.Errorf("layer name %s is already used by %s; names must be "+
 		"unique in a trace (results pair dense and sparse runs by name)",
-		name, first)
+		quote.Q(name), first)
 }

@@ -75,7 +75,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 		return exitUsage, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fmt.Fprintf(os.Stderr, "%s: unexpected argument %s\n", fs.Name(), configs.Quote(fs.Arg(0)))
 		return exitUsage, false
 	}
 	return exitOK, true

@@ -5,9 +5,10 @@ import (
 	"os"
 	"sort"
 
+	"github.com/tebeka/atexit"
+
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
-	"github.com/tebeka/atexit"
 )
 
 // Exit statuses (the command's contract).
@@ -47,7 +48,7 @@ func dispatch(args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "stcsim: unknown command %q\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "stcsim: unknown command %s\n\n", configs.Quote(args[0]))
 		usage()
 		return exitUsage
 	}

@@ -48,7 +48,7 @@ func microFlags(name string, args []string) (ld *configs.Loaded, format string, 
 	}
 	if *f != "table" && *f != "json" {
 		fmt.Fprintf(os.Stderr, "stcsim micro %s: --format: unknown "+
-			"format %q (want table or json)\n", name, *f)
+			"format %s (want table or json)\n", name, configs.Quote(*f))
 		return nil, "", exitUsage
 	}
 	ld, code = cf.load()

@@ -90,12 +90,12 @@ func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, [
 			m, err = tensorcore.DualSide, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("--mode: unknown mode %q (want dense, sparse, both or dual)", mode)
+			return nil, nil, fmt.Errorf("--mode: unknown mode %s (want dense, sparse, both or dual)", configs.Quote(mode))
 		}
 		modes = []tensorcore.Mode{m}
 	}
 	if format != "table" && format != "json" {
-		return nil, nil, fmt.Errorf("--format: unknown format %q (want table or json)", format)
+		return nil, nil, fmt.Errorf("--format: unknown format %s (want table or json)", configs.Quote(format))
 	}
 	return precs, modes, nil
 }

@@ -8,6 +8,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 	"github.com/sarchlab/akita/v3/tracing"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 )
 
@@ -61,14 +62,14 @@ func (t offsetTime) CurrentTime() akita.VTimeInSec { return t.e.CurrentTime() + 
 // SQLite writer panics on a file it cannot create.
 func checkTracePath(path string) error {
 	if !strings.HasSuffix(path, ".sqlite3") {
-		return fmt.Errorf("--trace-db %q: the file name must end in .sqlite3", path)
+		return fmt.Errorf("--trace-db %s: the file name must end in .sqlite3", configs.Quote(path))
 	}
 	if strings.ContainsAny(path, "?") {
 		return fmt.Errorf("--trace-db %q: the SQLite driver reads ? as the "+
 			"start of options; pick a name without it", path)
 	}
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("--trace-db %q: file exists; remove it or pick another name", path)
+		return fmt.Errorf("--trace-db %s: file exists; remove it or pick another name", configs.Quote(path))
 	}
 	return checkOutFile("--trace-db", path)
 }

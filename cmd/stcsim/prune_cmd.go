@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -45,7 +46,7 @@ func runPrune(args []string) int {
 		err = fmt.Errorf("--pattern %s: groups of at most %d along K",
 			*pattern, maxPruneGroup)
 	case *format != "text" && *format != "json":
-		err = fmt.Errorf("--format %q: want text or json", *format)
+		err = fmt.Errorf("--format %s: want text or json", configs.Quote(*format))
 	case *out != "":
 		err = checkOutDir("--out", *out)
 	}

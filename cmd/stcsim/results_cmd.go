@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sweep"
 )
@@ -30,7 +31,7 @@ func runResults(args []string) int {
 		return usageError(fs, "want exactly one store, got %d arguments", len(pos))
 	}
 	if *format != "csv" && *format != "json" {
-		return usageError(fs, "--format %q: want csv or json", *format)
+		return usageError(fs, "--format %s: want csv or json", configs.Quote(*format))
 	}
 	if *out != "" {
 		if err := checkOutFile("--out", *out); err != nil {

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sim"
@@ -277,7 +280,11 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 	}
 	re, err := regexp.Compile(f.layer)
 	if err != nil {
-		return fmt.Errorf("--layer %q: %v", f.layer, err)
+		var se *syntax.Error
+		if errors.As(err, &se) { // its Expr can be the whole (long) pattern
+			err = fmt.Errorf("error parsing regexp: %s: %s", se.Code, quote.Q(se.Expr))
+		}
+		return fmt.Errorf("--layer %s: %v", quote.Q(f.layer), err)
 	}
 	var kept []*workloads.Trace
 	var sources []sim.WorkloadSource
@@ -296,7 +303,7 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 		}
 	}
 	if len(kept) == 0 {
-		return fmt.Errorf("--layer %q matches no layer (layers: %s)", f.layer,
+		return fmt.Errorf("--layer %s matches no layer (layers: %s)", configs.Quote(f.layer),
 			strings.Join(names[:min(len(names), 8)], ", "))
 	}
 	for i := range sources {
@@ -331,7 +338,7 @@ func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 		return t, nil
 	case workloads.OperandWeights, workloads.OperandActivations:
 	default:
-		return nil, fmt.Errorf("--sparse-operand %q: want %s or %s", f.operand,
+		return nil, fmt.Errorf("--sparse-operand %s: want %s or %s", configs.Quote(f.operand),
 			workloads.OperandWeights, workloads.OperandActivations)
 	}
 	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
@@ -368,7 +375,7 @@ func (f *runFlags) checkScalars() error {
 	switch f.format {
 	case "table", "csv", "json":
 	default:
-		return fmt.Errorf("--format %q: want table, csv or json", f.format)
+		return fmt.Errorf("--format %s: want table, csv or json", configs.Quote(f.format))
 	}
 	return nil
 }
@@ -380,7 +387,7 @@ func parseModes(m string) ([]tensorcore.Mode, error) {
 	}
 	mode, err := tensorcore.ParseMode(m)
 	if err != nil {
-		return nil, fmt.Errorf("--mode %q: want dense, sparse or both", m)
+		return nil, fmt.Errorf("--mode %s: want dense, sparse or both", configs.Quote(m))
 	}
 	return []tensorcore.Mode{mode}, nil
 }
@@ -395,8 +402,8 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, error)
 		}
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, "", fmt.Errorf("--workload %q: not a model (%s) and not a "+
-			"readable trace file", name, strings.Join(workloads.Models(), ", "))
+		return nil, "", fmt.Errorf("--workload %s: not a model (%s) and not a "+
+			"readable trace file", configs.Quote(name), strings.Join(workloads.Models(), ", "))
 	}
 	return workloads.LoadSHA256(name)
 }
@@ -408,9 +415,9 @@ func duplicateWorkload(first, second, name string) error {
 		return fmt.Errorf("--workload %s given twice: each workload runs "+
 			"once (a trace's count column repeats a layer)", first)
 	}
-	return fmt.Errorf("--workload %s and %s are both named %q: workload "+
+	return fmt.Errorf("--workload %s and %s are both named %s: workload "+
 		"names must be unique in a run (rename one: a JSON trace's \"name\", "+
-		"a CSV trace's file name)", first, second, name)
+		"a CSV trace's file name)", first, second, configs.Quote(name))
 }
 
 // gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
@@ -427,7 +434,7 @@ func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool, batc
 	for _, s := range specs {
 		m, n, k, err := workloads.ParseGEMM(s)
 		if err != nil {
-			return nil, fmt.Errorf("--gemm %q: %v", s, err)
+			return nil, fmt.Errorf("--gemm: %v", err)
 		}
 		name := fmt.Sprintf("%dx%dx%d", m, n, k)
 		if seen[name] {

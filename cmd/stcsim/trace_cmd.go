@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -41,7 +42,7 @@ func runTrace(args []string) int {
 		fmt.Fprintln(os.Stderr, traceUsage)
 		return exitOK
 	}
-	fmt.Fprintf(os.Stderr, "stcsim trace: unknown subcommand %q\n%s\n", args[0], traceUsage)
+	fmt.Fprintf(os.Stderr, "stcsim trace: unknown subcommand %s\n%s\n", configs.Quote(args[0]), traceUsage)
 	return exitUsage
 }
 
@@ -124,7 +125,7 @@ func exportProvenance(t *workloads.Trace, name, sum string, o workloads.Options,
 // overrides the rows' own.
 func exportTrace(name string, o workloads.Options, precision, format string) (*workloads.Trace, string, error) {
 	if format != "csv" && format != "json" {
-		return nil, "", fmt.Errorf("--format %q: want csv or json", format)
+		return nil, "", fmt.Errorf("--format %s: want csv or json", configs.Quote(format))
 	}
 	if precision != "" {
 		var err error
@@ -149,8 +150,8 @@ func exportTrace(name string, o workloads.Options, precision, format string) (*w
 		return t, "", err
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, "", fmt.Errorf("--workload %q: not a model (%s) and not a "+
-			"readable trace file", name, strings.Join(workloads.Models(), ", "))
+		return nil, "", fmt.Errorf("--workload %s: not a model (%s) and not a "+
+			"readable trace file", configs.Quote(name), strings.Join(workloads.Models(), ", "))
 	}
 	t, sum, err := workloads.LoadSHA256(name)
 	if err != nil {

@@ -1,0 +1,27 @@
+// Package quote renders pieces of user input for error messages: quoted
+// and cut to a few bytes, so that a message stays short whatever the
+// input (a 1 MB layer name, a 100 000-digit dimension, a 65 KB header).
+package quote
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Max is how many bytes of a value a message quotes: enough to
+// recognise the value, too few to flood a terminal or leak a file named
+// by mistake.
+const Max = 40
+
+// Q renders s Go-quoted, cut to Max bytes at a character boundary, with
+// its full length when cut.
+func Q(s string) string {
+	if len(s) <= Max {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := Max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
+}
