@@ -112,7 +112,8 @@ func TestLatencySweepsAreSmooth(t *testing.T) {
 		var cyc []uint64
 		for v := key.from; v <= key.to; v++ {
 			set := key.name + "=" + itoa(v)
-			cyc = append(cyc, instrRun(t, 2048, 2048, 2048, true, kernel, set).cycles)
+			// A per-SM property: 16 SMs with 4 CTAs each test it as 108 did.
+			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set, "gpu.sm_count=16").cycles)
 		}
 		lo, hi := cyc[0], cyc[0]
 		for i := 1; i < len(cyc); i++ {
@@ -129,13 +130,14 @@ func TestLatencySweepsAreSmooth(t *testing.T) {
 }
 
 // Halving the shared-memory bandwidth books the loss to shared memory,
-// not to DRAM (issue 15's case: 1024x4096x4096 dense, which runs at a
-// small fraction of the DRAM bandwidth).
+// not to DRAM (issue 15's case, 1024x4096x4096 dense, which runs at a
+// small fraction of the DRAM bandwidth, here per SM on 16 SMs).
 func TestSmemLossIsBookedToSmem(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
 	const kernel = "128x128x32_64x64_s5"
-	full := instrRun(t, 1024, 4096, 4096, false, kernel)
-	half := instrRun(t, 1024, 4096, 4096, false, kernel, "shared_memory.bytes_per_clk=64")
+	// Per SM: 16 SMs with 4 CTAs each, as 108 SMs with 2.4 did.
+	full := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16")
+	half := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16", "shared_memory.bytes_per_clk=64")
 	if half.cycles <= full.cycles {
 		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.cycles, full.cycles)
 	}
