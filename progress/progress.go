@@ -26,11 +26,11 @@ type Bar struct {
 	stop    chan struct{} // ends the terminal redraw loop
 }
 
-// logEvery bounds how often plain mode logs: at most one line per 10 %
-// step, and at least one per minute while progress is being made.
+// Plain mode logs at most one line per 10 % step, and at least one every
+// logMaxSilent, progress or not (a heartbeat while one long item runs).
 const (
 	logStepPct   = 10
-	logMaxSilent = time.Minute
+	logMaxSilent = 30 * time.Second
 	redrawEvery  = 100 * time.Millisecond
 	barWidth     = 30
 )
@@ -58,11 +58,38 @@ func newBar(w io.Writer, tty bool, total int, label string,
 	if !tty && total > 0 {
 		fmt.Fprintf(w, "%s: %d to do\n", label, total)
 	}
+	b.stop = make(chan struct{})
 	if tty {
-		b.stop = make(chan struct{})
 		go b.redrawLoop()
+	} else {
+		go b.heartbeatLoop()
 	}
 	return b
+}
+
+// heartbeatLoop keeps plain mode from falling silent while one item (a
+// large GEMM) takes minutes: a line at least every logMaxSilent.
+func (b *Bar) heartbeatLoop() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.beat()
+		}
+	}
+}
+
+// beat logs a plain line when none was written for logMaxSilent.
+func (b *Bar) beat() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now := b.now(); !b.ended && now.Sub(b.last) >= logMaxSilent {
+		b.last = now
+		fmt.Fprintln(b.out, b.plainLine(now)+" (still running)")
+	}
 }
 
 // redrawLoop keeps the elapsed time and ETA moving while an item takes
@@ -156,13 +183,12 @@ func (b *Bar) finish(done bool) {
 		return
 	}
 	b.ended = true
+	close(b.stop)
 	now := b.now()
 	switch {
 	case b.tty && done:
-		close(b.stop)
 		fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K\n")
 	case b.tty:
-		close(b.stop)
 		fmt.Fprint(b.out, "\r\x1b[K")
 	case done:
 		fmt.Fprintf(b.out, "%s: %d/%d done in %s\n", b.label, b.done, b.total,

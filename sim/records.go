@@ -232,8 +232,8 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
 		res.AbovePowerLimit = true
 		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+
-			"power.limit_w (%.0f W): the board would throttle; see "+
-			"gpu.clock_policy=power_capped", res.AvgPowerW, res.ClockMHz, lim))
+			"power.limit_w (%.0f W): the board would throttle (gpu.clock_policy="+
+			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
 	}
 	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
 	if k.plan.paddedK != g.K {
