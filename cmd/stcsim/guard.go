@@ -70,8 +70,15 @@ func checkOutDir(flagName, dir string) error {
 }
 
 // checkOutFile checks that a file can be written at path: not a
-// directory, in a directory that exists and is writable.
+// directory, not a symbolic link (an output is written to a temporary
+// file and renamed over path, which would replace the link, not write
+// where it points: name the target instead), in a directory that exists
+// and is writable.
 func checkOutFile(flagName, path string) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s %s: is a symbolic link; give the file it points to "+
+			"(outputs are replaced whole, never written through a link)", flagName, path)
+	}
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
 			return fmt.Errorf("%s %s: is a directory", flagName, path)

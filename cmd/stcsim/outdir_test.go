@@ -85,7 +85,7 @@ func TestStoreCommandsRefuseToOverwriteTheirInput(t *testing.T) {
 	}{
 		{[]string{"results", "export", j1, "--out", j1}, "is the input store"},
 		{[]string{"results", "export", j3, "--out", filepath.Join(sub, "..", "sw", "j3.db")}, "is the input store"},
-		{[]string{"results", "export", j1, "--format", "json", "--out", link}, "is the input store"},
+		{[]string{"results", "export", j1, "--format", "json", "--out", link}, "is a symbolic link"},
 		{[]string{"plot", png, "--x", "gpu.sm_count", "--out", png}, "is the input store"},
 		{[]string{"merge", link, j1}, "is the output store"},
 	} {

@@ -176,9 +176,9 @@ func plotFormat(format, out string) (string, error) {
 	case format != "" && !slices.Contains([]string{"png", "svg", "pdf"}, format):
 		return "", fmt.Errorf("--format %s: want png, svg or pdf", configs.Quote(format))
 	case out != "" && !slices.Contains([]string{"png", "svg", "pdf"}, ext):
-		return "", fmt.Errorf("--out %s: want a .png, .svg or .pdf file name", configs.Quote(out))
+		return "", fmt.Errorf("--out %s: want a .png, .svg or .pdf file name", out)
 	case format != "" && out != "" && ext != format:
-		return "", fmt.Errorf("--format %s but --out %s: they disagree", format, configs.Quote(out))
+		return "", fmt.Errorf("--format %s but --out %s: they disagree", format, out)
 	case format != "":
 		return format, nil
 	case out != "":
