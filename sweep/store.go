@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -810,6 +811,9 @@ func (s *Store) checkPoints() (map[pointKey]*pointCheck, []pointKey, error) {
 		}
 		p := &pointCheck{perMode: map[tensorcore.Mode]*modeCheck{}}
 		p.grid, err = parseGrid(grid)
+		if err == nil {
+			err = checkGridText(grid, p.grid)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("store %s: table points: point "+
 				"(workload %s, config %s): %v", s.path, k.workload, k.config, err)
@@ -841,6 +845,13 @@ func (s *Store) checkConfigs(pts map[pointKey]*pointCheck) error {
 		return fmt.Errorf("store %s: table configs: %w", s.path, err)
 	}
 	defer rows.Close()
+	byConfig := map[string][]pointKey{}
+	for k := range pts {
+		byConfig[k.config] = append(byConfig[k.config], k)
+	}
+	for _, ks := range byConfig { // the first bad point named is always the same
+		slices.SortFunc(ks, func(a, b pointKey) int { return strings.Compare(a.workload, b.workload) })
+	}
 	have := map[string]bool{}
 	for rows.Next() {
 		var hash, body string
@@ -853,6 +864,12 @@ func (s *Store) checkConfigs(pts map[pointKey]*pointCheck) error {
 				"hashes to %s (edited or damaged)", s.path, hash, got)
 		}
 		have[hash] = true
+		for _, k := range byConfig[hash] {
+			p := pts[k]
+			if err := gridAgrees([]byte(body), p.grid); err != nil {
+				return fmt.Errorf("store %s: table points: point %s: %v", s.path, p.label(k), err)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store %s: table configs: %w", s.path, err)

@@ -89,6 +89,12 @@ func TestCheckFindsInconsistentStores(t *testing.T) {
 			[]string{"table results", "not in mode sparse"}},
 		{"modes unreadable", []string{`UPDATE points SET modes = 'fast' WHERE rowid = 1`},
 			[]string{"table points", "fast"}},
+		{"grid rewritten", []string{`UPDATE points SET grid = '[["gpu.sm_count","7"]]' WHERE grid LIKE '%"54"%'`},
+			[]string{"table points", `grid says gpu.sm_count="7" but the point's config has "54"`}},
+		{"grid null", []string{`UPDATE points SET grid = 'null' WHERE rowid = 1`},
+			[]string{"table points", "grid is null"}},
+		{"grid value of 1 MB", []string{`UPDATE points SET grid = '[["gpu.sm_count","' || printf('%.*c', 1048576, 'x') || '"]]' WHERE rowid = 1`},
+			[]string{"table points", "above 1024 bytes"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sub := t.TempDir()
