@@ -54,7 +54,7 @@ func checkKernels(cfg *configs.Config, g workloads.GEMM, m tensorcore.Mode) erro
 	if err != nil {
 		return err
 	}
-	if plans, rejected := candidatePlans(cfg, s); len(plans) == 0 {
+	if plans, rejected := eachCandidate(cfg, s, planFit, true); len(plans) == 0 {
 		return fmt.Errorf("%w (change the config or the row: kernel.candidates, "+
 			"kernel.force*, shared_memory.carveout_kb, the pattern)", noKernelError(cfg, s, rejected))
 	}

@@ -94,6 +94,18 @@ const accumulatorBytes = 4
 
 // planKernel maps a GEMM onto a tile; it fails when the tile cannot run it.
 func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK int) (*kernelPlan, error) {
+	p, err := planFit(cfg, g, t, splitK)
+	if err != nil {
+		return nil, err
+	}
+	p.smemPatterns(cfg.Memory)
+	return p, nil
+}
+
+// planFit is planKernel without the shared-memory access patterns: all
+// that decides whether the tile can run the GEMM (sim.Check asks only
+// that), at a small part of the cost.
+func planFit(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK int) (*kernelPlan, error) {
 	p := &kernelPlan{shape: g, tile: t, splitK: splitK,
 		elemBytes: g.Precision.ElementBytes(),
 		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
@@ -119,7 +131,6 @@ func planKernel(cfg *configs.Config, g gemmShape, t configs.TileConfig, splitK i
 	}
 	p.stageBytes()
 	p.warpWork()
-	p.smemPatterns(cfg.Memory)
 	if err := p.fit(cfg); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,14 @@ import (
 // candidatePlans lists every (tile, split-K) of the library that can run
 // the GEMM, with why the others cannot.
 func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
+	return eachCandidate(cfg, g, planKernel, false)
+}
+
+// eachCandidate plans every library tile x split-K that may run g with
+// plan; with first it stops at the first that fits.
+func eachCandidate(cfg *configs.Config, g gemmShape,
+	plan func(*configs.Config, gemmShape, configs.TileConfig, int) (*kernelPlan, error),
+	first bool) ([]*kernelPlan, []string) {
 	var plans []*kernelPlan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
@@ -30,12 +38,15 @@ func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) 
 			factors = []int{split} // pinned: the heuristic's limits do not apply
 		}
 		for _, sk := range factors {
-			p, err := planKernel(cfg, g, t, sk)
+			p, err := plan(cfg, g, t, sk)
 			if err != nil {
 				rejected = append(rejected, err.Error())
 				continue
 			}
 			plans = append(plans, p)
+			if first {
+				return plans, rejected
+			}
 		}
 	}
 	return plans, rejected
