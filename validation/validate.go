@@ -130,6 +130,10 @@ type Options struct {
 	// Progress, when set, is called as the GEMM rows' simulations finish
 	// (done and total of one config's GEMMs).
 	Progress func(done, total int)
+	// MaxWork, when > 0, bounds the estimated simulated work (warp
+	// k-steps, sim.EstimateWork) of each GEMM row and of all of them:
+	// Run refuses the points before anything is simulated.
+	MaxWork float64
 }
 
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
@@ -143,6 +147,9 @@ func Run(points []Point, opt Options) (*Report, error) {
 		calibrated: map[string]bool{}}
 	for _, id := range opt.Calibrated {
 		v.calibrated[id] = true
+	}
+	if err := v.checkWork(points); err != nil {
+		return nil, err
 	}
 	gemms := map[string][]Point{}
 	var order []string
@@ -186,6 +193,40 @@ func Run(points []Point, opt Options) (*Report, error) {
 	v.summarize()
 	v.rep.Provenance = v.provenance()
 	return &v.rep, nil
+}
+
+// checkWork refuses, before anything runs, a GEMM row whose estimated
+// work (dense and sparse, on the config it runs on) or the rows' sum is
+// above Options.MaxWork.
+func (v *validator) checkWork(points []Point) error {
+	if v.opt.MaxWork <= 0 {
+		return nil
+	}
+	total := 0.0
+	for _, p := range points {
+		if p.Kind != "gemm" {
+			continue
+		}
+		_, ld, err := v.config(p, nil)
+		if err != nil || ld == nil {
+			continue // Run reports it
+		}
+		job := sim.Job{Workloads: []*workloads.Trace{{Name: "validation",
+			GEMMs: []workloads.GEMM{gemmOf(p)}}}, Modes: tensorcore.Modes}
+		w := sim.EstimateWork(ld.Config, job)
+		if w > v.opt.MaxWork {
+			return fmt.Errorf("row %s (line %d): estimated work %s is above "+
+				"--max-work %.3g; drop the row or raise --max-work", p.ID, p.Line,
+				sim.DescribeWork(w), v.opt.MaxWork)
+		}
+		total += w
+	}
+	if total > v.opt.MaxWork {
+		return fmt.Errorf("the GEMM rows' estimated work %s is above --max-work "+
+			"%.3g; run a subset (--rows, --kind) or raise --max-work",
+			sim.DescribeWork(total), v.opt.MaxWork)
+	}
+	return nil
 }
 
 // provenance records the options and the configs loaded, by name.

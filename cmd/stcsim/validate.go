@@ -36,6 +36,8 @@ func runValidate(args []string) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	rows := fs.String("rows", "", "run only the rows whose id matches this regular expression")
 	kinds := fs.String("kind", "", "run only rows of these kinds, comma-separated (peak, latency, bandwidth, mma, gemm)")
+	var maxWork float64
+	addMaxWork(fs, &maxWork)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -45,6 +47,10 @@ func runValidate(args []string) int {
 	}
 	if *format != "table" && *format != "json" {
 		fmt.Fprintf(os.Stderr, "stcsim validate: --format %q: want table or json\n", *format)
+		return exitUsage
+	}
+	if !(maxWork > 0) || math.IsInf(maxWork, 1) {
+		fmt.Fprintf(os.Stderr, "stcsim validate: --max-work %g: must be a finite number > 0\n", maxWork)
 		return exitUsage
 	}
 	if !(*maxMAPE >= 0) || math.IsInf(*maxMAPE, 0) {
@@ -79,7 +85,7 @@ func runValidate(args []string) int {
 	}
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
-		Sets: cf.sets, Calibrated: splitList(*calibrated),
+		Sets: cf.sets, Calibrated: splitList(*calibrated), MaxWork: maxWork,
 		Progress: func(done, total int) { bar.Set(done, total) }})
 	if err != nil {
 		bar.Stop()
