@@ -59,17 +59,14 @@ func newBar(w io.Writer, tty bool, total int, label string,
 		fmt.Fprintf(w, "%s: %d to do\n", label, total)
 	}
 	b.stop = make(chan struct{})
-	if tty {
-		go b.redrawLoop()
-	} else {
-		go b.heartbeatLoop()
-	}
+	go b.tickLoop()
 	return b
 }
 
-// heartbeatLoop keeps plain mode from falling silent while one item (a
-// large GEMM) takes minutes: a line at least every logMaxSilent.
-func (b *Bar) heartbeatLoop() {
+// tickLoop runs tick every second until the bar ends, so that a long
+// item neither freezes the terminal bar's elapsed time and ETA nor leaves
+// plain mode silent.
+func (b *Bar) tickLoop() {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -77,38 +74,25 @@ func (b *Bar) heartbeatLoop() {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.beat()
+			b.tick()
 		}
 	}
 }
 
-// beat logs a plain line when none was written for logMaxSilent.
-func (b *Bar) beat() {
+// tick redraws the terminal bar, or in plain mode logs a line when none
+// was written for logMaxSilent.
+func (b *Bar) tick() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if now := b.now(); !b.ended && now.Sub(b.last) >= logMaxSilent {
+	now := b.now()
+	switch {
+	case b.ended:
+	case b.tty:
+		b.last = now
+		fmt.Fprint(b.out, "\r"+b.barLine(now)+"\x1b[K")
+	case now.Sub(b.last) >= logMaxSilent:
 		b.last = now
 		fmt.Fprintln(b.out, b.plainLine(now)+" (still running)")
-	}
-}
-
-// redrawLoop keeps the elapsed time and ETA moving while an item takes
-// long.
-func (b *Bar) redrawLoop() {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-b.stop:
-			return
-		case <-t.C:
-			b.mu.Lock()
-			if !b.ended {
-				b.last = b.now()
-				fmt.Fprint(b.out, "\r"+b.barLine(b.last)+"\x1b[K")
-			}
-			b.mu.Unlock()
-		}
 	}
 }
 

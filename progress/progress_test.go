@@ -53,15 +53,15 @@ func TestPlainLogsWhenSlow(t *testing.T) {
 func TestPlainHeartbeatWhileOneItemRuns(t *testing.T) {
 	var out bytes.Buffer
 	b := newBar(&out, false, 1, "GEMMs", fakeClock(20*time.Second))
-	b.beat() // 20 s since the start... then 40 s at this reading
-	b.beat()
+	b.tick() // 20 s since the start... then 40 s at this reading
+	b.tick()
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[1], "GEMMs: 0/1 (0%)") ||
 		!strings.Contains(lines[1], "(still running)") {
 		t.Fatalf("want the start line and one heartbeat:\n%s", out.String())
 	}
 	b.Done()
-	b.beat() // after Done: nothing
+	b.tick() // after Done: nothing
 	if strings.Count(out.String(), "still running") != 1 {
 		t.Errorf("a heartbeat after Done:\n%s", out.String())
 	}
