@@ -34,17 +34,37 @@ type Point struct {
 	// library tile name, optionally with _splitkN (column kernel, as
 	// dense=NAME;sparse=NAME). Empty: the measurement does not say.
 	Kernels map[tensorcore.Mode]string
-	// Clock is the clock policy of the measurement (column clock):
-	// "locked:MHZ", "boost" (not locked: the GPU's own boost and power
-	// management), or "" (not stated).
+	// Clock is the clock column as written: one condition for the row,
+	// or one per mode (dense=C;sparse=C). A condition is "locked:MHZ"
+	// (clocks locked with nvidia-smi -lgc), "boost" (not locked: the
+	// card's own boost under its power limit), or "" (not stated).
 	Clock string
+	// Clocks is Clock per mode (both modes the same unless the column
+	// names them apart).
+	Clocks map[tensorcore.Mode]string
+	// Harness is the harness column as written: how the time was taken
+	// (Harnesses), for the row or per mode (dense=H;sparse=H).
+	Harness string
+	// Harnesses is Harness per mode.
+	Harnesses map[tensorcore.Mode]string
+}
+
+// Harnesses are the values of the harness column: how a time was taken.
+// Only microbenchmark makes a row controlled by itself; the others say
+// what the time includes (docs/validation.md#conditions).
+var HarnessNames = []string{
+	"cutlass_profiler",  // CUTLASS profiler: device time of the kernel, averaged over back-to-back launches
+	"torch",             // PyTorch (torch.utils.benchmark or CUDA events) around asynchronous calls: per call, the device time unless the host issues slower
+	"torch_sync",        // PyTorch timing that includes per-call host time (a synchronisation per call)
+	"cusparselt_sample", // cuSPARSELt's matmul example: device time of the chosen algorithm
+	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
 }
 
 var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 	"k", "dense", "sparse", "unit", "speedup", "source"}
 
 // optionalColumns may follow the required ones, in this order.
-var optionalColumns = []string{"kernel", "clock"}
+var optionalColumns = []string{"kernel", "clock", "harness"}
 
 // MaxPointsBytes bounds a points file: the shared collection is a few KB
 // (about 200 bytes a row), so 16 MiB holds some 80000 measurements; the
@@ -143,7 +163,7 @@ func checkHeader(header []string) error {
 func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11],
-		Clock: strings.TrimSpace(rec[13])}
+		Clock: strings.TrimSpace(rec[13]), Harness: strings.TrimSpace(rec[14])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
 	}
@@ -159,7 +179,10 @@ func parsePoint(rec []string, line int) (Point, error) {
 		return p, err
 	}
 	p.Kernels = kernels
-	if _, err := p.LockedMHz(); err != nil {
+	if p.Clocks, err = parseClocks(p.Clock); err != nil {
+		return p, err
+	}
+	if p.Harnesses, err = perMode("harness", p.Harness, checkHarness); err != nil {
 		return p, err
 	}
 	ints := []*int{&p.M, &p.N, &p.K}
@@ -339,20 +362,102 @@ func parseKernels(s string) (map[tensorcore.Mode]string, error) {
 	return out, nil
 }
 
-// LockedMHz is the locked clock of the measurement (0 when the clocks
-// were not locked or the row does not say).
-func (p Point) LockedMHz() (int, error) {
+// parseClocks reads the clock column: one condition, or
+// dense=C;sparse=C.
+func parseClocks(s string) (map[tensorcore.Mode]string, error) {
+	return perMode("clock", s, func(c string) error {
+		_, err := lockedMHz(c)
+		return err
+	})
+}
+
+func checkHarness(h string) error {
+	if h != "" && !slices.Contains(HarnessNames, h) {
+		return fmt.Errorf("column harness: %s: want one of %s or empty",
+			configs.Quote(h), strings.Join(HarnessNames, ", "))
+	}
+	return nil
+}
+
+// perMode reads a column that holds one value for the row or one per
+// mode (dense=V;sparse=V; a mode left out is "").
+func perMode(col, s string, check func(string) error) (map[tensorcore.Mode]string, error) {
+	out := map[tensorcore.Mode]string{}
+	if !strings.Contains(s, "=") {
+		if err := check(s); err != nil {
+			return nil, err
+		}
+		for _, m := range tensorcore.Modes {
+			out[m] = s
+		}
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ";") {
+		m, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		mode, err := tensorcore.ParseMode(m)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %s: want a value or "+
+				"dense=V;sparse=V", col, configs.Quote(part))
+		}
+		if _, dup := out[mode]; dup {
+			return nil, fmt.Errorf("column %s: %s names %s twice", col, configs.Quote(s), mode)
+		}
+		v = strings.TrimSpace(v)
+		if err := check(v); err != nil {
+			return nil, err
+		}
+		out[mode] = v
+	}
+	for _, m := range tensorcore.Modes {
+		if _, ok := out[m]; !ok {
+			out[m] = ""
+		}
+	}
+	return out, nil
+}
+
+// LockedMHz is the locked clock of the measurement in mode m (0 when the
+// clocks were not locked or the row does not say).
+func (p Point) LockedMHz(m tensorcore.Mode) int {
+	v, _ := lockedMHz(p.Clocks[m])
+	return v
+}
+
+// ClockOf is the clock condition of mode m ("locked:MHZ", "boost", "").
+func (p Point) ClockOf(m tensorcore.Mode) string { return p.Clocks[m] }
+
+// Controlled reports whether mode m of the row was measured under
+// controlled conditions: a microbenchmark, or clocks locked and the
+// kernel named (in the kernel column, or the CUTLASS profiler's best
+// kernel of a named family at a locked clock). Only controlled rows may
+// calibrate (docs/calibration.md).
+func (p Point) Controlled(m tensorcore.Mode) bool {
+	h := p.HarnessOf(m)
+	if h == "microbenchmark" {
+		return true
+	}
+	if p.LockedMHz(m) == 0 {
+		return false
+	}
+	_, named := p.Kernels[m]
+	return named || h == "cutlass_profiler"
+}
+
+// HarnessOf is how mode m's time was taken ("" when not stated).
+func (p Point) HarnessOf(m tensorcore.Mode) string { return p.Harnesses[m] }
+
+func lockedMHz(c string) (int, error) {
 	switch {
-	case p.Clock == "", p.Clock == "boost":
+	case c == "", c == "boost":
 		return 0, nil
-	case strings.HasPrefix(p.Clock, "locked:"):
-		v, err := strconv.Atoi(strings.TrimPrefix(p.Clock, "locked:"))
-		if err != nil || v <= 0 {
-			return 0, fmt.Errorf("column clock: %q: want locked:MHZ with MHZ > 0", p.Clock)
+	case strings.HasPrefix(c, "locked:"):
+		v, err := strconv.Atoi(strings.TrimPrefix(c, "locked:"))
+		if err != nil || v <= 0 || v > 10000 {
+			return 0, fmt.Errorf("column clock: %s: want locked:MHZ with MHZ in 1..10000", configs.Quote(c))
 		}
 		return v, nil
 	}
-	return 0, fmt.Errorf("column clock: %q: want locked:MHZ, boost or empty", p.Clock)
+	return 0, fmt.Errorf("column clock: %s: want locked:MHZ, boost or empty (or dense=C;sparse=C)", configs.Quote(c))
 }
 
 // pinnedPlan splits a pinned kernel name into the tile name and split-K.

@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
@@ -32,8 +33,21 @@ type Row struct {
 	// compares configured FMA/clk x units x clock with a published figure.
 	Check  bool   `json:"check,omitempty"`
 	Kernel string `json:"kernel,omitempty"`
-	// Clock is the measurement's clock policy (locked:MHZ, boost, "").
-	Clock string `json:"clock,omitempty"`
+	// Clock is the measurement's clock condition for this row's mode
+	// (locked:MHZ, boost, ""); Harness how its time was taken.
+	Clock   string `json:"clock,omitempty"`
+	Harness string `json:"harness,omitempty"`
+	// Conditions is what the simulation ran under for Error: a locked
+	// clock, or boost under the board's power limit (gpu.clock_policy
+	// power_capped), for rows with an unstated clock too.
+	Conditions string `json:"conditions,omitempty"`
+	// Boost*: the same row simulated at the config's locked boost clock
+	// (gpu.clock_mhz, clock_policy locked), so that a reader sees what the
+	// conditions do. Absent when the conditions are that clock, or
+	// Options.Conditions is not "both".
+	BoostSimulated float64  `json:"boost_simulated,omitempty"`
+	BoostError     *float64 `json:"boost_error,omitempty"`
+	BoostClockMHz  int      `json:"boost_clock_mhz,omitempty"`
 	// Pinned*: the kernel the measurement names, simulated as such, so
 	// that Error (the model's own selection) and PinnedError (the kernel
 	// model alone) can be told apart. Absent when the row pins nothing.
@@ -77,6 +91,11 @@ type Summary struct {
 	// the held-out rows (gemm_speedup with at least 3 rows): does the
 	// model order shapes by speedup as the hardware does?
 	RankCorrelation *float64 `json:"rank_correlation,omitempty"`
+	// Boost*: the held-out rows with a Boost value, at the locked
+	// boost clock.
+	BoostN    int     `json:"boost_n,omitempty"`
+	BoostMAPE float64 `json:"boost_mape,omitempty"`
+	BoostBias float64 `json:"boost_bias,omitempty"`
 	// Pinned*: the rows that name their kernel, simulated with it.
 	PinnedN    int     `json:"pinned_n,omitempty"`
 	PinnedMAPE float64 `json:"pinned_mape,omitempty"`
@@ -90,6 +109,9 @@ type Report struct {
 	Rows       []Row       `json:"rows"`
 	Summary    []Summary   `json:"summary"`
 	Skipped    []string    `json:"skipped,omitempty"`
+	// Notes say what a reader should know about the rows' roles (a
+	// calibration row measured under uncontrolled conditions).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Provenance is what produced a validation report: the tool version,
@@ -130,6 +152,11 @@ type Options struct {
 	// Progress, when set, is called as the GEMM rows' simulations finish
 	// (done and total of one config's GEMMs).
 	Progress func(done, total int)
+	// Conditions: "measured" runs each GEMM row under the conditions it
+	// was measured in (its locked clock, or boost under the board's power
+	// limit); "boost" at the config's locked boost clock; "both" (the
+	// default, "") reports the first as Error and the second as Boost*.
+	Conditions string
 	// MaxWork, when > 0, bounds the estimated simulated work (warp
 	// k-steps, sim.EstimateWork) of each GEMM row and of all of them:
 	// Run refuses the points before anything is simulated.
@@ -137,27 +164,45 @@ type Options struct {
 }
 
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
-// config parameter (see docs/calibration.md); every other row is held out.
+// config parameter (see docs/calibration.md), each controlled (Point.
+// Controlled): the memory microbenchmarks and gemm-16384's sparse time
+// (locked at 1410 MHz; its dense time, clock not stated, is held out).
+// An id alone names every mode of its row, ID:MODE one. Every other row
+// is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "lat-l1",
-	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384"}
+	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse"}
+
+// ConditionModes are the values of Options.Conditions.
+var ConditionModes = []string{"both", "measured", "boost"}
 
 // Run validates every point it understands.
 func Run(points []Point, opt Options) (*Report, error) {
 	v := &validator{opt: opt, loaded: map[string]*configs.Loaded{},
 		calibrated: map[string]bool{}}
+	switch opt.Conditions {
+	case "", "both", "measured", "boost":
+	default:
+		return nil, fmt.Errorf("conditions %q: want both, measured or boost", opt.Conditions)
+	}
 	for _, id := range opt.Calibrated {
 		v.calibrated[id] = true
 	}
 	if err := v.checkWork(points); err != nil {
 		return nil, err
 	}
-	gemms := map[string][]Point{}
-	var order []string
+	var gemmPts []Point
 	for _, p := range points {
-		name, ld, err := v.config(p, nil)
+		// A microbenchmark row runs at its locked clock where it names
+		// one (GEMM rows take their conditions per mode in gemms).
+		var locked []string
+		if mhz := p.LockedMHz(tensorcore.Dense); mhz > 0 && p.Kind != "gemm" {
+			locked = []string{fmt.Sprintf("gpu.clock_mhz=%d", mhz)}
+		}
+		name, ld, err := v.config(p, locked)
 		if err != nil {
 			return nil, fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
 		}
+		v.noteUncontrolled(p)
 		if ld == nil {
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: no config "+
 				"for hardware %q", p.ID, p.Hardware))
@@ -169,10 +214,7 @@ func Run(points []Point, opt Options) (*Report, error) {
 		case "latency", "bandwidth":
 			err = v.memory(p, name, ld)
 		case "gemm":
-			if len(gemms[name]) == 0 {
-				order = append(order, name)
-			}
-			gemms[name] = append(gemms[name], p)
+			gemmPts = append(gemmPts, p)
 		case "mma":
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: an mma row "+
 				"needs a microbenchmark of one instruction shape at given warps "+
@@ -185,10 +227,8 @@ func Run(points []Point, opt Options) (*Report, error) {
 			return nil, fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
 		}
 	}
-	for _, name := range order {
-		if err := v.gemms(gemms[name], name, v.loaded[name]); err != nil {
-			return nil, err
-		}
+	if err := v.gemms(gemmPts); err != nil {
+		return nil, err
 	}
 	v.summarize()
 	v.rep.Provenance = v.provenance()
@@ -255,8 +295,9 @@ type validator struct {
 }
 
 // config loads (once) the config a row runs on: its hardware's built-in
-// config (or Options.Configs), the row's locked clock, Options.Sets, then
-// extra (a pinned kernel).
+// config (or Options.Configs), Options.Sets, then extra (the conditions
+// of a GEMM row's mode, which so override a --set of the clock, and a
+// pinned kernel).
 func (v *validator) config(p Point, extra []string) (string, *configs.Loaded, error) {
 	specs := v.opt.Configs
 	if len(specs) == 0 {
@@ -269,11 +310,7 @@ func (v *validator) config(p Point, extra []string) (string, *configs.Loaded, er
 		}
 		specs = []string{name}
 	}
-	var sets []string
-	if mhz, _ := p.LockedMHz(); mhz > 0 {
-		sets = append(sets, fmt.Sprintf("gpu.clock_mhz=%d", mhz))
-	}
-	sets = append(append(sets, v.opt.Sets...), extra...)
+	sets := append(append([]string{}, v.opt.Sets...), extra...)
 	key := fmt.Sprint(specs, sets)
 	if ld, ok := v.loaded[key]; ok {
 		return key, ld, nil
@@ -290,8 +327,56 @@ func (v *validator) add(p Point, kind, unit string, measured, simulated float64,
 	v.rep.Rows = append(v.rep.Rows, Row{ID: p.ID, Kind: kind,
 		Config: ld.Config.Name, ConfigHash: ld.Hash(), Unit: unit, Measured: measured,
 		Simulated: simulated, Error: (simulated - measured) / measured,
-		HeldOut: !v.calibrated[p.ID], Kernel: kernel, Clock: p.Clock})
+		HeldOut: !v.isCalibrated(p, kind), Kernel: kernel, Harness: p.HarnessOf(rowModes(kind)[0])})
 	return &v.rep.Rows[len(v.rep.Rows)-1]
+}
+
+// rowModes are the modes a comparison kind depends on.
+func rowModes(kind string) []tensorcore.Mode {
+	switch kind {
+	case "gemm_dense_time":
+		return []tensorcore.Mode{tensorcore.Dense}
+	case "gemm_sparse_time":
+		return []tensorcore.Mode{tensorcore.Sparse}
+	}
+	return tensorcore.Modes
+}
+
+// isCalibrated: the row's id, or ID:MODE for every mode the kind
+// depends on, is among Options.Calibrated.
+func (v *validator) isCalibrated(p Point, kind string) bool {
+	if v.calibrated[p.ID] {
+		return true
+	}
+	for _, m := range rowModes(kind) {
+		if !v.calibrated[p.ID+":"+m.String()] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteUncontrolled says when a calibration row was not measured under
+// controlled conditions (Point.Controlled): its value then sets a
+// parameter from a measurement whose clock or kernel is not known.
+func (v *validator) noteUncontrolled(p Point) {
+	for _, m := range tensorcore.Modes {
+		named := v.calibrated[p.ID] || v.calibrated[p.ID+":"+m.String()]
+		if !named || p.Controlled(m) || (p.Kind == "gemm" && m == tensorcore.Sparse && p.Sparse == 0) {
+			continue
+		}
+		if p.Kind != "gemm" && m == tensorcore.Sparse {
+			continue
+		}
+		what := m.String() + " time of "
+		if p.Kind != "gemm" {
+			what = ""
+		}
+		v.rep.Notes = append(v.rep.Notes, fmt.Sprintf("the %s%s "+
+			"is a calibration row but not controlled (clock %q, harness %q): "+
+			"controlled means a microbenchmark, or a locked clock and a named "+
+			"kernel (docs/calibration.md)", what, p.ID, p.ClockOf(m), p.HarnessOf(m)))
+	}
 }
 
 // peak compares the tensor-core microbenchmark's peak with a published
@@ -340,34 +425,159 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	return nil
 }
 
-// gemms runs all GEMM rows of one config as one simulator run (the
-// model's own kernel selection), then each pinned kernel on its own.
-func (v *validator) gemms(points []Point, name string, ld *configs.Loaded) error {
-	t := &workloads.Trace{Name: "validation"}
-	for _, p := range points {
-		t.GEMMs = append(t.GEMMs, gemmOf(p))
+// conditions are the sets that make mode m of a GEMM row run as it was
+// measured: its locked clock, or (boost, or not stated) the board's own
+// boost under its power limit. The text says so in the report.
+func conditions(p Point, m tensorcore.Mode, ld *configs.Loaded) ([]string, string) {
+	if mhz := p.LockedMHz(m); mhz > 0 {
+		return []string{fmt.Sprintf("gpu.clock_mhz=%d", mhz), "gpu.clock_policy=locked"},
+			fmt.Sprintf("locked %d MHz", mhz)
 	}
-	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
-		Modes: tensorcore.Modes, Progress: v.opt.Progress})
-	if err != nil {
-		return fmt.Errorf("GEMM rows on %s: %w", name, err)
+	text := fmt.Sprintf("boost under %g W", ld.Config.Power.LimitW)
+	if p.ClockOf(m) == "" {
+		text = "clock not stated: " + text
+	}
+	return []string{"gpu.clock_policy=power_capped"}, text
+}
+
+// gemmRun is one simulator run: the GEMM rows of one effective config in
+// one mode.
+type gemmRun struct {
+	ld     *configs.Loaded
+	mode   tensorcore.Mode
+	points []int // indices into the rows
+	out    map[int]sim.LayerResult
+}
+
+// gemmResult is a GEMM row's mode under one variant (its conditions, or
+// the locked boost clock).
+type gemmResult struct {
+	res        sim.LayerResult
+	conditions string
+	key        string // the run's key
+	ld         *configs.Loaded
+}
+
+// gemms runs every GEMM row in each mode under its conditions and at the
+// locked boost clock (Options.Conditions), one simulator run per
+// effective config and mode (the model's own kernel selection), then each
+// pinned kernel on its own.
+func (v *validator) gemms(points []Point) error {
+	measured := v.opt.Conditions != "boost"
+	boost := v.opt.Conditions == "" || v.opt.Conditions == "both" || v.opt.Conditions == "boost"
+	runs := map[string]*gemmRun{}
+	var order []string
+	type slot struct {
+		key  string
+		text string
+	}
+	// plan[i][mode][0]: conditions, [1]: boost ("" key: not run)
+	plan := make([]map[tensorcore.Mode][2]slot, len(points))
+	for i, p := range points {
+		plan[i] = map[tensorcore.Mode][2]slot{}
+		_, base, err := v.config(p, nil)
+		if err != nil || base == nil {
+			return fmt.Errorf("row %s (line %d): %v", p.ID, p.Line, err)
+		}
+		for _, m := range tensorcore.Modes {
+			if m == tensorcore.Sparse && p.Sparse == 0 && p.Speedup == 0 {
+				continue
+			}
+			var sl [2]slot
+			for variant, on := range []bool{measured, boost} {
+				if !on {
+					continue
+				}
+				var sets []string
+				text := fmt.Sprintf("locked %d MHz (boost clock)", base.Config.GPU.ClockMHz)
+				if variant == 0 {
+					sets, text = conditions(p, m, base)
+				} else {
+					sets = []string{"gpu.clock_policy=locked"}
+				}
+				_, ld, err := v.config(p, sets)
+				if err != nil {
+					return fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
+				}
+				// Runs are keyed by the effective config, so that a row's
+				// conditions that are the boost clock share its run.
+				rk := ld.Hash() + "|" + m.String()
+				if runs[rk] == nil {
+					runs[rk] = &gemmRun{ld: ld, mode: m, out: map[int]sim.LayerResult{}}
+					order = append(order, rk)
+				}
+				if !slices.Contains(runs[rk].points, i) {
+					runs[rk].points = append(runs[rk].points, i)
+				}
+				sl[variant] = slot{key: rk, text: text}
+			}
+			if sl[0].key == sl[1].key {
+				sl[1] = slot{} // the conditions are the boost clock
+			}
+			plan[i][m] = sl
+		}
+	}
+	for _, rk := range order {
+		r := runs[rk]
+		t := &workloads.Trace{Name: "validation"}
+		for _, i := range r.points {
+			t.GEMMs = append(t.GEMMs, gemmOf(points[i]))
+		}
+		rep, err := sim.Run(r.ld, sim.Job{Workloads: []*workloads.Trace{t},
+			Modes: []tensorcore.Mode{r.mode}, Progress: v.opt.Progress})
+		if err != nil {
+			return fmt.Errorf("GEMM rows on %s (%s): %w", r.ld.Config.Name, r.mode, err)
+		}
+		for j, i := range r.points {
+			r.out[i] = rep.Results[j]
+		}
+	}
+	get := func(i int, m tensorcore.Mode, variant int) *gemmResult {
+		sl := plan[i][m][variant]
+		if sl.key == "" {
+			return nil
+		}
+		return &gemmResult{res: runs[sl.key].out[i], conditions: sl.text, key: sl.key,
+			ld: runs[sl.key].ld}
+	}
+	primary := 0
+	if !measured {
+		primary = 1
 	}
 	for i, p := range points {
-		d, s := rep.Results[2*i], rep.Results[2*i+1]
 		pd, ps, err := v.pinned(p)
 		if err != nil {
 			return err
 		}
-		dt, st := timeUS(p, p.Dense), timeUS(p, p.Sparse)
-		v.addTime(p, "gemm_dense_time", dt, d, pd, ld)
-		if p.Sparse > 0 {
-			v.addTime(p, "gemm_sparse_time", st, s, ps, ld)
+		d, s := get(i, tensorcore.Dense, primary), get(i, tensorcore.Sparse, primary)
+		bd, bs := get(i, tensorcore.Dense, 1), get(i, tensorcore.Sparse, 1)
+		if primary == 1 {
+			bd, bs = nil, nil
 		}
-		if sp := p.Speedup; sp > 0 || p.Sparse > 0 {
+		dt, st := timeUS(p, p.Dense), timeUS(p, p.Sparse)
+		v.addTime(p, tensorcore.Dense, dt, d, bd, pd)
+		if p.Sparse > 0 {
+			v.addTime(p, tensorcore.Sparse, st, s, bs, ps)
+		}
+		if sp := p.Speedup; (sp > 0 || p.Sparse > 0) && s != nil {
 			if sp == 0 {
 				sp = dt / st
 			}
-			row := v.add(p, "gemm_speedup", "x", sp, s.Speedup, ld, "")
+			row := v.add(p, "gemm_speedup", "x", sp, d.res.TimeUS/s.res.TimeUS, d.ld, "")
+			row.Clock, row.Conditions, row.Harness = p.Clock, d.conditions, p.Harness
+			if d.conditions != s.conditions {
+				row.Conditions = "dense " + d.conditions + "; sparse " + s.conditions
+			}
+			if bd != nil || bs != nil {
+				bdt, bst := d.res.TimeUS, s.res.TimeUS
+				if bd != nil {
+					bdt = bd.res.TimeUS
+				}
+				if bs != nil {
+					bst = bs.res.TimeUS
+				}
+				row.setBoost(bdt/bst, 0)
+			}
 			if pd != nil && ps != nil {
 				row.setPinned("", pd.TimeUS/ps.TimeUS)
 			}
@@ -382,14 +592,24 @@ func gemmOf(p Point) workloads.GEMM {
 		Count: 1, Batch: 1}
 }
 
-func (v *validator) addTime(p Point, kind string, measured float64, sel sim.LayerResult, pin *sim.LayerResult, ld *configs.Loaded) {
-	row := v.add(p, kind, "us", measured, sel.TimeUS, ld, sel.Kernel)
-	row.Spread = sel.CyclesSpread
-	row.Margin, row.MarginIsBound = sel.Margin(), sel.MarginIsBound()
-	row.SimulatedClockMHz = sel.ClockMHz
+func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, boost *gemmResult, pin *sim.LayerResult) {
+	kind := "gemm_" + m.String() + "_time"
+	row := v.add(p, kind, "us", measured, sel.res.TimeUS, sel.ld, sel.res.Kernel)
+	row.Clock, row.Conditions = p.ClockOf(m), sel.conditions
+	row.Spread = sel.res.CyclesSpread
+	row.Margin, row.MarginIsBound = sel.res.Margin(), sel.res.MarginIsBound()
+	row.SimulatedClockMHz = sel.res.ClockMHz
+	if boost != nil {
+		row.setBoost(boost.res.TimeUS, boost.res.ClockMHz)
+	}
 	if pin != nil {
 		row.setPinned(pin.Kernel, pin.TimeUS)
 	}
+}
+
+func (r *Row) setBoost(simulated float64, mhz int) {
+	e := (simulated - r.Measured) / r.Measured
+	r.BoostSimulated, r.BoostError, r.BoostClockMHz = simulated, &e, mhz
 }
 
 func (r *Row) setPinned(kernel string, simulated float64) {
@@ -407,8 +627,16 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 			continue
 		}
 		tile, splitK := pinnedPlan(name)
-		_, ld, err := v.config(p, []string{"kernel.force=" + tile,
-			fmt.Sprintf("kernel.split_k=[%d]", splitK)})
+		_, base, err := v.config(p, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		var sets []string
+		if v.opt.Conditions != "boost" {
+			sets, _ = conditions(p, mode, base)
+		}
+		_, ld, err := v.config(p, append(sets, "kernel.force="+tile,
+			fmt.Sprintf("kernel.split_k=[%d]", splitK)))
 		if err != nil {
 			return nil, nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s: %w",
 				p.ID, p.Line, mode, name, err)
@@ -483,12 +711,21 @@ func summarizeKind(kind string, rows []Row) Summary {
 		}
 		meas = append(meas, r.Measured)
 		simd = append(simd, r.Simulated)
+		if r.BoostError != nil {
+			s.BoostN++
+			s.BoostMAPE += math.Abs(*r.BoostError)
+			s.BoostBias += *r.BoostError
+		}
 	}
 	s.MAPE /= float64(len(rows))
 	s.Bias /= float64(len(rows))
 	if s.HeldOutN > 0 {
 		s.HeldOutMAPE /= float64(s.HeldOutN)
 		s.HeldOutBias /= float64(s.HeldOutN)
+	}
+	if s.BoostN > 0 {
+		s.BoostMAPE /= float64(s.BoostN)
+		s.BoostBias /= float64(s.BoostN)
 	}
 	if s.PinnedN > 0 {
 		s.PinnedMAPE /= float64(s.PinnedN)

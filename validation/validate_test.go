@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 const smallPoints = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
@@ -74,8 +75,26 @@ func checkRow(t *testing.T, r Row) {
 				r.Kind, r.PinnedKernel, r.PinnedError, r.Clock, want)
 		}
 	}
-	if strings.HasSuffix(r.Kind, "_time") && strings.HasPrefix(r.ID, "gemm") && r.SimulatedClockMHz != 1410 {
-		t.Errorf("%s %s: simulated at %d MHz, want the locked 1410", r.ID, r.Kind, r.SimulatedClockMHz)
+	if strings.HasSuffix(r.Kind, "_time") && strings.HasPrefix(r.ID, "gemm") {
+		// A locked row runs at its clock, which is the boost clock here,
+		// so it has no second value; the others run power-capped under
+		// the board's 400 W and again at the locked 1410 MHz.
+		locked := r.ID == "gemm-small"
+		switch {
+		case locked && (r.SimulatedClockMHz != 1410 || r.BoostError != nil ||
+			r.Conditions != "locked 1410 MHz"):
+			t.Errorf("%s %s: conditions %q at %d MHz (boost error %v), want locked 1410 alone",
+				r.ID, r.Kind, r.Conditions, r.SimulatedClockMHz, r.BoostError)
+		case !locked && (r.BoostError == nil || r.BoostClockMHz != 1410 ||
+			!strings.Contains(r.Conditions, "boost under 400 W") ||
+			r.SimulatedClockMHz <= 0 || r.SimulatedClockMHz > 1410):
+			t.Errorf("%s %s: conditions %q at %d MHz, boost at %d MHz (error %v): "+
+				"want power-capped under 400 W and a second value at 1410",
+				r.ID, r.Kind, r.Conditions, r.SimulatedClockMHz, r.BoostClockMHz, r.BoostError)
+		}
+		if r.ID == "gemm-third" && !strings.HasPrefix(r.Conditions, "clock not stated") {
+			t.Errorf("gemm-third %s: conditions %q, want them marked as not stated", r.Kind, r.Conditions)
+		}
 	}
 	if r.ID == "gemm-tflops" && r.Kind == "gemm_dense_time" {
 		want := 2.0 * 1024 * 1024 * 1024 / 100e12 * 1e6
@@ -186,5 +205,61 @@ gemm-capped,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test,,boost
 	}
 	if times != 2 {
 		t.Errorf("%d time rows, want dense and sparse", times)
+	}
+}
+
+// TestPerModeConditionsAndCalibration: a row whose sparse time was
+// measured at a locked clock and whose dense clock is not stated runs
+// each mode under its own conditions; ID:MODE calibrates one mode only,
+// and a calibration row that is not controlled is named in a note.
+func TestPerModeConditionsAndCalibration(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
+gemm-mixed,A100,fp16,gemm,512,1024,512,20,15,us,,test,,dense=;sparse=locked:1200,cutlass_profiler
+`
+	pts, err := ParsePoints(strings.NewReader(points), "mixed.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pts[0]
+	if p.Controlled(tensorcore.Dense) || !p.Controlled(tensorcore.Sparse) {
+		t.Errorf("controlled dense %v sparse %v: want only the locked sparse time",
+			p.Controlled(tensorcore.Dense), p.Controlled(tensorcore.Sparse))
+	}
+	rep, err := Run(pts, Options{Calibrated: []string{"gemm-mixed:sparse", "gemm-mixed:dense"},
+		Conditions: "measured"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		switch r.Kind {
+		case "gemm_sparse_time":
+			if r.SimulatedClockMHz != 1200 || r.HeldOut || r.BoostError != nil {
+				t.Errorf("sparse: %d MHz, held out %v, boost %v: want 1200, calibration, none",
+					r.SimulatedClockMHz, r.HeldOut, r.BoostError)
+			}
+		case "gemm_dense_time":
+			if !strings.HasPrefix(r.Conditions, "clock not stated") {
+				t.Errorf("dense conditions %q", r.Conditions)
+			}
+		}
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "dense time of gemm-mixed") {
+		t.Errorf("notes %q: want one naming the uncontrolled dense calibration", rep.Notes)
+	}
+}
+
+func TestConditionColumnsRefuseBadValues(t *testing.T) {
+	head := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness\n"
+	for _, c := range []struct{ row, want string }{
+		{"g,A100,fp16,gemm,64,64,64,1,1,us,,s,,dense=boost;dense=boost,", "names dense twice"},
+		{"g,A100,fp16,gemm,64,64,64,1,1,us,,s,,fast=boost,", "want a value or dense=V;sparse=V"},
+		{"g,A100,fp16,gemm,64,64,64,1,1,us,,s,,sparse=locked:0,", "want locked:MHZ"},
+		{"g,A100,fp16,gemm,64,64,64,1,1,us,,s,,boost,nsight", "column harness"},
+		{"g,A100,fp16,gemm,64,64,64,1,1,us,,s,,boost,dense=torch;sparse=cudnn", "column harness"},
+	} {
+		_, err := ParsePoints(strings.NewReader(head+c.row+"\n"), "bad.csv")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.csv:2") {
+			t.Errorf("%s: error %v, want bad.csv:2 and %q", c.row, err, c.want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
+	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/validation"
 )
 
@@ -32,7 +33,8 @@ func runValidate(args []string) int {
 	format := fs.String("format", "table", "table or json")
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
 	calibrated := fs.String("calibrated", strings.Join(validation.DefaultCalibrated, ","),
-		"comma-separated row ids used for calibration (the rest are held out)")
+		"comma-separated row ids (ID, or ID:dense / ID:sparse for one mode) used for calibration (the rest are held out)")
+	conds := fs.String("conditions", "both", "GEMM rows: measured (each under the clock and power limit it was measured at), boost (at the config's locked boost clock), or both (measured as the error, boost beside it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	rows := fs.String("rows", "", "run only the rows whose id matches this regular expression")
 	kinds := fs.String("kind", "", "run only rows of these kinds, comma-separated (peak, latency, bandwidth, mma, gemm)")
@@ -55,6 +57,11 @@ func runValidate(args []string) int {
 	}
 	if !(*maxMAPE >= 0) || math.IsInf(*maxMAPE, 0) {
 		fmt.Fprintln(os.Stderr, "stcsim validate: --max-mape must be a finite number >= 0")
+		return exitUsage
+	}
+	if !slices.Contains(validation.ConditionModes, *conds) {
+		fmt.Fprintf(os.Stderr, "stcsim validate: --conditions %s: want %s\n",
+			configs.Quote(*conds), strings.Join(validation.ConditionModes, ", "))
 		return exitUsage
 	}
 	pts, err := validation.LoadPoints(*points)
@@ -86,7 +93,8 @@ func runValidate(args []string) int {
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
 		Sets: cf.sets, Calibrated: splitList(*calibrated), MaxWork: maxWork,
-		Progress: func(done, total int) { bar.Set(done, total) }})
+		Conditions: *conds,
+		Progress:   func(done, total int) { bar.Set(done, total) }})
 	if err != nil {
 		bar.Stop()
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
@@ -160,6 +168,12 @@ func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) err
 		have[p.ID] = true
 	}
 	for _, id := range ids {
+		if base, m, ok := strings.Cut(id, ":"); ok {
+			if _, err := tensorcore.ParseMode(m); err != nil {
+				return fmt.Errorf("--calibrated: %s: want ID or ID:dense / ID:sparse", configs.Quote(id))
+			}
+			id = base
+		}
 		if !have[id] {
 			return fmt.Errorf("--calibrated: no row with id %q in the "+
 				"points file", id)
@@ -172,7 +186,9 @@ func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) err
 func calibratedRows(pts []validation.Point, ids []string) int {
 	n := 0
 	for _, p := range pts {
-		if slices.Contains(ids, p.ID) {
+		if slices.ContainsFunc(ids, func(id string) bool {
+			return id == p.ID || strings.HasPrefix(id, p.ID+":")
+		}) {
 			n++
 		}
 	}
@@ -191,16 +207,20 @@ func splitList(s string) []string {
 
 func writeValidation(out io.Writer, rep *validation.Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tclock\tmeasured\tsimulated\tunit\terror\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.ID, r.Kind, r.Config, r.Clock, r.Measured, r.Simulated, r.Unit,
-			100*r.Error, role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
+		mhz := ""
+		if r.SimulatedClockMHz > 0 {
+			mhz = fmt.Sprint(r.SimulatedClockMHz)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.ID, r.Kind, r.Config, r.Conditions, mhz, r.Measured, r.Simulated, r.Unit,
+			100*r.Error, boostCell(r), role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
 	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "kind\tn\tMAPE\tbias\theld-out n\theld-out MAPE\theld-out bias\tover/under\trank corr\tpinned n\tpinned MAPE\tpinned bias\t\n")
+	fmt.Fprintf(w, "kind\tn\tMAPE\tbias\theld-out n\theld-out MAPE\theld-out bias\tover/under\trank corr\tat boost MAPE\tat boost bias\tpinned n\tpinned MAPE\tpinned bias\t\n")
 	for _, s := range rep.Summary {
 		kind := s.Kind
 		if s.Check {
@@ -210,19 +230,35 @@ func writeValidation(out io.Writer, rep *validation.Report) {
 		if s.RankCorrelation != nil {
 			corr = fmt.Sprintf("%+.3f", *s.RankCorrelation)
 		}
+		boost := [2]string{}
+		if s.BoostN > 0 {
+			boost = [2]string{fmt.Sprintf("%.1f%%", 100*s.BoostMAPE), fmt.Sprintf("%+.1f%%", 100*s.BoostBias)}
+		}
 		pinned := [3]string{}
 		if s.PinnedN > 0 {
 			pinned = [3]string{fmt.Sprint(s.PinnedN), fmt.Sprintf("%.1f%%", 100*s.PinnedMAPE),
 				fmt.Sprintf("%+.1f%%", 100*s.PinnedBias)}
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%+.1f%%\t%d\t%.1f%%\t%+.1f%%\t%d/%d\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%+.1f%%\t%d\t%.1f%%\t%+.1f%%\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			kind, s.N, 100*s.MAPE, 100*s.Bias, s.HeldOutN, 100*s.HeldOutMAPE,
-			100*s.HeldOutBias, s.Over, s.Under, corr, pinned[0], pinned[1], pinned[2])
+			100*s.HeldOutBias, s.Over, s.Under, corr, boost[0], boost[1], pinned[0], pinned[1], pinned[2])
 	}
 	w.Flush()
+	for _, s := range rep.Notes {
+		fmt.Fprintln(out, "note:", s)
+	}
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(out, "skipped:", s)
 	}
+}
+
+// boostCell is the row's error at the locked boost clock, when the
+// conditions it ran under differ from it.
+func boostCell(r validation.Row) string {
+	if r.BoostError == nil {
+		return ""
+	}
+	return fmt.Sprintf("%+.1f%%", 100**r.BoostError)
 }
 
 // role says what a row is for: a held-out prediction, a calibration

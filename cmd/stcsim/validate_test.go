@@ -28,7 +28,8 @@ func TestValidateTableAndGate(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	for _, want := range []string{"bias", "rank corr", "over/under", "pinned (error)",
-		"peak (check)", "128x128x32_64x64_s5 (", "locked:1410", "held out", "check"} {
+		"peak (check)", "128x128x32_64x64_s5 (", "locked 1410 MHz", "boost under 400 W",
+		"clock not stated", "at boost", "held out", "check"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
