@@ -48,6 +48,10 @@ type Row struct {
 	BoostSimulated float64  `json:"boost_simulated,omitempty"`
 	BoostError     *float64 `json:"boost_error,omitempty"`
 	BoostClockMHz  int      `json:"boost_clock_mhz,omitempty"`
+	// Operands are the harness's operand values and the bit activity
+	// (power.data_activity) they give, where the harness says what it
+	// multiplies (validation/harness.go).
+	Operands string `json:"operands,omitempty"`
 	// Pinned*: the kernel the measurement names, simulated as such, so
 	// that Error (the model's own selection) and PinnedError (the kernel
 	// model alone) can be told apart. Absent when the row pins nothing.
@@ -428,16 +432,16 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 // conditions are the sets that make mode m of a GEMM row run as it was
 // measured: its locked clock, or (boost, or not stated) the board's own
 // boost under its power limit. The text says so in the report.
-func conditions(p Point, m tensorcore.Mode, ld *configs.Loaded) ([]string, string) {
+func conditions(p Point, m tensorcore.Mode, ld *configs.Loaded) ([]string, string, error) {
 	if mhz := p.LockedMHz(m); mhz > 0 {
 		return []string{fmt.Sprintf("gpu.clock_mhz=%d", mhz), "gpu.clock_policy=locked"},
-			fmt.Sprintf("locked %d MHz", mhz)
+			fmt.Sprintf("locked %d MHz", mhz), nil
 	}
 	text := fmt.Sprintf("boost under %g W", ld.Config.Power.LimitW)
 	if p.ClockOf(m) == "" {
 		text = "clock not stated: " + text
 	}
-	return []string{"gpu.clock_policy=power_capped"}, text
+	return []string{"gpu.clock_policy=power_capped"}, text, nil
 }
 
 // gemmRun is one simulator run: the GEMM rows of one effective config in
@@ -491,10 +495,17 @@ func (v *validator) gemms(points []Point) error {
 				var sets []string
 				text := fmt.Sprintf("locked %d MHz (boost clock)", base.Config.GPU.ClockMHz)
 				if variant == 0 {
-					sets, text = conditions(p, m, base)
+					if sets, text, err = conditions(p, m, base); err != nil {
+						return err
+					}
 				} else {
 					sets = []string{"gpu.clock_policy=locked"}
 				}
+				act, _, err := activitySets(p, m)
+				if err != nil {
+					return fmt.Errorf("row %s (line %d): harness %s: %w", p.ID, p.Line, p.HarnessOf(m), err)
+				}
+				sets = append(sets, act...)
 				_, ld, err := v.config(p, sets)
 				if err != nil {
 					return fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
@@ -596,6 +607,7 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	kind := "gemm_" + m.String() + "_time"
 	row := v.add(p, kind, "us", measured, sel.res.TimeUS, sel.ld, sel.res.Kernel)
 	row.Clock, row.Conditions = p.ClockOf(m), sel.conditions
+	_, row.Operands, _ = activitySets(p, m)
 	row.Spread = sel.res.CyclesSpread
 	row.Margin, row.MarginIsBound = sel.res.Margin(), sel.res.MarginIsBound()
 	row.SimulatedClockMHz = sel.res.ClockMHz
@@ -633,8 +645,15 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 		}
 		var sets []string
 		if v.opt.Conditions != "boost" {
-			sets, _ = conditions(p, mode, base)
+			if sets, _, err = conditions(p, mode, base); err != nil {
+				return nil, nil, err
+			}
 		}
+		act, _, err := activitySets(p, mode)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets = append(sets, act...)
 		_, ld, err := v.config(p, append(sets, "kernel.force="+tile,
 			fmt.Sprintf("kernel.split_k=[%d]", splitK)))
 		if err != nil {

@@ -263,3 +263,33 @@ func TestConditionColumnsRefuseBadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestHarnessOperandsSetTheClock: the CUTLASS profiler's small-integer
+// operands toggle fewer bits than torch.randn's, so under the same power
+// limit its row draws less power and runs at a clock no lower (strictly
+// higher here, where the cap binds); each row says what it multiplied.
+func TestHarnessOperandsSetTheClock(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
+g-cutlass,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,cutlass_profiler
+g-torch,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,torch
+`
+	pts, err := ParsePoints(strings.NewReader(points), "harness.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(pts, Options{Sets: []string{"power.limit_w=150"}, Conditions: "measured"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mhz := map[string]int{}
+	for _, r := range rep.Rows {
+		mhz[r.ID] = r.SimulatedClockMHz
+		want := map[string]string{"g-cutlass": "bit activity 0.167", "g-torch": "bit activity 0.429"}[r.ID]
+		if !strings.Contains(r.Operands, want) {
+			t.Errorf("%s: operands %q, want %q", r.ID, r.Operands, want)
+		}
+	}
+	if !(mhz["g-cutlass"] > mhz["g-torch"]) || mhz["g-torch"] >= 1410 {
+		t.Errorf("clocks %v: want the cap to bind for torch.randn and the CUTLASS integers to run faster", mhz)
+	}
+}
