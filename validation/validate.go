@@ -48,6 +48,13 @@ type Row struct {
 	BoostSimulated float64  `json:"boost_simulated,omitempty"`
 	BoostError     *float64 `json:"boost_error,omitempty"`
 	BoostClockMHz  int      `json:"boost_clock_mhz,omitempty"`
+	// FixedUS and MainloopUS split Simulated (Options.FixedCosts): the
+	// selected kernel, at the clock it ran at, simulated again at 2K gives
+	// T(2K); on the line T(K) = fixed + mainloop, fixed = 2 T(K) - T(2K)
+	// (launch, prologue fill, epilogue, the last wave's tail: whatever
+	// does not grow with K) and mainloop = T(K) - fixed.
+	FixedUS    float64 `json:"fixed_us,omitempty"`
+	MainloopUS float64 `json:"mainloop_us,omitempty"`
 	// Operands are the harness's operand values and the bit activity
 	// (power.data_activity) they give, where the harness says what it
 	// multiplies (validation/harness.go).
@@ -161,6 +168,10 @@ type Options struct {
 	// limit); "boost" at the config's locked boost clock; "both" (the
 	// default, "") reports the first as Error and the second as Boost*.
 	Conditions string
+	// FixedCosts: also split each GEMM row's simulated time into a fixed
+	// part and the steady mainloop, by simulating its kernel again at
+	// twice the K (Row.FixedUS).
+	FixedCosts bool
 	// MaxWork, when > 0, bounds the estimated simulated work (warp
 	// k-steps, sim.EstimateWork) of each GEMM row and of all of them:
 	// Run refuses the points before anything is simulated.
@@ -555,6 +566,22 @@ func (v *validator) gemms(points []Point) error {
 	if !measured {
 		primary = 1
 	}
+	fixed := map[[2]int]float64{} // (point, mode) -> T(2K) in us
+	if v.opt.FixedCosts {
+		for i, p := range points {
+			for _, m := range tensorcore.Modes {
+				r := get(i, m, primary)
+				if r == nil {
+					continue
+				}
+				t2, err := v.atDoubleK(p, m, r.res)
+				if err != nil {
+					return err
+				}
+				fixed[[2]int{i, int(m)}] = t2
+			}
+		}
+	}
 	for i, p := range points {
 		pd, ps, err := v.pinned(p)
 		if err != nil {
@@ -567,8 +594,10 @@ func (v *validator) gemms(points []Point) error {
 		}
 		dt, st := timeUS(p, p.Dense), timeUS(p, p.Sparse)
 		v.addTime(p, tensorcore.Dense, dt, d, bd, pd)
+		v.setFixed(fixed, i, tensorcore.Dense)
 		if p.Sparse > 0 {
 			v.addTime(p, tensorcore.Sparse, st, s, bs, ps)
+			v.setFixed(fixed, i, tensorcore.Sparse)
 		}
 		if sp := p.Speedup; (sp > 0 || p.Sparse > 0) && s != nil {
 			if sp == 0 {
@@ -617,6 +646,47 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	if pin != nil {
 		row.setPinned(pin.Kernel, pin.TimeUS)
 	}
+}
+
+// atDoubleK is the time of mode m's selected kernel (res) on the row's
+// GEMM with twice its K, at the clock and data activity it ran at.
+func (v *validator) atDoubleK(p Point, m tensorcore.Mode, res sim.LayerResult) (float64, error) {
+	act, _, err := activitySets(p, m)
+	if err != nil {
+		return 0, err
+	}
+	tile, splitK := pinnedPlan(res.Kernel)
+	sets := append([]string{fmt.Sprintf("gpu.clock_mhz=%d", res.ClockMHz),
+		"gpu.clock_policy=locked", "kernel.force=" + tile,
+		fmt.Sprintf("kernel.split_k=[%d]", splitK)}, act...)
+	_, ld, err := v.config(p, sets)
+	if err != nil {
+		return 0, fmt.Errorf("row %s (line %d): fixed costs: %w", p.ID, p.Line, err)
+	}
+	g := gemmOf(p)
+	g.K *= 2
+	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{{Name: "validation",
+		GEMMs: []workloads.GEMM{g}}}, Modes: []tensorcore.Mode{m}})
+	if err != nil {
+		return 0, fmt.Errorf("row %s (line %d): fixed costs at K=%d: %w", p.ID, p.Line, g.K, err)
+	}
+	if got := rep.Results[0].Kernel; got != res.Kernel {
+		return 0, fmt.Errorf("row %s (line %d): fixed costs: kernel %s ran as %s at K=%d",
+			p.ID, p.Line, res.Kernel, got, g.K)
+	}
+	return rep.Results[0].TimeUS, nil
+}
+
+// setFixed splits the last row added (mode m of point i) into its fixed
+// part and mainloop.
+func (v *validator) setFixed(fixed map[[2]int]float64, i int, m tensorcore.Mode) {
+	t2, ok := fixed[[2]int{i, int(m)}]
+	if !ok {
+		return
+	}
+	r := &v.rep.Rows[len(v.rep.Rows)-1]
+	r.FixedUS = 2*r.Simulated - t2
+	r.MainloopUS = r.Simulated - r.FixedUS
 }
 
 func (r *Row) setBoost(simulated float64, mhz int) {

@@ -2,11 +2,14 @@ package validation
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 const smallPoints = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
@@ -291,5 +294,53 @@ g-torch,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,torch
 	}
 	if !(mhz["g-cutlass"] > mhz["g-torch"]) || mhz["g-torch"] >= 1410 {
 		t.Errorf("clocks %v: want the cap to bind for torch.randn and the CUTLASS integers to run faster", mhz)
+	}
+}
+
+// TestFixedCostsPredictALongerK: the split of a row's time into a fixed
+// part and a mainloop (from K and 2K) predicts the same kernel's time at
+// 4K, simulated apart, and both parts are positive.
+func TestFixedCostsPredictALongerK(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
+g-fixed,A100,fp16,gemm,1024,1024,512,20,15,us,,test,,locked:1410,cutlass_profiler
+`
+	pts, err := ParsePoints(strings.NewReader(points), "fixed.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(pts, Options{FixedCosts: true, Conditions: "measured"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		if !strings.HasSuffix(r.Kind, "_time") {
+			continue
+		}
+		if !(r.FixedUS > 0 && r.MainloopUS > 0) {
+			t.Errorf("%s: fixed %g us, mainloop %g us: want both positive", r.Kind, r.FixedUS, r.MainloopUS)
+			continue
+		}
+		mode := tensorcore.Dense
+		if r.Kind == "gemm_sparse_time" {
+			mode = tensorcore.Sparse
+		}
+		tile, splitK := pinnedPlan(r.Kernel)
+		ld, err := configs.Load([]string{"a100-40gb"}, []string{"kernel.force=" + tile,
+			"kernel.split_k=[" + strconv.Itoa(splitK) + "]", "power.data_activity=0.1667"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := gemmOf(pts[0])
+		g.K *= 4
+		out, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{{Name: "t", GEMMs: []workloads.GEMM{g}}},
+			Modes: []tensorcore.Mode{mode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := r.FixedUS + 4*r.MainloopUS
+		if got := out.Results[0].TimeUS; math.Abs(got/want-1) > 0.05 {
+			t.Errorf("%s %s: at 4K %.3f us, the split predicts %.3f (fixed %.3f + 4 x %.3f)",
+				r.Kind, r.Kernel, got, want, r.FixedUS, r.MainloopUS)
+		}
 	}
 }

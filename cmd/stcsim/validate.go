@@ -34,6 +34,7 @@ func runValidate(args []string) int {
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
 	calibrated := fs.String("calibrated", strings.Join(validation.DefaultCalibrated, ","),
 		"comma-separated row ids (ID, or ID:dense / ID:sparse for one mode) used for calibration (the rest are held out)")
+	fixedCosts := fs.Bool("fixed-costs", false, "split each GEMM row's simulated time into its fixed part and the steady mainloop (one more simulation per row and mode, at twice the K)")
 	conds := fs.String("conditions", "both", "GEMM rows: measured (each under the clock and power limit it was measured at), boost (at the config's locked boost clock), or both (measured as the error, boost beside it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	rows := fs.String("rows", "", "run only the rows whose id matches this regular expression")
@@ -93,7 +94,7 @@ func runValidate(args []string) int {
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
 		Sets: cf.sets, Calibrated: splitList(*calibrated), MaxWork: maxWork,
-		Conditions: *conds,
+		Conditions: *conds, FixedCosts: *fixedCosts,
 		Progress:   func(done, total int) { bar.Set(done, total) }})
 	if err != nil {
 		bar.Stop()
@@ -207,15 +208,15 @@ func splitList(s string) []string {
 
 func writeValidation(out io.Writer, rep *validation.Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
 		mhz := ""
 		if r.SimulatedClockMHz > 0 {
 			mhz = fmt.Sprint(r.SimulatedClockMHz)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.ID, r.Kind, r.Config, r.Conditions, mhz, r.Measured, r.Simulated, r.Unit,
-			100*r.Error, boostCell(r), role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
+			100*r.Error, boostCell(r), fixedCell(r), role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
@@ -250,6 +251,15 @@ func writeValidation(out io.Writer, rep *validation.Report) {
 	for _, s := range rep.Skipped {
 		fmt.Fprintln(out, "skipped:", s)
 	}
+}
+
+// fixedCell is the fixed part's share of the row's simulated time
+// (--fixed-costs).
+func fixedCell(r validation.Row) string {
+	if r.FixedUS == 0 && r.MainloopUS == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%%", 100*r.FixedUS/r.Simulated)
 }
 
 // boostCell is the row's error at the locked boost clock, when the
