@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/sim"
@@ -28,8 +30,10 @@ type publishedPower struct {
 // publishedPowers are the board-power measurements the command compares
 // against (docs/validation.md, "Power and clock").
 var publishedPowers = []publishedPower{
-	{"tc-dense-fp16", "a100-pcie-40gb", 1410, 173.4, "Luo et al., IPDPS 2024 " +
-		"(arXiv 2402.13499): fp16 mma, 1.79 TFLOPS/W at 173.4 W, A100 PCIe; operand values not stated"},
+	{"tc-dense-fp16-const", "a100-pcie-40gb", 1410, 173.4, "Luo et al., IPDPS 2024 " +
+		"(arXiv 2402.13499): fp16 mma throughput loop, 1.79 TFLOPS/W at 173.4 W, A100 PCIe; " +
+		"its operand registers do not change between MMAs (values not stated), so the " +
+		"multipliers' inputs do not toggle: compared with the -const row (data activity 0)"},
 	{"idle", "a100-pcie-40gb", 1410, 65.46, "nvidia-smi -q, A100 80GB PCIe " +
 		"idle at 1410 MHz (public dump); the static power is calibrated on it"},
 	{"idle", "a100-80gb", 1155, 68.37, "nvidia-smi -q, A100-SXM4-80GB at " +
@@ -57,6 +61,21 @@ func runMicroPower(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
 		return exitInternal
+	}
+	// The same tensor-core kernels with operands that never change, as a
+	// throughput microbenchmark's registers do: data activity 0.
+	still := *c
+	still.Power.DataActivity = 0
+	constRes, err := sim.MicroPower(&still)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
+		return exitInternal
+	}
+	for i, r := range constRes {
+		if strings.HasPrefix(r.Kernel, "tc-") {
+			r.Kernel += "-const"
+			res = slices.Insert(res, i*2+1, r)
+		}
 	}
 	out := &microPowerOutput{Tool: "stcsim " + sim.Version, Config: c.Name,
 		Sources: ld.Sources, Provenance: sim.ConfigProvenance(ld, os.Args), LimitW: c.Power.LimitW, Results: res}
