@@ -64,7 +64,7 @@ var Columns = append(append(append(append([]string{"workload", "layer", "m", "n"
 	"dram_gbps", "l2_hit_rate", "metadata_bytes", "smem_bytes", "l2_bytes",
 	"bound"}, causeColumns("breakdown_")...), "speedup", "note", "ctas",
 	"waves", "ctas_per_sm", "occupancy_limit", "ideal_speedup", "loss_us"),
-	causeColumns("loss_")...), energyColumns...)
+	causeColumns("loss_")...), append(append([]string{}, energyColumns...), "cache")...)
 
 // causes are the JSON names of results.Breakdown's fields.
 func causes() []string { return results.CauseNames }
@@ -121,7 +121,7 @@ func Row(r results.LayerResult) []string {
 		loss = &r.Loss
 	}
 	row = append(row, causeValues(loss, f)...)
-	return append(row, energyRow(r)...)
+	return append(append(row, energyRow(r)...), t(r.Cache))
 }
 
 // CSVText neutralises a text field for spreadsheets: one beginning with

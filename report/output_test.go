@@ -20,7 +20,7 @@ func outputReport() *results.Report {
 	r := results.LayerResult{Workload: "w", Layer: "l", M: 1, N: 2, K: 4,
 		Batch: 1, Precision: tensorcore.FP16, Mode: tensorcore.Sparse, SparseApplied: true,
 		Count: 1, Kernel: "k", SplitK: 1, Cycles: 10, TimeUS: 1, TFLOPS: 2,
-		Speedup: 1.5, Note: "n", Explain: results.Explain{CTAs: 8, Waves: 1,
+		Speedup: 1.5, Note: "n", Cache: "miss", Explain: results.Explain{CTAs: 8, Waves: 1,
 			CTAsPerSM: 2, OccupancyLimit: "registers", IdealSpeedup: 2,
 			LossUS: 0.25, Loss: results.Breakdown{DRAMBandwidth: 1}}}
 	r.Power = results.Power{ClockMHz: 1410, EnergyUJ: 3, AvgPowerW: 3, EnergySaving: 1.2}

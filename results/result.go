@@ -109,6 +109,10 @@ type LayerResult struct {
 	Breakdown Breakdown `json:"breakdown"`
 	Speedup   float64   `json:"speedup,omitempty"`
 	Note      string    `json:"note,omitempty"`
+	// Cache says whether the record came from the simulation cache
+	// ("hit": simulated by an earlier run of the same build, config, row
+	// and mode) or was simulated and stored ("miss"); empty with no cache.
+	Cache string `json:"cache,omitempty"`
 	// Straggler is the SM that ran on alone after every other SM had
 	// finished, when that took at least 2 % of Cycles (in the reported
 	// run; absent otherwise and for records extended in K).

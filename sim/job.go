@@ -27,6 +27,12 @@ type Job struct {
 	// provenance: the command line and where each workload came from.
 	Command []string
 	Sources []WorkloadSource
+	// Cache, when set, returns the records of layers simulated before
+	// with the same simulator build (CacheSalt), effective config, row
+	// and mode, and keeps the new ones; each record says "hit" or
+	// "miss". Nil: everything is simulated.
+	Cache     Cache
+	CacheSalt string
 }
 
 // Observer watches kernel simulations as they are built and run.

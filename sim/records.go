@@ -45,7 +45,15 @@ func (r *runner) run() (*Report, error) {
 		}
 		weights[w.Name] = ws
 	}
-	kernels, err := r.simulateDistinct(jobs)
+	hashes := weightHashes(weights)
+	hit := r.cached(jobs, hashes)
+	var todo []layerJob
+	for i, j := range jobs {
+		if hit[i] == nil {
+			todo = append(todo, j)
+		}
+	}
+	kernels, err := r.simulateDistinct(todo)
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +72,19 @@ func (r *runner) run() (*Report, error) {
 		src := &rep.Provenance.Workloads[i]
 		src.Weights = weights[src.Name]
 	}
-	for _, j := range jobs {
-		rep.Results = append(rep.Results, r.record(j, kernels[j.shape]))
+	for i, j := range jobs {
+		if hit[i] != nil {
+			rec := *hit[i]
+			rec.Cache = "hit"
+			rep.Results = append(rep.Results, rec)
+			continue
+		}
+		rec := r.record(j, kernels[j.shape])
+		if r.job.Cache != nil && r.job.Observer == nil {
+			r.store(j, hashes, rec)
+			rec.Cache = "miss"
+		}
+		rep.Results = append(rep.Results, rec)
 	}
 	addSpeedups(rep)
 	addEnergySavings(rep)

@@ -168,6 +168,9 @@ type Options struct {
 	// limit); "boost" at the config's locked boost clock; "both" (the
 	// default, "") reports the first as Error and the second as Boost*.
 	Conditions string
+	// Cache and CacheSalt are given to every simulation (sim.Job).
+	Cache     sim.Cache
+	CacheSalt string
 	// FixedCosts: also split each GEMM row's simulated time into a fixed
 	// part and the steady mainloop, by simulating its kernel again at
 	// twice the K (Row.FixedUS).
@@ -545,7 +548,7 @@ func (v *validator) gemms(points []Point) error {
 		for _, i := range r.points {
 			t.GEMMs = append(t.GEMMs, gemmOf(points[i]))
 		}
-		rep, err := sim.Run(r.ld, sim.Job{Workloads: []*workloads.Trace{t},
+		rep, err := sim.Run(r.ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{t},
 			Modes: []tensorcore.Mode{r.mode}, Progress: v.opt.Progress})
 		if err != nil {
 			return fmt.Errorf("GEMM rows on %s (%s): %w", r.ld.Config.Name, r.mode, err)
@@ -665,7 +668,7 @@ func (v *validator) atDoubleK(p Point, m tensorcore.Mode, res sim.LayerResult) (
 	}
 	g := gemmOf(p)
 	g.K *= 2
-	rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{{Name: "validation",
+	rep, err := sim.Run(ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{{Name: "validation",
 		GEMMs: []workloads.GEMM{g}}}, Modes: []tensorcore.Mode{m}})
 	if err != nil {
 		return 0, fmt.Errorf("row %s (line %d): fixed costs at K=%d: %w", p.ID, p.Line, g.K, err)
@@ -731,7 +734,7 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 				p.ID, p.Line, mode, name, err)
 		}
 		t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
-		rep, err := sim.Run(ld, sim.Job{Workloads: []*workloads.Trace{t},
+		rep, err := sim.Run(ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{t},
 			Modes: []tensorcore.Mode{mode}})
 		if err != nil {
 			return nil, nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,

@@ -54,10 +54,12 @@ type runFlags struct {
 	traceAll  bool
 	maxWork   float64
 	monURL    string // the monitor's address, once started
+	cache     cacheFlags
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
 	f.cf.add(fs)
+	f.cache.add(fs)
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
@@ -492,6 +494,11 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
+	if err := f.cache.attach("run", &job); err != nil {
+		finish()
+		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		return exitUsage
+	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
 	rep, err := sim.Run(ld, job)
@@ -503,6 +510,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	finish()
 	if err == nil {
 		err = report.CheckFinite(rep)
+		reportCache("run", rep, f.quiet)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)

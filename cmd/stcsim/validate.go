@@ -15,6 +15,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
+	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/validation"
 )
@@ -29,6 +30,8 @@ func runValidate(args []string) int {
 	fs := newFlagSet("validate", "--points FILE.csv [flags]")
 	var cf configFlags
 	cf.add(fs)
+	var cache cacheFlags
+	cache.add(fs)
 	points := fs.String("points", "", "measurements file (format of validation/points/a100-public.csv)")
 	format := fs.String("format", "table", "table or json")
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
@@ -91,17 +94,30 @@ func runValidate(args []string) int {
 				*points, *calibrated)
 		}
 	}
+	sc, salt, err := cache.openKeyed("validate")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		return exitUsage
+	}
+	var simCache sim.Cache
+	if sc != nil {
+		simCache = sc // a nil *simcache.Cache would be a non-nil interface
+	}
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
 		Sets: cf.sets, Calibrated: splitList(*calibrated), MaxWork: maxWork,
-		Conditions: *conds, FixedCosts: *fixedCosts,
-		Progress:   func(done, total int) { bar.Set(done, total) }})
+		Conditions: *conds, FixedCosts: *fixedCosts, Cache: simCache, CacheSalt: salt,
+		Progress: func(done, total int) { bar.Set(done, total) }})
 	if err != nil {
 		bar.Stop()
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
 	bar.Done()
+	if sc != nil && !*quiet {
+		h, m := sc.Counts()
+		fmt.Fprintf(os.Stderr, "stcsim validate: cache: %d of %d records reused, %d simulated\n", h, h+m, m)
+	}
 	rep.Provenance.Command = os.Args
 	rep.Provenance.Points = *points
 	if data, err := os.ReadFile(*points); err == nil {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A second run of the same job reuses every record: the numbers are
+// byte-identical, only the cache field says hit; a changed config key is
+// a miss; a corrupt entry is simulated again with one warning.
+func TestRunCacheReusesRecords(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--gemm", "512x512x512", "--mode", "both", "--format", "json",
+		"--set", "gpu.sm_count=8", "--cache", dir}
+	first, err1, code := capture(t, func() int { return dispatch(args) })
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, err1)
+	}
+	second, err2, code := capture(t, func() int { return dispatch(args) })
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, err2)
+	}
+	if !strings.Contains(err1, "0 of 2 records reused, 2 simulated") ||
+		!strings.Contains(err2, "2 of 2 records reused, 0 simulated") {
+		t.Errorf("summaries %q / %q", err1, err2)
+	}
+	if strings.Count(first, `"cache": "miss"`) != 2 || strings.Count(second, `"cache": "hit"`) != 2 {
+		t.Errorf("records do not say miss then hit:\n%s", second)
+	}
+	if strings.ReplaceAll(first, `"cache": "miss"`, `"cache": "hit"`) != second {
+		t.Error("a cached record differs from the simulated one beyond its cache field")
+	}
+	// Another value of a key the run reads: simulated again.
+	_, err3, _ := capture(t, func() int {
+		return dispatch(append(append([]string{}, args...), "--set", "sm.barrier_latency=40"))
+	})
+	if !strings.Contains(err3, "0 of 2 records reused") {
+		t.Errorf("a changed key was served from the cache: %q", err3)
+	}
+	// Damage every entry: each is a miss, removed with a warning, and the
+	// numbers come back the same.
+	entries, _ := filepath.Glob(filepath.Join(dir, "*", "*.entry"))
+	for _, e := range entries {
+		os.WriteFile(e, []byte("stcsim-cache-v1\nnot a checksum"), 0o644)
+	}
+	again, err4, _ := capture(t, func() int { return dispatch(args) })
+	if !strings.Contains(err4, "corrupt or truncated") || !strings.Contains(err4, "0 of 2 records reused") {
+		t.Errorf("damaged entries: %q", err4)
+	}
+	if again != first {
+		t.Error("after damaged entries the records differ from the first run")
+	}
+	// cache info and clean
+	info, _, code := capture(t, func() int {
+		return dispatch([]string{"cache", "info", "--cache", dir, "--format", "json"})
+	})
+	var st struct{ Entries int }
+	if code != exitOK || json.Unmarshal([]byte(info), &st) != nil || st.Entries < 2 {
+		t.Errorf("cache info: exit %d %s", code, info)
+	}
+	out, _, code := capture(t, func() int { return dispatch([]string{"cache", "clean", "--cache", dir}) })
+	if code != exitOK || !strings.Contains(out, "removed") {
+		t.Errorf("cache clean: exit %d %q", code, out)
+	}
+	// --no-cache: nothing read, nothing said.
+	_, err5, _ := capture(t, func() int { return dispatch(append(append([]string{}, args...), "--no-cache")) })
+	if strings.Contains(err5, "cache:") {
+		t.Errorf("--no-cache printed %q", err5)
+	}
+	if code := dispatch([]string{"cache", "wipe", "--cache", dir}); code != exitUsage {
+		t.Errorf("cache wipe: exit %d, want %d", code, exitUsage)
+	}
+}
