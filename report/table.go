@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -26,12 +27,60 @@ const tableGap = 1
 func Table(out io.Writer, rep *results.Report) {
 	notes := noteIndex(rep.Results)
 	unit := unitOf(rep.Results)
-	layerW := layerWidth(rep, unit, notes)
+	showClock := clocksVary(rep.Results)
+	layerW := layerWidth(rep, unit, notes, showClock)
+	// The estimate is conservative: widen the names while the rendered
+	// rows still fit.
+	for layerW < longestLayer(rep) {
+		var probe bytes.Buffer
+		writeLayerTables(&probe, rep, unit, notes, showClock, layerW+1)
+		if maxLineWidth(probe.String()) > TableWidth {
+			break
+		}
+		layerW++
+	}
+	writeLayerTables(out, rep, unit, notes, showClock, layerW)
+	if !showClock {
+		if c := commonClock(rep.Results); c > 0 {
+			fmt.Fprintf(out, "every kernel ran at %d MHz\n\n", c)
+		}
+	}
+	writeTableTotals(out, rep)
+	notes.write(out)
+	writeLegend(out, rep, unit)
+}
+
+func longestLayer(rep *results.Report) int {
+	n := 0
+	for _, r := range rep.Results {
+		n = max(n, utf8.RuneCountInString(r.Layer))
+	}
+	return n
+}
+
+func maxLineWidth(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		n = max(n, utf8.RuneCountInString(line))
+	}
+	return n
+}
+
+// writeLayerTables writes one table of layers per workload.
+func writeLayerTables(out io.Writer, rep *results.Report, unit string, notes *noteSet, showClock bool, layerW int) {
 	for _, w := range workloadsOf(rep) {
 		fmt.Fprintf(out, "%s\n", w)
 		tw := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "#\t%-*s\tM x N x K\tcount\tmode\tµs/call\t%s\t"+
-			"of dense\tTC busy\tbound\tspeedup\twhy not 2x\tnotes\t\n", layerW, "layer", unit)
+		head := []string{"#", fmt.Sprintf("%-*s", layerW, "layer"), "M x N x K", "count", "mode",
+			"µs/call", unit, "of dense", "TC busy"}
+		if showClock {
+			head = append(head, "MHz")
+		}
+		if hasEnergy(rep.Results) {
+			head = append(head, "mJ")
+		}
+		head = append(head, "bound", "speedup", "why not 2x", "notes")
+		fmt.Fprint(tw, strings.Join(head, "\t")+"\t\n")
 		rows := resultsOf(rep, w)
 		num, _ := layerNumbers(rows)
 		for _, r := range rows {
@@ -39,17 +88,51 @@ func Table(out io.Writer, rep *results.Report) {
 			// left-aligned names.
 			name := fit(r.Layer, layerW)
 			name += strings.Repeat(" ", layerW-utf8.RuneCountInString(name))
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%.1f\t%.1f\t%.0f%%\t%.0f%%\t%s\t%s\t%s\t%s\t\n",
-				num[r.Layer], name, shapeOf(r), r.Count, r.Mode,
-				r.TimeUS, r.TFLOPS, 100*r.UsefulUtilization, 100*r.TCUtilization, r.Bound,
-				speedupCell(r), lossCell(r), notes.marks(r))
+			cells := []string{fmt.Sprint(num[r.Layer]), name, shapeOf(r), fmt.Sprint(r.Count),
+				r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS), fmt.Sprintf("%.1f", r.TFLOPS),
+				fmt.Sprintf("%.0f%%", 100*r.UsefulUtilization), fmt.Sprintf("%.0f%%", 100*r.TCUtilization)}
+			if showClock {
+				cells = append(cells, clockCell(r))
+			}
+			if hasEnergy(rep.Results) {
+				cells = append(cells, energyCell(r))
+			}
+			cells = append(cells, r.Bound, speedupCell(r), lossCell(r), notes.marks(r))
+			fmt.Fprint(tw, strings.Join(cells, "\t")+"\t\n")
 		}
 		tw.Flush()
 		fmt.Fprintln(out)
 	}
-	writeTableTotals(out, rep)
-	notes.write(out)
-	writeLegend(out, rep, unit)
+}
+
+// clocksVary: the records ran at different clocks (power_capped), or one
+// drew more than the board's limit at its locked clock; the table then
+// has a MHz column, otherwise one line says the clock.
+func clocksVary(rs []results.LayerResult) bool {
+	for _, r := range rs {
+		if r.AbovePowerLimit || r.ClockMHz != rs[0].ClockMHz {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEnergy: some record has a board energy (the power model ran).
+func hasEnergy(rs []results.LayerResult) bool {
+	for _, r := range rs {
+		if r.EnergyUJ > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// commonClock is the clock every record ran at (0 when none is known).
+func commonClock(rs []results.LayerResult) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	return rs[0].ClockMHz
 }
 
 // shapeOf is a record's GEMM, with its batch count when batched.
@@ -59,6 +142,26 @@ func shapeOf(r results.LayerResult) string {
 		s += fmt.Sprintf(" b%d", r.Batch)
 	}
 	return s
+}
+
+// clockCell is the SM clock the kernel ran at (gpu.clock_policy), with a
+// "!" when it drew more than the board's limit at a locked clock.
+func clockCell(r results.LayerResult) string {
+	if r.ClockMHz == 0 {
+		return ""
+	}
+	if r.AbovePowerLimit {
+		return fmt.Sprintf("%d!", r.ClockMHz)
+	}
+	return fmt.Sprint(r.ClockMHz)
+}
+
+// energyCell is the board energy of one call, in millijoules.
+func energyCell(r results.LayerResult) string {
+	if r.EnergyUJ == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.3g", r.EnergyUJ/1000)
 }
 
 func speedupCell(r results.LayerResult) string {
@@ -132,20 +235,30 @@ func writeTableTotals(out io.Writer, rep *results.Report) {
 
 // layerWidth is the widest layer name that keeps the table within
 // TableWidth, given the other columns' widths.
-func layerWidth(rep *results.Report, unit string, notes *noteSet) int {
+func layerWidth(rep *results.Report, unit string, notes *noteSet, showClock bool) int {
 	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
-		len("µs/call"), len(unit), len("of dense"), len("TC busy"), len("compute"),
+		len("µs/call"), len(unit), len("of dense"), len("TC busy"), len("MHz"), len("mJ"), len("compute"),
 		len("speedup"), len("why not 2x"), len("notes")}
+	if !showClock {
+		widths[8] = -tableGap // no column, no gap
+	}
 	longest := len("layer")
 	for _, r := range rep.Results {
+		clock := clockCell(r)
+		if !showClock {
+			clock = ""
+		}
 		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
 			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
-			fmt.Sprintf("%.1f", r.TFLOPS), "100%", "100%", r.Bound, speedupCell(r),
+			fmt.Sprintf("%.1f", r.TFLOPS), "100%", "100%", clock, energyCell(r), r.Bound, speedupCell(r),
 			lossCell(r), notes.marks(r)}
 		for i, c := range cells {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 		longest = max(longest, utf8.RuneCountInString(r.Layer))
+	}
+	if !showClock {
+		widths[8] = -tableGap // no column, no gap
 	}
 	used := tableGap * (len(widths) + 1) // a gap after each of the 13 columns
 	for _, w := range widths {
@@ -264,6 +377,10 @@ var legendTerms = [][2]string{
 		"can reach 200%); padded tiles are not useful work"},
 	{"TC busy", "issue-slot occupancy: share of tensor-core issue slots busy, padded " +
 		"MMAs included, against the mode's own peak (the sparse peak on sparse rows)"},
+	{"MHz", "the SM clock the kernel ran at (gpu.clock_policy: locked, or the highest " +
+		"clock within power.limit_w under power_capped); !: at this locked clock the " +
+		"kernel draws more than the board's limit, which the board would not sustain"},
+	{"mJ", "board energy of one run of the layer, millijoules (docs/power.md); per pass: x count"},
 	{"bound", "what limits the kernel: compute when the tensor cores are busy at least 80% " +
 		"of the time, otherwise the largest cause of their idle time: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
 		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
