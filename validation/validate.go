@@ -762,10 +762,15 @@ func timeUS(p Point, v float64) float64 {
 	return v
 }
 
-func (v *validator) summarize() {
+func (v *validator) summarize() { v.rep.Summary = Summarize(v.rep.Rows) }
+
+// Summarize is the per-kind summary of rows (what Run reports), for
+// reports merged from several runs.
+func Summarize(rows []Row) []Summary {
+	var out []Summary
 	byKind := map[string][]Row{}
 	var kinds []string
-	for _, r := range v.rep.Rows {
+	for _, r := range rows {
 		if byKind[r.Kind] == nil {
 			kinds = append(kinds, r.Kind)
 		}
@@ -773,8 +778,9 @@ func (v *validator) summarize() {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		v.rep.Summary = append(v.rep.Summary, summarizeKind(k, byKind[k]))
+		out = append(out, summarizeKind(k, byKind[k]))
 	}
+	return out
 }
 
 func summarizeKind(kind string, rows []Row) Summary {

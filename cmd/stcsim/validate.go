@@ -37,6 +37,8 @@ func runValidate(args []string) int {
 	maxMAPE := fs.Float64("max-mape", 0, "exit 1 when any kind's MAPE exceeds this many percent (0: report only)")
 	calibrated := fs.String("calibrated", strings.Join(validation.DefaultCalibrated, ","),
 		"comma-separated row ids (ID, or ID:dense / ID:sparse for one mode) used for calibration (the rest are held out)")
+	saveSummary := fs.String("save-summary", "", "with every row run: write the summary as the points file's stored full table (FILE; see --summary-label), which runs of a subset restate")
+	summaryLabel := fs.String("summary-label", "", "what --save-summary records as the table's origin (the commit and date)")
 	fixedCosts := fs.Bool("fixed-costs", false, "split each GEMM row's simulated time into its fixed part and the steady mainloop (one more simulation per row and mode, at twice the K)")
 	conds := fs.String("conditions", "both", "GEMM rows: measured (each under the clock and power limit it was measured at), boost (at the config's locked boost clock), or both (measured as the error, boost beside it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -80,6 +82,11 @@ func runValidate(args []string) int {
 	all := len(pts)
 	if pts, err = selectPoints(pts, *rows, splitList(*kinds)); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		return exitUsage
+	}
+	if *saveSummary != "" && (len(pts) < all || *summaryLabel == "") {
+		fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary needs every row (no --rows "+
+			"or --kind) and a --summary-label")
 		return exitUsage
 	}
 	if len(pts) < all && !*quiet {
@@ -132,6 +139,15 @@ func runValidate(args []string) int {
 		os.Stdout.Write(append(b, '\n'))
 	} else {
 		writeValidation(os.Stdout, rep)
+		if len(pts) < all {
+			writeFullTable(os.Stdout, *points)
+		}
+	}
+	if *saveSummary != "" {
+		if err := saveFullTable(*saveSummary, *summaryLabel, rep); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary:", err)
+			return exitInternal
+		}
 	}
 	if kind, worst := rep.MaxMAPE(); *maxMAPE > 0 && 100*worst > *maxMAPE {
 		fmt.Fprintf(os.Stderr, "stcsim validate: %s MAPE %.1f%% exceeds --max-mape %g%%\n",
