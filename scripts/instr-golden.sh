@@ -22,6 +22,7 @@
 # beside a many-wave case simulated in full. Every case lets kernel selection simulate
 # its candidates, so each covers several kernels.
 set -euo pipefail
+export STCSIM_CACHE=off # measure the simulator, not the simulation cache
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/instr-golden.sh OUTDIR [REFDIR]}
 ref=${2:-}
