@@ -78,6 +78,8 @@ func runSweep(args []string) int {
 		"without running anything")
 	var maxWork float64
 	addMaxWork(fs, &maxWork)
+	var cache cacheFlags
+	cache.add(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -135,7 +137,53 @@ func runSweep(args []string) int {
 		}
 		return exitOK
 	}
-	return executeSweep(plan, *db, sweep.Options{Jobs: *jobs, Shard: sh}, *quiet)
+	opt := sweep.Options{Jobs: *jobs, Shard: sh}
+	sc, salt, err := cache.openKeyed("sweep")
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
+	var reused cacheTally
+	if sc != nil {
+		opt.Run = func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
+			job.Cache, job.CacheSalt = sc, salt
+			rep, err := sim.Run(ld, job)
+			if err == nil {
+				reused.add(rep)
+			}
+			return rep, err
+		}
+	}
+	code = executeSweep(plan, *db, opt, *quiet)
+	if h, n := reused.counts(); n > 0 && !*quiet {
+		fmt.Fprintf(os.Stderr, "stcsim sweep: cache: %d of %d records reused, %d simulated\n", h, n, n-h)
+	}
+	return code
+}
+
+// cacheTally counts a sweep's cached records across its workers, and
+// clears each record's cache field: the store keeps what was simulated,
+// the same whichever run simulated it.
+type cacheTally struct {
+	mu         sync.Mutex
+	hits, seen int
+}
+
+func (c *cacheTally) add(rep *sim.Report) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range rep.Results {
+		if rep.Results[i].Cache == "hit" {
+			c.hits++
+		}
+		c.seen++
+		rep.Results[i].Cache = ""
+	}
+}
+
+func (c *cacheTally) counts() (hits, seen int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits, c.seen
 }
 
 // workCheck refuses a point whose estimated work for one workload is
