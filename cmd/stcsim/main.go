@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/tebeka/atexit"
 
@@ -48,21 +49,27 @@ func dispatch(args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(os.Stderr, "stcsim: unknown command %s\n\n", configs.Quote(args[0]))
-		usage()
+		// The names only: the summaries are `stcsim -h`'s.
+		fmt.Fprintf(os.Stderr, "stcsim: unknown command %s; the commands are %s "+
+			"(run 'stcsim -h' for what each does)\n", configs.Quote(args[0]),
+			strings.Join(commandNames(), ", "))
 		return exitUsage
 	}
 	return c.run(args[1:])
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: stcsim COMMAND [flags]\n\ncommands:")
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	return names
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: stcsim COMMAND [flags]\n\ncommands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(os.Stderr, "\nRun 'stcsim COMMAND -h' for a command's flags.")
