@@ -424,9 +424,14 @@ func (g *graph) in(n *onnxpb.NodeProto, i int) *value {
 // node infers the outputs of one node and records its GEMM, if any.
 func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProto) error {
 	static := true
+	inherited := "" // why an input's shape is unknown, for the outputs
 	for i := range n.GetInput() {
-		if v := g.in(n, i); v != nil && !v.static {
+		v := g.in(n, i)
+		if v != nil && !v.static {
 			static = false
+		}
+		if v != nil && !v.known() && inherited == "" {
+			inherited = v.why
 		}
 	}
 	outs, err := g.infer(n)
@@ -452,6 +457,9 @@ func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProt
 		if i < len(outs) && outs[i] != nil {
 			v = outs[i]
 			v.static = static
+		}
+		if !v.known() && v.why == "" && inherited != "" {
+			v.why = inherited
 		}
 		if v.shape == nil && v.why == "" {
 			v.why = fmt.Sprintf("it is made by node %s (%s), whose output shapes are unknown",

@@ -163,9 +163,9 @@ func Import(data []byte, file string) (*Result, error) {
 			skipped[skip]++
 			continue
 		}
-		op := strings.TrimPrefix(e.Name, "aten::")
-		l.Name = fmt.Sprintf("%s.%d", op, calls[op])
-		calls[op]++
+		base := rowName(e.Name, l)
+		l.Name = fmt.Sprintf("%s.%d", base, calls[base])
+		calls[base]++
 		r.Layers = append(r.Layers, l)
 	}
 	for _, s := range skipOrder {
@@ -314,6 +314,17 @@ func product(d []int64) (int, error) {
 		p *= x
 	}
 	return int(p), nil
+}
+
+// rowName names a row after its operator and GEMM shape (a profiler
+// trace has no module names): "addmm_768x256x768", "bmm_128x128x64x24"
+// (batch last); Import appends the call's number among those of its name.
+func rowName(op string, l workloads.ImportedLayer) string {
+	name := fmt.Sprintf("%s_%dx%dx%d", strings.TrimPrefix(op, "aten::"), l.M, l.N, l.K)
+	if l.Batch > 1 {
+		name += fmt.Sprintf("x%d", l.Batch)
+	}
+	return name
 }
 
 // layer turns one counted event into a layer, or says why it is skipped.
