@@ -177,3 +177,37 @@ func TestImportBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDualSideReadsImportedMasks: the weights an import attaches are
+// A's masks in the dual-side mode.
+func TestDualSideReadsImportedMasks(t *testing.T) {
+	inScratch(t)
+	out, se, code := capture(t, func() int {
+		return dispatch([]string{"trace", "import", "workloads/testdata/tiny.onnx", "--batch", "4",
+			"--weights-out", "w"})
+	})
+	if code != exitOK {
+		t.Fatalf("import: exit %d: %s", code, se)
+	}
+	if err := os.WriteFile("tiny.csv", []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, se, code = capture(t, func() int {
+		return dispatch([]string{"run", "--workload", "tiny.csv", "--mode", "sparse", "--layer", "conv",
+			"--set", "tensorcore.dual_side=true", "--format", "json"})
+	})
+	if code != exitOK {
+		t.Fatalf("run: exit %d: %s", code, se)
+	}
+	var rep struct {
+		Results []struct {
+			Masks string `json:"masks"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 1 || !strings.HasPrefix(rep.Results[0].Masks, "A from weights w/conv.npy") {
+		t.Errorf("results %+v", rep.Results)
+	}
+}
