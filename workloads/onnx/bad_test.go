@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -150,5 +151,30 @@ func TestUnknownOpOffThePathIsSkipped(t *testing.T) {
 	if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0], `"/post/Frobnicate" ("Frobnicate")`) ||
 		!strings.Contains(r.Skipped[0], "skipped") {
 		t.Errorf("skipped %q", r.Skipped)
+	}
+}
+
+// TestHugeInitializerWithoutDataAllocatesNothing: an initializer whose
+// dims promise 2^30 floats but which holds no data is a weight without
+// data, found without allocating for it.
+func TestHugeInitializerWithoutDataAllocatesNothing(t *testing.T) {
+	b, err := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8), Graph: &onnxpb.GraphProto{
+		Node:        []*onnxpb.NodeProto{node("/fc/MatMul", "MatMul", []string{"x", "w"}, []string{"y"})},
+		Initializer: []*onnxpb.TensorProto{{Name: proto.String("w"), Dims: []int64{1 << 15, 1 << 15}, DataType: proto.Int32(1)}},
+		Input:       []*onnxpb.ValueInfoProto{tensorInput("x", 8, 1<<15)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		r, err := Import(b, "h.onnx", Options{})
+		if err != nil || len(r.Layers) != 1 || len(r.Weights) != 0 {
+			t.Fatalf("import: %v %+v", err, r)
+		}
+	})
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.TotalAlloc > 1<<30 {
+		t.Errorf("allocated %d bytes in all (%.0f allocations a run)", ms.TotalAlloc, allocs)
 	}
 }

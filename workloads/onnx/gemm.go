@@ -328,39 +328,46 @@ func floats(t *onnxpb.TensorProto, n int64) []float32 {
 		return nil
 	}
 	raw := t.GetRawData()
+	dt := onnxpb.TensorProto_DataType(t.GetDataType())
+	// the data's length is checked before anything is allocated
+	width := map[onnxpb.TensorProto_DataType]int64{onnxpb.TensorProto_FLOAT: 4,
+		onnxpb.TensorProto_DOUBLE: 8, onnxpb.TensorProto_FLOAT16: 2, onnxpb.TensorProto_BFLOAT16: 2}[dt]
+	if width == 0 {
+		return nil
+	}
+	if raw != nil {
+		if int64(len(raw)) != width*n {
+			return nil
+		}
+	} else {
+		have := map[onnxpb.TensorProto_DataType]int{onnxpb.TensorProto_FLOAT: len(t.GetFloatData()),
+			onnxpb.TensorProto_DOUBLE: len(t.GetDoubleData()), onnxpb.TensorProto_FLOAT16: len(t.GetInt32Data()),
+			onnxpb.TensorProto_BFLOAT16: len(t.GetInt32Data())}[dt]
+		if int64(have) != n {
+			return nil
+		}
+	}
 	out := make([]float32, 0, n)
-	switch onnxpb.TensorProto_DataType(t.GetDataType()) {
+	switch dt {
 	case onnxpb.TensorProto_FLOAT:
 		if raw == nil {
-			if int64(len(t.GetFloatData())) != n {
-				return nil
-			}
 			return slices.Clone(t.GetFloatData())
-		}
-		if int64(len(raw)) != 4*n {
-			return nil
 		}
 		for i := range n {
 			out = append(out, math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
 		}
 	case onnxpb.TensorProto_DOUBLE:
 		if raw == nil {
-			if int64(len(t.GetDoubleData())) != n {
-				return nil
-			}
 			for _, x := range t.GetDoubleData() {
 				out = append(out, float32(x))
 			}
 			return out
 		}
-		if int64(len(raw)) != 8*n {
-			return nil
-		}
 		for i := range n {
 			out = append(out, float32(math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))))
 		}
-	case onnxpb.TensorProto_FLOAT16, onnxpb.TensorProto_BFLOAT16:
-		bf := onnxpb.TensorProto_DataType(t.GetDataType()) == onnxpb.TensorProto_BFLOAT16
+	default: // float16, bfloat16
+		bf := dt == onnxpb.TensorProto_BFLOAT16
 		half := func(h uint16) float32 {
 			if bf {
 				return math.Float32frombits(uint32(h) << 16)
@@ -368,22 +375,14 @@ func floats(t *onnxpb.TensorProto, n int64) []float32 {
 			return workloads.Float16ToFloat32(h)
 		}
 		if raw == nil { // int32_data holds the 16-bit values
-			if int64(len(t.GetInt32Data())) != n {
-				return nil
-			}
 			for _, x := range t.GetInt32Data() {
 				out = append(out, half(uint16(x)))
 			}
 			return out
 		}
-		if int64(len(raw)) != 2*n {
-			return nil
-		}
 		for i := range n {
 			out = append(out, half(binary.LittleEndian.Uint16(raw[2*i:])))
 		}
-	default:
-		return nil
 	}
 	return out
 }

@@ -458,6 +458,9 @@ func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProt
 			v = outs[i]
 			v.static = static
 		}
+		if v.ints != nil && (!v.known() || numel(v.shape) != int64(len(v.ints))) {
+			v.ints = nil // folded values must fill the shape (a malformed Reshape may not)
+		}
 		if !v.known() && v.why == "" && inherited != "" {
 			v.why = inherited
 		}
