@@ -312,6 +312,9 @@ type Origin struct {
 	// SHA-256 of their content (HashWeights): a trace's hash does not
 	// cover the files it points at.
 	Weights []WeightsSource `json:"weights,omitempty"`
+	// Import says how a model file (ONNX, profiler trace) became the
+	// trace; nil for a trace file or a built-in model.
+	Import *Import `json:"import,omitempty"`
 }
 
 // WeightsSource is one weights path of a workload and its content hash.

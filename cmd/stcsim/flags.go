@@ -11,6 +11,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/importer"
 )
 
 // multiFlag is a repeatable string flag.
@@ -89,8 +90,9 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // are the job's workloads, a trace file's rows carrying their own shapes
 // and batch; what names the job in the message ("run", "export").
 func checkUnreadFlags(fs *flag.FlagSet, names []string, gemms bool, what string) error {
-	var model, bert, resnet bool
+	var model, bert, resnet, onnx bool
 	for _, n := range names {
+		onnx = onnx || importer.Format(n, nil) == importer.FormatONNX
 		if slices.Contains(workloads.Models(), n) {
 			model = true
 			bert = bert || strings.HasPrefix(n, "bert")
@@ -107,7 +109,7 @@ func checkUnreadFlags(fs *flag.FlagSet, names []string, gemms bool, what string)
 	}{
 		"seq":        {bert, "the built-in BERT models do; a trace file's rows carry their own shapes"},
 		"resolution": {resnet, "the built-in ResNet models do; a trace file's rows carry their own shapes"},
-		"batch":      {model || gemms, batchBy + "; a trace file carries its own batch column"},
+		"batch":      {model || gemms || onnx, batchBy + "; a trace file carries its own batch column"},
 		"per-layer":  {model, "the built-in models do; a trace file's rows are exported as they are"},
 	}
 	var err error

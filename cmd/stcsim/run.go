@@ -19,6 +19,7 @@ import (
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/importer"
 )
 
 // Defaults of the main job (stcsim run with no flags).
@@ -230,7 +231,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, sum, err := loadWorkload(n, f.batch, f.seq)
+		t, sum, imp, err := loadWorkload(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
@@ -239,7 +240,11 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		given[t.Name] = n
 		job.Workloads = append(job.Workloads, t)
-		job.Sources = append(job.Sources, f.workloadSource(n, t.Name, sum, prec))
+		src := f.workloadSource(n, t.Name, sum, prec)
+		if src.Import = imp; imp != nil && imp.Format == importer.FormatONNX {
+			src.Batch = f.batch
+		}
+		job.Sources = append(job.Sources, src)
 	}
 	if len(f.gemms) > 0 {
 		batch := 1
@@ -394,20 +399,34 @@ func parseModes(m string) ([]tensorcore.Mode, error) {
 	return []tensorcore.Mode{mode}, nil
 }
 
-// loadWorkload resolves a --workload value: a model name or a trace file
-// (with the SHA-256 of its bytes; "" for a model).
-func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, error) {
+// loadWorkload resolves a --workload value: a model name, a model file
+// (an ONNX graph or a profiler trace, imported with the run's batch as
+// the graph's symbolic batch dim) or a trace file, with the SHA-256 of
+// its bytes ("" for a model) and how a model file was imported.
+func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, *workloads.Import, error) {
 	for _, m := range workloads.Models() {
 		if m == name {
 			t, err := workloads.Model(name, batch, seq)
-			return t, "", err
+			return t, "", nil, err
 		}
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, "", fmt.Errorf("--workload %s: not a model (%s) and not a "+
+		return nil, "", nil, fmt.Errorf("--workload %s: not a model (%s) and not a "+
 			"readable trace file", configs.Quote(name), strings.Join(workloads.Models(), ", "))
 	}
-	return workloads.LoadSHA256(name)
+	if importer.IsModelFile(name) {
+		o := importer.Options{}
+		if importer.Format(name, nil) == importer.FormatONNX {
+			o.Batch = batch
+		}
+		im, err := importer.Load(name, o)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return im.Trace, im.SHA256, im.Import, nil
+	}
+	t, sum, err := workloads.LoadSHA256(name)
+	return t, sum, nil, err
 }
 
 // duplicateWorkload is the error of two workloads with one name: the

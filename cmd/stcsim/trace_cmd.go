@@ -2,14 +2,19 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/importer"
+	"github.com/stcsim/stcsim/workloads/onnx"
 
 	"github.com/stcsim/stcsim/tensorcore"
 
@@ -17,12 +22,14 @@ import (
 )
 
 func init() {
-	register(&command{name: "trace", summary: "export a built-in model's " +
-		"GEMM trace, list the models, or check trace files", run: runTrace})
+	register(&command{name: "trace", summary: "export, import (ONNX, " +
+		"profiler trace), list or check GEMM traces", run: runTrace})
 }
 
 const traceUsage = "usage: stcsim trace export --workload NAME|FILE [--batch N] [--seq S] " +
 	"[--resolution R] [--precision P] [--per-layer] [--format csv|json]\n" +
+	"       stcsim trace import FILE.onnx|PROFILE.json [--batch N] [--input NAME=DIMS]... " +
+	"[--precision P] [--per-layer] [--weights-out DIR] [--format csv|json]\n" +
 	"       stcsim trace list\n" +
 	"       stcsim trace check FILE..."
 
@@ -34,6 +41,8 @@ func runTrace(args []string) int {
 	switch args[0] {
 	case "export":
 		return runTraceExport(args[1:])
+	case "import":
+		return runTraceImport(args[1:])
 	case "list":
 		return runTraceList(args[1:])
 	case "check":
@@ -249,4 +258,102 @@ func checkRowWeights(t *workloads.Trace) error {
 		}
 	}
 	return nil
+}
+
+// runTraceImport writes the GEMM trace of an ONNX graph or a PyTorch
+// profiler trace (workloads/importer) to standard output.
+func runTraceImport(args []string) int {
+	fs := newFlagSet("trace import", "FILE.onnx|PROFILE.json [flags]")
+	batch := fs.Int("batch", 0, "an ONNX graph's symbolic batch dim (first dim of its inputs)")
+	var inputs multiFlag
+	fs.Var(&inputs, "input", "NAME=DIMS: an ONNX graph input's dims, like input=32x3x224x224 (repeatable)")
+	precision := fs.String("precision", "fp16", "fp16, bf16, tf32 or int8")
+	perLayer := fs.Bool("per-layer", false, "one row per layer (do not merge identical GEMMs)")
+	weightsOut := fs.String("weights-out", "", "write the ONNX file's weights here as .npy, for the weights column")
+	format := fs.String("format", "csv", "csv or json")
+	paths, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	if len(paths) != 1 {
+		return usageError(fs, "want one model file, got %d", len(paths))
+	}
+	o, err := importOptions(*batch, inputs, *precision, *format)
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
+	o.PerLayer, o.WeightsDir = *perLayer, *weightsOut
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "weights-out" && fl.Value.String() == "" {
+			err = fmt.Errorf("--weights-out: empty path (leave the flag out for none)")
+		}
+	})
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
+	im, err := importer.Load(paths[0], o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim trace import:", err)
+		return exitUsage
+	}
+	for _, s := range im.Import.Skipped {
+		fmt.Fprintln(os.Stderr, "stcsim trace import: note:", s)
+	}
+	prov := &workloads.TraceProvenance{Version: sim.Version,
+		Command: append([]string{"stcsim", "trace", "import"}, args...),
+		Origin: workloads.Origin{Name: im.Trace.Name, Source: paths[0], SHA256: im.SHA256,
+			Batch: *batch, Precision: o.Precision.String(), Import: im.Import},
+		PerLayer: *perLayer}
+	w := bufio.NewWriter(os.Stdout)
+	if *format == "json" {
+		err = im.Trace.WriteJSONProvenance(w, prov)
+	} else {
+		err = im.Trace.WriteCSVProvenance(w, prov)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim trace import:", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// importOptions checks the import flags.
+func importOptions(batch int, inputs []string, precision, format string) (importer.Options, error) {
+	var o importer.Options
+	if format != "csv" && format != "json" {
+		return o, fmt.Errorf("--format %s: want csv or json", configs.Quote(format))
+	}
+	p, err := tensorcore.ParsePrecision(precision)
+	if err != nil {
+		return o, fmt.Errorf("--precision: %v", err)
+	}
+	if batch < 0 || batch > workloads.MaxDim {
+		return o, fmt.Errorf("--batch %d: must be in 1..%d", batch, workloads.MaxDim)
+	}
+	o.Precision, o.Batch = p, batch
+	for _, in := range inputs {
+		name, dims, ok := strings.Cut(in, "=")
+		if !ok || name == "" {
+			return o, fmt.Errorf("--input %s: want NAME=DIMS, like input=32x3x224x224", quote.Q(in))
+		}
+		var d []int64
+		for _, part := range strings.Split(dims, "x") {
+			v, err := strconv.ParseInt(part, 10, 64)
+			if err != nil || v < 1 || v > workloads.MaxDim {
+				return o, fmt.Errorf("--input %s: dim %s is not a whole number in 1..%d",
+					quote.Q(in), quote.Q(part), workloads.MaxDim)
+			}
+			d = append(d, v)
+		}
+		for _, prev := range o.Inputs {
+			if prev.Name == name {
+				return o, fmt.Errorf("--input %s given twice", quote.Q(name))
+			}
+		}
+		o.Inputs = append(o.Inputs, onnx.Input{Name: name, Dims: d})
+	}
+	return o, nil
 }
