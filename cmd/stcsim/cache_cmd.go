@@ -1,15 +1,11 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/sim"
@@ -92,41 +88,12 @@ func (c *cacheFlags) openKeyed(cmd string) (*simcache.Cache, string, error) {
 	if err != nil || sc == nil {
 		return nil, "", err
 	}
-	id, ok := buildID()
+	id, ok := simcache.BuildID()
 	if !ok {
 		fmt.Fprintf(os.Stderr, "stcsim %s: %s: the simulation cache is off\n", cmd, id)
 		return nil, "", nil
 	}
 	return sc, id, nil
-}
-
-var (
-	buildOnce sync.Once
-	buildSum  string
-	buildOK   bool
-)
-
-// buildID identifies the running simulator: the SHA-256 of its
-// executable, so any change of code (a modified tree included) is a
-// different key; false (with the reason) when it cannot be read.
-func buildID() (string, bool) {
-	buildOnce.Do(func() {
-		exe, err := os.Executable()
-		if err == nil {
-			var f *os.File
-			if f, err = os.Open(exe); err == nil {
-				h := sha256.New()
-				_, err = io.Copy(h, f)
-				f.Close()
-				if err == nil {
-					buildSum, buildOK = hex.EncodeToString(h.Sum(nil)), true
-					return
-				}
-			}
-		}
-		buildSum = fmt.Sprintf("cannot read the executable to key the cache (%v)", err)
-	})
-	return buildSum, buildOK
 }
 
 // reportCache prints the run's hits and misses (nothing with no cache).

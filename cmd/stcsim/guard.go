@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
@@ -126,4 +127,20 @@ func probeWritable(flagName, target, dir string) error {
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// checkTracePath checks a --trace-db path before anything runs: Akita's
+// SQLite writer panics on a file it cannot create.
+func checkTracePath(path string) error {
+	if !strings.HasSuffix(path, ".sqlite3") {
+		return fmt.Errorf("--trace-db %s: the file name must end in .sqlite3", configs.Quote(path))
+	}
+	if strings.ContainsAny(path, "?") {
+		return fmt.Errorf("--trace-db %q: the SQLite driver reads ? as the "+
+			"start of options; pick a name without it", path)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("--trace-db %s: file exists; remove it or pick another name", configs.Quote(path))
+	}
+	return checkOutFile("--trace-db", path)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/internal/observe"
 )
 
 // The monitor is stcsim's own server on 127.0.0.1: it leaves the global
@@ -14,11 +16,11 @@ import (
 // request for another host name (issue 13 item 16, issue 12 item 13).
 func TestMonitorServesLoopbackOnly(t *testing.T) {
 	before := http.DefaultServeMux
-	m, url, err := startMonitor()
+	m, url, err := observe.StartMonitor()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.close()
+	defer m.Close()
 	if http.DefaultServeMux != before {
 		t.Error("http.DefaultServeMux was replaced")
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"
@@ -476,17 +477,20 @@ func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool, batc
 // observe sets up --monitor and --trace-db; the returned function
 // finishes them after the run.
 func (f *runFlags) observe(job *sim.Job) (func(), error) {
-	var obs observers
-	var trace *traceObserver
+	var obs observe.List
+	var trace *observe.Tracer
 	if f.traceDB != "" {
+		if err := checkTracePath(f.traceDB); err != nil { // again: just before it is made
+			return nil, err
+		}
 		var err error
-		if trace, err = newTraceObserver(f.traceDB, f.traceAll); err != nil {
+		if trace, err = observe.NewTracer(f.traceDB, f.traceAll); err != nil {
 			return nil, err
 		}
 		obs = append(obs, trace)
 	}
 	if f.monitor {
-		mon, url, err := startMonitor()
+		mon, url, err := observe.StartMonitor()
 		if err != nil {
 			return nil, err
 		}
@@ -499,7 +503,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	}
 	return func() {
 		if trace != nil {
-			trace.close()
+			trace.Close()
 			fmt.Fprintf(os.Stderr, "stcsim: trace written to %s (open with daisen -sqlite %s)\n",
 				f.traceDB, f.traceDB)
 		}

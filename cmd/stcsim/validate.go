@@ -140,11 +140,11 @@ func runValidate(args []string) int {
 	} else {
 		writeValidation(os.Stdout, rep)
 		if len(pts) < all {
-			writeFullTable(os.Stdout, *points)
+			validation.WriteFullTable(os.Stdout, *points)
 		}
 	}
 	if *saveSummary != "" {
-		if err := saveFullTable(*saveSummary, *summaryLabel, rep); err != nil {
+		if err := validation.SaveFullTable(*saveSummary, *summaryLabel, rep); err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary:", err)
 			return exitInternal
 		}

@@ -133,7 +133,7 @@ func TestValidateSubsetRestatesFullTable(t *testing.T) {
 	}
 	_, code = captureStdout(t, func() int {
 		return runValidate([]string{"--points", pts, "--quiet", "--calibrated", "peak-fp16",
-			"--save-summary", fullTablePath(pts), "--summary-label", "commit abc, 2026-12-03"})
+			"--save-summary", validation.FullTablePath(pts), "--summary-label", "commit abc, 2026-12-03"})
 	})
 	if code != exitOK {
 		t.Fatalf("full run: exit %d", code)

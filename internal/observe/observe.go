@@ -1,27 +1,28 @@
-package main
+// Package observe watches kernel simulations for the command line: Akita's
+// monitoring web UI on a loopback server (Monitor) and Daisen traces
+// (Tracer), fanned out by List.
+package observe
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	akita "github.com/sarchlab/akita/v3/sim"
 	"github.com/sarchlab/akita/v3/tracing"
 
-	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 )
 
 // observers fans kernel notifications out to several observers.
-type observers []sim.Observer
+type List []sim.Observer
 
-func (o observers) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
+func (o List) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
 	for _, x := range o {
 		x.KernelBuilt(k, e, c)
 	}
 }
 
-func (o observers) KernelDone(k string) {
+func (o List) KernelDone(k string) {
 	for _, x := range o {
 		x.KernelDone(k)
 	}
@@ -29,7 +30,7 @@ func (o observers) KernelDone(k string) {
 
 // WantsSamples is true when one of the observers wants the
 // kernel-selection samples (--trace-candidates).
-func (o observers) WantsSamples() bool {
+func (o List) WantsSamples() bool {
 	for _, x := range o {
 		if s, ok := x.(sim.SampleObserver); ok && s.WantsSamples() {
 			return true
@@ -38,9 +39,9 @@ func (o observers) WantsSamples() bool {
 	return false
 }
 
-// traceObserver records every kernel simulation into one SQLite trace
+// Tracer records every kernel simulation into one SQLite trace
 // for Daisen, kernels one after another on the trace's time axis.
-type traceObserver struct {
+type Tracer struct {
 	samples bool // also trace kernel-selection samples (--trace-candidates)
 	writer  *tracing.SQLiteTraceWriter
 	tracer  *tracing.DBTracer
@@ -58,35 +59,20 @@ type offsetTime struct {
 
 func (t offsetTime) CurrentTime() akita.VTimeInSec { return t.e.CurrentTime() + t.offset }
 
-// checkTracePath checks a --trace-db path before anything runs: Akita's
-// SQLite writer panics on a file it cannot create.
-func checkTracePath(path string) error {
-	if !strings.HasSuffix(path, ".sqlite3") {
-		return fmt.Errorf("--trace-db %s: the file name must end in .sqlite3", configs.Quote(path))
-	}
-	if strings.ContainsAny(path, "?") {
-		return fmt.Errorf("--trace-db %q: the SQLite driver reads ? as the "+
-			"start of options; pick a name without it", path)
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("--trace-db %s: file exists; remove it or pick another name", configs.Quote(path))
-	}
-	return checkOutFile("--trace-db", path)
-}
-
-func newTraceObserver(path string, samples bool) (*traceObserver, error) {
-	if err := checkTracePath(path); err != nil {
-		return nil, err
-	}
+// NewTracer writes a Daisen trace of each reported kernel (and of the
+// selection samples when samples is set) to the SQLite file at path,
+// which the caller has checked (Akita's SQLite writer panics on a file it
+// cannot create; cmd/stcsim checks --trace-db before anything runs).
+func NewTracer(path string, samples bool) (*Tracer, error) {
 	w := tracing.NewSQLiteTraceWriter(strings.TrimSuffix(path, ".sqlite3"))
 	w.Init()
-	return &traceObserver{writer: w, samples: samples}, nil
+	return &Tracer{writer: w, samples: samples}, nil
 }
 
 // WantsSamples says whether kernel-selection samples are traced too.
-func (o *traceObserver) WantsSamples() bool { return o.samples }
+func (o *Tracer) WantsSamples() bool { return o.samples }
 
-func (o *traceObserver) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
+func (o *Tracer) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
 	o.engine = e
 	o.tracer = tracing.NewDBTracer(offsetTime{e, o.offset}, o.writer)
 	for _, c := range comps {
@@ -103,13 +89,13 @@ func (o *traceObserver) KernelBuilt(name string, e akita.Engine, comps []akita.C
 	tracing.StartTask(o.kernelID(), "", o.root, kind, name, nil)
 }
 
-func (o *traceObserver) kernelID() string { return fmt.Sprintf("kernel%d", o.kernel) }
+func (o *Tracer) kernelID() string { return fmt.Sprintf("kernel%d", o.kernel) }
 
-func (o *traceObserver) KernelDone(string) {
+func (o *Tracer) KernelDone(string) {
 	tracing.EndTask(o.kernelID(), o.root)
 	o.tracer.Terminate()
 	o.offset += o.engine.CurrentTime() + 1e-6
 }
 
 // close writes what is buffered.
-func (o *traceObserver) close() { o.writer.Flush() }
+func (o *Tracer) Close() { o.writer.Flush() }

@@ -1,4 +1,4 @@
-package main
+package observe
 
 import (
 	"encoding/json"
@@ -15,14 +15,14 @@ import (
 	"github.com/syifan/goseth"
 )
 
-// monitorObserver serves Akita's monitoring web UI for the kernel being
+// Monitor serves Akita's monitoring web UI for the kernel being
 // simulated, from stcsim's own HTTP server on 127.0.0.1 (Akita's
 // StartServer listens on every interface and serves the process-wide
 // http.DefaultServeMux, so it is not used). The API is the subset of
 // Akita's monitor that the UI calls, answered from the current kernel's
 // engine and components; a request that cannot be answered gets an HTTP
 // error, never a crash of the run.
-type monitorObserver struct {
+type Monitor struct {
 	mu     sync.Mutex
 	engine akita.Engine
 	comps  []akita.Component
@@ -31,19 +31,19 @@ type monitorObserver struct {
 	srv    *http.Server
 }
 
-// startMonitor listens on a free loopback port and serves the UI.
-func startMonitor() (*monitorObserver, string, error) {
+// StartMonitor listens on a free loopback port and serves the UI.
+func StartMonitor() (*Monitor, string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, "", fmt.Errorf("--monitor: %w", err)
 	}
-	m := &monitorObserver{ln: ln}
+	m := &Monitor{ln: ln}
 	m.srv = &http.Server{Handler: m.routes(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = m.srv.Serve(ln) }()
 	return m, "http://" + ln.Addr().String(), nil
 }
 
-func (m *monitorObserver) routes() http.Handler {
+func (m *Monitor) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/now", m.now)
 	mux.HandleFunc("/api/pause", m.control(func(e akita.Engine) { e.Pause() }))
@@ -93,13 +93,13 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // current is the kernel's engine and components (nil before the first).
-func (m *monitorObserver) current() (akita.Engine, []akita.Component) {
+func (m *Monitor) current() (akita.Engine, []akita.Component) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.engine, m.comps
 }
 
-func (m *monitorObserver) now(w http.ResponseWriter, _ *http.Request) {
+func (m *Monitor) now(w http.ResponseWriter, _ *http.Request) {
 	e, _ := m.current()
 	now := 0.0
 	if e != nil {
@@ -108,7 +108,7 @@ func (m *monitorObserver) now(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintf(w, "{\"now\":%.10f}", now)
 }
 
-func (m *monitorObserver) control(f func(akita.Engine)) http.HandlerFunc {
+func (m *Monitor) control(f func(akita.Engine)) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		if e, _ := m.current(); e != nil {
 			f(e)
@@ -116,7 +116,7 @@ func (m *monitorObserver) control(f func(akita.Engine)) http.HandlerFunc {
 	}
 }
 
-func (m *monitorObserver) listComponents(w http.ResponseWriter, _ *http.Request) {
+func (m *Monitor) listComponents(w http.ResponseWriter, _ *http.Request) {
 	_, comps := m.current()
 	names := make([]string, len(comps))
 	for i, c := range comps {
@@ -125,7 +125,7 @@ func (m *monitorObserver) listComponents(w http.ResponseWriter, _ *http.Request)
 	writeJSON(w, names)
 }
 
-func (m *monitorObserver) find(w http.ResponseWriter, name string) akita.Component {
+func (m *Monitor) find(w http.ResponseWriter, name string) akita.Component {
 	_, comps := m.current()
 	for _, c := range comps {
 		if c.Name() == name {
@@ -136,7 +136,7 @@ func (m *monitorObserver) find(w http.ResponseWriter, name string) akita.Compone
 	return nil
 }
 
-func (m *monitorObserver) component(w http.ResponseWriter, r *http.Request) {
+func (m *Monitor) component(w http.ResponseWriter, r *http.Request) {
 	c := m.find(w, r.PathValue("name"))
 	if c == nil {
 		return
@@ -149,7 +149,7 @@ func (m *monitorObserver) component(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (m *monitorObserver) field(w http.ResponseWriter, r *http.Request) {
+func (m *Monitor) field(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		CompName  string `json:"comp_name"`
 		FieldName string `json:"field_name"`
@@ -174,7 +174,7 @@ func (m *monitorObserver) field(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (m *monitorObserver) tick(w http.ResponseWriter, r *http.Request) {
+func (m *Monitor) tick(w http.ResponseWriter, r *http.Request) {
 	c := m.find(w, r.PathValue("name"))
 	if c == nil {
 		return
@@ -188,21 +188,21 @@ func (m *monitorObserver) tick(w http.ResponseWriter, r *http.Request) {
 	t.TickLater(e.CurrentTime())
 }
 
-func (m *monitorObserver) resource(w http.ResponseWriter, _ *http.Request) {
+func (m *Monitor) resource(w http.ResponseWriter, _ *http.Request) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	writeJSON(w, map[string]any{"cpu_percent": 0, "memory_size": ms.Sys})
 }
 
 // KernelBuilt shows the kernel's engine and components from now on.
-func (m *monitorObserver) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
+func (m *Monitor) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.engine, m.comps, m.kernel = e, comps, name
 }
 
 // KernelDone keeps the last kernel on show (for --monitor-hold).
-func (m *monitorObserver) KernelDone(string) {}
+func (m *Monitor) KernelDone(string) {}
 
 // close stops the server.
-func (m *monitorObserver) close() { m.srv.Close() }
+func (m *Monitor) Close() { m.srv.Close() }

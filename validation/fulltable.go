@@ -1,4 +1,4 @@
-package main
+package validation
 
 import (
 	"crypto/sha256"
@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/validation"
 )
 
 // fullTable is the stored summary of a full `stcsim validate` of a
@@ -19,23 +18,23 @@ import (
 type fullTable struct {
 	// Label says what produced it: the commit and date
 	// (--summary-label).
-	Label        string               `json:"label"`
-	Points       string               `json:"points"`
-	PointsSHA256 string               `json:"points_sha256"`
-	Version      string               `json:"version"`
-	Command      []string             `json:"command"`
-	Summary      []validation.Summary `json:"summary"`
+	Label        string    `json:"label"`
+	Points       string    `json:"points"`
+	PointsSHA256 string    `json:"points_sha256"`
+	Version      string    `json:"version"`
+	Command      []string  `json:"command"`
+	Summary      []Summary `json:"summary"`
 }
 
-// fullTablePath is where a points file's full table is kept:
+// FullTablePath is where a points file's full table is kept:
 // a100-public.csv -> a100-public.heldout.json beside it.
-func fullTablePath(points string) string {
+func FullTablePath(points string) string {
 	return strings.TrimSuffix(points, ".csv") + ".heldout.json"
 }
 
-// saveFullTable writes rep's summary as the full table of its points
+// SaveFullTable writes rep's summary as the full table of its points
 // file (only a run of every row may).
-func saveFullTable(path, label string, rep *validation.Report) error {
+func SaveFullTable(path, label string, rep *Report) error {
 	t := fullTable{Label: label, Points: rep.Provenance.Points,
 		PointsSHA256: rep.Provenance.PointsSHA256, Version: rep.Provenance.Version,
 		Command: rep.Provenance.Command, Summary: rep.Summary}
@@ -46,11 +45,11 @@ func saveFullTable(path, label string, rep *validation.Report) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// writeFullTable restates the stored full table of the points file after
+// WriteFullTable restates the stored full table of the points file after
 // a subset's report; it says when there is none, or when it was made
 // from another version of the file.
-func writeFullTable(out io.Writer, points string) {
-	path := fullTablePath(points)
+func WriteFullTable(out io.Writer, points string) {
+	path := FullTablePath(points)
 	data, err := configs.ReadRegular(path, 1<<20, "a full validation table")
 	if err != nil {
 		fmt.Fprintf(out, "\nno stored full table of %s (%s): the subset's errors above "+
