@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 )
 
 // trackedWaves is how many whole waves of the plan are simulated, before
@@ -118,7 +119,7 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 		}
 		w.at[slot] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
 			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle},
-			mmas: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP]}
+			mmas: g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP]}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 )
 
 // Steady-state fast-forward (sim.fast_forward). Inside a wave, once
@@ -130,7 +131,7 @@ func newFastForward(g *gpu) *fastForward {
 func (g *gpu) snap() ffSnap {
 	return ffSnap{Mem: rated(g.mem.Stats()), TCBusy: g.tcBusy(), Smem: g.smemBytes(),
 		Busy: g.acct.busy, Idle: g.acct.idle,
-		MMAs: g.issuedOp[OpMMA] + g.issuedOp[OpMMASP], Act: g.smActivity()}
+		MMAs: g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP], Act: g.smActivity()}
 }
 
 // rated is s with only what the fast-forward extends by the window's

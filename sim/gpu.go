@@ -10,6 +10,7 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/internal/engine"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -49,7 +50,7 @@ type gpu struct {
 	disp        *dispatcher
 	onStart     func(idx int, now uint64) // observes CTA starts (tests)
 	issued      uint64                    // warp instructions issued (instruction-level SM)
-	issuedOp    [numOpcodes]uint64        // the same by opcode class
+	issuedOp    [isa.NumOpcodes]uint64    // the same by opcode class
 	rfRead      uint64                    // register-file bytes read (instruction-level SM)
 	rfWrite     uint64                    // register-file bytes written
 	// jitter perturbs CTA dispatch and same-cycle tie order in an

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -68,8 +69,8 @@ type kernelPlan struct {
 	fragBytes  int // ldmatrix bytes per k-step (A values + B)
 	metaFragB  int // metadata bytes read from shared memory per k-step
 	regsPerThr int
-	beta       float64    // epilogue reads C when not 0
-	programs   []*Program // per warp, built on first use
+	beta       float64        // epilogue reads C when not 0
+	programs   []*isa.Program // per warp, built on first use
 	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
 	// ldmatrix patterns over them, per k-step.
 	layoutA, layoutB, layoutE memory.Layout
@@ -79,9 +80,9 @@ type kernelPlan struct {
 }
 
 // program is warp w's instruction stream (the same for every CTA).
-func (p *kernelPlan) program(w int) *Program {
+func (p *kernelPlan) program(w int) *isa.Program {
 	if p.programs == nil {
-		p.programs = make([]*Program, p.warps)
+		p.programs = make([]*isa.Program, p.warps)
 	}
 	if p.programs[w] == nil {
 		p.programs[w] = buildProgram(p, w)

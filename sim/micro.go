@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -79,25 +80,25 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	if err := p.setInstruction(pc, p.shape); err != nil {
 		return 0, err
 	}
-	op := OpMMA
+	op := isa.OpMMA
 	if mode == tensorcore.Sparse {
-		op = OpMMASP
+		op = isa.OpMMASP
 	}
-	prog := &Program{}
-	aBase := Reg(accs * accRegsPerMMA)
+	prog := &isa.Program{}
+	aBase := isa.Reg(accs * accRegsPerMMA)
 	for i := 0; i < microMMAs; i++ {
-		acc := RegSpan{Reg((i % accs) * accRegsPerMMA), accRegsPerMMA}
-		in := Instr{Op: op, Dst: acc, Src: [4]RegSpan{{aBase, 4}, {aBase + 4, 2}, acc}}
-		if op == OpMMASP {
-			in.Src[3] = RegSpan{aBase + 6, 1}
+		acc := isa.RegSpan{First: isa.Reg((i % accs) * accRegsPerMMA), N: accRegsPerMMA}
+		in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{{First: aBase, N: 4}, {First: aBase + 4, N: 2}, acc}}
+		if op == isa.OpMMASP {
+			in.Src[3] = isa.RegSpan{First: aBase + 6, N: 1}
 		}
 		prog.Prologue = append(prog.Prologue, in)
 	}
 	// EXIT reads every accumulator, so the warp ends with its last result.
-	prog.Prologue = append(prog.Prologue, Instr{Op: OpEXIT,
-		Src: [4]RegSpan{{0, uint8(accs * accRegsPerMMA)}}})
+	prog.Prologue = append(prog.Prologue, isa.Instr{Op: isa.OpEXIT,
+		Src: [4]isa.RegSpan{{First: 0, N: uint8(accs * accRegsPerMMA)}}})
 	prog.Regs = int(aBase) + 8
-	p.programs = make([]*Program, warps)
+	p.programs = make([]*isa.Program, warps)
 	for w := range p.programs {
 		p.programs[w] = prog
 	}

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/stcsim/stcsim/sim/internal/isa"
+
 // chunkBytes is what one warp-wide 16-byte-per-thread memory instruction
 // moves: LDGSTS.128, LDSM.x4, STS.128, LDS.128, STG.128.
 const chunkBytes = 512
@@ -17,28 +19,28 @@ const chunkBytes = 512
 type progGen struct {
 	p    *kernelPlan
 	warp int
-	prog Program
-	next Reg
+	prog isa.Program
+	next isa.Reg
 
 	mI, nI, groups                 int
 	aRegs, bRegs, eRegs            int // registers per A/B fragment, E per buffer
-	acc                            Reg
-	bufA, bufB, bufE               [2]Reg
-	ptrA, ptrB, ptrE, ptrS, loopPr Reg
-	copies                         [numOperands][]int32 // this warp's LDGSTS chunks per stage
+	acc                            isa.Reg
+	bufA, bufB, bufE               [2]isa.Reg
+	ptrA, ptrB, ptrE, ptrS, loopPr isa.Reg
+	copies                         [isa.NumOperands][]int32 // this warp's LDGSTS chunks per stage
 }
 
 // Register counts of the fragments (32-bit registers per thread).
 const accRegsPerMMA = 4 // m16n8 FP32/INT32 accumulator: 16*8*4 B / 32 threads
 
-func (g *progGen) alloc(n int) Reg {
+func (g *progGen) alloc(n int) isa.Reg {
 	r := g.next
-	g.next += Reg(n)
+	g.next += isa.Reg(n)
 	return r
 }
 
 // buildProgram is warp w's stream for plan p.
-func buildProgram(p *kernelPlan, w int) *Program {
+func buildProgram(p *kernelPlan, w int) *isa.Program {
 	g := &progGen{p: p, warp: w}
 	g.layout()
 	g.prologue()
@@ -67,9 +69,9 @@ func (g *progGen) layout() {
 	}
 	g.ptrA, g.ptrB, g.ptrE = g.alloc(2), g.alloc(2), g.alloc(2)
 	g.ptrS, g.loopPr = g.alloc(1), g.alloc(1)
-	g.copies[OperandA] = g.warpChunks(p.aStageB)
-	g.copies[OperandB] = g.warpChunks(p.bStageB)
-	g.copies[OperandE] = g.warpChunks(p.metaStageB)
+	g.copies[isa.OperandA] = g.warpChunks(p.aStageB)
+	g.copies[isa.OperandB] = g.warpChunks(p.bStageB)
+	g.copies[isa.OperandE] = g.warpChunks(p.metaStageB)
 }
 
 // warpChunks are the 512-byte chunks of a stage tile this warp copies:
@@ -84,23 +86,23 @@ func (g *progGen) warpChunks(bytes int) []int32 {
 	return out
 }
 
-func (g *progGen) emit(list *[]Instr, in Instr) { *list = append(*list, in) }
+func (g *progGen) emit(list *[]isa.Instr, in isa.Instr) { *list = append(*list, in) }
 
-func (g *progGen) alu(list *[]Instr, r Reg) {
-	g.emit(list, Instr{Op: OpALU, Dst: RegSpan{r, 1}, Src: [4]RegSpan{{r, 1}}})
+func (g *progGen) alu(list *[]isa.Instr, r isa.Reg) {
+	g.emit(list, isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: r, N: 1}, Src: [4]isa.RegSpan{{First: r, N: 1}}})
 }
 
 // copyChunks emits the LDGSTS of chunks [from, to) of each operand's
 // per-warp list for stage (-1: the k-step's own), one address update per
 // operand copied.
-func (g *progGen) copyChunks(list *[]Instr, stage int8, from, to int) {
-	for _, op := range []Operand{OperandA, OperandB, OperandE} {
-		ptr := map[Operand]Reg{OperandA: g.ptrA, OperandB: g.ptrB, OperandE: g.ptrE}[op]
+func (g *progGen) copyChunks(list *[]isa.Instr, stage int8, from, to int) {
+	for _, op := range []isa.Operand{isa.OperandA, isa.OperandB, isa.OperandE} {
+		ptr := map[isa.Operand]isa.Reg{isa.OperandA: g.ptrA, isa.OperandB: g.ptrB, isa.OperandE: g.ptrE}[op]
 		cs := g.copies[op]
 		n := 0
 		for i := from; i < min(to, len(cs)); i++ {
-			g.emit(list, Instr{Op: OpLDGSTS, Operand: op, Chunk: cs[i], Stage: stage,
-				Bytes: chunkBytes, Src: [4]RegSpan{{ptr, 2}}})
+			g.emit(list, isa.Instr{Op: isa.OpLDGSTS, Operand: op, Chunk: cs[i], Stage: stage,
+				Bytes: chunkBytes, Src: [4]isa.RegSpan{{First: ptr, N: 2}}})
 			n++
 		}
 		if n > 0 {
@@ -111,40 +113,40 @@ func (g *progGen) copyChunks(list *[]Instr, stage int8, from, to int) {
 
 func (g *progGen) prologue() {
 	list := &g.prog.Prologue
-	for _, r := range []Reg{g.ptrA, g.ptrB, g.ptrE, g.ptrS, g.loopPr} {
+	for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrE, g.ptrS, g.loopPr} {
 		g.alu(list, r)
 	}
 	for s := 0; s < g.p.tile.Stages-1; s++ {
 		g.copyChunks(list, int8(s), 0, 1<<30)
-		g.emit(list, Instr{Op: OpLDGDEPBAR})
+		g.emit(list, isa.Instr{Op: isa.OpLDGDEPBAR})
 		g.alu(list, g.ptrA)
 		g.alu(list, g.ptrB)
 	}
-	g.emit(list, Instr{Op: OpDEPBAR, N: int32(g.p.tile.Stages - 2)})
-	g.emit(list, Instr{Op: OpBAR})
+	g.emit(list, isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.tile.Stages - 2)})
+	g.emit(list, isa.Instr{Op: isa.OpBAR})
 	g.loadFragments(list, 0)
 }
 
 // loadFragments emits the LDSM of one k-group's A, B (and E) fragments
 // into buffer b.
-func (g *progGen) loadFragments(list *[]Instr, b int) {
-	src := [4]RegSpan{{g.ptrS, 1}}
+func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
+	src := [4]isa.RegSpan{{First: g.ptrS, N: 1}}
 	for m := 0; m < g.mI; m++ {
-		g.emit(list, Instr{Op: OpLDSM, Operand: OperandA, Bytes: int32(g.aRegs * 128),
-			Dst: RegSpan{g.bufA[b] + Reg(m*g.aRegs), uint8(g.aRegs)}, Src: src})
+		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandA, Bytes: int32(g.aRegs * 128),
+			Dst: isa.RegSpan{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)}, Src: src})
 	}
 	perLDSM := max(1, 4/g.bRegs) // B fragments per LDSM.x4
 	for n := 0; n < g.nI; n += perLDSM {
 		k := min(perLDSM, g.nI-n)
-		g.emit(list, Instr{Op: OpLDSM, Operand: OperandB, Bytes: int32(k * g.bRegs * 128),
-			Dst: RegSpan{g.bufB[b] + Reg(n*g.bRegs), uint8(k * g.bRegs)}, Src: src})
+		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandB, Bytes: int32(k * g.bRegs * 128),
+			Dst: isa.RegSpan{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(k * g.bRegs)}, Src: src})
 	}
 	if g.eRegs > 0 {
 		for e := 0; e < g.eRegs; e += 4 {
 			k := min(4, g.eRegs-e)
 			bytes := min(g.p.metaFragB/g.p.groups-e*128, k*128)
-			g.emit(list, Instr{Op: OpLDSM, Operand: OperandE, Bytes: int32(bytes),
-				Dst: RegSpan{g.bufE[b] + Reg(e), uint8(k)}, Src: src})
+			g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandE, Bytes: int32(bytes),
+				Dst: isa.RegSpan{First: g.bufE[b] + isa.Reg(e), N: uint8(k)}, Src: src})
 		}
 	}
 }
@@ -152,10 +154,10 @@ func (g *progGen) loadFragments(list *[]Instr, b int) {
 // mmas emits one k-group's MMAs from buffer b in CUTLASS's serpentine
 // order (warp/mma_tensor_op.h: rows outer, columns reversed on odd rows,
 // so that consecutive MMAs share an operand).
-func (g *progGen) mmas(list *[]Instr, b int) {
-	op := OpMMA
+func (g *progGen) mmas(list *[]isa.Instr, b int) {
+	op := isa.OpMMA
 	if g.p.shape.Sparse {
-		op = OpMMASP
+		op = isa.OpMMASP
 	}
 	for m := 0; m < g.mI; m++ {
 		for i := 0; i < g.nI; i++ {
@@ -163,12 +165,12 @@ func (g *progGen) mmas(list *[]Instr, b int) {
 			if m%2 == 1 {
 				n = g.nI - 1 - i
 			}
-			acc := RegSpan{g.acc + Reg((m*g.nI+n)*accRegsPerMMA), accRegsPerMMA}
-			in := Instr{Op: op, Dst: acc, Src: [4]RegSpan{
-				{g.bufA[b] + Reg(m*g.aRegs), uint8(g.aRegs)},
-				{g.bufB[b] + Reg(n*g.bRegs), uint8(g.bRegs)}, acc}}
+			acc := isa.RegSpan{First: g.acc + isa.Reg((m*g.nI+n)*accRegsPerMMA), N: accRegsPerMMA}
+			in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{
+				{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)},
+				{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(g.bRegs)}, acc}}
 			if g.eRegs > 0 {
-				in.Src[3] = RegSpan{g.bufE[b] + Reg(min(m, g.eRegs-1)), 1}
+				in.Src[3] = isa.RegSpan{First: g.bufE[b] + isa.Reg(min(m, g.eRegs-1)), N: 1}
 			}
 			g.emit(list, in)
 		}
@@ -184,7 +186,7 @@ func (g *progGen) body() {
 	}
 	sparse := g.p.shape.Sparse
 	for k := 0; k < G; k++ {
-		var pre, mma, post []Instr
+		var pre, mma, post []isa.Instr
 		g.loadFragments(&pre, (k+1)%2)
 		g.alu(&pre, g.ptrS)
 		if !sparse && k < G-1 {
@@ -200,17 +202,17 @@ func (g *progGen) body() {
 				from = 0
 			}
 			g.copyChunks(&pre, -1, from, 1<<30)
-			post = append(post, Instr{Op: OpLDGDEPBAR},
-				Instr{Op: OpDEPBAR, N: int32(g.p.tile.Stages - 2)},
-				Instr{Op: OpBAR})
-			for _, r := range []Reg{g.ptrA, g.ptrB, g.ptrS, g.loopPr} {
+			post = append(post, isa.Instr{Op: isa.OpLDGDEPBAR},
+				isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.tile.Stages - 2)},
+				isa.Instr{Op: isa.OpBAR})
+			for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrS, g.loopPr} {
 				g.alu(&post, r)
 			}
 		}
 		*list = append(*list, interleave(pre, mma)...)
 		*list = append(*list, post...)
 	}
-	g.emit(list, Instr{Op: OpBRA, Src: [4]RegSpan{{g.loopPr, 1}}})
+	g.emit(list, isa.Instr{Op: isa.OpBRA, Src: [4]isa.RegSpan{{First: g.loopPr, N: 1}}})
 }
 
 // interleave places the k-group's loads, copies and address updates
@@ -218,8 +220,8 @@ func (g *progGen) body() {
 // schedules CUTLASS's mainloop (the loads write the other fragment
 // buffer, so no MMA of the group depends on them); what is left follows
 // the last MMA.
-func interleave(other, mmas []Instr) []Instr {
-	out := make([]Instr, 0, len(other)+len(mmas))
+func interleave(other, mmas []isa.Instr) []isa.Instr {
+	out := make([]isa.Instr, 0, len(other)+len(mmas))
 	i := 0
 	for _, m := range mmas {
 		out = append(out, m)
@@ -248,39 +250,39 @@ func (g *progGen) epilogue() {
 	cReg := g.alloc(chunks * 4)
 	readC := p.splitK == 1 && p.beta != 0
 	for m := 0; m < g.mI; m++ {
-		accs := RegSpan{g.acc + Reg(m*g.nI*accRegsPerMMA), uint8(min(255, g.nI*accRegsPerMMA))}
+		accs := isa.RegSpan{First: g.acc + isa.Reg(m*g.nI*accRegsPerMMA), N: uint8(min(255, g.nI*accRegsPerMMA))}
 		if readC {
 			for j := 0; j < chunks; j++ {
-				g.emit(list, Instr{Op: OpLDG, Operand: OperandC, Chunk: int32(m*chunks + j),
-					Bytes: chunkBytes, Dst: RegSpan{cReg + Reg(4*j), 4}})
+				g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Chunk: int32(m*chunks + j),
+					Bytes: chunkBytes, Dst: isa.RegSpan{First: cReg + isa.Reg(4*j), N: 4}})
 			}
 		}
 		src := accs
 		if ob < accumulatorBytes || readC {
 			for j := 0; j < g.nI*accRegsPerMMA/2; j++ {
-				in := Instr{Op: OpALU, Dst: RegSpan{tmp + Reg(j%(chunks*4)), 1},
-					Src: [4]RegSpan{{accs.First + Reg(2*j), 2}}}
+				in := isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: tmp + isa.Reg(j%(chunks*4)), N: 1},
+					Src: [4]isa.RegSpan{{First: accs.First + isa.Reg(2*j), N: 2}}}
 				if readC {
-					in.Src[1] = RegSpan{cReg + Reg(j%(chunks*4)), 1}
+					in.Src[1] = isa.RegSpan{First: cReg + isa.Reg(j%(chunks*4)), N: 1}
 				}
 				g.emit(list, in)
 			}
-			src = RegSpan{tmp, uint8(chunks * 4)}
+			src = isa.RegSpan{First: tmp, N: uint8(chunks * 4)}
 		}
 		for j := 0; j < chunks; j++ {
-			g.emit(list, Instr{Op: OpSTS, Operand: OperandD, Bytes: chunkBytes,
-				Src: [4]RegSpan{src}})
+			g.emit(list, isa.Instr{Op: isa.OpSTS, Operand: isa.OperandD, Bytes: chunkBytes,
+				Src: [4]isa.RegSpan{src}})
 		}
-		g.emit(list, Instr{Op: OpBAR})
+		g.emit(list, isa.Instr{Op: isa.OpBAR})
 		for j := 0; j < chunks; j++ {
-			g.emit(list, Instr{Op: OpLDS, Operand: OperandD, Bytes: chunkBytes,
-				Dst: RegSpan{tmp + Reg(4*j), 4}, Src: [4]RegSpan{{g.ptrS, 1}}})
+			g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandD, Bytes: chunkBytes,
+				Dst: isa.RegSpan{First: tmp + isa.Reg(4*j), N: 4}, Src: [4]isa.RegSpan{{First: g.ptrS, N: 1}}})
 		}
 		for j := 0; j < chunks; j++ {
-			g.emit(list, Instr{Op: OpSTG, Operand: OperandD, Chunk: int32(m*chunks + j),
-				Bytes: chunkBytes, Src: [4]RegSpan{{tmp + Reg(4*j), 4}}})
+			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Chunk: int32(m*chunks + j),
+				Bytes: chunkBytes, Src: [4]isa.RegSpan{{First: tmp + isa.Reg(4*j), N: 4}}})
 		}
-		g.emit(list, Instr{Op: OpBAR})
+		g.emit(list, isa.Instr{Op: isa.OpBAR})
 	}
-	g.emit(list, Instr{Op: OpEXIT})
+	g.emit(list, isa.Instr{Op: isa.OpEXIT})
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 )
 
 // pruner stops a kernel-selection sample as soon as it provably cannot
@@ -90,7 +91,7 @@ func newPruner(g *gpu, above float64) *pruner {
 
 // check runs after each MMA issued at cycle now.
 func (p *pruner) check(g *gpu, now uint64) {
-	issued := g.issuedOp[OpMMA] + g.issuedOp[OpMMASP]
+	issued := g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP]
 	if issued < p.next || p.bound != 0 {
 		return
 	}
@@ -319,7 +320,7 @@ type smemNeed struct {
 	f      *memory.Filler
 	sm     *smUnit // for the LDSM patterns (the same on every SM)
 	ldsm   []struct{ prologue, body uint64 }
-	copies [][2][]Instr // per warp: prologue and body LDGSTS
+	copies [][2][]isa.Instr // per warp: prologue and body LDGSTS
 }
 
 func newSmemNeed(g *gpu) *smemNeed {
@@ -327,18 +328,18 @@ func newSmemNeed(g *gpu) *smemNeed {
 	for w := 0; w < g.plan.warps; w++ {
 		prog := g.plan.program(w)
 		var l struct{ prologue, body uint64 }
-		var cp [2][]Instr
-		for part, list := range [][]Instr{prog.Prologue, prog.Body} {
+		var cp [2][]isa.Instr
+		for part, list := range [][]isa.Instr{prog.Prologue, prog.Body} {
 			for _, in := range list {
 				switch in.Op {
-				case OpLDSM:
+				case isa.OpLDSM:
 					v := uint64(n.sm.ldsmPattern(in.Operand).WavefrontsOf(int(in.Bytes)))
 					if part == 0 {
 						l.prologue += v
 					} else {
 						l.body += v
 					}
-				case OpLDGSTS:
+				case isa.OpLDGSTS:
 					cp[part] = append(cp[part], in)
 				}
 			}
@@ -381,7 +382,7 @@ func (n *smemNeed) body(c *cta, w, from, to int) uint64 {
 
 // fill is the least wavefronts the LDGSTS in writes for k-step k of CTA
 // c (0 where its chunk is predicated off).
-func (n *smemNeed) fill(c *cta, in Instr, k int) uint64 {
+func (n *smemNeed) fill(c *cta, in isa.Instr, k int) uint64 {
 	class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
 	if r.Rows == 0 {
 		return 0

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -76,11 +77,11 @@ func (s *smUnit) patterns() {
 }
 
 // ldsmPattern is the pattern of an LDSM of operand op.
-func (s *smUnit) ldsmPattern(op Operand) memory.Pattern {
+func (s *smUnit) ldsmPattern(op isa.Operand) memory.Pattern {
 	switch op {
-	case OperandE:
+	case isa.OperandE:
 		return s.ldsmE
-	case OperandB:
+	case isa.OperandB:
 		return s.ldsmB
 	}
 	return s.ldsmA
@@ -169,18 +170,18 @@ func (c *cta) tiles(k int) []classRegion {
 // chunkRegion is the part of k-step k's tile of op that one warp's
 // LDGSTS chunk copies (Rows 0: the chunk lies outside the matrix and the
 // copy is predicated off, as CUTLASS's zero-fill copies are).
-func (c *cta) chunkRegion(k int, op Operand, chunk int) (memory.Class, memory.Region) {
+func (c *cta) chunkRegion(k int, op isa.Operand, chunk int) (memory.Class, memory.Region) {
 	class := memory.BOperand
 	switch op {
-	case OperandA:
+	case isa.OperandA:
 		class = memory.AValues
-	case OperandE:
+	case isa.OperandE:
 		class = memory.AMeta
 	}
 	if k >= c.steps {
 		return class, memory.Region{}
 	}
-	if op == OperandE {
+	if op == isa.OperandE {
 		return class, c.metaChunk(k, chunk)
 	}
 	for _, r := range c.tiles(k) {
@@ -220,12 +221,12 @@ func (c *cta) metaChunk(k, chunk int) memory.Region {
 
 // fullRowBytes is the row length of op's stage tile before clipping at
 // the matrix edge: the row pitch of the tile in shared memory.
-func (c *cta) fullRowBytes(op Operand) int {
+func (c *cta) fullRowBytes(op isa.Operand) int {
 	p := c.plan
 	switch op {
-	case OperandA:
+	case isa.OperandA:
 		return p.tile.BK * p.pattern.N / p.pattern.M * p.elemBytes
-	case OperandB:
+	case isa.OperandB:
 		return p.tile.BK * p.elemBytes
 	}
 	return p.metaStageB

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -220,9 +221,9 @@ func TestProgramCoversTheTile(t *testing.T) {
 		}
 		mmas, copies := 0, 0
 		for w := 0; w < p.warps; w++ {
-			n := Counts(p.program(w).Body)
-			mmas += n[OpMMA] + n[OpMMASP]
-			copies += n[OpLDGSTS]
+			n := isa.Counts(p.program(w).Body)
+			mmas += n[isa.OpMMA] + n[isa.OpMMASP]
+			copies += n[isa.OpLDGSTS]
 		}
 		logical := p.tile.BM * p.tile.BN * p.tile.BK
 		if got := mmas * p.inst.FMAs(); got != logical {
@@ -239,7 +240,7 @@ func TestProgramCoversTheTile(t *testing.T) {
 // over the banks are read in parallel; the next instruction waits only
 // for the banks it uses.
 func TestRegisterFileBanks(t *testing.T) {
-	reads := func(spans ...RegSpan) rfSpans {
+	reads := func(spans ...isa.RegSpan) rfSpans {
 		var s rfSpans
 		copy(s.read[:], spans)
 		return s
@@ -251,19 +252,19 @@ func TestRegisterFileBanks(t *testing.T) {
 		otherBank uint64    // when an instruction reading r1 alone may issue
 	}{
 		// 4 registers of bank 0 at 192 B per bank: 512 B, 3 cycles.
-		{"one bank", reads(RegSpan{0, 1}, RegSpan{2, 1}, RegSpan{4, 1}, RegSpan{6, 1}), [2]uint64{12, 0}, 0},
+		{"one bank", reads(isa.RegSpan{First: 0, N: 1}, isa.RegSpan{First: 2, N: 1}, isa.RegSpan{First: 4, N: 1}, isa.RegSpan{First: 6, N: 1}), [2]uint64{12, 0}, 0},
 		// r0..r3: 2 per bank, 256 B each, 2 cycles on both.
-		{"spread", reads(RegSpan{0, 4}), [2]uint64{11, 11}, 11},
+		{"spread", reads(isa.RegSpan{First: 0, N: 4}), [2]uint64{11, 11}, 11},
 		// An LDSM: its address register r1 read, its fragment r4..r7
 		// written back: bank 1 holds 3 registers, bank 0 two.
-		{"load", rfSpans{read: [4]RegSpan{{1, 1}}, write: RegSpan{4, 4}}, [2]uint64{11, 11}, 11},
+		{"load", rfSpans{read: [4]isa.RegSpan{{First: 1, N: 1}}, write: isa.RegSpan{First: 4, N: 4}}, [2]uint64{11, 11}, 11},
 	} {
 		sp := &subPartition{rf: newRegFile(2, 384), sm: &smUnit{gpu: &gpu{}}}
 		sp.useRegs(10, tc.s)
 		if got := [2]uint64{sp.rf.free[0], sp.rf.free[1]}; got != tc.wantBusy {
 			t.Errorf("%s: banks held through %v, want %v", tc.name, got, tc.wantBusy)
 		}
-		if got := sp.rf.freeFor(reads(RegSpan{1, 1})); got != tc.otherBank {
+		if got := sp.rf.freeFor(reads(isa.RegSpan{First: 1, N: 1})); got != tc.otherBank {
 			t.Errorf("%s: r1 free at %d, want %d", tc.name, got, tc.otherBank)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -92,16 +93,16 @@ func (sp *subPartition) wake(c uint64) {
 
 // pipeFree is when in's functional unit, and the register-file banks it
 // reads and writes, accept it.
-func (sp *subPartition) pipeFree(w *warp, in *Instr) (uint64, reason) {
+func (sp *subPartition) pipeFree(w *warp, in *isa.Instr) (uint64, reason) {
 	at, why := sp.rf.freeFor(w.rfSpans(in)), whyRegFile
 	var t uint64
 	wy := whyCompute
 	switch in.Op {
-	case OpMMA, OpMMASP:
+	case isa.OpMMA, isa.OpMMASP:
 		t = sp.tcFreeAt()
-	case OpALU:
+	case isa.OpALU:
 		t, wy = sp.aluFree, whyIssue
-	case OpLDSM, OpLDS, OpSTS:
+	case isa.OpLDSM, isa.OpLDS, isa.OpSTS:
 		t, wy = sp.mio[sp.mioHead], whySmem
 	}
 	if t > at {
@@ -164,22 +165,22 @@ func newRegFile(banks, bytesPerClk int) regFile {
 // MMA's comes from the operand reuse cache; ALU results and MMA
 // accumulators are written back through the pipes' own result ports.
 type rfSpans struct {
-	read  [4]RegSpan
-	write RegSpan
+	read  [4]isa.RegSpan
+	write isa.RegSpan
 }
 
-func (w *warp) rfSpans(in *Instr) (s rfSpans) {
+func (w *warp) rfSpans(in *isa.Instr) (s rfSpans) {
 	switch in.Op {
-	case OpMMA, OpMMASP:
+	case isa.OpMMA, isa.OpMMASP:
 		s.read = in.Src
 		if in.Src[0] == w.lastA {
-			s.read[0] = RegSpan{}
+			s.read[0] = isa.RegSpan{}
 		}
-	case OpLDSM, OpLDS:
+	case isa.OpLDSM, isa.OpLDS:
 		s.read[0], s.write = in.Src[0], in.Dst
-	case OpSTS, OpSTG, OpLDGSTS:
+	case isa.OpSTS, isa.OpSTG, isa.OpLDGSTS:
 		s.read[0] = in.Src[0]
-	case OpALU:
+	case isa.OpALU:
 		s.read = in.Src
 	}
 	return s
@@ -189,7 +190,7 @@ func (w *warp) rfSpans(in *Instr) (s rfSpans) {
 func (rf *regFile) freeFor(s rfSpans) uint64 {
 	at := uint64(0)
 	n := len(rf.free)
-	each := func(r RegSpan) {
+	each := func(r isa.RegSpan) {
 		if r.N == 0 {
 			return
 		}
@@ -214,7 +215,7 @@ func (rf *regFile) freeFor(s rfSpans) uint64 {
 func (sp *subPartition) useRegs(now uint64, s rfSpans) {
 	rf := &sp.rf
 	var regs [maxRFBanks]int
-	count := func(r RegSpan) int {
+	count := func(r isa.RegSpan) int {
 		for i := 0; i < int(r.N); i++ {
 			regs[(int(r.First)+i)%len(rf.free)]++
 		}
@@ -268,7 +269,7 @@ func (sp *subPartition) scan(now uint64) {
 				return
 			}
 			w.note(whyIssue, now)
-			if in.Op == OpDEPBAR {
+			if in.Op == isa.OpDEPBAR {
 				w.stageResolved(why)
 			}
 			w.issue(in, now)

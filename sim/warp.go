@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
 )
 
 // never is a ready time that only an event (a load arriving, a barrier
@@ -65,7 +66,7 @@ type warp struct {
 	sp    *subPartition
 	id    int
 	sched int // warp scheduler of its sub-partition
-	prog  *Program
+	prog  *isa.Program
 
 	section int // 0 prologue, 1 body, 2 epilogue, 3 exited
 	pc      int
@@ -78,13 +79,13 @@ type warp struct {
 	open     *cpGroup
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
-	released  uint64  // the cycle the last barrier let the warp go on
-	lastA     RegSpan // previous MMA's A operand (register reuse cache)
+	released  uint64      // the cycle the last barrier let the warp go on
+	lastA     isa.RegSpan // previous MMA's A operand (register reuse cache)
 	// operands caches when the registers of instruction operands.in are
 	// ready and, once asked, what they wait on; setReady, the only writer
 	// of ready, clears it.
 	operands struct {
-		in     *Instr
+		in     *isa.Instr
 		at     uint64
 		why    reason
 		hasWhy bool
@@ -98,7 +99,7 @@ type warp struct {
 	epoch    uint64   // the sub-partition's epoch of stall
 }
 
-func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
+func (s *smUnit) newWarp(c *cta, id int, prog *isa.Program, now uint64) *warp {
 	w := &warp{cta: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
 	w.earliest, w.since, w.why = now, now, whyLaunch
 	w.open = newCPGroup(w)
@@ -106,9 +107,9 @@ func (s *smUnit) newWarp(c *cta, id int, prog *Program, now uint64) *warp {
 }
 
 // current is the instruction at the program counter (nil: exited).
-func (w *warp) current() *Instr {
+func (w *warp) current() *isa.Instr {
 	for {
-		var list []Instr
+		var list []isa.Instr
 		switch w.section {
 		case 0:
 			list = w.prog.Prologue
@@ -133,7 +134,7 @@ func (w *warp) current() *Instr {
 	}
 }
 
-func (w *warp) regsReady(r RegSpan) uint64 {
+func (w *warp) regsReady(r isa.RegSpan) uint64 {
 	at := uint64(0)
 	if r.N == 0 {
 		return 0
@@ -144,7 +145,7 @@ func (w *warp) regsReady(r RegSpan) uint64 {
 	return at
 }
 
-func (w *warp) setReady(r RegSpan, at uint64) {
+func (w *warp) setReady(r isa.RegSpan, at uint64) {
 	regs := w.ready[r.First : int(r.First)+int(r.N)]
 	for i := range regs {
 		regs[i] = at
@@ -154,7 +155,7 @@ func (w *warp) setReady(r RegSpan, at uint64) {
 
 // operandsReady is when all of in's source and destination registers are
 // ready.
-func (w *warp) operandsReady(in *Instr) uint64 {
+func (w *warp) operandsReady(in *isa.Instr) uint64 {
 	if w.operands.in == in {
 		return w.operands.at
 	}
@@ -170,7 +171,7 @@ func (w *warp) operandsReady(in *Instr) uint64 {
 
 // operandsWhy is what in's wait for its registers is (operandsReady
 // first).
-func (w *warp) operandsWhy(in *Instr) reason {
+func (w *warp) operandsWhy(in *isa.Instr) reason {
 	if !w.operands.hasWhy {
 		w.operands.why, w.operands.hasWhy = w.regWhy(in), true
 	}
@@ -179,7 +180,7 @@ func (w *warp) operandsWhy(in *Instr) reason {
 
 // readyAt is the earliest cycle the warp's next instruction can issue
 // (never: it waits on an event) and what holds it.
-func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
+func (w *warp) readyAt(in *isa.Instr, now uint64) (uint64, reason) {
 	if w.atBarrier {
 		return never, whyBarrier
 	}
@@ -187,7 +188,7 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 	if at == w.released {
 		why = whyBarrier // the barrier's latency after the last arrival
 	}
-	if in.Op == OpDEPBAR {
+	if in.Op == isa.OpDEPBAR {
 		t, wy := w.depbarReady(int(in.N))
 		if t > at {
 			at, why = t, wy
@@ -206,8 +207,8 @@ func (w *warp) readyAt(in *Instr, now uint64) (uint64, reason) {
 // regWhy names a register dependence: an MMA waiting on a fragment waits
 // on shared memory, on its accumulator on the tensor core's latency;
 // anything else is a dependence.
-func (w *warp) regWhy(in *Instr) reason {
-	if in.Op == OpMMA || in.Op == OpMMASP {
+func (w *warp) regWhy(in *isa.Instr) reason {
+	if in.Op == isa.OpMMA || in.Op == isa.OpMMASP {
 		if w.regsReady(in.Dst) >= max(w.regsReady(in.Src[0]), w.regsReady(in.Src[1]),
 			w.regsReady(in.Src[3])) {
 			return whyDependence
@@ -238,46 +239,46 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 }
 
 // issue executes the warp's next instruction at cycle now.
-func (w *warp) issue(in *Instr, now uint64) {
+func (w *warp) issue(in *isa.Instr, now uint64) {
 	sp := w.sp
 	w.earliest = now + 1
 	sp.sm.gpu.issued++
 	sp.sm.gpu.issuedOp[in.Op]++
 	switch in.Op {
-	case OpMMA, OpMMASP:
+	case isa.OpMMA, isa.OpMMASP:
 		w.issueMMA(in, now)
-	case OpLDSM, OpLDS:
+	case isa.OpLDSM, isa.OpLDS:
 		pat := sp.sm.ldsmPattern(in.Operand)
-		if in.Op == OpLDS {
+		if in.Op == isa.OpLDS {
 			pat = sp.sm.staging
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
 		sp.useRegs(now, w.rfSpans(in))
 		w.setReady(in.Dst, done)
-	case OpSTS:
+	case isa.OpSTS:
 		sp.smemAccess(now, sp.sm.staging, int(in.Bytes))
 		sp.useRegs(now, w.rfSpans(in))
-	case OpLDGSTS:
+	case isa.OpLDGSTS:
 		w.copy(in, now)
-	case OpLDGDEPBAR:
+	case isa.OpLDGDEPBAR:
 		w.open.closed = true
 		w.groups = append(w.groups, w.open)
 		w.open = newCPGroup(w)
-	case OpDEPBAR:
+	case isa.OpDEPBAR:
 		w.retireGroups(int(in.N))
-	case OpBAR:
+	case isa.OpBAR:
 		w.atBarrier = true
 		w.cta.barrier(now)
-	case OpALU:
+	case isa.OpALU:
 		sp.aluFree = now + aluInterval
 		sp.useRegs(now, w.rfSpans(in))
 		sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
-	case OpLDG:
+	case isa.OpLDG:
 		w.load(in, now)
-	case OpSTG:
+	case isa.OpSTG:
 		w.store(in, now)
-	case OpEXIT:
+	case isa.OpEXIT:
 		w.section = 3
 		sp.exited = true
 		w.cta.warpExited(now)
@@ -286,7 +287,7 @@ func (w *warp) issue(in *Instr, now uint64) {
 	w.pc++
 }
 
-func (w *warp) issueMMA(in *Instr, now uint64) {
+func (w *warp) issueMMA(in *isa.Instr, now uint64) {
 	sp := w.sp
 	sp.useRegs(now, w.rfSpans(in))
 	w.lastA = in.Src[0]
@@ -297,7 +298,7 @@ func (w *warp) issueMMA(in *Instr, now uint64) {
 
 // copy issues one LDGSTS: the chunk's global read, whose arrival is
 // written into shared memory and counted against the open group.
-func (w *warp) copy(in *Instr, now uint64) {
+func (w *warp) copy(in *isa.Instr, now uint64) {
 	k := int(in.Stage)
 	if in.Stage < 0 {
 		k = w.iter + w.cta.plan.tile.Stages - 1
@@ -325,7 +326,7 @@ func (w *warp) retireGroups(n int) {
 }
 
 // load issues an LDG of the epilogue's C through L1.
-func (w *warp) load(in *Instr, now uint64) {
+func (w *warp) load(in *isa.Instr, now uint64) {
 	c := w.cta
 	r := c.epilogueRegion(w.id, int(in.Chunk), baseC)
 	w.setReady(in.Dst, never)
@@ -341,7 +342,7 @@ func (w *warp) load(in *Instr, now uint64) {
 }
 
 // store issues an STG of the epilogue's D (or split-K partials) to L2.
-func (w *warp) store(in *Instr, now uint64) {
+func (w *warp) store(in *isa.Instr, now uint64) {
 	c := w.cta
 	base := baseD
 	if c.plan.splitK > 1 {

@@ -1,4 +1,7 @@
-package sim
+// Package isa is the SASS-like warp instruction set of the simulated SM:
+// opcodes, registers, instructions and one warp's program. It knows no
+// plans, SMs or engines.
+package isa
 
 import "fmt"
 
@@ -22,15 +25,15 @@ const (
 	OpLDG                     // LDG: global load through L1 (the epilogue's C)
 	OpSTG                     // STG: global store (the epilogue's D)
 	OpEXIT                    // EXIT
-	numOpcodes
+	NumOpcodes
 )
 
-var opNames = [numOpcodes]string{"MMA", "MMA.SP", "LDSM", "LDS", "STS",
+var opNames = [NumOpcodes]string{"MMA", "MMA.SP", "LDSM", "LDS", "STS",
 	"LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR.SYNC", "ALU", "BRA", "LDG", "STG",
 	"EXIT"}
 
 func (o Opcode) String() string {
-	if o < numOpcodes {
+	if o < NumOpcodes {
 		return opNames[o]
 	}
 	return fmt.Sprintf("op%d", o)
@@ -56,7 +59,7 @@ const (
 	OperandB
 	OperandC // epilogue source
 	OperandD // epilogue destination
-	numOperands
+	NumOperands
 )
 
 // Instr is one warp instruction: a plain value, so that streams can come
@@ -95,8 +98,8 @@ type Program struct {
 }
 
 // Counts tallies a slice of instructions by opcode.
-func Counts(in []Instr) [numOpcodes]int {
-	var c [numOpcodes]int
+func Counts(in []Instr) [NumOpcodes]int {
+	var c [NumOpcodes]int
 	for _, i := range in {
 		c[i.Op]++
 	}
