@@ -13,11 +13,11 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 		r := instrRun(t, 512, 512, 1024, c.sparse, c.kernel)
 		p := r.plan
 		var want uint64
-		for idx := 0; idx < p.ctas; idx++ {
-			_, _, _, split := p.ctaCoord(idx)
-			for w := 0; w < p.warps; w++ {
-				prog := p.program(w)
-				want += uint64(len(prog.Prologue) + p.stepsOf(split)*len(prog.Body) +
+		for idx := 0; idx < p.CTAs; idx++ {
+			_, _, _, split := p.CTACoord(idx)
+			for w := 0; w < p.Warps; w++ {
+				prog := p.Program(w)
+				want += uint64(len(prog.Prologue) + p.StepsOf(split)*len(prog.Body) +
 					len(prog.Epilogue))
 			}
 		}
@@ -36,8 +36,8 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 // addresses as often for half the MMAs.
 func TestSMEnergyFollowsIssue(t *testing.T) {
 	cfg := loadTest(t)
-	perMMA := func(kernel string) (instrs, uj float64) {
-		r := instrRun(t, 1024, 1024, 1024, false, kernel)
+	perMMA := func(force string) (instrs, uj float64) {
+		r := instrRun(t, 1024, 1024, 1024, false, force)
 		b, err := cfg.Power.Energy(r.act, r.cycles, r.clockMHz)
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -26,10 +27,10 @@ func loadTest(tb testing.TB, sets ...string) *configs.Config {
 func BenchmarkKernel2048(b *testing.B) {
 	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
-		g := gemmShape{M: 2048, N: 2048, K: 2048, Batch: 1,
+		g := kernel.Shape{M: 2048, N: 2048, K: 2048, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}
 		t := cfg.Kernel.Candidates[10]
-		p, err := planKernel(cfg, g, t, 1)
+		p, err := kernel.New(cfg, g, t, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -87,8 +88,8 @@ func BenchmarkReferenceSuite(b *testing.B) {
 // losers' within and beyond 3 % of the winner.
 func BenchmarkSuiteCandidates(b *testing.B) {
 	cfg := loadTest(b)
-	seen := map[gemmShape]bool{}
-	var shapes []gemmShape
+	seen := map[kernel.Shape]bool{}
+	var shapes []kernel.Shape
 	for _, m := range []string{"resnet50", "bert-large"} {
 		tr, err := workloads.Model(m, 32, 128)
 		if err != nil {
@@ -123,7 +124,7 @@ func BenchmarkSuiteCandidates(b *testing.B) {
 				}
 				ests[j], secs[j] = est, time.Since(start).Seconds()
 				line += fmt.Sprintf(" %s (%d CTAs, %d per SM, %d k-steps) %.0f cycles in %.1f s;",
-					p.name(), p.ctas, p.occupancy, p.kSteps, est, secs[j])
+					p.Name(), p.CTAs, p.Occupancy, p.KSteps, est, secs[j])
 			}
 			best := 0
 			for j := range ests {
@@ -155,9 +156,9 @@ func BenchmarkSuiteCandidates(b *testing.B) {
 func BenchmarkInstructionSM(b *testing.B) {
 	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
-		g := gemmShape{M: 2048, N: 2048, K: 1024, Batch: 1,
+		g := kernel.Shape{M: 2048, N: 2048, K: 1024, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}
-		p, err := planKernel(cfg, g, cfg.Kernel.Candidates[11], 1)
+		p, err := kernel.New(cfg, g, cfg.Kernel.Candidates[11], 1)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,15 +1,18 @@
 package sim
 
-import "github.com/stcsim/stcsim/results"
+import (
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/kernel"
+)
 
 // explainLaunch fills a record's launch shape from its kernel plan.
-func explainLaunch(res *LayerResult, p *kernelPlan, sms int) {
-	res.CTAs = p.ctas
-	res.CTAsPerSM = p.occupancy
-	res.OccupancyLimit = p.limit
-	res.Waves = ceilDiv(p.ctas, sms*p.occupancy)
-	if p.shape.Sparse {
-		res.IdealSpeedup = float64(p.pattern.M) / float64(p.pattern.N)
+func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
+	res.CTAs = p.CTAs
+	res.CTAsPerSM = p.Occupancy
+	res.OccupancyLimit = p.Limit
+	res.Waves = kernel.CeilDiv(p.CTAs, sms*p.Occupancy)
+	if p.Shape.Sparse {
+		res.IdealSpeedup = float64(p.Pattern.M) / float64(p.Pattern.N)
 	}
 }
 

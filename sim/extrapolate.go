@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // trackedWaves is how many whole waves of the plan are simulated, before
@@ -18,8 +19,8 @@ import (
 // 9 776, 9 671 and 9 429 cycles in waves 2-4 and 9 290-9 380 from wave
 // 6; measured over waves 1-3 the step extrapolates +3.25 %, over waves
 // 4-6 +0.52 %).
-func trackedWaves(p *kernelPlan) int {
-	if p.occupancy == 1 {
+func trackedWaves(p *kernel.Plan) int {
+	if p.Occupancy == 1 {
 		return 6
 	}
 	return 3
@@ -73,13 +74,13 @@ type waveSnap struct {
 // has enough waves for extrapolation to pay; otherwise it returns nil and
 // the kernel is simulated in full.
 func newWaveTracker(g *gpu) *waveTracker {
-	perWave := g.cfg.GPU.SMCount * g.plan.occupancy
+	perWave := g.cfg.GPU.SMCount * g.plan.Occupancy
 	launched, ok := extrapolatedLaunch(g.plan, perWave)
 	if !ok {
 		return nil
 	}
 	tracked := trackedWaves(g.plan)
-	w := &waveTracker{perWave: perWave, total: ceilDiv(g.plan.ctas, perWave),
+	w := &waveTracker{perWave: perWave, total: kernel.CeilDiv(g.plan.CTAs, perWave),
 		simulated: tracked, from: tracked - steadyWindow,
 		left: make([]int, tracked),
 		sum:  make([]float64, tracked)}
@@ -93,13 +94,13 @@ func newWaveTracker(g *gpu) *waveTracker {
 // extrapolatedLaunch is how many CTAs a wave-extrapolated run of the plan
 // launches at perWave CTAs per wave (its tracked waves and its last,
 // whole or partial), and whether it has waves enough to be extrapolated.
-func extrapolatedLaunch(p *kernelPlan, perWave int) (int, bool) {
-	total := ceilDiv(p.ctas, perWave)
+func extrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
+	total := kernel.CeilDiv(p.CTAs, perWave)
 	if total < minExtrapolatedWaves {
-		return p.ctas, false
+		return p.CTAs, false
 	}
 	skipped := total - trackedWaves(p) - 1
-	return p.ctas - skipped*perWave, true
+	return p.CTAs - skipped*perWave, true
 }
 
 func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
@@ -171,7 +172,7 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 // per wave left out. Known once the last tracked wave has finished
 // (tracked reports whether it has).
 func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
-	moreCTAs := float64(g.plan.ctas - g.launchLimit)
+	moreCTAs := float64(g.plan.CTAs - g.launchLimit)
 	n := float64(w.perWave)
 	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
 	return uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
@@ -182,15 +183,15 @@ func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
 
 // skippedMMAs is the MMA instructions of the plan's CTAs from launched
 // on, which the run leaves out.
-func skippedMMAs(p *kernelPlan, launched int) uint64 {
+func skippedMMAs(p *kernel.Plan, launched int) uint64 {
 	// CTAs are numbered split by split (ctaCoord), so those of the last
 	// split, which take lastKSteps, are the highest-numbered ones.
-	launched = min(max(launched, 0), p.ctas)
-	lastFrom := p.ctas - p.tilesM*p.tilesN*p.shape.Batch
-	last := uint64(p.ctas - max(launched, lastFrom))
-	others := uint64(p.ctas-launched) - last
-	steps := others*uint64(p.kSteps) + last*uint64(p.lastKSteps)
-	return steps * uint64(p.warps*p.groups*p.mmaPerGrp)
+	launched = min(max(launched, 0), p.CTAs)
+	lastFrom := p.CTAs - p.TilesM*p.TilesN*p.Shape.Batch
+	last := uint64(p.CTAs - max(launched, lastFrom))
+	others := uint64(p.CTAs-launched) - last
+	steps := others*uint64(p.KSteps) + last*uint64(p.LastKSteps)
+	return steps * uint64(p.Warps*p.Groups*p.MMAPerGroup)
 }
 
 // scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile
@@ -201,7 +202,7 @@ func skippedMMAs(p *kernelPlan, launched int) uint64 {
 // writes as the rest of the scaled total.
 func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu, pre, post memory.Stats) {
 	own := func(pre, post uint64) uint64 {
-		total := post * uint64(g.plan.ctas) / uint64(g.launchLimit)
+		total := post * uint64(g.plan.CTAs) / uint64(g.launchLimit)
 		back := post - pre
 		return total - min(total, back)
 	}

@@ -115,14 +115,14 @@ type ffSnap struct {
 // run is fast-forwarded as an untraced one (the same record); its
 // timeline is simulated time, without the stretches left out.
 func newFastForward(g *gpu) *fastForward {
-	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.kSampled {
+	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.KSampled {
 		return nil
 	}
 	if _, ok := g.mem.(memory.Toucher); !ok {
 		return nil
 	}
 	f := &fastForward{g: g}
-	if f.leftAt(min(g.plan.kSteps, g.plan.lastKSteps), f.warmK()+ffWindow) < ffMinSkip {
+	if f.leftAt(min(g.plan.KSteps, g.plan.LastKSteps), f.warmK()+ffWindow) < ffMinSkip {
 		return nil
 	}
 	return f
@@ -184,10 +184,10 @@ func (f *fastForward) finished(c *cta) {
 // (k-step i copies k-step i+stages-1's) and leave ffTail k-steps after
 // the last copy.
 func (f *fastForward) leftAt(steps, k int) int {
-	return steps - (k + 1) - f.g.plan.tile.Stages - ffTail
+	return steps - (k + 1) - f.g.plan.Tile.Stages - ffTail
 }
 
-func (f *fastForward) warmK() int { return f.g.plan.tile.Stages + ffWarmExtra }
+func (f *fastForward) warmK() int { return f.g.plan.Tile.Stages + ffWarmExtra }
 
 // released is CTA c's k-step barrier (in its k-step k) letting its warps
 // go on at cycle at.
@@ -242,12 +242,12 @@ func (f *fastForward) decide() {
 	type group struct{ n, rank int }
 	perSM := make(map[*smUnit][]int)
 	for _, c := range f.resident {
-		perSM[c.sm] = append(perSM[c.sm], c.idx)
+		perSM[c.sm] = append(perSM[c.sm], c.Index)
 	}
 	groupOf := func(c *cta) group {
 		g := group{n: len(perSM[c.sm])}
 		for _, i := range perSM[c.sm] {
-			if i < c.idx {
+			if i < c.Index {
 				g.rank++
 			}
 		}
@@ -261,7 +261,7 @@ func (f *fastForward) decide() {
 		num[k]++
 	}
 	period := func(c *cta) float64 { k := groupOf(c); return sum[k] / num[k] }
-	avail := func(c *cta) int { return f.leftAt(c.steps, c.ff.lastK) }
+	avail := func(c *cta) int { return f.leftAt(c.Steps, c.ff.lastK) }
 	delta, slowest := math.Inf(1), 0.0
 	for _, c := range f.resident {
 		delta = min(delta, float64(avail(c))*period(c))
@@ -272,12 +272,12 @@ func (f *fastForward) decide() {
 	}
 	var time float64
 	var mmas uint64
-	perKStep := uint64(p.warps * p.groups * p.mmaPerGrp)
+	perKStep := uint64(p.Warps * p.Groups * p.MMAPerGroup)
 	for _, c := range f.resident {
 		j := min(avail(c), int(math.Round(delta/period(c))))
 		c.ff.skip = j
 		for _, w := range c.warps {
-			w.sp.mmaLeft -= uint64(j * p.groups * p.mmaPerGrp)
+			w.sp.mmaLeft -= uint64(j * p.Groups * p.MMAPerGroup)
 		}
 		time += float64(j) * period(c)
 		mmas += uint64(j) * perKStep
@@ -321,8 +321,8 @@ func (f *fastForward) touch() {
 	for d := 0; d < most; d++ {
 		for _, c := range f.resident {
 			if d < c.ff.skip {
-				for _, r := range c.tiles(c.ff.lastK + 1 + c.plan.tile.Stages + d) {
-					t.Touch(r.class, r.region)
+				for _, r := range c.Tiles(c.ff.lastK + 1 + c.Plan.Tile.Stages + d) {
+					t.Touch(r.Class, r.Region)
 				}
 			}
 		}

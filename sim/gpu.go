@@ -11,6 +11,7 @@ import (
 	"github.com/stcsim/stcsim/internal/engine"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -35,7 +36,7 @@ type gpu struct {
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
 	sms    []*smUnit
-	plan   *kernelPlan
+	plan   *kernel.Plan
 
 	nextCTA     int
 	doneCTAs    int
@@ -60,7 +61,7 @@ type gpu struct {
 
 // buildGPU makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
-func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
+func buildGPU(cfg *configs.Config, plan *kernel.Plan) (*gpu, error) {
 	g := &gpu{cfg: cfg, engine: engine.New(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
@@ -79,7 +80,7 @@ func buildGPU(cfg *configs.Config, plan *kernelPlan) (*gpu, error) {
 	for i := 0; i < cfg.GPU.SMCount; i++ {
 		g.sms = append(g.sms, g.buildSM(i))
 	}
-	g.launchLimit = plan.ctas
+	g.launchLimit = plan.CTAs
 	g.serial = simulations.Add(1)
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
@@ -111,7 +112,7 @@ func (g *gpu) buildSM(id int) *smUnit {
 
 // run launches the kernel and runs the engine to completion.
 func (g *gpu) run() error {
-	for slot := 0; slot < g.plan.occupancy; slot++ {
+	for slot := 0; slot < g.plan.Occupancy; slot++ {
 		for _, sm := range g.sms {
 			if g.nextCTA >= g.launchLimit {
 				break
@@ -129,7 +130,7 @@ func (g *gpu) run() error {
 	}
 	if g.doneCTAs != g.launchLimit {
 		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+
-			"deadlocked", g.plan.name(), g.doneCTAs, g.launchLimit)
+			"deadlocked", g.plan.Name(), g.doneCTAs, g.launchLimit)
 	}
 	return nil
 }
@@ -141,7 +142,7 @@ func (g *gpu) ctaFinished(c *cta, at uint64) {
 	c.sm.finishes = append(c.sm.finishes, at)
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
-		g.waves.finished(g, c.idx, at)
+		g.waves.finished(g, c.Index, at)
 	}
 	if g.ff != nil {
 		g.ff.finished(c)
@@ -194,4 +195,4 @@ func (g *gpu) fillCause(d memory.FillDone) (w [numReasons]float64) {
 
 // issueInterval is the cycles between MMAs of the plan's mode on one
 // tensor core.
-func (g *gpu) issueInterval(p *kernelPlan) int { return p.dp.Interval }
+func (g *gpu) issueInterval(p *kernel.Plan) int { return p.Datapath.Interval }

@@ -8,11 +8,12 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // kernelResult is one simulated kernel (plus its split-K reduction).
 type kernelResult struct {
-	plan      *kernelPlan
+	plan      *kernel.Plan
 	cycles    uint64
 	tcBusy    uint64 // issue-slot cycles over all tensor cores
 	tcUnits   int
@@ -58,18 +59,18 @@ type kernelResult struct {
 
 // simulateKernel builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
-func simulateKernel(cfg *configs.Config, plan *kernelPlan, obs Observer) (*kernelResult, error) {
+func simulateKernel(cfg *configs.Config, plan *kernel.Plan, obs Observer) (*kernelResult, error) {
 	return simulateRun(cfg, plan, obs, 0)
 }
 
 // simulateRun is simulateKernel in ensemble run run (0: unperturbed).
-func simulateRun(cfg *configs.Config, plan *kernelPlan, obs Observer, run int) (*kernelResult, error) {
+func simulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) (*kernelResult, error) {
 	return simulateRunBelow(cfg, plan, obs, run, 0)
 }
 
 // simulateRunBelow is simulateRun stopped with a *prunedError as soon as
 // the run provably takes more than above cycles (prune.go; 0: never).
-func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run int, above float64) (*kernelResult, error) {
+func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64) (*kernelResult, error) {
 	g, err := buildGPU(cfg, plan)
 	if err != nil {
 		return nil, err
@@ -78,7 +79,7 @@ func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run i
 		g.prune = newPruner(g, above)
 	}
 	g.jitter = newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency)
-	name := plan.describe()
+	name := plan.Describe()
 	if obs != nil {
 		obs.KernelBuilt(name, g.engine, g.components())
 		defer obs.KernelDone(name)
@@ -87,7 +88,7 @@ func simulateRunBelow(cfg *configs.Config, plan *kernelPlan, obs Observer, run i
 		return nil, err
 	}
 	end := g.endCycle
-	if plan.splitK > 1 {
+	if plan.SplitK > 1 {
 		end = g.reduce(end)
 	}
 	pre := g.mem.Stats()
@@ -170,7 +171,7 @@ func (g *gpu) flush(at uint64) (uint64, error) {
 // the final D tile.
 func (g *gpu) reduce(start uint64) uint64 {
 	p := g.plan
-	tiles := p.tilesM * p.tilesN * p.shape.Batch
+	tiles := p.TilesM * p.TilesN * p.Shape.Batch
 	next := 0
 	end := start
 	var take func(sm *smUnit, at uint64)
@@ -196,21 +197,19 @@ func (g *gpu) reduce(start uint64) uint64 {
 
 func (g *gpu) reduceTile(sm *smUnit, now uint64, t int, done func(uint64)) {
 	p := g.plan
-	parts := p.splitK
+	parts := p.SplitK
 	last := now
-	for s := 0; s < p.splitK; s++ {
-		c := &cta{sm: sm, plan: p, split: s}
-		c.batch = t / (p.tilesM * p.tilesN)
-		c.tm = (t % (p.tilesM * p.tilesN)) / p.tilesN
-		c.tn = t % p.tilesN
-		g.mem.Read(now, sm.id, memory.CRead, c.outputRegion(baseSplit,
-			accumulatorBytes), true, func(at uint64) {
+	batch := t / (p.TilesM * p.TilesN)
+	tm := (t % (p.TilesM * p.TilesN)) / p.TilesN
+	tn := t % p.TilesN
+	for s := 0; s < p.SplitK; s++ {
+		g.mem.Read(now, sm.id, memory.CRead, p.OutputRegion(batch, tm, tn, s,
+			kernel.BaseSplit, kernel.AccumulatorBytes), true, func(at uint64) {
 			last = max(last, at)
 			parts--
 			if parts == 0 {
-				c.split = 0
 				g.mem.Write(last, sm.id, memory.DWrite,
-					c.outputRegion(baseD, p.outBytes), done)
+					p.OutputRegion(batch, tm, tn, 0, kernel.BaseD, p.OutBytes), done)
 			}
 		})
 	}

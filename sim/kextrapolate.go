@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // K extrapolation (sim.extrapolate_ksteps): a kernel whose CTAs run more
@@ -25,20 +26,20 @@ import (
 var kSamples = [2]int{sampleKSteps / 2, sampleKSteps}
 
 // longInK says whether a plan is extrapolated in K under cfg.
-func longInK(cfg *configs.Config, p *kernelPlan) bool {
-	return cfg.Sim.ExtrapolateKSteps && p.lastKSteps > 2*sampleKSteps
+func longInK(cfg *configs.Config, p *kernel.Plan) bool {
+	return cfg.Sim.ExtrapolateKSteps && p.LastKSteps > 2*sampleKSteps
 }
 
 // simulateLongK simulates p at the two sample depths and extends the
 // second sample's result to p's k-steps.
-func simulateLongK(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (*kernelResult, error) {
+func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (*kernelResult, error) {
 	var rs [2]*kernelResult
 	for i, k := range kSamples {
 		o := obs
 		if i == 0 {
 			o = samplesFor(obs)
 		}
-		r, err := simulateRun(cfg, p.withKSteps(k), o, run)
+		r, err := simulateRun(cfg, p.WithKSteps(k), o, run)
 		if err != nil {
 			return nil, err
 		}
@@ -49,9 +50,9 @@ func simulateLongK(cfg *configs.Config, p *kernelPlan, obs Observer, run int) (*
 
 // extendInK is b (at kSamples[1] k-steps) extended to p's k-steps along
 // the line through a (at kSamples[0]) and b.
-func extendInK(p *kernelPlan, a, b *kernelResult) *kernelResult {
+func extendInK(p *kernel.Plan, a, b *kernelResult) *kernelResult {
 	span := float64(kSamples[1] - kSamples[0])
-	more := float64(p.kSteps - kSamples[1])
+	more := float64(p.KSteps - kSamples[1])
 	f := func(x1, x2 uint64) uint64 {
 		v := float64(x2) + (float64(x2)-float64(x1))*more/span
 		return uint64(max(v, float64(x2)) + 0.5)

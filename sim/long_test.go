@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -63,17 +64,17 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	// The full runs simulate every k-step.
 	cfg.Sim.ExtrapolateKSteps = false
 	cfg.Sim.FastForward = false
-	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
+	g := kernel.Shape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
 	plans, _ := candidatePlans(cfg, g)
 	var est, full []float64
 	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
-		var p *kernelPlan
+		var p *kernel.Plan
 		for _, c := range plans {
-			if c.name() == name {
+			if c.Name() == name {
 				p = c
 			}
 		}
-		if p == nil || p.kSteps <= 2*sampleKSteps {
+		if p == nil || p.KSteps <= 2*sampleKSteps {
 			t.Fatalf("%s: no plan with a long K (%v)", name, p)
 		}
 		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)

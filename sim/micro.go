@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -68,16 +69,16 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	c := *cfg
 	c.Sim.ExtrapolateWaves = false
 	c.SM.KernelLaunchLatency = 0
-	p := &kernelPlan{shape: gemmShape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
+	p := &kernel.Plan{Shape: kernel.Shape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
 		Sparse: mode == tensorcore.Sparse},
-		tile:  configs.TileConfig{Stages: 2},
-		warps: warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
-		kSteps: 1}
+		Tile:  configs.TileConfig{Stages: 2},
+		Warps: warps, CTAs: 1, Occupancy: 1, TilesM: 1, TilesN: 1, Swizzle: 1,
+		KSteps: 1}
 	pc, err := cfg.TensorCore.Get(prec)
 	if err != nil {
 		return 0, err
 	}
-	if err := p.setInstruction(pc, p.shape); err != nil {
+	if err := p.SetInstruction(pc, p.Shape); err != nil {
 		return 0, err
 	}
 	op := isa.OpMMA
@@ -85,9 +86,9 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 		op = isa.OpMMASP
 	}
 	prog := &isa.Program{}
-	aBase := isa.Reg(accs * accRegsPerMMA)
+	aBase := isa.Reg(accs * kernel.AccRegsPerMMA)
 	for i := 0; i < microMMAs; i++ {
-		acc := isa.RegSpan{First: isa.Reg((i % accs) * accRegsPerMMA), N: accRegsPerMMA}
+		acc := isa.RegSpan{First: isa.Reg((i % accs) * kernel.AccRegsPerMMA), N: kernel.AccRegsPerMMA}
 		in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{{First: aBase, N: 4}, {First: aBase + 4, N: 2}, acc}}
 		if op == isa.OpMMASP {
 			in.Src[3] = isa.RegSpan{First: aBase + 6, N: 1}
@@ -96,11 +97,11 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	}
 	// EXIT reads every accumulator, so the warp ends with its last result.
 	prog.Prologue = append(prog.Prologue, isa.Instr{Op: isa.OpEXIT,
-		Src: [4]isa.RegSpan{{First: 0, N: uint8(accs * accRegsPerMMA)}}})
+		Src: [4]isa.RegSpan{{First: 0, N: uint8(accs * kernel.AccRegsPerMMA)}}})
 	prog.Regs = int(aBase) + 8
-	p.programs = make([]*isa.Program, warps)
-	for w := range p.programs {
-		p.programs[w] = prog
+	p.Programs = make([]*isa.Program, warps)
+	for w := range p.Programs {
+		p.Programs[w] = prog
 	}
 	g, err := buildGPU(&c, p)
 	if err != nil {
@@ -118,9 +119,9 @@ func microShape(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.
 	if err != nil {
 		return tensorcore.Shape{}, err
 	}
-	p := &kernelPlan{shape: gemmShape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
-	if err := p.setInstruction(pc, p.shape); err != nil {
+	p := &kernel.Plan{Shape: kernel.Shape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
+	if err := p.SetInstruction(pc, p.Shape); err != nil {
 		return tensorcore.Shape{}, err
 	}
-	return p.inst, nil
+	return p.Inst, nil
 }

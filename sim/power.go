@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -12,7 +13,7 @@ import (
 // clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
 // chosen kernel at the highest clock of the V/f table that keeps its
 // average power within power.limit_w.
-func runKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult, error) {
+func runKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelResult, error) {
 	k, err := selectKernel(cfg, g, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
 		return k, err
@@ -89,7 +90,7 @@ func cfgAt(cfg *configs.Config, mhz int) *configs.Config {
 func (g *gpu) activity(r *kernelResult) energy.Counts {
 	n := g.smActivity()
 	if r.extrapolated && g.doneCTAs > 0 {
-		n = scaleCTAs(n, g.plan.ctas, g.doneCTAs)
+		n = scaleCTAs(n, g.plan.CTAs, g.doneCTAs)
 	}
 	m := r.mem
 	n.L1Sectors = m.L1HitSectors + m.L1MissSectors
@@ -102,7 +103,7 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 // smActivity is the energy model's SM-side event counts so far: MMAs and
 // FMAs, bank-array wavefronts, instructions and register-file traffic.
 func (g *gpu) smActivity() energy.Counts {
-	n := energy.Counts{Precision: g.plan.shape.Precision, SMs: len(g.sms)}
+	n := energy.Counts{Precision: g.plan.Shape.Precision, SMs: len(g.sms)}
 	for _, sm := range g.sms {
 		n.SmemWavefronts += sm.smem.Stats().Wavefronts
 		for _, tc := range sm.tcs {
@@ -139,7 +140,7 @@ func (r *runner) power(k *kernelResult) Power {
 	cycles, _, _ := ensembleCycles(k)
 	b, err := r.cfg.Power.Energy(k.act, cycles, k.clockMHz)
 	if err != nil { // every valid precision has an MMA energy
-		panic(fmt.Sprintf("energy of %s: %v", k.plan.name(), err))
+		panic(fmt.Sprintf("energy of %s: %v", k.plan.Name(), err))
 	}
 	uj := b.Total()
 	return Power{ClockMHz: k.clockMHz, EnergyUJ: uj, Energy: b,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -119,7 +120,7 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := gemmShape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
+	g := kernel.Shape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
 	hi, err := selectKernel(ld.Config, g, nil)
 	if err != nil {
 		t.Fatal(err)

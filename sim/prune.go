@@ -7,6 +7,7 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // pruner stops a kernel-selection sample as soon as it provably cannot
@@ -147,11 +148,11 @@ func (p *pruner) check(g *gpu, now uint64) {
 // the fewest k-steps any of p's CTAs has: a CTA's warp w lives on
 // sub-partition w mod sps (cta.launch), and each of its k-steps issues
 // groups x mmaPerGrp MMAs per warp.
-func ctaMMAsPerSP(p *kernelPlan, sps int) []uint64 {
+func ctaMMAsPerSP(p *kernel.Plan, sps int) []uint64 {
 	out := make([]uint64, sps)
-	steps := uint64(min(p.kSteps, p.lastKSteps))
-	for w := 0; w < p.warps; w++ {
-		out[w%sps] += steps * uint64(p.groups*p.mmaPerGrp)
+	steps := uint64(min(p.KSteps, p.LastKSteps))
+	for w := 0; w < p.Warps; w++ {
+		out[w%sps] += steps * uint64(p.Groups*p.MMAPerGroup)
 	}
 	return out
 }
@@ -316,7 +317,7 @@ func (p *pruner) smemBound(g *gpu) uint64 {
 // the last (which also prefetches a k-group that no MMA reads; leaving
 // its whole k-step out keeps the count below what the MMAs need).
 type smemNeed struct {
-	p      *kernelPlan
+	p      *kernel.Plan
 	f      *memory.Filler
 	sm     *smUnit // for the LDSM patterns (the same on every SM)
 	ldsm   []struct{ prologue, body uint64 }
@@ -325,8 +326,8 @@ type smemNeed struct {
 
 func newSmemNeed(g *gpu) *smemNeed {
 	n := &smemNeed{p: g.plan, f: memory.NewFiller(g.cfg.Memory), sm: g.sms[0]}
-	for w := 0; w < g.plan.warps; w++ {
-		prog := g.plan.program(w)
+	for w := 0; w < g.plan.Warps; w++ {
+		prog := g.plan.Program(w)
 		var l struct{ prologue, body uint64 }
 		var cp [2][]isa.Instr
 		for part, list := range [][]isa.Instr{prog.Prologue, prog.Body} {
@@ -352,27 +353,27 @@ func newSmemNeed(g *gpu) *smemNeed {
 
 // of is CTA idx's need.
 func (n *smemNeed) of(idx int) uint64 {
-	c := planCTA(n.p, idx)
+	c := kernel.NewCTA(n.p, idx)
 	var waves uint64
 	for w, cp := range n.copies {
-		waves += n.ldsm[w].prologue + uint64(max(0, c.steps-1))*n.ldsm[w].body
+		waves += n.ldsm[w].prologue + uint64(max(0, c.Steps-1))*n.ldsm[w].body
 		for _, in := range cp[0] {
-			waves += n.fill(c, in, int(in.Stage))
+			waves += n.fill(&c, in, int(in.Stage))
 		}
-		waves += n.body(c, w, 0, c.steps)
+		waves += n.body(&c, w, 0, c.Steps)
 	}
 	return waves
 }
 
 // body is the wavefronts warp w of CTA c writes with its k-steps' copies
 // in iterations [from, to) (iteration i copies k-step i+stages-1's stage).
-func (n *smemNeed) body(c *cta, w, from, to int) uint64 {
+func (n *smemNeed) body(c *kernel.CTA, w, from, to int) uint64 {
 	var waves uint64
 	for iter := from; iter < to; iter++ {
 		for _, in := range n.copies[w][1] {
 			k := int(in.Stage)
 			if in.Stage < 0 {
-				k = iter + n.p.tile.Stages - 1
+				k = iter + n.p.Tile.Stages - 1
 			}
 			waves += n.fill(c, in, k)
 		}
@@ -382,12 +383,12 @@ func (n *smemNeed) body(c *cta, w, from, to int) uint64 {
 
 // fill is the least wavefronts the LDGSTS in writes for k-step k of CTA
 // c (0 where its chunk is predicated off).
-func (n *smemNeed) fill(c *cta, in isa.Instr, k int) uint64 {
-	class, r := c.chunkRegion(k, in.Operand, int(in.Chunk))
+func (n *smemNeed) fill(c *kernel.CTA, in isa.Instr, k int) uint64 {
+	class, r := c.ChunkRegion(k, in.Operand, int(in.Chunk))
 	if r.Rows == 0 {
 		return 0
 	}
-	return uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.smemLayout(class))))
+	return uint64(n.f.LeastWavefronts(n.f.Plan(r, n.p.SmemLayout(class))))
 }
 
 // skipped takes the k-steps from+1 .. from+j of CTA c, which the
@@ -396,11 +397,11 @@ func (n *smemNeed) fill(c *cta, in isa.Instr, k int) uint64 {
 // The bounds then hold for the rest of the run, and the estimate adds
 // the time left out (check's extra).
 func (p *pruner) skipped(g *gpu, c *cta, from, j int) {
-	p.total -= uint64(j * g.plan.warps * g.plan.groups * g.plan.mmaPerGrp)
+	p.total -= uint64(j * g.plan.Warps * g.plan.Groups * g.plan.MMAPerGroup)
 	n := p.need
 	var waves uint64
 	for w := range n.copies {
-		waves += uint64(j)*n.ldsm[w].body + n.body(c, w, from+1, from+1+j)
+		waves += uint64(j)*n.ldsm[w].body + n.body(&c.CTA, w, from+1, from+1+j)
 	}
 	c.sm.smemNeed -= min(c.sm.smemNeed, waves)
 	p.smemAll -= min(p.smemAll, waves)

@@ -8,6 +8,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -41,7 +42,7 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 		sparse  bool
 	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false},
 		{2048, 2048, 256, false}, {256, 512, 16384, true}} {
-		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
 		fast, err := selectKernel(ld.Config, g, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -50,10 +51,10 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fast.plan.name() != slow.plan.name() || fast.cycles != slow.cycles ||
+		if fast.plan.Name() != slow.plan.Name() || fast.cycles != slow.cycles ||
 			fast.tcBusy != slow.tcBusy || fast.mem != slow.mem {
 			t.Fatalf("%+v: pruned selection %s, %d cycles; unpruned %s, %d cycles", c,
-				fast.plan.name(), fast.cycles, slow.plan.name(), slow.cycles)
+				fast.plan.Name(), fast.cycles, slow.plan.Name(), slow.cycles)
 		}
 		if c.m == 2048 && !slow.extrapolated {
 			t.Errorf("%+v: not wave-extrapolated", c)
@@ -88,11 +89,11 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 }
 
 // tilePlan plans g on the library's tile of that name.
-func tilePlan(t *testing.T, cfg *configs.Config, g gemmShape, name string, split int) *kernelPlan {
+func tilePlan(t *testing.T, cfg *configs.Config, g kernel.Shape, name string, split int) *kernel.Plan {
 	t.Helper()
 	for _, c := range cfg.Kernel.Candidates {
 		if c.Name() == name {
-			p, err := planKernel(cfg, g, c, split)
+			p, err := kernel.New(cfg, g, c, split)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +130,7 @@ func TestPruneBoundsHold(t *testing.T) {
 		{1024, 640, 512, tensorcore.FP16, false, "128x128x32_64x64_s5", 1},
 		{1024, 640, 512, tensorcore.FP16, true, "128x128x64_64x64_s3", 1},
 	} {
-		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
 		what := fmt.Sprintf("%+v", c)
 		end, pr := boundsHold(t, cfg, g, c.tile, c.split, what)
 		// 40 CTAs, two per SM on 16 SMs: eight SMs must run three, so
@@ -158,7 +159,7 @@ func TestPruneBoundsHold(t *testing.T) {
 // never pass the run's cycles.
 func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
 	cfg := loadTest(t, "gpu.sm_count=16", "shared_memory.fill_packing=true")
-	g := gemmShape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
+	g := kernel.Shape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
 	for _, tile := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
 		boundsHold(t, cfg, g, tile, 1, tile+", fill packing")
 	}
@@ -168,7 +169,7 @@ func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
 // every bound at every check and never stops, logs the bounds half-way
 // and fails if one passed the run's cycles; it returns the run's cycles
 // and the pruner.
-func boundsHold(t *testing.T, cfg *configs.Config, g gemmShape, tile string, split int, what string) (uint64, *pruner) {
+func boundsHold(t *testing.T, cfg *configs.Config, g kernel.Shape, tile string, split int, what string) (uint64, *pruner) {
 	t.Helper()
 	gp, err := buildGPU(cfg, tilePlan(t, cfg, g, tile, split))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -27,7 +28,7 @@ type layerJob struct {
 	workload string
 	gemm     workloads.GEMM
 	mode     tensorcore.Mode
-	shape    gemmShape
+	shape    kernel.Shape
 }
 
 func (r *runner) run() (*Report, error) {
@@ -95,20 +96,20 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 // kernel only where the layer is pruned, with its pattern (RowPattern).
 // Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
 // the activations the MMA's compressed A operand).
-func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
+func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
 	s, err := baseShape(cfg, g, mode)
 	if err != nil || !s.Sparse || !cfg.TensorCore.DualSide {
 		return s, err
 	}
 	s.Dual = true
-	err = dualWork(cfg, g, &s)
+	err = kernel.DualWork(cfg, g, &s)
 	return s, err
 }
 
 // baseShape is shapeOf without the dual-side mode's products (what the
 // kernel plans need to say whether a tile can run the GEMM).
-func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
-	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
+func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
+	s := kernel.Shape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
 		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
 	if !s.Sparse {
@@ -147,9 +148,9 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
 // (each simulation has its own engine, so results do not depend on the
 // schedule).
-func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult, error) {
-	var shapes []gemmShape
-	seen := map[gemmShape]bool{}
+func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*kernelResult, error) {
+	var shapes []kernel.Shape
+	seen := map[kernel.Shape]bool{}
 	for _, j := range jobs {
 		if !seen[j.shape] {
 			seen[j.shape] = true
@@ -186,7 +187,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 	}
 	close(work)
 	wg.Wait()
-	out := map[gemmShape]*kernelResult{}
+	out := map[kernel.Shape]*kernelResult{}
 	for i, s := range shapes {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -207,7 +208,7 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
-		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
+		Kernel: k.plan.Name(), SplitK: k.plan.SplitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
 		Breakdown:     k.breakdown, Bound: k.breakdown.Bound(),
@@ -236,9 +237,9 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
 	}
 	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
-	if k.plan.paddedK != g.K {
+	if k.plan.PaddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
-			"sparse kernel", g.K, k.plan.paddedK))
+			"sparse kernel", g.K, k.plan.PaddedK))
 	}
 	if k.extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
@@ -255,11 +256,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	if k.fastForwarded > 0 {
 		res.Note = joinNote(res.Note, fmt.Sprintf("fast-forwarded: %d of its "+
 			"CTAs' %d k-steps left out at the steady rate", k.fastForwarded,
-			k.plan.totalKSteps()))
+			k.plan.TotalKSteps()))
 	}
 	if k.kExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
-			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))
+			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.KSteps))
 	}
 	return res
 }

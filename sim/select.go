@@ -9,25 +9,26 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // candidatePlans lists every (tile, split-K) of the library that can run
 // the GEMM, with why the others cannot.
-func candidatePlans(cfg *configs.Config, g gemmShape) ([]*kernelPlan, []string) {
-	return eachCandidate(cfg, g, planKernel, false)
+func candidatePlans(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
+	return eachCandidate(cfg, g, kernel.New, false)
 }
 
 // eachCandidate plans every library tile x split-K that may run g with
 // plan; with first it stops at the first that fits.
-func eachCandidate(cfg *configs.Config, g gemmShape,
-	plan func(*configs.Config, gemmShape, configs.TileConfig, int) (*kernelPlan, error),
-	first bool) ([]*kernelPlan, []string) {
-	var plans []*kernelPlan
+func eachCandidate(cfg *configs.Config, g kernel.Shape,
+	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int) (*kernel.Plan, error),
+	first bool) ([]*kernel.Plan, []string) {
+	var plans []*kernel.Plan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
-	tile, split, _ := configs.ParseKernelName(cfg.Kernel.Forced(g.mode()))
+	tile, split, _ := configs.ParseKernelName(cfg.Kernel.Forced(g.Mode()))
 	for _, t := range cfg.Kernel.Candidates {
-		if !t.Supports(g.mode(), g.Precision) {
+		if !t.Supports(g.Mode(), g.Precision) {
 			continue
 		}
 		if tile != "" && t.Name() != tile {
@@ -55,8 +56,8 @@ func eachCandidate(cfg *configs.Config, g gemmShape,
 // splitFactors are the split-K factors worth trying: split-K only pays
 // when the output tiles alone cannot fill the GPU and K is deep enough to
 // give every split at least a few k-steps.
-func splitFactors(cfg *configs.Config, g gemmShape, t configs.TileConfig) []int {
-	tiles := ceilDiv(g.M, t.BM) * ceilDiv(g.N, t.BN) * g.Batch
+func splitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []int {
+	tiles := kernel.CeilDiv(g.M, t.BM) * kernel.CeilDiv(g.N, t.BN) * g.Batch
 	out := []int{1}
 	for _, f := range cfg.Kernel.SplitK {
 		if f > 1 && tiles < cfg.GPU.SMCount && g.K/f >= 4*t.BK {
@@ -69,29 +70,29 @@ func splitFactors(cfg *configs.Config, g gemmShape, t configs.TileConfig) []int 
 // estimate is the cheap pre-model that ranks candidates before the best
 // few are simulated: per-SM tensor-core and shared-memory time over the
 // CTAs each SM gets, against L2 and DRAM streaming time, plus fill.
-func estimate(cfg *configs.Config, p *kernelPlan) float64 {
-	ctasPerSM := float64(ceilDiv(p.ctas, cfg.GPU.SMCount))
+func estimate(cfg *configs.Config, p *kernel.Plan) float64 {
+	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
 	interval := float64(issueInterval(cfg, p))
-	tc := float64(p.warps*p.groups*p.mmaPerGrp) * interval /
+	tc := float64(p.Warps*p.Groups*p.MMAPerGroup) * interval /
 		float64(cfg.SM.SubPartitions)
-	stage := float64(p.aStageB + p.metaStageB + p.bStageB)
+	stage := float64(p.AStageB + p.MetaStageB + p.BStageB)
 	sm := cfg.Memory.SharedMemory
-	waves := p.warps*(p.ldsm.Wavefronts+p.metaLdsm.Wavefronts) + p.fillWaves
+	waves := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
 	smem := float64(waves*sm.Banks*sm.BankBytes) / float64(sm.BytesPerClk)
-	meanKSteps := float64(p.totalKSteps()) / float64(p.ctas)
+	meanKSteps := float64(p.TotalKSteps()) / float64(p.CTAs)
 	smTime := ctasPerSM * meanKSteps * max(tc, smem)
-	l2 := float64(p.totalKSteps()) * stage /
+	l2 := float64(p.TotalKSteps()) * stage /
 		float64(cfg.Memory.L2.BytesPerClk)
-	g := p.shape
-	dramBytes := float64(g.Batch) * (float64(g.M*p.paddedK*p.pattern.N/
-		p.pattern.M*p.elemBytes) + float64(g.N*p.paddedK*p.elemBytes) +
-		float64(g.M*g.N*p.outBytes))
+	g := p.Shape
+	dramBytes := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
+		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
+		float64(g.M*g.N*p.OutBytes))
 	dram := dramBytes / dramBytesPerClk(cfg)
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
-		float64(p.tile.Stages)*max(tc, smem)
-	if p.splitK > 1 {
+		float64(p.Tile.Stages)*max(tc, smem)
+	if p.SplitK > 1 {
 		fill += float64(cfg.SM.KernelLaunchLatency) +
-			float64(p.splitK*g.M*g.N*accumulatorBytes)/dramBytesPerClk(cfg)
+			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/dramBytesPerClk(cfg)
 	}
 	return max(smTime, l2, dram) + fill
 }
@@ -101,7 +102,7 @@ func dramBytesPerClk(cfg *configs.Config) float64 {
 	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
-func issueInterval(_ *configs.Config, p *kernelPlan) int { return p.dp.Interval }
+func issueInterval(_ *configs.Config, p *kernel.Plan) int { return p.Datapath.Interval }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
 // wave-extrapolated samples of at most this many k-steps per CTA (see
@@ -126,10 +127,10 @@ const sampleKSteps = 96
 // above > 0 stops the sample once its estimate provably exceeds above
 // (prune.go; for a long-K plan, its second K sample against kFit); the
 // estimate returned is then that lower bound and pruned is true.
-func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, above float64) (est float64, full *kernelResult, pruned bool, err error) {
+func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, above float64) (est float64, full *kernelResult, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if p.lastKSteps <= 2*sampleKSteps {
+	if p.LastKSteps <= 2*sampleKSteps {
 		r, err := simulateRunBelow(&sampleCfg, p, obs, run, above)
 		if bound, ok := prunedBound(err); ok {
 			return float64(bound), nil, true, nil
@@ -150,7 +151,7 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 		if i == 1 && above > 0 {
 			limit = kFitInverse(p, float64(rs[0].cycles), above)
 		}
-		r, err := simulateRunBelow(&sampleCfg, p.withKSteps(k), obs, run, limit)
+		r, err := simulateRunBelow(&sampleCfg, p.WithKSteps(k), obs, run, limit)
 		if bound, ok := prunedBound(err); ok {
 			return kFit(p, float64(rs[0].cycles), float64(bound)), nil, true, nil
 		}
@@ -167,7 +168,7 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 	cyc := [2]float64{float64(rs[0].cycles), float64(rs[1].cycles)}
 	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
 	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
-	return fixed + perK*float64(p.kSteps), nil, false, nil
+	return fixed + perK*float64(p.KSteps), nil, false, nil
 }
 
 // kFit is a lower bound on a long-K estimate from its samples' cycles c1
@@ -176,25 +177,25 @@ func sampleEstimate(cfg *configs.Config, p *kernelPlan, obs Observer, run int, a
 // exactly this, and the fixed + per-k-step fit below is at least it
 // (its per-k-step cost is clamped at 0 and its fixed cost at 0, either of
 // which only adds). It grows with c2, so a bound on c2 bounds it.
-func kFit(p *kernelPlan, c1, c2 float64) float64 {
-	m := float64(p.kSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+func kFit(p *kernel.Plan, c1, c2 float64) float64 {
+	m := float64(p.KSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
 	return c2 + max(0, c2-c1)*m
 }
 
 // kFitInverse is the c2 at which kFit reaches est (est >= c1 assumed
 // otherwise: below c1 the fit is c2 itself).
-func kFitInverse(p *kernelPlan, c1, est float64) float64 {
+func kFitInverse(p *kernel.Plan, c1, est float64) float64 {
 	if est <= c1 {
 		return est
 	}
-	m := float64(p.kSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+	m := float64(p.KSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
 	return (est + c1*m) / (1 + m)
 }
 
 // candidateEstimate is one simulated candidate: its sample estimates over
 // the ensemble and, where the sample was the full simulation, the results.
 type candidateEstimate struct {
-	plan  *kernelPlan
+	plan  *kernel.Plan
 	est   []float64
 	fulls []*kernelResult // nil entries: the sample was not the full run
 	// pruned: the sample was stopped once it could not win, and est is
@@ -206,7 +207,7 @@ func (c *candidateEstimate) mean() float64 { return meanOf(c.est) }
 
 // estimateEnsemble runs a candidate's samples over the ensemble; above >
 // 0 (a single run only) stops the sample once it cannot beat above.
-func estimateEnsemble(cfg *configs.Config, p *kernelPlan, obs Observer, above float64) (*candidateEstimate, error) {
+func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs Observer, above float64) (*candidateEstimate, error) {
 	c := &candidateEstimate{plan: p}
 	for run := 0; run < ensembleRuns(cfg); run++ {
 		est, full, pruned, err := sampleEstimate(cfg, p, obs, run, above)
@@ -230,7 +231,7 @@ func ensembleRuns(cfg *configs.Config) int {
 // sim.jitter_runs ensemble, on the mean, so that the choice does not
 // favour a candidate for one lucky interleaving), and the fastest is
 // simulated in full, once per ensemble run.
-func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult, error) {
+func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelResult, error) {
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
 		return nil, noKernelError(cfg, g, rejected)
@@ -291,7 +292,7 @@ func selectKernel(cfg *configs.Config, g gemmShape, obs Observer) (*kernelResult
 		r.runCycles = append(r.runCycles, x.cycles)
 	}
 	for _, c := range cands {
-		r.candidates = append(r.candidates, Candidate{Kernel: c.plan.name(),
+		r.candidates = append(r.candidates, Candidate{Kernel: c.plan.Name(),
 			EstimatedCycles: c.mean(), Spread: spreadOf(c.est), Pruned: c.pruned})
 	}
 	return r, nil
@@ -360,9 +361,9 @@ func distinctFirst(list []string, n int) []string {
 	return out
 }
 
-func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
+func noKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
-	if f := cfg.Kernel.Forced(g.mode()); f != "" {
+	if f := cfg.Kernel.Forced(g.Mode()); f != "" {
 		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
 			"force_sparse) does not offer it", f)
 	}
@@ -370,5 +371,5 @@ func noKernelError(cfg *configs.Config, g gemmShape, rejected []string) error {
 		why = strings.Join(distinctFirst(rejected, 3), "; ")
 	}
 	return fmt.Errorf("no kernel in the library can run the %s %s GEMM "+
-		"%dx%dx%d: %s", g.mode(), g.Precision, g.M, g.N, g.K, why)
+		"%dx%dx%d: %s", g.Mode(), g.Precision, g.M, g.N, g.K, why)
 }

@@ -5,15 +5,16 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // instrCycles simulates one GEMM with a fixed kernel on the
 // instruction-level SM and returns the kernel's result.
-func instrRun(t *testing.T, m, n, k int, sparse bool, kernel string, sets ...string) *kernelResult {
+func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *kernelResult {
 	t.Helper()
-	cfg := loadTest(t, append([]string{"kernel.force=" + kernel}, sets...)...)
-	g := gemmShape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
+	cfg := loadTest(t, append([]string{"kernel.force=" + force}, sets...)...)
+	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
@@ -206,12 +207,12 @@ func TestProgramCoversTheTile(t *testing.T) {
 		sparse bool
 	}{{"128x128x32_64x64_s5", false}, {"128x128x64_64x64_s3", true},
 		{"64x64x64_32x32_s6", true}, {"256x128x64_64x64_s3", false}} {
-		g := gemmShape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
-		var p *kernelPlan
+		g := kernel.Shape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		var p *kernel.Plan
 		for _, tl := range cfg.Kernel.Candidates {
 			if tl.Name() == c.kernel {
 				var err error
-				if p, err = planKernel(cfg, g, tl, 1); err != nil {
+				if p, err = kernel.New(cfg, g, tl, 1); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -220,17 +221,17 @@ func TestProgramCoversTheTile(t *testing.T) {
 			t.Fatalf("no tile %s", c.kernel)
 		}
 		mmas, copies := 0, 0
-		for w := 0; w < p.warps; w++ {
-			n := isa.Counts(p.program(w).Body)
+		for w := 0; w < p.Warps; w++ {
+			n := isa.Counts(p.Program(w).Body)
 			mmas += n[isa.OpMMA] + n[isa.OpMMASP]
 			copies += n[isa.OpLDGSTS]
 		}
-		logical := p.tile.BM * p.tile.BN * p.tile.BK
-		if got := mmas * p.inst.FMAs(); got != logical {
+		logical := p.Tile.BM * p.Tile.BN * p.Tile.BK
+		if got := mmas * p.Inst.FMAs(); got != logical {
 			t.Errorf("%s: MMAs per k-step do %d FMAs, the tile %d", c.kernel, got, logical)
 		}
-		stage := p.aStageB + p.bStageB + p.metaStageB
-		if got := copies * chunkBytes; got < stage || got >= stage+3*chunkBytes {
+		stage := p.AStageB + p.BStageB + p.MetaStageB
+		if got := copies * kernel.ChunkBytes; got < stage || got >= stage+3*kernel.ChunkBytes {
 			t.Errorf("%s: LDGSTS per k-step copy %d B, the stage is %d B", c.kernel, got, stage)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -61,7 +62,7 @@ func newSubPartition(s *smUnit, id int) *subPartition {
 		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: never,
 		lastMMA: s.gpu.startedAt}
 	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
-	sp.mma = s.gpu.plan.mmaRequest(1)
+	sp.mma = s.gpu.plan.MMARequest(1)
 	return sp
 }
 
@@ -76,7 +77,7 @@ func (sp *subPartition) add(w *warp, now uint64) {
 	sp.warps = append(sp.warps, w)
 	if sp.sm.gpu.prune != nil {
 		p := sp.sm.gpu.plan
-		sp.mmaLeft += uint64(w.cta.steps * p.groups * p.mmaPerGrp)
+		sp.mmaLeft += uint64(w.cta.Steps * p.Groups * p.MMAPerGroup)
 	}
 	sp.wake(now)
 }
@@ -231,7 +232,7 @@ func (sp *subPartition) useRegs(now uint64, s rfSpans) {
 	g.rfWrite += uint64(writes * regBytes)
 	for b, n := range regs[:len(rf.free)] {
 		if n > 0 {
-			cycles := uint64(ceilDiv(n*regBytes, rf.bankBytes))
+			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
 			rf.free[b] = max(rf.free[b], now) + cycles - 1
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 )
 
 // never is a ready time that only an event (a load arriving, a barrier
@@ -126,7 +127,7 @@ func (w *warp) current() *isa.Instr {
 		}
 		w.pc = 0
 		switch {
-		case w.section == 1 && w.iter+1 < w.cta.steps:
+		case w.section == 1 && w.iter+1 < w.cta.Steps:
 			w.iter++
 		default:
 			w.section++
@@ -301,9 +302,9 @@ func (w *warp) issueMMA(in *isa.Instr, now uint64) {
 func (w *warp) copy(in *isa.Instr, now uint64) {
 	k := int(in.Stage)
 	if in.Stage < 0 {
-		k = w.iter + w.cta.plan.tile.Stages - 1
+		k = w.iter + w.cta.Plan.Tile.Stages - 1
 	}
-	class, r := w.cta.chunkRegion(k, in.Operand, int(in.Chunk))
+	class, r := w.cta.ChunkRegion(k, in.Operand, int(in.Chunk))
 	w.sp.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return // predicated off: zero-fill, no traffic
@@ -311,7 +312,7 @@ func (w *warp) copy(in *isa.Instr, now uint64) {
 	w.open.left++
 	sm := w.sp.sm
 	f := sm.gpu.filler
-	plan := f.Plan(r, w.cta.plan.smemLayout(class))
+	plan := f.Plan(r, w.cta.Plan.SmemLayout(class))
 	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, w.open.filled)
 }
 
@@ -328,7 +329,7 @@ func (w *warp) retireGroups(n int) {
 // load issues an LDG of the epilogue's C through L1.
 func (w *warp) load(in *isa.Instr, now uint64) {
 	c := w.cta
-	r := c.epilogueRegion(w.id, int(in.Chunk), baseC)
+	r := c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseC)
 	w.setReady(in.Dst, never)
 	if r.Rows == 0 {
 		w.setReady(in.Dst, now+1)
@@ -344,11 +345,11 @@ func (w *warp) load(in *isa.Instr, now uint64) {
 // store issues an STG of the epilogue's D (or split-K partials) to L2.
 func (w *warp) store(in *isa.Instr, now uint64) {
 	c := w.cta
-	base := baseD
-	if c.plan.splitK > 1 {
-		base = baseSplit
+	base := kernel.BaseD
+	if c.Plan.SplitK > 1 {
+		base = kernel.BaseSplit
 	}
-	r := c.epilogueRegion(w.id, int(in.Chunk), base)
+	r := c.EpilogueRegion(w.id, int(in.Chunk), base)
 	w.sp.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return

@@ -1,4 +1,4 @@
-package sim
+package kernel
 
 import (
 	"fmt"
@@ -18,11 +18,11 @@ const dualSamples = 2048
 // row r (of A, or column of B), chunk c along K.
 type maskSource func(r, c int) []int
 
-// dualWork sets a dual-side shape's Products (the mean, rounded up, over
+// DualWork sets a dual-side shape's Products (the mean, rounded up, over
 // sampled instruction tiles of the pairs both masks keep) and Masks (which
 // masks: the row's weight file for A where it has one, seeded synthetic
 // otherwise; B, the activations, is always seeded synthetic).
-func dualWork(cfg *configs.Config, g workloads.GEMM, s *gemmShape) error {
+func DualWork(cfg *configs.Config, g workloads.GEMM, s *Shape) error {
 	prec, err := cfg.TensorCore.Get(s.Precision)
 	if err != nil {
 		return err
@@ -58,8 +58,8 @@ func dualWork(cfg *configs.Config, g workloads.GEMM, s *gemmShape) error {
 // meanProducts samples instruction tiles (16 rows of A, 8 columns of B,
 // one instruction's K) and returns the mean count of (row, column, k)
 // where both masks keep k, rounded up (and at least 1).
-func meanProducts(s *gemmShape, inst tensorcore.Shape, a, b maskSource, seed int64) int {
-	tm, tn, tk := ceilDiv(s.M, inst.M), ceilDiv(s.N, inst.N), ceilDiv(s.K, inst.K)
+func meanProducts(s *Shape, inst tensorcore.Shape, a, b maskSource, seed int64) int {
+	tm, tn, tk := CeilDiv(s.M, inst.M), CeilDiv(s.N, inst.N), CeilDiv(s.K, inst.K)
 	tiles := tm * tn * tk
 	rng := rand.New(rand.NewSource(seed))
 	n := min(tiles, dualSamples)

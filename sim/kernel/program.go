@@ -1,10 +1,10 @@
-package sim
+package kernel
 
 import "github.com/stcsim/stcsim/sim/internal/isa"
 
 // chunkBytes is what one warp-wide 16-byte-per-thread memory instruction
 // moves: LDGSTS.128, LDSM.x4, STS.128, LDS.128, STG.128.
-const chunkBytes = 512
+const ChunkBytes = 512
 
 // progGen builds the instruction stream of one warp of a plan, in the
 // order CUTLASS's sm80 multistage mainloops issue it
@@ -17,7 +17,7 @@ const chunkBytes = 512
 // after them) and, at the next-to-last k-group, commits the stage, waits
 // for the oldest and syncs the CTA.
 type progGen struct {
-	p    *kernelPlan
+	p    *Plan
 	warp int
 	prog isa.Program
 	next isa.Reg
@@ -31,7 +31,7 @@ type progGen struct {
 }
 
 // Register counts of the fragments (32-bit registers per thread).
-const accRegsPerMMA = 4 // m16n8 FP32/INT32 accumulator: 16*8*4 B / 32 threads
+const AccRegsPerMMA = 4 // m16n8 FP32/INT32 accumulator: 16*8*4 B / 32 threads
 
 func (g *progGen) alloc(n int) isa.Reg {
 	r := g.next
@@ -40,7 +40,7 @@ func (g *progGen) alloc(n int) isa.Reg {
 }
 
 // buildProgram is warp w's stream for plan p.
-func buildProgram(p *kernelPlan, w int) *isa.Program {
+func buildProgram(p *Plan, w int) *isa.Program {
 	g := &progGen{p: p, warp: w}
 	g.layout()
 	g.prologue()
@@ -51,27 +51,27 @@ func buildProgram(p *kernelPlan, w int) *isa.Program {
 }
 
 func (g *progGen) layout() {
-	p, t := g.p, g.p.tile
-	g.mI, g.nI, g.groups = t.WarpM/p.inst.M, t.WarpN/p.inst.N, p.groups
-	keptK := p.inst.K * p.pattern.N / p.pattern.M
-	g.aRegs = max(1, p.inst.M*keptK*p.elemBytes/128)
-	g.bRegs = max(1, p.inst.K*p.inst.N*p.elemBytes/128)
-	g.acc = g.alloc(g.mI * g.nI * accRegsPerMMA)
+	p, t := g.p, g.p.Tile
+	g.mI, g.nI, g.groups = t.WarpM/p.Inst.M, t.WarpN/p.Inst.N, p.Groups
+	keptK := p.Inst.K * p.Pattern.N / p.Pattern.M
+	g.aRegs = max(1, p.Inst.M*keptK*p.ElemBytes/128)
+	g.bRegs = max(1, p.Inst.K*p.Inst.N*p.ElemBytes/128)
+	g.acc = g.alloc(g.mI * g.nI * AccRegsPerMMA)
 	for b := 0; b < 2; b++ {
 		g.bufA[b] = g.alloc(g.mI * g.aRegs)
 		g.bufB[b] = g.alloc(g.nI * g.bRegs)
 	}
-	if p.shape.Sparse {
-		g.eRegs = max(1, ceilDiv(p.metaFragB/p.groups, 128))
+	if p.Shape.Sparse {
+		g.eRegs = max(1, CeilDiv(p.metaFragB/p.Groups, 128))
 		for b := 0; b < 2; b++ {
 			g.bufE[b] = g.alloc(g.eRegs)
 		}
 	}
 	g.ptrA, g.ptrB, g.ptrE = g.alloc(2), g.alloc(2), g.alloc(2)
 	g.ptrS, g.loopPr = g.alloc(1), g.alloc(1)
-	g.copies[isa.OperandA] = g.warpChunks(p.aStageB)
-	g.copies[isa.OperandB] = g.warpChunks(p.bStageB)
-	g.copies[isa.OperandE] = g.warpChunks(p.metaStageB)
+	g.copies[isa.OperandA] = g.warpChunks(p.AStageB)
+	g.copies[isa.OperandB] = g.warpChunks(p.BStageB)
+	g.copies[isa.OperandE] = g.warpChunks(p.MetaStageB)
 }
 
 // warpChunks are the 512-byte chunks of a stage tile this warp copies:
@@ -80,7 +80,7 @@ func (g *progGen) layout() {
 // chunk count copy nothing, as the sparse kernel's metadata copy does).
 func (g *progGen) warpChunks(bytes int) []int32 {
 	var out []int32
-	for j := g.warp; j < ceilDiv(bytes, chunkBytes); j += g.p.warps {
+	for j := g.warp; j < CeilDiv(bytes, ChunkBytes); j += g.p.Warps {
 		out = append(out, int32(j))
 	}
 	return out
@@ -102,7 +102,7 @@ func (g *progGen) copyChunks(list *[]isa.Instr, stage int8, from, to int) {
 		n := 0
 		for i := from; i < min(to, len(cs)); i++ {
 			g.emit(list, isa.Instr{Op: isa.OpLDGSTS, Operand: op, Chunk: cs[i], Stage: stage,
-				Bytes: chunkBytes, Src: [4]isa.RegSpan{{First: ptr, N: 2}}})
+				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: ptr, N: 2}}})
 			n++
 		}
 		if n > 0 {
@@ -116,13 +116,13 @@ func (g *progGen) prologue() {
 	for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrE, g.ptrS, g.loopPr} {
 		g.alu(list, r)
 	}
-	for s := 0; s < g.p.tile.Stages-1; s++ {
+	for s := 0; s < g.p.Tile.Stages-1; s++ {
 		g.copyChunks(list, int8(s), 0, 1<<30)
 		g.emit(list, isa.Instr{Op: isa.OpLDGDEPBAR})
 		g.alu(list, g.ptrA)
 		g.alu(list, g.ptrB)
 	}
-	g.emit(list, isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.tile.Stages - 2)})
+	g.emit(list, isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.Tile.Stages - 2)})
 	g.emit(list, isa.Instr{Op: isa.OpBAR})
 	g.loadFragments(list, 0)
 }
@@ -144,7 +144,7 @@ func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
 	if g.eRegs > 0 {
 		for e := 0; e < g.eRegs; e += 4 {
 			k := min(4, g.eRegs-e)
-			bytes := min(g.p.metaFragB/g.p.groups-e*128, k*128)
+			bytes := min(g.p.metaFragB/g.p.Groups-e*128, k*128)
 			g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandE, Bytes: int32(bytes),
 				Dst: isa.RegSpan{First: g.bufE[b] + isa.Reg(e), N: uint8(k)}, Src: src})
 		}
@@ -156,7 +156,7 @@ func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
 // so that consecutive MMAs share an operand).
 func (g *progGen) mmas(list *[]isa.Instr, b int) {
 	op := isa.OpMMA
-	if g.p.shape.Sparse {
+	if g.p.Shape.Sparse {
 		op = isa.OpMMASP
 	}
 	for m := 0; m < g.mI; m++ {
@@ -165,7 +165,7 @@ func (g *progGen) mmas(list *[]isa.Instr, b int) {
 			if m%2 == 1 {
 				n = g.nI - 1 - i
 			}
-			acc := isa.RegSpan{First: g.acc + isa.Reg((m*g.nI+n)*accRegsPerMMA), N: accRegsPerMMA}
+			acc := isa.RegSpan{First: g.acc + isa.Reg((m*g.nI+n)*AccRegsPerMMA), N: AccRegsPerMMA}
 			in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{
 				{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)},
 				{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(g.bRegs)}, acc}}
@@ -182,9 +182,9 @@ func (g *progGen) body() {
 	G := g.groups
 	per := 1
 	for _, cs := range g.copies {
-		per = max(per, ceilDiv(len(cs), G))
+		per = max(per, CeilDiv(len(cs), G))
 	}
-	sparse := g.p.shape.Sparse
+	sparse := g.p.Shape.Sparse
 	for k := 0; k < G; k++ {
 		var pre, mma, post []isa.Instr
 		g.loadFragments(&pre, (k+1)%2)
@@ -203,7 +203,7 @@ func (g *progGen) body() {
 			}
 			g.copyChunks(&pre, -1, from, 1<<30)
 			post = append(post, isa.Instr{Op: isa.OpLDGDEPBAR},
-				isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.tile.Stages - 2)},
+				isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.Tile.Stages - 2)},
 				isa.Instr{Op: isa.OpBAR})
 			for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrS, g.loopPr} {
 				g.alu(&post, r)
@@ -240,26 +240,26 @@ func interleave(other, mmas []isa.Instr) []isa.Instr {
 func (g *progGen) epilogue() {
 	list := &g.prog.Epilogue
 	p := g.p
-	ob := p.outBytes
-	if p.splitK > 1 {
-		ob = accumulatorBytes
+	ob := p.OutBytes
+	if p.SplitK > 1 {
+		ob = AccumulatorBytes
 	}
-	rowBlock := p.inst.M * p.tile.WarpN * ob
-	chunks := ceilDiv(rowBlock, chunkBytes)
+	rowBlock := p.Inst.M * p.Tile.WarpN * ob
+	chunks := CeilDiv(rowBlock, ChunkBytes)
 	tmp := g.alloc(chunks * 4)
 	cReg := g.alloc(chunks * 4)
-	readC := p.splitK == 1 && p.beta != 0
+	readC := p.SplitK == 1 && p.beta != 0
 	for m := 0; m < g.mI; m++ {
-		accs := isa.RegSpan{First: g.acc + isa.Reg(m*g.nI*accRegsPerMMA), N: uint8(min(255, g.nI*accRegsPerMMA))}
+		accs := isa.RegSpan{First: g.acc + isa.Reg(m*g.nI*AccRegsPerMMA), N: uint8(min(255, g.nI*AccRegsPerMMA))}
 		if readC {
 			for j := 0; j < chunks; j++ {
 				g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Chunk: int32(m*chunks + j),
-					Bytes: chunkBytes, Dst: isa.RegSpan{First: cReg + isa.Reg(4*j), N: 4}})
+					Bytes: ChunkBytes, Dst: isa.RegSpan{First: cReg + isa.Reg(4*j), N: 4}})
 			}
 		}
 		src := accs
-		if ob < accumulatorBytes || readC {
-			for j := 0; j < g.nI*accRegsPerMMA/2; j++ {
+		if ob < AccumulatorBytes || readC {
+			for j := 0; j < g.nI*AccRegsPerMMA/2; j++ {
 				in := isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: tmp + isa.Reg(j%(chunks*4)), N: 1},
 					Src: [4]isa.RegSpan{{First: accs.First + isa.Reg(2*j), N: 2}}}
 				if readC {
@@ -270,17 +270,17 @@ func (g *progGen) epilogue() {
 			src = isa.RegSpan{First: tmp, N: uint8(chunks * 4)}
 		}
 		for j := 0; j < chunks; j++ {
-			g.emit(list, isa.Instr{Op: isa.OpSTS, Operand: isa.OperandD, Bytes: chunkBytes,
+			g.emit(list, isa.Instr{Op: isa.OpSTS, Operand: isa.OperandD, Bytes: ChunkBytes,
 				Src: [4]isa.RegSpan{src}})
 		}
 		g.emit(list, isa.Instr{Op: isa.OpBAR})
 		for j := 0; j < chunks; j++ {
-			g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandD, Bytes: chunkBytes,
+			g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandD, Bytes: ChunkBytes,
 				Dst: isa.RegSpan{First: tmp + isa.Reg(4*j), N: 4}, Src: [4]isa.RegSpan{{First: g.ptrS, N: 1}}})
 		}
 		for j := 0; j < chunks; j++ {
 			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Chunk: int32(m*chunks + j),
-				Bytes: chunkBytes, Src: [4]isa.RegSpan{{First: tmp + isa.Reg(4*j), N: 4}}})
+				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: tmp + isa.Reg(4*j), N: 4}}})
 		}
 		g.emit(list, isa.Instr{Op: isa.OpBAR})
 	}
