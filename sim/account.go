@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/stcsim/stcsim/memory"
+
 // reason is what a warp, and through it a tensor core, was waiting for.
 type reason uint8
 
@@ -77,7 +79,7 @@ func (a *timeAccount) idleFor(gap uint64, stall *[numReasons]uint64, before func
 // the gap, and the cycles before w's CTA started to the previous CTA's
 // tail (until it finished on this SM) and to launch (after).
 func (sp *subPartition) chargeIdle(w *warp, now uint64) {
-	acct := &sp.sm.gpu.acct
+	acct := &sp.sm.env.count.acct
 	if now > sp.lastMMA {
 		from := sp.lastMMA
 		acct.idleFor(now-from, &w.stall, func(n uint64) {
@@ -88,6 +90,47 @@ func (sp *subPartition) chargeIdle(w *warp, now uint64) {
 	}
 	w.stall = [numReasons]uint64{}
 	sp.epoch++
+}
+
+// fillCause splits the trip of an LDGSTS chunk's fill (memory.FillDone)
+// over the breakdown's reasons, as weights summing to 1: all to smem when
+// the bank array's write queue was its longest wait; else its last line's
+// unloaded latency to the level it came from (DRAM when it missed L2,
+// else L2), its queueing to the level of the longest queue (a DRAM
+// channel: DRAM bandwidth; an L2 slice or the SM's crossbar port: L2
+// bandwidth), and the rest of the trip, the wait of a hit for a DRAM fill
+// already in flight, to DRAM: latency up to dram.latency, bandwidth
+// beyond (the fill it waited for was queueing).
+func (e *smEnv) fillCause(d memory.FillDone) (w [numReasons]float64) {
+	c := d.Cause()
+	if c == memory.CauseSmem {
+		w[whySmem] = 1
+		return w
+	}
+	lat, bw := whyL2, whyL2BW
+	if c.IsDRAM() || d.Info.DRAMSectors > 0 {
+		lat = whyDRAM
+	}
+	if c == memory.CauseDRAMBandwidth {
+		bw = whyDRAMBW
+	}
+	u, q := d.Info.Unloaded(), d.Info.Queued()
+	merge := max(0, float64(d.Arrived-d.Issued)-u-q)
+	mLat := min(merge, float64(e.cfg.Memory.DRAM.Latency))
+	w[lat] += u
+	w[bw] += q
+	w[whyDRAM] += mLat
+	w[whyDRAMBW] += merge - mLat
+	total := u + q + merge
+	if total <= 0 {
+		var one [numReasons]float64
+		one[lat] = 1
+		return one
+	}
+	for i := range w {
+		w[i] /= total
+	}
+	return w
 }
 
 // closedIdle is the idle account at the kernel's end with each tensor

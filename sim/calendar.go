@@ -13,7 +13,11 @@ type calendar struct {
 	far   seqHeap[*subPartition]
 	gen   uint64 // generation of the pending engine event
 	evAt  uint64 // its cycle (never: none)
+	// at schedules the pending engine event (as one of SM 0's own).
+	at func(c uint64, fn func())
 }
+
+func newCalendar() calendar { return calendar{evAt: never} }
 
 const ringSize = 512
 
@@ -54,31 +58,29 @@ func (cal *calendar) advance(c uint64) {
 }
 
 // schedule queues a scan of sp at cycle c.
-func (g *gpu) schedule(c uint64, sp *subPartition) {
-	g.cal.push(c, sp)
-	if c < g.cal.evAt {
-		g.armCalendar(c)
+func (cal *calendar) schedule(c uint64, sp *subPartition) {
+	cal.push(c, sp)
+	if c < cal.evAt {
+		cal.arm(c)
 	}
 }
 
-// armCalendar makes the one pending engine event fire at cycle c
-// (an earlier pending one is superseded by generation).
-func (g *gpu) armCalendar(c uint64) {
-	cal := &g.cal
+// arm makes the one pending engine event fire at cycle c (an earlier
+// pending one is superseded by generation).
+func (cal *calendar) arm(c uint64) {
 	cal.gen++
 	cal.evAt = c
 	gen := cal.gen
-	g.sms[0].at(c, func() {
+	cal.at(c, func() {
 		if gen == cal.gen {
-			g.runCalendar(c)
+			cal.run(c)
 		}
 	})
 }
 
-// runCalendar runs every scan due at cycle c (a scan may queue another
-// at c, which runs after it).
-func (g *gpu) runCalendar(c uint64) {
-	cal := &g.cal
+// run runs every scan due at cycle c (a scan may queue another at c,
+// which runs after it).
+func (cal *calendar) run(c uint64) {
 	cal.evAt = never
 	cal.advance(c)
 	slot := &cal.ring[c%ringSize]
@@ -94,6 +96,6 @@ func (g *gpu) runCalendar(c uint64) {
 	*slot = (*slot)[:0]
 	cal.base = c + 1
 	if next := cal.earliest(); next < cal.evAt {
-		g.armCalendar(next)
+		cal.arm(next)
 	}
 }

@@ -63,9 +63,11 @@ const (
 
 // fastForward is one run's fast-forward state.
 type fastForward struct {
+	HookBase
 	g        *gpu
 	resident []*cta
-	warm     int // resident CTAs past their warm-up
+	state    []ffCTA // per CTA launch index
+	warm     int     // resident CTAs past their warm-up
 	phase    ffPhase
 	counted  int // resident CTAs with a full window
 	s0       ffSnap
@@ -121,7 +123,7 @@ func newFastForward(g *gpu) *fastForward {
 	if _, ok := g.mem.(memory.Toucher); !ok {
 		return nil
 	}
-	f := &fastForward{g: g}
+	f := &fastForward{g: g, state: make([]ffCTA, g.launchLimit)}
 	if f.leftAt(min(g.plan.KSteps, g.plan.LastKSteps), f.warmK()+ffWindow) < ffMinSkip {
 		return nil
 	}
@@ -159,20 +161,24 @@ func (f *fastForward) reported(t uint64) uint64 {
 	return t + uint64(off+0.5)
 }
 
-// started counts a CTA that has just launched: the composition changed.
-func (f *fastForward) started(c *cta) {
-	c.ff.slot = len(f.resident)
+// st is CTA c's fast-forward state.
+func (f *fastForward) st(c *cta) *ffCTA { return &f.state[c.Index] }
+
+// CTAStarted counts a CTA that has just launched: the composition
+// changed.
+func (f *fastForward) CTAStarted(c *cta) {
+	f.st(c).slot = len(f.resident)
 	f.resident = append(f.resident, c)
 	f.phase = ffWaiting
 }
 
-// finished removes a CTA that has ended.
-func (f *fastForward) finished(c *cta) {
+// CTAFinished removes a CTA that has ended.
+func (f *fastForward) CTAFinished(c *cta, _ uint64) {
 	last := f.resident[len(f.resident)-1]
-	f.resident[c.ff.slot] = last
-	last.ff.slot = c.ff.slot
+	f.resident[f.st(c).slot] = last
+	f.st(last).slot = f.st(c).slot
 	f.resident = f.resident[:len(f.resident)-1]
-	if c.ff.releases >= f.warmK() {
+	if f.st(c).releases >= f.warmK() {
 		f.warm--
 	}
 	f.phase = ffWaiting
@@ -189,10 +195,10 @@ func (f *fastForward) leftAt(steps, k int) int {
 
 func (f *fastForward) warmK() int { return f.g.plan.Tile.Stages + ffWarmExtra }
 
-// released is CTA c's k-step barrier (in its k-step k) letting its warps
-// go on at cycle at.
-func (f *fastForward) released(c *cta, k int, at uint64) {
-	st := &c.ff
+// KStepBarrier is CTA c's k-step barrier (in its k-step k) letting its
+// warps go on at cycle at.
+func (f *fastForward) KStepBarrier(c *cta, k int, at uint64) {
+	st := f.st(c)
 	if st.skip > 0 {
 		f.apply(c)
 		return
@@ -226,7 +232,7 @@ func (f *fastForward) open() {
 	f.phase = ffMeasuring
 	f.counted = 0
 	for _, c := range f.resident {
-		c.ff.winN = 0
+		f.st(c).winN = 0
 	}
 	f.s0 = f.g.snap()
 }
@@ -257,11 +263,11 @@ func (f *fastForward) decide() {
 	sum, num := map[group]float64{}, map[group]float64{}
 	for _, c := range f.resident {
 		k := groupOf(c)
-		sum[k] += float64(c.ff.winLast-c.ff.winFirst) / float64(c.ff.winN-1)
+		sum[k] += float64(f.st(c).winLast-f.st(c).winFirst) / float64(f.st(c).winN-1)
 		num[k]++
 	}
 	period := func(c *cta) float64 { k := groupOf(c); return sum[k] / num[k] }
-	avail := func(c *cta) int { return f.leftAt(c.Steps, c.ff.lastK) }
+	avail := func(c *cta) int { return f.leftAt(c.Steps, f.st(c).lastK) }
 	delta, slowest := math.Inf(1), 0.0
 	for _, c := range f.resident {
 		delta = min(delta, float64(avail(c))*period(c))
@@ -275,15 +281,12 @@ func (f *fastForward) decide() {
 	perKStep := uint64(p.Warps * p.Groups * p.MMAPerGroup)
 	for _, c := range f.resident {
 		j := min(avail(c), int(math.Round(delta/period(c))))
-		c.ff.skip = j
-		for _, w := range c.warps {
-			w.sp.mmaLeft -= uint64(j * p.Groups * p.MMAPerGroup)
-		}
+		f.st(c).skip = j
 		time += float64(j) * period(c)
 		mmas += uint64(j) * perKStep
 		f.skipped += uint64(j)
 		if pr := g.prune; pr != nil {
-			pr.skipped(g, c, c.ff.lastK+1, j)
+			pr.skipped(g, c, f.st(c).lastK+1, j)
 		}
 	}
 	if mmas == 0 {
@@ -316,12 +319,12 @@ func (f *fastForward) touch() {
 	t := f.g.mem.(memory.Toucher)
 	most := 0
 	for _, c := range f.resident {
-		most = max(most, c.ff.skip)
+		most = max(most, f.st(c).skip)
 	}
 	for d := 0; d < most; d++ {
 		for _, c := range f.resident {
-			if d < c.ff.skip {
-				for _, r := range c.Tiles(c.ff.lastK + 1 + c.Plan.Tile.Stages + d) {
+			if d < f.st(c).skip {
+				for _, r := range c.Tiles(f.st(c).lastK + 1 + c.Plan.Tile.Stages + d) {
 					t.Touch(r.Class, r.Region)
 				}
 			}
@@ -332,11 +335,10 @@ func (f *fastForward) touch() {
 // apply leaves out CTA c's skip at its barrier (the one after the
 // window's last, in some k-step k): its warps go on in k-step k+skip.
 func (f *fastForward) apply(c *cta) {
-	j := c.ff.skip
-	c.ff.skip = 0
-	for _, w := range c.warps {
-		w.iter += j
-	}
+	st := f.st(c)
+	j := st.skip
+	st.skip = 0
+	c.SkipKSteps(j)
 }
 
 // extend adds the time and counters left out to a run's result.

@@ -46,8 +46,8 @@ func (j *jitter) dispatchOffset() uint64 {
 	return uint64(j.rng.Intn(j.dispatch + 1))
 }
 
-// tie is the sub-cycle offset of one self-scheduled SM event.
-func (j *jitter) tie() float64 {
+// Tie is the sub-cycle offset of one self-scheduled SM event.
+func (j *jitter) Tie() float64 {
 	if j == nil {
 		return 0
 	}

@@ -77,8 +77,9 @@ func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 	}
 	if above > 0 {
 		g.prune = newPruner(g, above)
+		g.addHook(g.prune)
 	}
-	g.jitter = newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency)
+	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()
 	if obs != nil {
 		obs.KernelBuilt(name, g.engine, g.components())

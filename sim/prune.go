@@ -32,6 +32,8 @@ import (
 // long the loser's estimate took (its estimate is then that bound,
 // marked pruned; TestPruningKeepsTheSelection).
 type pruner struct {
+	HookBase
+	g        *gpu
 	above    float64 // the best estimate so far: stop once the bound exceeds it
 	total    uint64  // MMAs of the CTAs this run launches
 	units    uint64  // tensor cores
@@ -42,6 +44,12 @@ type pruner struct {
 	// it cannot finish without (ctaSmemNeed); smemAll is their sum.
 	smemNeed []uint64
 	smemAll  uint64
+	// smNeed is, per SM, the smemNeed of the CTAs started there (less
+	// what the fast-forward left out).
+	smNeed []uint64
+	// mmaLeft is, per sub-partition (tensor-core unit), the MMAs its
+	// resident warps have still to issue.
+	mmaLeft []uint64
 	// smemLeast[i] is the least smemNeed of CTAs i and after (the CTAs
 	// not yet started are those from nextCTA on and those pending).
 	smemLeast []uint64
@@ -71,11 +79,13 @@ type pruner struct {
 const pruneEvery = 256
 
 func newPruner(g *gpu, above float64) *pruner {
-	p := &pruner{above: above,
+	p := &pruner{g: g, above: above,
 		total: skippedMMAs(g.plan, 0) - skippedMMAs(g.plan, g.launchLimit),
-		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.issueInterval(g.plan))}
+		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.plan.Datapath.Interval)}
 	p.ctaMMAs = ctaMMAsPerSP(g.plan, g.cfg.SM.SubPartitions)
 	p.smemNeed = make([]uint64, g.launchLimit)
+	p.smNeed = make([]uint64, len(g.sms))
+	p.mmaLeft = make([]uint64, p.units)
 	need := newSmemNeed(g)
 	p.need = need
 	for i := range p.smemNeed {
@@ -90,6 +100,21 @@ func newPruner(g *gpu, above float64) *pruner {
 	return p
 }
 
+// CTAStarted books CTA c's bank-array need to its SM.
+func (p *pruner) CTAStarted(c *cta) { p.smNeed[c.sm.id] += p.smemNeed[c.Index] }
+
+// WarpResident books warp w's MMAs to its sub-partition.
+func (p *pruner) WarpResident(sp *subPartition, w *warp) {
+	pl := p.g.plan
+	p.mmaLeft[sp.unit] += uint64(w.cta.Steps * pl.Groups * pl.MMAPerGroup)
+}
+
+// MMAIssued counts an MMA of sp issued at now and checks the bound.
+func (p *pruner) MMAIssued(sp *subPartition, now uint64) {
+	p.mmaLeft[sp.unit]--
+	p.check(p.g, now)
+}
+
 // check runs after each MMA issued at cycle now.
 func (p *pruner) check(g *gpu, now uint64) {
 	issued := g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP]
@@ -99,10 +124,8 @@ func (p *pruner) check(g *gpu, now uint64) {
 	p.next = issued + pruneEvery
 	left := p.total - min(p.total, issued)
 	var most uint64 // the most MMAs one sub-partition has left
-	for _, sm := range g.sms {
-		for _, sp := range sm.sps {
-			most = max(most, sp.mmaLeft)
-		}
+	for _, m := range p.mmaLeft {
+		most = max(most, m)
 	}
 	lb := now + max((left+p.units-1)/p.units, most)*p.interval
 	off := g.ff.offsetCycles() // the tests' max and mid bounds are in the estimate's time
@@ -185,7 +208,7 @@ func (p *pruner) waveBound(g *gpu, now, lo uint64, limit float64) uint64 {
 		c := uint64(math.MaxUint64)
 		for j, sp := range g.sms[s].sps {
 			if m := p.ctaMMAs[j]; m > 0 {
-				c = min(c, (t-sp.mmaLeft)/m)
+				c = min(c, (t-p.mmaLeft[sp.unit])/m)
 			}
 		}
 		return c
@@ -225,7 +248,7 @@ func (p *pruner) smemWaveBound(g *gpu, limit float64) uint64 {
 		floor, b, w, c := sm.smem.Backlog()
 		perWave, perCycle = w, c
 		floors[i], rest[i] = floor, 0
-		if need := sm.smemNeed * w; need > b {
+		if need := p.smNeed[i] * w; need > b {
 			rest[i] = need - b
 		}
 		lo = max(lo, floor+ceilDivU(rest[i], c))
@@ -295,12 +318,12 @@ func ceilDivU(a, b uint64) uint64 { return (a + b - 1) / b }
 // T is at least (the floors' sum + the units left / a cycle's) / SMs.
 func (p *pruner) smemBound(g *gpu) uint64 {
 	var lb, floors, booked, perWave, perCycle uint64
-	for _, sm := range g.sms {
+	for i, sm := range g.sms {
 		floor, b, w, c := sm.smem.Backlog()
 		perWave, perCycle = w, c
 		floors += floor
 		booked += b
-		if need := sm.smemNeed * w; need > b {
+		if need := p.smNeed[i] * w; need > b {
 			lb = max(lb, floor+(need-b+c-1)/c)
 		}
 	}
@@ -398,12 +421,15 @@ func (n *smemNeed) fill(c *kernel.CTA, in isa.Instr, k int) uint64 {
 // the time left out (check's extra).
 func (p *pruner) skipped(g *gpu, c *cta, from, j int) {
 	p.total -= uint64(j * g.plan.Warps * g.plan.Groups * g.plan.MMAPerGroup)
+	for _, w := range c.warps {
+		p.mmaLeft[w.sp.unit] -= uint64(j * g.plan.Groups * g.plan.MMAPerGroup)
+	}
 	n := p.need
 	var waves uint64
 	for w := range n.copies {
 		waves += uint64(j)*n.ldsm[w].body + n.body(&c.CTA, w, from+1, from+1+j)
 	}
-	c.sm.smemNeed -= min(c.sm.smemNeed, waves)
+	p.smNeed[c.sm.id] -= min(p.smNeed[c.sm.id], waves)
 	p.smemAll -= min(p.smemAll, waves)
 }
 

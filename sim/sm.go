@@ -22,7 +22,7 @@ import (
 // blocks.
 type smUnit struct {
 	*akita.ComponentBase
-	gpu  *gpu
+	env  *smEnv
 	id   int
 	cb   clock.Callbacks
 	tcs  []*tensorcore.Unit
@@ -33,9 +33,29 @@ type smUnit struct {
 	ldsmA, ldsmB, ldsmE, staging memory.Pattern
 	lastFinish                   uint64   // the cycle its latest CTA finished
 	finishes                     []uint64 // the cycle each of its CTAs finished
-	// smemNeed is the bank-array wavefronts the CTAs started here cannot
-	// finish without (kept only while a pruner watches the run: prune.go).
-	smemNeed uint64
+}
+
+// newSMUnit builds SM id of a GPU: its tensor cores, shared memory and
+// sub-partitions.
+func newSMUnit(env *smEnv, id int) *smUnit {
+	name := akita.BuildNameWithIndex("GPU", "SM", id)
+	sm := &smUnit{env: env, id: id,
+		ComponentBase: akita.NewComponentBase(name),
+		smem:          memory.NewSharedMemory(env.cfg.Memory.SharedMemory)}
+	sm.cb = clock.Callbacks{Engine: env.engine, Clock: env.clk}
+	sm.patterns()
+	for p := 0; p < env.cfg.SM.SubPartitions; p++ {
+		tc := tensorcore.MakeBuilder().
+			WithEngine(env.engine).
+			WithFreq(env.clk.Freq).
+			WithConfig(env.cfg.TensorCore).
+			Build(akita.BuildNameWithIndex(name, "TC", p))
+		sm.tcs = append(sm.tcs, tc)
+	}
+	for p := 0; p < env.cfg.SM.SubPartitions; p++ {
+		sm.sps = append(sm.sps, newSubPartition(sm, p))
+	}
+	return sm
 }
 
 // Handle runs the callbacks the SM scheduled for itself.
@@ -47,18 +67,15 @@ func (s *smUnit) Handle(e akita.Event) error {
 // at runs fn at cycle c (now or later) as one of the SM's own events; in
 // an ensemble run, at a tie offset within that cycle (see jitter.go).
 func (s *smUnit) at(c uint64, fn func()) {
-	s.cb.AtOffset(s, c, s.gpu.jitter.tie(), fn)
+	s.cb.AtOffset(s, c, s.env.tie.Tie(), fn)
 }
 
 // start starts CTA idx on this SM now (the dispatcher's launch event).
 func (s *smUnit) start(now uint64, idx int) {
-	if p := s.gpu.prune; p != nil {
-		s.smemNeed += p.smemNeed[idx]
-	}
 	c := newCTA(s, idx)
 	c.launch(now)
-	if f := s.gpu.ff; f != nil {
-		f.started(c)
+	for _, h := range s.env.hooks {
+		h.CTAStarted(c)
 	}
 }
 
@@ -69,7 +86,7 @@ func (s *smUnit) start(now uint64, idx int) {
 // instructions (rounded up); the epilogue's STS.128/LDS.128 into its
 // padded, conflict-free staging tile (4 wavefronts per 512 B).
 func (s *smUnit) patterns() {
-	p := s.gpu.plan
+	p := s.env.plan
 	s.ldsmA = perInstr("ldsm.x4 A", p.LDSMA)
 	s.ldsmB = perInstr("ldsm.x4 B", p.LDSMB)
 	s.ldsmE = perInstr("ldsm E", p.MetaLDSM)
@@ -115,7 +132,7 @@ type cta struct {
 }
 
 func newCTA(s *smUnit, idx int) *cta {
-	c := &cta{CTA: kernel.NewCTA(s.gpu.plan, idx), sm: s}
+	c := &cta{CTA: kernel.NewCTA(s.env.plan, idx), sm: s}
 	c.stored = c.storeDone
 	return c
 }
@@ -140,9 +157,11 @@ func (c *cta) barrier(now uint64) {
 		return
 	}
 	c.arrived = 0
-	release := now + uint64(c.sm.gpu.cfg.SM.BarrierLatency)
-	if f := c.sm.gpu.ff; f != nil && c.warps[0].section == 1 {
-		f.released(c, c.warps[0].iter, release) // a k-step's barrier
+	release := now + uint64(c.sm.env.cfg.SM.BarrierLatency)
+	if len(c.sm.env.hooks) > 0 && c.warps[0].section == 1 { // a k-step's barrier
+		for _, h := range c.sm.env.hooks {
+			h.KStepBarrier(c, c.warps[0].iter, release)
+		}
 	}
 	for _, w := range c.warps {
 		if w.atBarrier {
@@ -175,7 +194,16 @@ func (c *cta) maybeFinish() {
 	c.traceEnd(c.taskID())
 	c.warps = nil
 	c.exited = -1 // finished once
-	c.sm.gpu.ctaFinished(c, c.lastDone)
+	c.sm.env.finished(c, c.lastDone)
+}
+
+// SkipKSteps moves the CTA's warps, standing at a k-step barrier, on by j
+// k-steps: the k-steps between are left out (the fast-forward's one
+// control of the SM).
+func (c *cta) SkipKSteps(j int) {
+	for _, w := range c.warps {
+		w.iter += j
+	}
 }
 
 // NotifyRecv is part of akita.Component; the SM has no ports (it calls
@@ -194,7 +222,7 @@ func (c *cta) taskID() string {
 	if !c.traced() {
 		return ""
 	}
-	return fmt.Sprintf("sim%d.%s.CTA%d", c.sm.gpu.serial, c.sm.Name(), c.Index)
+	return fmt.Sprintf("sim%d.%s.CTA%d", c.sm.env.serial, c.sm.Name(), c.Index)
 }
 
 func (c *cta) traceStart(id, parent, kind, what string) {

@@ -49,20 +49,17 @@ type subPartition struct {
 	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
 	interval uint64
-	// mmaLeft is the MMAs its resident warps have still to issue (kept
-	// only while a pruner watches the run: prune.go).
-	mmaLeft uint64
 }
 
 func newSubPartition(s *smUnit, id int) *subPartition {
-	cfg := s.gpu.cfg.SM
+	cfg := s.env.cfg.SM
 	sp := &subPartition{sm: s, id: id, unit: s.id*cfg.SubPartitions + id,
 		tc: s.tcs[id], greedy: make([]*warp, cfg.WarpSchedulers),
 		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
 		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: never,
-		lastMMA: s.gpu.startedAt}
-	sp.interval = uint64(s.gpu.issueInterval(s.gpu.plan))
-	sp.mma = s.gpu.plan.MMARequest(1)
+		lastMMA: s.env.startedAt}
+	sp.interval = uint64(s.env.plan.Datapath.Interval)
+	sp.mma = s.env.plan.MMARequest(1)
 	return sp
 }
 
@@ -75,9 +72,8 @@ func (sp *subPartition) add(w *warp, now uint64) {
 	w.sched = sp.dealt % len(sp.greedy)
 	sp.dealt++
 	sp.warps = append(sp.warps, w)
-	if sp.sm.gpu.prune != nil {
-		p := sp.sm.gpu.plan
-		sp.mmaLeft += uint64(w.cta.Steps * p.Groups * p.MMAPerGroup)
+	for _, h := range sp.sm.env.hooks {
+		h.WarpResident(sp, w)
 	}
 	sp.wake(now)
 }
@@ -89,7 +85,7 @@ func (sp *subPartition) wake(c uint64) {
 		return
 	}
 	sp.wakeAt = c
-	sp.sm.gpu.schedule(c, sp)
+	sp.sm.env.cal.schedule(c, sp)
 }
 
 // pipeFree is when in's functional unit, and the register-file banks it
@@ -227,9 +223,9 @@ func (sp *subPartition) useRegs(now uint64, s rfSpans) {
 		reads += count(r)
 	}
 	writes := count(s.write)
-	g := sp.sm.gpu
-	g.rfRead += uint64(reads * regBytes)
-	g.rfWrite += uint64(writes * regBytes)
+	n := sp.sm.env.count
+	n.rfRead += uint64(reads * regBytes)
+	n.rfWrite += uint64(writes * regBytes)
 	for b, n := range regs[:len(rf.free)] {
 		if n > 0 {
 			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
@@ -333,13 +329,12 @@ func (sp *subPartition) order(s int, fn func(*warp)) {
 // mmaIssued books the tensor core's idle time before an MMA that warp w
 // issued at now to what w waited on since its previous MMA.
 func (sp *subPartition) mmaIssued(w *warp, now uint64) {
-	acct := &sp.sm.gpu.acct
+	acct := &sp.sm.env.count.acct
 	sp.chargeIdle(w, now)
 	acct.busy += sp.interval
 	sp.lastMMA = now + sp.interval
 	acct.lastEnd[sp.unit] = sp.lastMMA
-	if p := sp.sm.gpu.prune; p != nil {
-		sp.mmaLeft--
-		p.check(sp.sm.gpu, now)
+	for _, h := range sp.sm.env.hooks {
+		h.MMAIssued(sp, now)
 	}
 }

@@ -53,7 +53,7 @@ func (g *cpGroup) fill(d memory.FillDone) {
 	g.left--
 	if d.Written >= g.doneAt {
 		g.doneAt = d.Written
-		g.share = g.w.sp.sm.gpu.fillCause(d)
+		g.share = g.w.sp.sm.env.fillCause(d)
 	}
 	if g.left == 0 && g.closed {
 		g.w.sp.wake(max(d.Written, d.Arrived+1))
@@ -243,8 +243,9 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 func (w *warp) issue(in *isa.Instr, now uint64) {
 	sp := w.sp
 	w.earliest = now + 1
-	sp.sm.gpu.issued++
-	sp.sm.gpu.issuedOp[in.Op]++
+	n := sp.sm.env.count
+	n.issued++
+	n.issuedOp[in.Op]++
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		w.issueMMA(in, now)
@@ -273,7 +274,7 @@ func (w *warp) issue(in *isa.Instr, now uint64) {
 	case isa.OpALU:
 		sp.aluFree = now + aluInterval
 		sp.useRegs(now, w.rfSpans(in))
-		sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes)
+		n.rfWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case isa.OpLDG:
 		w.load(in, now)
@@ -293,7 +294,7 @@ func (w *warp) issueMMA(in *isa.Instr, now uint64) {
 	sp.useRegs(now, w.rfSpans(in))
 	w.lastA = in.Src[0]
 	w.setReady(in.Dst, sp.issueMMA(now))
-	sp.sm.gpu.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
+	sp.sm.env.count.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
 }
 
@@ -311,9 +312,9 @@ func (w *warp) copy(in *isa.Instr, now uint64) {
 	}
 	w.open.left++
 	sm := w.sp.sm
-	f := sm.gpu.filler
+	f := sm.env.filler
 	plan := f.Plan(r, w.cta.Plan.SmemLayout(class))
-	f.CpAsync(sm.gpu.mem, sm.smem, now, sm.id, class, r, plan, w.open.filled)
+	f.CpAsync(sm.env.mem, sm.smem, now, sm.id, class, r, plan, w.open.filled)
 }
 
 // retireGroups drops the groups a passed DEPBAR.LE n waited for and
@@ -336,7 +337,7 @@ func (w *warp) load(in *isa.Instr, now uint64) {
 		return
 	}
 	dst := in.Dst
-	c.sm.gpu.mem.Read(now, c.sm.id, memory.CRead, r, true, func(at uint64) {
+	c.sm.env.mem.Read(now, c.sm.id, memory.CRead, r, true, func(at uint64) {
 		w.setReady(dst, at)
 		w.sp.wake(at + 1)
 	})
@@ -355,5 +356,5 @@ func (w *warp) store(in *isa.Instr, now uint64) {
 		return
 	}
 	c.stores++
-	c.sm.gpu.mem.Write(now, c.sm.id, memory.DWrite, r, c.stored)
+	c.sm.env.mem.Write(now, c.sm.id, memory.DWrite, r, c.stored)
 }
