@@ -176,7 +176,7 @@ func BenchmarkInstructionSM(b *testing.B) {
 				if err := gp.run(); err != nil {
 					b.Fatal(err)
 				}
-				instrs += gp.issued
+				instrs += gp.Issued
 			}
 			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds(), "warp-instr/s")
 		})

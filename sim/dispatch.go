@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/stcsim/stcsim/sim/sm"
+
 // dispatcher is the GPU's CTA dispatcher (NVIDIA's compute work
 // distributor): it hands CTAs to SMs one at a time, at most one every
 // sm.cta_dispatch_interval cycles GPU-wide and at most one per SM per
@@ -11,41 +13,41 @@ type dispatcher struct {
 	interval uint64
 	free     uint64   // the next cycle the dispatcher can hand out a CTA
 	smFree   []uint64 // the next cycle each SM accepts one
-	pending  seqHeap[launch]
+	pending  sm.SeqHeap[launch]
 	armed    uint64 // cycle of the pending engine event (never: none)
 }
 
 // launch is one CTA that the dispatcher has handed to an SM.
 type launch struct {
-	sm  *smUnit
+	sm  *sm.SM
 	idx int
 }
 
 func newDispatcher(interval, sms int) *dispatcher {
 	return &dispatcher{interval: uint64(interval), smFree: make([]uint64, sms),
-		armed: never}
+		armed: sm.Never}
 }
 
 // dispatch hands CTA idx to sm no earlier than cycle at (when its slot is
 // free) and returns the cycle it leaves the dispatcher.
-func (d *dispatcher) dispatch(sm *smUnit, at uint64) uint64 {
-	c := max(at, d.free, d.smFree[sm.id])
+func (d *dispatcher) dispatch(sm *sm.SM, at uint64) uint64 {
+	c := max(at, d.free, d.smFree[sm.ID])
 	d.free = c + d.interval
-	d.smFree[sm.id] = c + 1
+	d.smFree[sm.ID] = c + 1
 	return c
 }
 
 // dispatchAt dispatches the next CTA to sm once its slot frees at cycle
 // at; the CTA starts delay cycles after it leaves the dispatcher (plus
 // the ensemble's dispatch offset).
-func (g *gpu) dispatchAt(sm *smUnit, at, delay uint64) {
+func (g *gpu) dispatchAt(sm *sm.SM, at, delay uint64) {
 	c := g.disp.dispatch(sm, at) + delay + g.jitter.dispatchOffset()
 	d := g.disp
-	d.pending.push(c, launch{sm: sm, idx: g.nextCTA})
+	d.pending.Push(c, launch{sm: sm, idx: g.nextCTA})
 	g.nextCTA++
 	if c < d.armed {
 		d.armed = c
-		sm.at(c, func() { g.runLaunches(c) })
+		sm.At(c, func() { g.runLaunches(c) })
 	}
 }
 
@@ -56,17 +58,17 @@ func (g *gpu) runLaunches(c uint64) {
 	if d.armed != c {
 		return // superseded by an earlier event
 	}
-	d.armed = never
-	for d.pending.len() > 0 && d.pending.min() <= c {
-		_, l := d.pending.pop()
+	d.armed = sm.Never
+	for d.pending.Len() > 0 && d.pending.Min() <= c {
+		_, l := d.pending.Pop()
 		if g.onStart != nil {
 			g.onStart(l.idx, c)
 		}
-		l.sm.start(c, l.idx)
+		l.sm.Start(c, l.idx)
 	}
-	if d.pending.len() > 0 {
-		next := d.pending.min()
+	if d.pending.Len() > 0 {
+		next := d.pending.Min()
 		d.armed = next
-		g.sms[0].at(next, func() { g.runLaunches(next) })
+		g.sms[0].At(next, func() { g.runLaunches(next) })
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // trackedWaves is how many whole waves of the plan are simulated, before
@@ -66,7 +67,7 @@ type waveTracker struct {
 type waveSnap struct {
 	mem          memory.Stats
 	tcBusy, smem uint64
-	acct         timeAccount
+	acct         sm.Account
 	mmas         uint64 // MMA instructions issued by then
 }
 
@@ -119,8 +120,8 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 			slot = 0
 		}
 		w.at[slot] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
-			smem: g.smemBytes(), acct: timeAccount{busy: g.acct.busy, idle: g.acct.idle},
-			mmas: g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP]}
+			smem: g.smemBytes(), acct: sm.Account{Busy: g.Acct.Busy, Idle: g.Acct.Idle},
+			mmas: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP]}
 	}
 }
 
@@ -150,15 +151,15 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	pre := r.mem
 	r.mem = scaleStats(r.mem, a1.mem, a3.mem, f)
 	w.scaleWrites(&r.mem, g, pre, post)
-	busy := f(r.busy, a1.acct.busy, a3.acct.busy)
-	var idle [numReasons]uint64
+	busy := f(r.busy, a1.acct.Busy, a3.acct.Busy)
+	var idle [sm.NumReasons]uint64
 	sum := busy
 	for i := range idle {
-		idle[i] = f(r.idle[i], a1.acct.idle[i], a3.acct.idle[i])
+		idle[i] = f(r.idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
 		sum += idle[i]
 	}
 	if all := r.cycles * uint64(r.tcUnits); all > sum {
-		idle[whyTail] += all - sum
+		idle[sm.WhyTail] += all - sum
 	}
 	r.busy, r.idle = busy, idle
 	r.breakdown = shares(busy, idle)

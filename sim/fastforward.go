@@ -7,6 +7,7 @@ import (
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // Steady-state fast-forward (sim.fast_forward). Inside a wave, once
@@ -63,9 +64,9 @@ const (
 
 // fastForward is one run's fast-forward state.
 type fastForward struct {
-	HookBase
+	sm.HookBase
 	g        *gpu
-	resident []*cta
+	resident []*sm.CTA
 	state    []ffCTA // per CTA launch index
 	warm     int     // resident CTAs past their warm-up
 	phase    ffPhase
@@ -104,7 +105,7 @@ type ffSnap struct {
 	Mem          memory.Stats
 	TCBusy, Smem uint64
 	Busy         uint64
-	Idle         [numReasons]uint64
+	Idle         [sm.NumReasons]uint64
 	MMAs         uint64
 	Act          energy.Counts // the SM-side events (gpu.smActivity)
 }
@@ -132,8 +133,8 @@ func newFastForward(g *gpu) *fastForward {
 
 func (g *gpu) snap() ffSnap {
 	return ffSnap{Mem: rated(g.mem.Stats()), TCBusy: g.tcBusy(), Smem: g.smemBytes(),
-		Busy: g.acct.busy, Idle: g.acct.idle,
-		MMAs: g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP], Act: g.smActivity()}
+		Busy: g.Acct.Busy, Idle: g.Acct.Idle,
+		MMAs: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP], Act: g.smActivity()}
 }
 
 // rated is s with only what the fast-forward extends by the window's
@@ -162,18 +163,18 @@ func (f *fastForward) reported(t uint64) uint64 {
 }
 
 // st is CTA c's fast-forward state.
-func (f *fastForward) st(c *cta) *ffCTA { return &f.state[c.Index] }
+func (f *fastForward) st(c *sm.CTA) *ffCTA { return &f.state[c.Index] }
 
 // CTAStarted counts a CTA that has just launched: the composition
 // changed.
-func (f *fastForward) CTAStarted(c *cta) {
+func (f *fastForward) CTAStarted(c *sm.CTA) {
 	f.st(c).slot = len(f.resident)
 	f.resident = append(f.resident, c)
 	f.phase = ffWaiting
 }
 
 // CTAFinished removes a CTA that has ended.
-func (f *fastForward) CTAFinished(c *cta, _ uint64) {
+func (f *fastForward) CTAFinished(c *sm.CTA, _ uint64) {
 	last := f.resident[len(f.resident)-1]
 	f.resident[f.st(c).slot] = last
 	f.st(last).slot = f.st(c).slot
@@ -197,7 +198,7 @@ func (f *fastForward) warmK() int { return f.g.plan.Tile.Stages + ffWarmExtra }
 
 // KStepBarrier is CTA c's k-step barrier (in its k-step k) letting its
 // warps go on at cycle at.
-func (f *fastForward) KStepBarrier(c *cta, k int, at uint64) {
+func (f *fastForward) KStepBarrier(c *sm.CTA, k int, at uint64) {
 	st := f.st(c)
 	if st.skip > 0 {
 		f.apply(c)
@@ -210,7 +211,7 @@ func (f *fastForward) KStepBarrier(c *cta, k int, at uint64) {
 	}
 	switch f.phase {
 	case ffWaiting:
-		if f.warm == len(f.resident) && f.g.disp.pending.len() == 0 {
+		if f.warm == len(f.resident) && f.g.disp.pending.Len() == 0 {
 			f.open()
 		}
 	case ffMeasuring:
@@ -246,13 +247,13 @@ func (f *fastForward) decide() {
 	// among them (the schedulers favour the oldest warps): their group is
 	// (CTAs on the SM, CTAs on it launched before).
 	type group struct{ n, rank int }
-	perSM := make(map[*smUnit][]int)
+	perSM := make(map[*sm.SM][]int)
 	for _, c := range f.resident {
-		perSM[c.sm] = append(perSM[c.sm], c.Index)
+		perSM[c.SM] = append(perSM[c.SM], c.Index)
 	}
-	groupOf := func(c *cta) group {
-		g := group{n: len(perSM[c.sm])}
-		for _, i := range perSM[c.sm] {
+	groupOf := func(c *sm.CTA) group {
+		g := group{n: len(perSM[c.SM])}
+		for _, i := range perSM[c.SM] {
 			if i < c.Index {
 				g.rank++
 			}
@@ -266,8 +267,8 @@ func (f *fastForward) decide() {
 		sum[k] += float64(f.st(c).winLast-f.st(c).winFirst) / float64(f.st(c).winN-1)
 		num[k]++
 	}
-	period := func(c *cta) float64 { k := groupOf(c); return sum[k] / num[k] }
-	avail := func(c *cta) int { return f.leftAt(c.Steps, f.st(c).lastK) }
+	period := func(c *sm.CTA) float64 { k := groupOf(c); return sum[k] / num[k] }
+	avail := func(c *sm.CTA) int { return f.leftAt(c.Steps, f.st(c).lastK) }
 	delta, slowest := math.Inf(1), 0.0
 	for _, c := range f.resident {
 		delta = min(delta, float64(avail(c))*period(c))
@@ -296,7 +297,7 @@ func (f *fastForward) decide() {
 	f.touch()
 	d := time / float64(len(f.resident))
 	f.offset += d
-	f.points = append(f.points, ffPoint{at: g.sms[0].cb.Now(), delta: d})
+	f.points = append(f.points, ffPoint{at: g.sms[0].CB.Now(), delta: d})
 	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
 	extendFields3(reflect.ValueOf(&f.add).Elem(), reflect.ValueOf(f.s0), reflect.ValueOf(s1),
 		func(e, a0, a1 uint64) uint64 { return e + uint64(float64(a1-min(a1, a0))*ratio+0.5) })
@@ -334,7 +335,7 @@ func (f *fastForward) touch() {
 
 // apply leaves out CTA c's skip at its barrier (the one after the
 // window's last, in some k-step k): its warps go on in k-step k+skip.
-func (f *fastForward) apply(c *cta) {
+func (f *fastForward) apply(c *sm.CTA) {
 	st := f.st(c)
 	j := st.skip
 	st.skip = 0
@@ -356,7 +357,7 @@ func (f *fastForward) extend(r *kernelResult) {
 		sum += v
 	}
 	if all := r.cycles * uint64(r.tcUnits); all > sum {
-		idle[whyTail] += all - sum
+		idle[sm.WhyTail] += all - sum
 	}
 	r.busy, r.idle = busy, idle
 	r.breakdown = shares(busy, idle)

@@ -9,6 +9,7 @@ import (
 	"github.com/stcsim/stcsim/internal/engine"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // simulations counts GPUs built in this process (trace task ids).
@@ -31,7 +32,7 @@ type gpu struct {
 	clk    clock.Clock
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
-	sms    []*smUnit
+	sms    []*sm.SM
 	plan   *kernel.Plan
 
 	nextCTA     int
@@ -42,11 +43,11 @@ type gpu struct {
 	serial      uint64       // distinguishes simulations in traces
 	endCycle    uint64
 	startedAt   uint64
-	counters    // what the SMs count (issued instructions, register-file bytes, the tensor cores' time)
-	cal         calendar
+	sm.Counters // what the SMs count (issued instructions, register-file bytes, the tensor cores' time)
+	cal         sm.Calendar
 	disp        *dispatcher
 	onStart     func(idx int, now uint64) // observes CTA starts (tests)
-	env         *smEnv                    // what the SMs see of the GPU
+	env         *sm.Env                   // what the SMs see of the GPU
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
@@ -65,20 +66,20 @@ func buildGPU(cfg *configs.Config, plan *kernel.Plan) (*gpu, error) {
 		return nil, fmt.Errorf("build memory hierarchy: %w", err)
 	}
 	g.mem = mem
-	g.cal = newCalendar()
+	g.cal = sm.NewCalendar()
 	g.disp = newDispatcher(cfg.SM.CTADispatchInterval, cfg.GPU.SMCount)
 	g.filler = memory.NewFiller(cfg.Memory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
-	g.acct.init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
+	g.Acct.Init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	g.serial = simulations.Add(1)
-	g.env = &smEnv{engine: g.engine, clk: g.clk, cfg: cfg, mem: g.mem,
-		filler: g.filler, plan: plan, cal: &g.cal, count: &g.counters,
-		tie: g.jitter, startedAt: g.startedAt, serial: g.serial,
-		finished: g.ctaFinished}
+	g.env = &sm.Env{Engine: g.engine, Clock: g.clk, Config: cfg, Mem: g.mem,
+		Filler: g.filler, Plan: plan, Calendar: &g.cal, Count: &g.Counters,
+		Tie: g.jitter, StartedAt: g.startedAt, Serial: g.serial,
+		Finished: g.ctaFinished}
 	for i := 0; i < cfg.GPU.SMCount; i++ {
-		g.sms = append(g.sms, newSMUnit(g.env, i))
+		g.sms = append(g.sms, sm.New(g.env, i))
 	}
-	g.cal.at = g.sms[0].at
+	g.cal.At = g.sms[0].At
 	g.launchLimit = plan.CTAs
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
@@ -90,12 +91,12 @@ func buildGPU(cfg *configs.Config, plan *kernel.Plan) (*gpu, error) {
 }
 
 // addHook makes h watch the run's SMs.
-func (g *gpu) addHook(h Hook) { g.env.hooks = append(g.env.hooks, h) }
+func (g *gpu) addHook(h sm.Hook) { g.env.Hooks = append(g.env.Hooks, h) }
 
 // setJitter perturbs the run as ensemble run j (nil: unperturbed).
 func (g *gpu) setJitter(j *jitter) {
 	g.jitter = j
-	g.env.tie = j
+	g.env.Tie = j
 }
 
 // run launches the kernel and runs the engine to completion.
@@ -109,7 +110,7 @@ func (g *gpu) run() error {
 		}
 	}
 	err := g.engine.Run()
-	instructionsSimulated.Add(g.issued)
+	instructionsSimulated.Add(g.Issued)
 	if err != nil {
 		return err
 	}
@@ -124,18 +125,18 @@ func (g *gpu) run() error {
 }
 
 // ctaFinished frees the CTA's slot and launches the next CTA there.
-func (g *gpu) ctaFinished(c *cta, at uint64) {
+func (g *gpu) ctaFinished(c *sm.CTA, at uint64) {
 	g.doneCTAs++
-	c.sm.lastFinish = max(c.sm.lastFinish, at)
-	c.sm.finishes = append(c.sm.finishes, at)
+	c.SM.LastFinish = max(c.SM.LastFinish, at)
+	c.SM.Finishes = append(c.SM.Finishes, at)
 	g.endCycle = max(g.endCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.Index, at)
 	}
-	for _, h := range g.env.hooks {
+	for _, h := range g.env.Hooks {
 		h.CTAFinished(c, at)
 	}
 	if g.nextCTA < g.launchLimit {
-		g.dispatchAt(c.sm, at, uint64(g.cfg.SM.CTALaunchLatency))
+		g.dispatchAt(c.SM, at, uint64(g.cfg.SM.CTALaunchLatency))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // kernelResult is one simulated kernel (plus its split-K reduction).
@@ -21,7 +22,7 @@ type kernelResult struct {
 	// busy and idle are the raw tensor-core account behind breakdown
 	// (issue-slot cycles; idle cycles by reason).
 	busy uint64
-	idle [numReasons]uint64
+	idle [sm.NumReasons]uint64
 	// mem is the traffic during the kernel's time (cycles): the L2's
 	// write-back of dirty lines after the kernel is not in it.
 	mem       memory.Stats
@@ -101,7 +102,7 @@ func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 	r := &kernelResult{plan: plan, cycles: end,
 		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		breakdown: g.breakdown(end), mem: pre}
-	r.busy, r.idle = g.acct.busy, g.closedIdle(end)
+	r.busy, r.idle = g.Acct.Busy, g.closedIdle(end)
 	r.tcBusy = g.tcBusy()
 	r.straggler = g.straggler()
 	r.smemBytes = g.smemBytes()
@@ -126,7 +127,7 @@ func (g *gpu) components() []akita.Component {
 	var out []akita.Component
 	for _, sm := range g.sms {
 		out = append(out, sm)
-		for _, tc := range sm.tcs {
+		for _, tc := range sm.TCs {
 			out = append(out, tc)
 		}
 	}
@@ -137,7 +138,7 @@ func (g *gpu) components() []akita.Component {
 func (g *gpu) smemBytes() uint64 {
 	var b uint64
 	for _, sm := range g.sms {
-		b += sm.smem.Stats().Bytes
+		b += sm.Smem.Stats().Bytes
 	}
 	return b
 }
@@ -146,7 +147,7 @@ func (g *gpu) smemBytes() uint64 {
 func (g *gpu) tcBusy() uint64 {
 	var busy uint64
 	for _, sm := range g.sms {
-		for _, tc := range sm.tcs {
+		for _, tc := range sm.TCs {
 			busy += tc.Stats().BusyCycles
 		}
 	}
@@ -158,7 +159,7 @@ func (g *gpu) tcBusy() uint64 {
 // which overlaps the next kernel on hardware).
 func (g *gpu) flush(at uint64) (uint64, error) {
 	done := at
-	g.sms[0].at(at, func() {
+	g.sms[0].At(at, func() {
 		g.mem.Flush(at, func(c uint64) { done = c })
 	})
 	if err := g.engine.Run(); err != nil {
@@ -175,8 +176,8 @@ func (g *gpu) reduce(start uint64) uint64 {
 	tiles := p.TilesM * p.TilesN * p.Shape.Batch
 	next := 0
 	end := start
-	var take func(sm *smUnit, at uint64)
-	take = func(sm *smUnit, at uint64) {
+	var take func(sm *sm.SM, at uint64)
+	take = func(sm *sm.SM, at uint64) {
 		if next >= tiles {
 			end = max(end, at)
 			return
@@ -188,7 +189,7 @@ func (g *gpu) reduce(start uint64) uint64 {
 	launch := start + uint64(g.cfg.SM.KernelLaunchLatency)
 	for _, sm := range g.sms {
 		s := sm
-		s.at(launch, func() { take(s, launch) })
+		s.At(launch, func() { take(s, launch) })
 	}
 	if err := g.engine.Run(); err != nil {
 		panic(fmt.Sprintf("split-K reduction: %v", err))
@@ -196,7 +197,7 @@ func (g *gpu) reduce(start uint64) uint64 {
 	return end
 }
 
-func (g *gpu) reduceTile(sm *smUnit, now uint64, t int, done func(uint64)) {
+func (g *gpu) reduceTile(sm *sm.SM, now uint64, t int, done func(uint64)) {
 	p := g.plan
 	parts := p.SplitK
 	last := now
@@ -204,12 +205,12 @@ func (g *gpu) reduceTile(sm *smUnit, now uint64, t int, done func(uint64)) {
 	tm := (t % (p.TilesM * p.TilesN)) / p.TilesN
 	tn := t % p.TilesN
 	for s := 0; s < p.SplitK; s++ {
-		g.mem.Read(now, sm.id, memory.CRead, p.OutputRegion(batch, tm, tn, s,
+		g.mem.Read(now, sm.ID, memory.CRead, p.OutputRegion(batch, tm, tn, s,
 			kernel.BaseSplit, kernel.AccumulatorBytes), true, func(at uint64) {
 			last = max(last, at)
 			parts--
 			if parts == 0 {
-				g.mem.Write(last, sm.id, memory.DWrite,
+				g.mem.Write(last, sm.ID, memory.DWrite,
 					p.OutputRegion(batch, tm, tn, 0, kernel.BaseD, p.OutBytes), done)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // K extrapolation (sim.extrapolate_ksteps): a kernel whose CTAs run more
@@ -77,7 +78,7 @@ func extendInK(p *kernel.Plan, a, b *kernelResult) *kernelResult {
 		sum += v
 	}
 	if all > sum {
-		r.idle[whyTail] += all - sum
+		r.idle[sm.WhyTail] += all - sum
 	}
 	r.breakdown = shares(r.busy, r.idle)
 	r.kExtrapolated = true

@@ -105,8 +105,8 @@ func (g *gpu) activity(r *kernelResult) energy.Counts {
 func (g *gpu) smActivity() energy.Counts {
 	n := energy.Counts{Precision: g.plan.Shape.Precision, SMs: len(g.sms)}
 	for _, sm := range g.sms {
-		n.SmemWavefronts += sm.smem.Stats().Wavefronts
-		for _, tc := range sm.tcs {
+		n.SmemWavefronts += sm.Smem.Stats().Wavefronts
+		for _, tc := range sm.TCs {
 			s := tc.Stats()
 			n.DenseMMAs += s.Dense.Instructions
 			n.SparseMMAs += s.Sparse.Instructions
@@ -117,8 +117,8 @@ func (g *gpu) smActivity() energy.Counts {
 	// What the warps issued: every instruction, the register file's reads
 	// (less the A fragments the reuse cache kept) and its writes (loads,
 	// ALU results, accumulators).
-	n.SM = energy.SMActivity{Instructions: g.issued, RFReadBytes: g.rfRead,
-		RFWriteBytes: g.rfWrite}
+	n.SM = energy.SMActivity{Instructions: g.Issued, RFReadBytes: g.RFRead,
+		RFWriteBytes: g.RFWrite}
 	return n
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // pruner stops a kernel-selection sample as soon as it provably cannot
@@ -32,7 +33,7 @@ import (
 // long the loser's estimate took (its estimate is then that bound,
 // marked pruned; TestPruningKeepsTheSelection).
 type pruner struct {
-	HookBase
+	sm.HookBase
 	g        *gpu
 	above    float64 // the best estimate so far: stop once the bound exceeds it
 	total    uint64  // MMAs of the CTAs this run launches
@@ -101,23 +102,23 @@ func newPruner(g *gpu, above float64) *pruner {
 }
 
 // CTAStarted books CTA c's bank-array need to its SM.
-func (p *pruner) CTAStarted(c *cta) { p.smNeed[c.sm.id] += p.smemNeed[c.Index] }
+func (p *pruner) CTAStarted(c *sm.CTA) { p.smNeed[c.SM.ID] += p.smemNeed[c.Index] }
 
 // WarpResident books warp w's MMAs to its sub-partition.
-func (p *pruner) WarpResident(sp *subPartition, w *warp) {
+func (p *pruner) WarpResident(sp *sm.SubPartition, w *sm.Warp) {
 	pl := p.g.plan
-	p.mmaLeft[sp.unit] += uint64(w.cta.Steps * pl.Groups * pl.MMAPerGroup)
+	p.mmaLeft[sp.Unit] += uint64(w.CTA.Steps * pl.Groups * pl.MMAPerGroup)
 }
 
 // MMAIssued counts an MMA of sp issued at now and checks the bound.
-func (p *pruner) MMAIssued(sp *subPartition, now uint64) {
-	p.mmaLeft[sp.unit]--
+func (p *pruner) MMAIssued(sp *sm.SubPartition, now uint64) {
+	p.mmaLeft[sp.Unit]--
 	p.check(p.g, now)
 }
 
 // check runs after each MMA issued at cycle now.
 func (p *pruner) check(g *gpu, now uint64) {
-	issued := g.issuedOp[isa.OpMMA] + g.issuedOp[isa.OpMMASP]
+	issued := g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP]
 	if issued < p.next || p.bound != 0 {
 		return
 	}
@@ -206,9 +207,9 @@ func (p *pruner) waveBound(g *gpu, now, lo uint64, limit float64) uint64 {
 	}
 	fit := func(s int, t uint64) uint64 {
 		c := uint64(math.MaxUint64)
-		for j, sp := range g.sms[s].sps {
+		for j, sp := range g.sms[s].SPs {
 			if m := p.ctaMMAs[j]; m > 0 {
-				c = min(c, (t-p.mmaLeft[sp.unit])/m)
+				c = min(c, (t-p.mmaLeft[sp.Unit])/m)
 			}
 		}
 		return c
@@ -236,8 +237,8 @@ func (p *pruner) smemWaveBound(g *gpu, limit float64) uint64 {
 		return 0
 	}
 	least := p.smemLeast[g.nextCTA]
-	for _, it := range g.disp.pending.items {
-		least = min(least, p.smemNeed[it.v.idx])
+	for _, it := range g.disp.pending.Items {
+		least = min(least, p.smemNeed[it.V.idx])
 	}
 	if len(p.floors) != len(g.sms) {
 		p.floors, p.rest = make([]uint64, len(g.sms)), make([]uint64, len(g.sms))
@@ -245,7 +246,7 @@ func (p *pruner) smemWaveBound(g *gpu, limit float64) uint64 {
 	floors, rest := p.floors, p.rest
 	var perWave, perCycle, lo, hi uint64
 	for i, sm := range g.sms {
-		floor, b, w, c := sm.smem.Backlog()
+		floor, b, w, c := sm.Smem.Backlog()
 		perWave, perCycle = w, c
 		floors[i], rest[i] = floor, 0
 		if need := p.smNeed[i] * w; need > b {
@@ -279,7 +280,7 @@ func (p *pruner) smemWaveBound(g *gpu, limit float64) uint64 {
 // unstarted is how many CTAs of the run have not started: those not yet
 // dispatched and those dispatched but still pending.
 func unstarted(g *gpu) uint64 {
-	return uint64(g.launchLimit-g.nextCTA) + uint64(g.disp.pending.len())
+	return uint64(g.launchLimit-g.nextCTA) + uint64(g.disp.pending.Len())
 }
 
 // leastToAbsorb is the least t in [lo, hi] by which the SMs can take n
@@ -319,7 +320,7 @@ func ceilDivU(a, b uint64) uint64 { return (a + b - 1) / b }
 func (p *pruner) smemBound(g *gpu) uint64 {
 	var lb, floors, booked, perWave, perCycle uint64
 	for i, sm := range g.sms {
-		floor, b, w, c := sm.smem.Backlog()
+		floor, b, w, c := sm.Smem.Backlog()
 		perWave, perCycle = w, c
 		floors += floor
 		booked += b
@@ -342,7 +343,7 @@ func (p *pruner) smemBound(g *gpu) uint64 {
 type smemNeed struct {
 	p      *kernel.Plan
 	f      *memory.Filler
-	sm     *smUnit // for the LDSM patterns (the same on every SM)
+	sm     *sm.SM // for the LDSM patterns (the same on every SM)
 	ldsm   []struct{ prologue, body uint64 }
 	copies [][2][]isa.Instr // per warp: prologue and body LDGSTS
 }
@@ -357,7 +358,7 @@ func newSmemNeed(g *gpu) *smemNeed {
 			for _, in := range list {
 				switch in.Op {
 				case isa.OpLDSM:
-					v := uint64(n.sm.ldsmPattern(in.Operand).WavefrontsOf(int(in.Bytes)))
+					v := uint64(n.sm.LDSMPattern(in.Operand).WavefrontsOf(int(in.Bytes)))
 					if part == 0 {
 						l.prologue += v
 					} else {
@@ -419,17 +420,17 @@ func (n *smemNeed) fill(c *kernel.CTA, in isa.Instr, k int) uint64 {
 // their bank-array wavefronts (their LDSMs and the stages they copy).
 // The bounds then hold for the rest of the run, and the estimate adds
 // the time left out (check's extra).
-func (p *pruner) skipped(g *gpu, c *cta, from, j int) {
+func (p *pruner) skipped(g *gpu, c *sm.CTA, from, j int) {
 	p.total -= uint64(j * g.plan.Warps * g.plan.Groups * g.plan.MMAPerGroup)
-	for _, w := range c.warps {
-		p.mmaLeft[w.sp.unit] -= uint64(j * g.plan.Groups * g.plan.MMAPerGroup)
+	for _, w := range c.Warps {
+		p.mmaLeft[w.SP.Unit] -= uint64(j * g.plan.Groups * g.plan.MMAPerGroup)
 	}
 	n := p.need
 	var waves uint64
 	for w := range n.copies {
 		waves += uint64(j)*n.ldsm[w].body + n.body(&c.CTA, w, from+1, from+1+j)
 	}
-	p.smNeed[c.sm.id] -= min(p.smNeed[c.sm.id], waves)
+	p.smNeed[c.SM.ID] -= min(p.smNeed[c.SM.ID], waves)
 	p.smemAll -= min(p.smemAll, waves)
 }
 

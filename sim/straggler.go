@@ -20,25 +20,25 @@ func (g *gpu) straggler() straggler {
 	ran := 0
 	at := g.ff.reported
 	for i, sm := range g.sms {
-		if len(sm.finishes) == 0 {
+		if len(sm.Finishes) == 0 {
 			continue
 		}
 		ran++
 		switch {
-		case last < 0 || sm.lastFinish > g.sms[last].lastFinish:
+		case last < 0 || sm.LastFinish > g.sms[last].LastFinish:
 			if last >= 0 {
-				second = max(second, at(g.sms[last].lastFinish))
+				second = max(second, at(g.sms[last].LastFinish))
 			}
 			last = i
 		default:
-			second = max(second, at(sm.lastFinish))
+			second = max(second, at(sm.LastFinish))
 		}
 	}
 	if ran < 2 {
 		return straggler{sm: last}
 	}
-	s := straggler{sm: last, alone: at(g.sms[last].lastFinish) - second}
-	for _, f := range g.sms[last].finishes {
+	s := straggler{sm: last, alone: at(g.sms[last].LastFinish) - second}
+	for _, f := range g.sms[last].Finishes {
 		if at(f) > second {
 			s.ctas++
 		}

@@ -1,4 +1,4 @@
-package sim
+package sm
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-// subPartition is one SM processing block: warp schedulers over its
+// SubPartition is one SM processing block: warp schedulers over its
 // resident warps, the tensor core, an ALU pipe, the register file's
 // banks, and the MIO queue into the SM's shared memory.
 //
@@ -18,14 +18,14 @@ import (
 // instruction can issue (t+1 while something issued); a warp waiting on
 // an event (a load, a barrier) is woken by that event, so cycles where
 // nothing can issue cost nothing.
-type subPartition struct {
-	sm    *smUnit
+type SubPartition struct {
+	sm    *SM
 	id    int
-	unit  int // index among all tensor cores of the GPU (accounting)
+	Unit  int // index among all tensor cores of the GPU (accounting)
 	tc    *tensorcore.Unit
-	warps []*warp // resident, oldest first
+	warps []*Warp // resident, oldest first
 	// greedy is each scheduler's last-issuing warp (GTO).
-	greedy []*warp
+	greedy []*Warp
 	rr     []int // each scheduler's next start (loose round-robin)
 	dealt  int   // warps made resident so far (scheduler assignment)
 	gto    bool
@@ -51,56 +51,56 @@ type subPartition struct {
 	interval uint64
 }
 
-func newSubPartition(s *smUnit, id int) *subPartition {
-	cfg := s.env.cfg.SM
-	sp := &subPartition{sm: s, id: id, unit: s.id*cfg.SubPartitions + id,
-		tc: s.tcs[id], greedy: make([]*warp, cfg.WarpSchedulers),
+func newSubPartition(s *SM, id int) *SubPartition {
+	cfg := s.env.Config.SM
+	sp := &SubPartition{sm: s, id: id, Unit: s.ID*cfg.SubPartitions + id,
+		tc: s.TCs[id], greedy: make([]*Warp, cfg.WarpSchedulers),
 		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
-		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: never,
-		lastMMA: s.env.startedAt}
-	sp.interval = uint64(s.env.plan.Datapath.Interval)
-	sp.mma = s.env.plan.MMARequest(1)
+		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: Never,
+		lastMMA: s.env.StartedAt}
+	sp.interval = uint64(s.env.Plan.Datapath.Interval)
+	sp.mma = s.env.Plan.MMARequest(1)
 	return sp
 }
 
 // add makes w resident at cycle now.
-func (sp *subPartition) add(w *warp, now uint64) {
-	w.sp = sp
+func (sp *SubPartition) add(w *Warp, now uint64) {
+	w.SP = sp
 	// Warps are dealt over the schedulers in arrival order (one
 	// CTA's warps, then the next CTA's), so every scheduler gets warps
 	// even when a CTA has one warp per sub-partition.
 	w.sched = sp.dealt % len(sp.greedy)
 	sp.dealt++
 	sp.warps = append(sp.warps, w)
-	for _, h := range sp.sm.env.hooks {
+	for _, h := range sp.sm.env.Hooks {
 		h.WarpResident(sp, w)
 	}
 	sp.wake(now)
 }
 
 // wake makes sure the sub-partition scans at cycle c (or earlier).
-func (sp *subPartition) wake(c uint64) {
+func (sp *SubPartition) wake(c uint64) {
 	c = max(c, sp.scanned)
 	if c >= sp.wakeAt {
 		return
 	}
 	sp.wakeAt = c
-	sp.sm.env.cal.schedule(c, sp)
+	sp.sm.env.Calendar.schedule(c, sp)
 }
 
 // pipeFree is when in's functional unit, and the register-file banks it
 // reads and writes, accept it.
-func (sp *subPartition) pipeFree(w *warp, in *isa.Instr) (uint64, reason) {
-	at, why := sp.rf.freeFor(w.rfSpans(in)), whyRegFile
+func (sp *SubPartition) pipeFree(w *Warp, in *isa.Instr) (uint64, Reason) {
+	at, why := sp.rf.freeFor(w.rfSpans(in)), WhyRegFile
 	var t uint64
-	wy := whyCompute
+	wy := WhyCompute
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		t = sp.tcFreeAt()
 	case isa.OpALU:
-		t, wy = sp.aluFree, whyIssue
+		t, wy = sp.aluFree, WhyIssue
 	case isa.OpLDSM, isa.OpLDS, isa.OpSTS:
-		t, wy = sp.mio[sp.mioHead], whySmem
+		t, wy = sp.mio[sp.mioHead], WhySmem
 	}
 	if t > at {
 		return t, wy
@@ -110,7 +110,7 @@ func (sp *subPartition) pipeFree(w *warp, in *isa.Instr) (uint64, reason) {
 
 // tcFreeAt is when the tensor core takes the plan's next MMA; only this
 // sub-partition issues to it, so the answer holds until its next Issue.
-func (sp *subPartition) tcFreeAt() uint64 {
+func (sp *SubPartition) tcFreeAt() uint64 {
 	if !sp.tcFreeOK {
 		sp.tcFree, _ = sp.tc.FreeAt(0, sp.mma)
 		sp.tcFreeOK = true
@@ -120,7 +120,7 @@ func (sp *subPartition) tcFreeAt() uint64 {
 
 // issueMMA issues one MMA of the plan to the tensor core at now and
 // returns the cycle its result is written back.
-func (sp *subPartition) issueMMA(now uint64) uint64 {
+func (sp *SubPartition) issueMMA(now uint64) uint64 {
 	_, done, err := sp.tc.Issue(now, sp.mma)
 	if err != nil {
 		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
@@ -131,9 +131,9 @@ func (sp *subPartition) issueMMA(now uint64) uint64 {
 
 // smemAccess sends a shared-memory instruction through the MIO queue
 // and returns the cycle its data is in registers (or in shared memory).
-func (sp *subPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
-	start := max(now, sp.sm.smem.BusyUntil(now))
-	done := sp.sm.smem.Access(now, p, bytes)
+func (sp *SubPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
+	start := max(now, sp.sm.Smem.BusyUntil(now))
+	done := sp.sm.Smem.Access(now, p, bytes)
 	sp.mio[sp.mioHead] = start
 	sp.mioHead = (sp.mioHead + 1) % mioQueue
 	return done
@@ -166,7 +166,7 @@ type rfSpans struct {
 	write isa.RegSpan
 }
 
-func (w *warp) rfSpans(in *isa.Instr) (s rfSpans) {
+func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		s.read = in.Src
@@ -209,7 +209,7 @@ func (rf *regFile) freeFor(s rfSpans) uint64 {
 }
 
 // useRegs holds s's banks from now and counts the bytes moved.
-func (sp *subPartition) useRegs(now uint64, s rfSpans) {
+func (sp *SubPartition) useRegs(now uint64, s rfSpans) {
 	rf := &sp.rf
 	var regs [maxRFBanks]int
 	count := func(r isa.RegSpan) int {
@@ -223,9 +223,9 @@ func (sp *subPartition) useRegs(now uint64, s rfSpans) {
 		reads += count(r)
 	}
 	writes := count(s.write)
-	n := sp.sm.env.count
-	n.rfRead += uint64(reads * regBytes)
-	n.rfWrite += uint64(writes * regBytes)
+	n := sp.sm.env.Count
+	n.RFRead += uint64(reads * regBytes)
+	n.RFWrite += uint64(writes * regBytes)
 	for b, n := range regs[:len(rf.free)] {
 		if n > 0 {
 			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
@@ -242,30 +242,30 @@ const regBytes = 128
 
 // scan issues, per warp scheduler, up to issue_per_clk instructions from
 // its warps at cycle now, in the scheduling policy's order.
-func (sp *subPartition) scan(now uint64) {
+func (sp *SubPartition) scan(now uint64) {
 	sp.scanned = now + 1
-	next := uint64(never)
+	next := uint64(Never)
 	if sp.exited {
 		sp.dropExited()
 	}
 	limit := sp.issuePerClk
 	for s := range sp.greedy {
 		issued := 0
-		visit := func(w *warp) {
+		visit := func(w *Warp) {
 			in := w.current()
 			if in == nil {
 				return
 			}
 			at, why := w.readyAt(in, now)
 			if at <= now && issued >= limit {
-				at, why = now+1, whyIssue
+				at, why = now+1, WhyIssue
 			}
 			if at > now {
 				w.note(why, now)
 				next = min(next, at)
 				return
 			}
-			w.note(whyIssue, now)
+			w.note(WhyIssue, now)
 			if in.Op == isa.OpDEPBAR {
 				w.stageResolved(why)
 			}
@@ -276,14 +276,14 @@ func (sp *subPartition) scan(now uint64) {
 		}
 		sp.order(s, visit)
 	}
-	if next != never {
+	if next != Never {
 		sp.wake(next)
 	}
 }
 
 // dropExited removes the warps that have run EXIT, keeping the others'
 // order.
-func (sp *subPartition) dropExited() {
+func (sp *SubPartition) dropExited() {
 	live := sp.warps[:0]
 	for _, w := range sp.warps {
 		if w.section < 3 {
@@ -301,10 +301,10 @@ func (sp *subPartition) dropExited() {
 // sub-partitions, then in arrival order over each one's schedulers): GTO starts with the
 // warp that issued last and goes on oldest first; loose round-robin
 // starts one past the last start.
-func (sp *subPartition) order(s int, fn func(*warp)) {
+func (sp *SubPartition) order(s int, fn func(*Warp)) {
 	if sp.gto {
 		g := sp.greedy[s]
-		if g != nil && g.section < 3 && g.sp == sp && g.sched == s {
+		if g != nil && g.section < 3 && g.SP == sp && g.sched == s {
 			fn(g)
 		} else {
 			g = nil
@@ -328,13 +328,13 @@ func (sp *subPartition) order(s int, fn func(*warp)) {
 
 // mmaIssued books the tensor core's idle time before an MMA that warp w
 // issued at now to what w waited on since its previous MMA.
-func (sp *subPartition) mmaIssued(w *warp, now uint64) {
-	acct := &sp.sm.env.count.acct
+func (sp *SubPartition) mmaIssued(w *Warp, now uint64) {
+	acct := &sp.sm.env.Count.Acct
 	sp.chargeIdle(w, now)
-	acct.busy += sp.interval
+	acct.Busy += sp.interval
 	sp.lastMMA = now + sp.interval
-	acct.lastEnd[sp.unit] = sp.lastMMA
-	for _, h := range sp.sm.env.hooks {
+	acct.LastEnd[sp.Unit] = sp.lastMMA
+	for _, h := range sp.sm.env.Hooks {
 		h.MMAIssued(sp, now)
 	}
 }

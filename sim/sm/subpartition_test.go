@@ -1,4 +1,4 @@
-package sim
+package sm
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func TestRegisterFileBanks(t *testing.T) {
 		// written back: bank 1 holds 3 registers, bank 0 two.
 		{"load", rfSpans{read: [4]isa.RegSpan{{First: 1, N: 1}}, write: isa.RegSpan{First: 4, N: 4}}, [2]uint64{11, 11}, 11},
 	} {
-		sp := &subPartition{rf: newRegFile(2, 384), sm: &smUnit{env: &smEnv{count: &counters{}}}}
+		sp := &SubPartition{rf: newRegFile(2, 384), sm: &SM{env: &Env{Count: &Counters{}}}}
 		sp.useRegs(10, tc.s)
 		if got := [2]uint64{sp.rf.free[0], sp.rf.free[1]}; got != tc.wantBusy {
 			t.Errorf("%s: banks held through %v, want %v", tc.name, got, tc.wantBusy)

@@ -1,4 +1,4 @@
-package sim
+package sm
 
 import (
 	"math/rand"
@@ -11,7 +11,7 @@ import (
 // give them.
 func TestSeqHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	var h seqHeap[int]
+	var h SeqHeap[int]
 	type rec struct {
 		cycle uint64
 		id    int
@@ -19,18 +19,18 @@ func TestSeqHeapOrder(t *testing.T) {
 	var pending, got, want []rec
 	for id := 0; id < 5000; id++ {
 		c := uint64(rng.Intn(50))
-		h.push(c, id)
+		h.Push(c, id)
 		pending = append(pending, rec{c, id})
 		if rng.Intn(3) == 0 {
 			sort.SliceStable(pending, func(i, j int) bool { return pending[i].cycle < pending[j].cycle })
 			want = append(want, pending[0])
 			pending = pending[1:]
-			c, v := h.pop()
+			c, v := h.Pop()
 			got = append(got, rec{c, v})
 		}
 	}
-	for h.len() > 0 {
-		c, v := h.pop()
+	for h.Len() > 0 {
+		c, v := h.Pop()
 		got = append(got, rec{c, v})
 	}
 	sort.SliceStable(pending, func(i, j int) bool { return pending[i].cycle < pending[j].cycle })

@@ -1,4 +1,4 @@
-package sim
+package sm
 
 import (
 	"math"
@@ -10,7 +10,7 @@ import (
 
 // never is a ready time that only an event (a load arriving, a barrier
 // releasing) can bring forward.
-const never = math.MaxUint64
+const Never = math.MaxUint64
 
 // Pipe timings of the non-tensor instructions (per sub-partition).
 const (
@@ -29,19 +29,19 @@ const (
 // cpGroup is a cp.async commit group of one warp: chunks still to be
 // written into shared memory, and when the last one was.
 type cpGroup struct {
-	w      *warp
+	w      *Warp
 	left   int
 	closed bool
 	doneAt uint64
 	// share splits what its last-written chunk waited on over smem and
 	// L2 and DRAM latency and bandwidth (weights summing to 1).
-	share [numReasons]float64
+	share [NumReasons]float64
 	// filled is fill as a func value, made once per group rather than
 	// once per LDGSTS.
 	filled func(memory.FillDone)
 }
 
-func newCPGroup(w *warp) *cpGroup {
+func newCPGroup(w *Warp) *cpGroup {
 	g := &cpGroup{w: w}
 	g.filled = g.fill
 	return g
@@ -53,18 +53,18 @@ func (g *cpGroup) fill(d memory.FillDone) {
 	g.left--
 	if d.Written >= g.doneAt {
 		g.doneAt = d.Written
-		g.share = g.w.sp.sm.env.fillCause(d)
+		g.share = g.w.SP.sm.env.fillCause(d)
 	}
 	if g.left == 0 && g.closed {
-		g.w.sp.wake(max(d.Written, d.Arrived+1))
+		g.w.SP.wake(max(d.Written, d.Arrived+1))
 	}
 }
 
-// warp is one resident warp: its instruction stream, program counter,
+// Warp is one resident warp: its instruction stream, program counter,
 // scoreboard and cp.async groups.
-type warp struct {
-	cta   *cta
-	sp    *subPartition
+type Warp struct {
+	CTA   *CTA
+	SP    *SubPartition
 	id    int
 	sched int // warp scheduler of its sub-partition
 	prog  *isa.Program
@@ -88,27 +88,27 @@ type warp struct {
 	operands struct {
 		in     *isa.Instr
 		at     uint64
-		why    reason
+		why    Reason
 		hasWhy bool
 	}
 
 	// stall accounting since the warp's last MMA (see account.go)
-	why      reason
+	why      Reason
 	since    uint64
-	stall    [numReasons]uint64
+	stall    [NumReasons]uint64
 	stageWho *cpGroup // the group a DEPBAR waits on
 	epoch    uint64   // the sub-partition's epoch of stall
 }
 
-func (s *smUnit) newWarp(c *cta, id int, prog *isa.Program, now uint64) *warp {
-	w := &warp{cta: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
-	w.earliest, w.since, w.why = now, now, whyLaunch
+func (s *SM) newWarp(c *CTA, id int, prog *isa.Program, now uint64) *Warp {
+	w := &Warp{CTA: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
+	w.earliest, w.since, w.why = now, now, WhyLaunch
 	w.open = newCPGroup(w)
 	return w
 }
 
 // current is the instruction at the program counter (nil: exited).
-func (w *warp) current() *isa.Instr {
+func (w *Warp) current() *isa.Instr {
 	for {
 		var list []isa.Instr
 		switch w.section {
@@ -119,7 +119,7 @@ func (w *warp) current() *isa.Instr {
 		case 2:
 			list = w.prog.Epilogue
 		default:
-			w.sp.exited = true
+			w.SP.exited = true
 			return nil
 		}
 		if w.pc < len(list) {
@@ -127,7 +127,7 @@ func (w *warp) current() *isa.Instr {
 		}
 		w.pc = 0
 		switch {
-		case w.section == 1 && w.iter+1 < w.cta.Steps:
+		case w.section == 1 && w.iter+1 < w.CTA.Steps:
 			w.iter++
 		default:
 			w.section++
@@ -135,7 +135,7 @@ func (w *warp) current() *isa.Instr {
 	}
 }
 
-func (w *warp) regsReady(r isa.RegSpan) uint64 {
+func (w *Warp) regsReady(r isa.RegSpan) uint64 {
 	at := uint64(0)
 	if r.N == 0 {
 		return 0
@@ -146,7 +146,7 @@ func (w *warp) regsReady(r isa.RegSpan) uint64 {
 	return at
 }
 
-func (w *warp) setReady(r isa.RegSpan, at uint64) {
+func (w *Warp) setReady(r isa.RegSpan, at uint64) {
 	regs := w.ready[r.First : int(r.First)+int(r.N)]
 	for i := range regs {
 		regs[i] = at
@@ -156,7 +156,7 @@ func (w *warp) setReady(r isa.RegSpan, at uint64) {
 
 // operandsReady is when all of in's source and destination registers are
 // ready.
-func (w *warp) operandsReady(in *isa.Instr) uint64 {
+func (w *Warp) operandsReady(in *isa.Instr) uint64 {
 	if w.operands.in == in {
 		return w.operands.at
 	}
@@ -172,7 +172,7 @@ func (w *warp) operandsReady(in *isa.Instr) uint64 {
 
 // operandsWhy is what in's wait for its registers is (operandsReady
 // first).
-func (w *warp) operandsWhy(in *isa.Instr) reason {
+func (w *Warp) operandsWhy(in *isa.Instr) Reason {
 	if !w.operands.hasWhy {
 		w.operands.why, w.operands.hasWhy = w.regWhy(in), true
 	}
@@ -181,13 +181,13 @@ func (w *warp) operandsWhy(in *isa.Instr) reason {
 
 // readyAt is the earliest cycle the warp's next instruction can issue
 // (never: it waits on an event) and what holds it.
-func (w *warp) readyAt(in *isa.Instr, now uint64) (uint64, reason) {
+func (w *Warp) readyAt(in *isa.Instr, now uint64) (uint64, Reason) {
 	if w.atBarrier {
-		return never, whyBarrier
+		return Never, WhyBarrier
 	}
-	at, why := w.earliest, whyIssue
+	at, why := w.earliest, WhyIssue
 	if at == w.released {
-		why = whyBarrier // the barrier's latency after the last arrival
+		why = WhyBarrier // the barrier's latency after the last arrival
 	}
 	if in.Op == isa.OpDEPBAR {
 		t, wy := w.depbarReady(int(in.N))
@@ -199,7 +199,7 @@ func (w *warp) readyAt(in *isa.Instr, now uint64) (uint64, reason) {
 	if t := w.operandsReady(in); t > at {
 		at, why = t, w.operandsWhy(in)
 	}
-	if t, wy := w.sp.pipeFree(w, in); t > at {
+	if t, wy := w.SP.pipeFree(w, in); t > at {
 		at, why = t, wy
 	}
 	return at, why
@@ -208,31 +208,31 @@ func (w *warp) readyAt(in *isa.Instr, now uint64) (uint64, reason) {
 // regWhy names a register dependence: an MMA waiting on a fragment waits
 // on shared memory, on its accumulator on the tensor core's latency;
 // anything else is a dependence.
-func (w *warp) regWhy(in *isa.Instr) reason {
+func (w *Warp) regWhy(in *isa.Instr) Reason {
 	if in.Op == isa.OpMMA || in.Op == isa.OpMMASP {
 		if w.regsReady(in.Dst) >= max(w.regsReady(in.Src[0]), w.regsReady(in.Src[1]),
 			w.regsReady(in.Src[3])) {
-			return whyDependence
+			return WhyDependence
 		}
-		return whySmem
+		return WhySmem
 	}
-	return whyDependence
+	return WhyDependence
 }
 
 // depbarReady is when at most n of the warp's closed groups are still
 // being written (never while one of the older ones is not back).
-func (w *warp) depbarReady(n int) (uint64, reason) {
+func (w *Warp) depbarReady(n int) (uint64, Reason) {
 	closed := len(w.groups)
-	at, why := uint64(0), whyIssue
+	at, why := uint64(0), WhyIssue
 	w.stageWho = nil
 	for i := 0; i < closed-n; i++ {
 		g := w.groups[i]
 		if g.left > 0 {
 			w.stageWho = g
-			return never, whyStage
+			return Never, WhyStage
 		}
 		if g.doneAt > at {
-			at, why = g.doneAt, whyStage
+			at, why = g.doneAt, WhyStage
 			w.stageWho = g
 		}
 	}
@@ -240,17 +240,17 @@ func (w *warp) depbarReady(n int) (uint64, reason) {
 }
 
 // issue executes the warp's next instruction at cycle now.
-func (w *warp) issue(in *isa.Instr, now uint64) {
-	sp := w.sp
+func (w *Warp) issue(in *isa.Instr, now uint64) {
+	sp := w.SP
 	w.earliest = now + 1
-	n := sp.sm.env.count
-	n.issued++
-	n.issuedOp[in.Op]++
+	n := sp.sm.env.Count
+	n.Issued++
+	n.IssuedOp[in.Op]++
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		w.issueMMA(in, now)
 	case isa.OpLDSM, isa.OpLDS:
-		pat := sp.sm.ldsmPattern(in.Operand)
+		pat := sp.sm.LDSMPattern(in.Operand)
 		if in.Op == isa.OpLDS {
 			pat = sp.sm.staging
 		}
@@ -270,11 +270,11 @@ func (w *warp) issue(in *isa.Instr, now uint64) {
 		w.retireGroups(int(in.N))
 	case isa.OpBAR:
 		w.atBarrier = true
-		w.cta.barrier(now)
+		w.CTA.barrier(now)
 	case isa.OpALU:
 		sp.aluFree = now + aluInterval
 		sp.useRegs(now, w.rfSpans(in))
-		n.rfWrite += uint64(int(in.Dst.N) * regBytes)
+		n.RFWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case isa.OpLDG:
 		w.load(in, now)
@@ -283,43 +283,43 @@ func (w *warp) issue(in *isa.Instr, now uint64) {
 	case isa.OpEXIT:
 		w.section = 3
 		sp.exited = true
-		w.cta.warpExited(now)
+		w.CTA.warpExited(now)
 		return
 	}
 	w.pc++
 }
 
-func (w *warp) issueMMA(in *isa.Instr, now uint64) {
-	sp := w.sp
+func (w *Warp) issueMMA(in *isa.Instr, now uint64) {
+	sp := w.SP
 	sp.useRegs(now, w.rfSpans(in))
 	w.lastA = in.Src[0]
 	w.setReady(in.Dst, sp.issueMMA(now))
-	sp.sm.env.count.rfWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
+	sp.sm.env.Count.RFWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
 	sp.mmaIssued(w, now)
 }
 
 // copy issues one LDGSTS: the chunk's global read, whose arrival is
 // written into shared memory and counted against the open group.
-func (w *warp) copy(in *isa.Instr, now uint64) {
+func (w *Warp) copy(in *isa.Instr, now uint64) {
 	k := int(in.Stage)
 	if in.Stage < 0 {
-		k = w.iter + w.cta.Plan.Tile.Stages - 1
+		k = w.iter + w.CTA.Plan.Tile.Stages - 1
 	}
-	class, r := w.cta.ChunkRegion(k, in.Operand, int(in.Chunk))
-	w.sp.useRegs(now, w.rfSpans(in))
+	class, r := w.CTA.ChunkRegion(k, in.Operand, int(in.Chunk))
+	w.SP.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return // predicated off: zero-fill, no traffic
 	}
 	w.open.left++
-	sm := w.sp.sm
-	f := sm.env.filler
-	plan := f.Plan(r, w.cta.Plan.SmemLayout(class))
-	f.CpAsync(sm.env.mem, sm.smem, now, sm.id, class, r, plan, w.open.filled)
+	sm := w.SP.sm
+	f := sm.env.Filler
+	plan := f.Plan(r, w.CTA.Plan.SmemLayout(class))
+	f.CpAsync(sm.env.Mem, sm.Smem, now, sm.ID, class, r, plan, w.open.filled)
 }
 
 // retireGroups drops the groups a passed DEPBAR.LE n waited for and
 // books the wait to what the last of them waited on.
-func (w *warp) retireGroups(n int) {
+func (w *Warp) retireGroups(n int) {
 	done := len(w.groups) - n
 	if done <= 0 {
 		return
@@ -328,33 +328,33 @@ func (w *warp) retireGroups(n int) {
 }
 
 // load issues an LDG of the epilogue's C through L1.
-func (w *warp) load(in *isa.Instr, now uint64) {
-	c := w.cta
+func (w *Warp) load(in *isa.Instr, now uint64) {
+	c := w.CTA
 	r := c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseC)
-	w.setReady(in.Dst, never)
+	w.setReady(in.Dst, Never)
 	if r.Rows == 0 {
 		w.setReady(in.Dst, now+1)
 		return
 	}
 	dst := in.Dst
-	c.sm.env.mem.Read(now, c.sm.id, memory.CRead, r, true, func(at uint64) {
+	c.SM.env.Mem.Read(now, c.SM.ID, memory.CRead, r, true, func(at uint64) {
 		w.setReady(dst, at)
-		w.sp.wake(at + 1)
+		w.SP.wake(at + 1)
 	})
 }
 
 // store issues an STG of the epilogue's D (or split-K partials) to L2.
-func (w *warp) store(in *isa.Instr, now uint64) {
-	c := w.cta
+func (w *Warp) store(in *isa.Instr, now uint64) {
+	c := w.CTA
 	base := kernel.BaseD
 	if c.Plan.SplitK > 1 {
 		base = kernel.BaseSplit
 	}
 	r := c.EpilogueRegion(w.id, int(in.Chunk), base)
-	w.sp.useRegs(now, w.rfSpans(in))
+	w.SP.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return
 	}
 	c.stores++
-	c.sm.env.mem.Write(now, c.sm.id, memory.DWrite, r, c.stored)
+	c.SM.env.Mem.Write(now, c.SM.ID, memory.DWrite, r, c.stored)
 }
