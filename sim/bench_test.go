@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/workloads"
 
@@ -40,7 +41,7 @@ func BenchmarkKernel2048(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := simulateKernel(cfg, p, nil); err != nil {
+				if _, err := gpu.Simulate(cfg, p, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -68,7 +69,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		job.Workloads = append(job.Workloads, t)
 	}
 	job.Modes = tensorcore.Modes
-	start := instructionsSimulated.Load()
+	start := gpu.InstructionsSimulated.Load()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(ld, job); err != nil {
 			b.Fatal(err)
@@ -76,7 +77,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 	}
 	// The work itself, which timing on a shared machine blurs: every warp
 	// instruction simulated, selection samples included.
-	b.ReportMetric(float64(instructionsSimulated.Load()-start)/float64(b.N), "warp-instr/op")
+	b.ReportMetric(float64(gpu.InstructionsSimulated.Load()-start)/float64(b.N), "warp-instr/op")
 }
 
 // BenchmarkSuiteCandidates is where the reference suite's time goes: for
@@ -169,11 +170,11 @@ func BenchmarkInstructionSM(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var instrs uint64
 			for i := 0; i < b.N; i++ {
-				gp, err := buildGPU(cfg, p)
+				gp, err := gpu.Build(cfg, p)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := gp.run(); err != nil {
+				if err := gp.Run(); err != nil {
 					b.Fatal(err)
 				}
 				instrs += gp.Issued

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -16,16 +17,16 @@ func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}
-	gp, err := buildGPU(cfg, plans[0])
+	gp, err := gpu.Build(cfg, plans[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	starts := map[int]uint64{}
-	gp.onStart = func(idx int, now uint64) { starts[idx] = now }
-	if err := gp.run(); err != nil {
+	gp.OnStart = func(idx int, now uint64) { starts[idx] = now }
+	if err := gp.Run(); err != nil {
 		t.Fatal(err)
 	}
-	return starts, gp.endCycle
+	return starts, gp.EndCycle
 }
 
 // The dispatcher hands out one CTA per sm.cta_dispatch_interval: the

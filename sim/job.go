@@ -1,10 +1,9 @@
 package sim
 
 import (
-	akita "github.com/sarchlab/akita/v3/sim"
-
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -29,14 +28,9 @@ type Job struct {
 	Sources []WorkloadSource
 }
 
-// Observer watches kernel simulations as they are built and run.
-type Observer interface {
-	// KernelBuilt is called before the engine runs: kernel names the
-	// simulation, comps are its SMs and tensor cores.
-	KernelBuilt(kernel string, engine akita.Engine, comps []akita.Component)
-	// KernelDone is called after the engine has drained.
-	KernelDone(kernel string)
-}
+// Observer watches kernel simulations as they are built and run (the
+// GPU's; see observer.go).
+type Observer = gpu.Observer
 
 // Run simulates every GEMM of the job's workloads in every mode on the
 // effective config and returns the per-layer results and totals.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/sm"
 )
@@ -33,14 +34,14 @@ func longInK(cfg *configs.Config, p *kernel.Plan) bool {
 
 // simulateLongK simulates p at the two sample depths and extends the
 // second sample's result to p's k-steps.
-func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (*kernelResult, error) {
-	var rs [2]*kernelResult
+func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (*gpu.Result, error) {
+	var rs [2]*gpu.Result
 	for i, k := range kSamples {
 		o := obs
 		if i == 0 {
 			o = samplesFor(obs)
 		}
-		r, err := simulateRun(cfg, p.WithKSteps(k), o, run)
+		r, err := gpu.SimulateRun(cfg, p.WithKSteps(k), o, run)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +52,7 @@ func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (
 
 // extendInK is b (at kSamples[1] k-steps) extended to p's k-steps along
 // the line through a (at kSamples[0]) and b.
-func extendInK(p *kernel.Plan, a, b *kernelResult) *kernelResult {
+func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
 	span := float64(kSamples[1] - kSamples[0])
 	more := float64(p.KSteps - kSamples[1])
 	f := func(x1, x2 uint64) uint64 {
@@ -59,28 +60,28 @@ func extendInK(p *kernel.Plan, a, b *kernelResult) *kernelResult {
 		return uint64(max(v, float64(x2)) + 0.5)
 	}
 	r := *b
-	r.plan = p
-	r.cycles = f(a.cycles, b.cycles)
-	r.tcBusy = f(a.tcBusy, b.tcBusy)
-	r.smemBytes = f(a.smemBytes, b.smemBytes)
-	r.flushCycles = f(a.flushCycles, b.flushCycles)
-	r.writebackBytes = f(a.writebackBytes, b.writebackBytes)
+	r.Plan = p
+	r.Cycles = f(a.Cycles, b.Cycles)
+	r.TCBusy = f(a.TCBusy, b.TCBusy)
+	r.SmemBytes = f(a.SmemBytes, b.SmemBytes)
+	r.FlushCycles = f(a.FlushCycles, b.FlushCycles)
+	r.WritebackBytes = f(a.WritebackBytes, b.WritebackBytes)
 	g := func(_, x1, x2 uint64) uint64 { return f(x1, x2) }
-	extendFields3(reflect.ValueOf(&r.mem).Elem(), reflect.ValueOf(a.mem), reflect.ValueOf(b.mem), g)
-	extendFields3(reflect.ValueOf(&r.act).Elem(), reflect.ValueOf(a.act), reflect.ValueOf(b.act), g)
-	r.busy = f(a.busy, b.busy)
-	for i := range r.idle {
-		r.idle[i] = f(a.idle[i], b.idle[i])
+	gpu.ExtendFields3(reflect.ValueOf(&r.Mem).Elem(), reflect.ValueOf(a.Mem), reflect.ValueOf(b.Mem), g)
+	gpu.ExtendFields3(reflect.ValueOf(&r.Act).Elem(), reflect.ValueOf(a.Act), reflect.ValueOf(b.Act), g)
+	r.Busy = f(a.Busy, b.Busy)
+	for i := range r.Idle {
+		r.Idle[i] = f(a.Idle[i], b.Idle[i])
 	}
-	all := r.cycles * uint64(r.tcUnits)
-	var sum uint64 = r.busy
-	for _, v := range r.idle {
+	all := r.Cycles * uint64(r.TCUnits)
+	var sum uint64 = r.Busy
+	for _, v := range r.Idle {
 		sum += v
 	}
 	if all > sum {
-		r.idle[sm.WhyTail] += all - sum
+		r.Idle[sm.WhyTail] += all - sum
 	}
-	r.breakdown = shares(r.busy, r.idle)
-	r.kExtrapolated = true
+	r.Breakdown = gpu.Shares(r.Busy, r.Idle)
+	r.KExtrapolated = true
 	return &r
 }

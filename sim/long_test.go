@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -81,13 +82,13 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}
-		r, err := simulateKernel(cfg, p, nil)
+		r, err := gpu.Simulate(cfg, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, full = append(est, e), append(full, float64(r.cycles))
-		rel := e/float64(r.cycles) - 1
-		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.cycles, 100*rel)
+		est, full = append(est, e), append(full, float64(r.Cycles))
+		rel := e/float64(r.Cycles) - 1
+		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.Cycles, 100*rel)
 		if rel > 0.06 || rel < -0.06 {
 			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -103,14 +104,14 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	for w := range p.Programs {
 		p.Programs[w] = prog
 	}
-	g, err := buildGPU(&c, p)
+	g, err := gpu.Build(&c, p)
 	if err != nil {
 		return 0, err
 	}
-	if err := g.run(); err != nil {
+	if err := g.Run(); err != nil {
 		return 0, fmt.Errorf("micro tc through the scheduler: %w", err)
 	}
-	return float64(g.endCycle) / microMMAs, nil
+	return float64(g.EndCycle) / microMMAs, nil
 }
 
 // microShape is the MMA instruction shape of a precision and mode.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -13,7 +14,7 @@ import (
 // clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
 // chosen kernel at the highest clock of the V/f table that keeps its
 // average power within power.limit_w.
-func runKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelResult, error) {
+func runKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*gpu.Result, error) {
 	k, err := selectKernel(cfg, g, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
 		return k, err
@@ -23,25 +24,25 @@ func runKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelResult
 
 // capClock finds the highest clock at which the kernel's simulated power
 // fits the limit, re-simulating the kernel at each clock it tries.
-func capClock(cfg *configs.Config, k *kernelResult, obs Observer) (*kernelResult, error) {
+func capClock(cfg *configs.Config, k *gpu.Result, obs Observer) (*gpu.Result, error) {
 	pw := cfg.Power
 	if kernelPower(cfg, k) <= pw.LimitW {
 		return k, nil
 	}
 	clocks := pw.Clocks(cfg.GPU.ClockMHz)
-	runs := map[int]*kernelResult{cfg.GPU.ClockMHz: k}
+	runs := map[int]*gpu.Result{cfg.GPU.ClockMHz: k}
 	fits := func(mhz int) (bool, error) {
 		r, ok := runs[mhz]
 		if !ok {
 			var err error
-			if r, err = simulateKernel(cfgAt(cfg, mhz), k.plan, obs); err != nil {
+			if r, err = gpu.Simulate(cfgAt(cfg, mhz), k.Plan, obs); err != nil {
 				return false, err
 			}
 			runs[mhz] = r
 		}
 		return kernelPower(cfg, r) <= pw.LimitW, nil
 	}
-	start := pw.PredictClock(k.act, k.cycles, clocks)
+	start := pw.PredictClock(k.Act, k.Cycles, clocks)
 	mhz, ok, err := energy.HighestFitting(clocks, start, fits)
 	if err != nil {
 		return nil, err
@@ -49,21 +50,21 @@ func capClock(cfg *configs.Config, k *kernelResult, obs Observer) (*kernelResult
 	r := runs[mhz]
 	// The re-timed kernel is one unperturbed run at the capped clock
 	// (no jitter ensemble there); the selection's candidates stay.
-	r.candidates = k.candidates
+	r.Candidates = k.Candidates
 	if !ok {
-		r.powerNote = fmt.Sprintf("above power.limit_w %.0f W even at "+
+		r.PowerNote = fmt.Sprintf("above power.limit_w %.0f W even at "+
 			"the lowest clock, %d MHz", pw.LimitW, mhz)
 	}
 	return r, nil
 }
 
 // kernelPower is a kernel's average board power in watts.
-func kernelPower(cfg *configs.Config, k *kernelResult) float64 {
-	b, err := cfg.Power.Energy(k.act, k.cycles, k.clockMHz)
+func kernelPower(cfg *configs.Config, k *gpu.Result) float64 {
+	b, err := cfg.Power.Energy(k.Act, k.Cycles, k.ClockMHz)
 	if err != nil {
 		return 0
 	}
-	return energy.Power(b.Total(), k.cycles, k.clockMHz)
+	return energy.Power(b.Total(), k.Cycles, k.ClockMHz)
 }
 
 // cfgAt is the config with the SM clock at mhz. The memory clock domains
@@ -82,69 +83,18 @@ func cfgAt(cfg *configs.Config, mhz int) *configs.Config {
 	return &c
 }
 
-// activity are the energy model's counts of a finished simulation: the
-// tensor cores' and shared memories' own counts, and the memory
-// hierarchy's (already extended to the whole kernel when only the first
-// waves ran); the tensor-core and shared-memory counts of an extrapolated
-// run scale by CTAs, since every CTA does the same work there.
-func (g *gpu) activity(r *kernelResult) energy.Counts {
-	n := g.smActivity()
-	if r.extrapolated && g.doneCTAs > 0 {
-		n = scaleCTAs(n, g.plan.CTAs, g.doneCTAs)
-	}
-	m := r.mem
-	n.L1Sectors = m.L1HitSectors + m.L1MissSectors
-	n.L2Sectors = m.L2HitSectors + m.L2MissSectors
-	n.CrossbarBytes = m.L2Bytes
-	n.DRAMBytes = m.DRAMReadBytes + m.DRAMWriteBytes
-	return n
-}
-
-// smActivity is the energy model's SM-side event counts so far: MMAs and
-// FMAs, bank-array wavefronts, instructions and register-file traffic.
-func (g *gpu) smActivity() energy.Counts {
-	n := energy.Counts{Precision: g.plan.Shape.Precision, SMs: len(g.sms)}
-	for _, sm := range g.sms {
-		n.SmemWavefronts += sm.Smem.Stats().Wavefronts
-		for _, tc := range sm.TCs {
-			s := tc.Stats()
-			n.DenseMMAs += s.Dense.Instructions
-			n.SparseMMAs += s.Sparse.Instructions
-			n.DenseFMAs += s.Dense.ActualFMAs
-			n.SparseFMAs += s.Sparse.ActualFMAs
-		}
-	}
-	// What the warps issued: every instruction, the register file's reads
-	// (less the A fragments the reuse cache kept) and its writes (loads,
-	// ALU results, accumulators).
-	n.SM = energy.SMActivity{Instructions: g.Issued, RFReadBytes: g.RFRead,
-		RFWriteBytes: g.RFWrite}
-	return n
-}
-
-// scaleCTAs extends the per-CTA counts of done CTAs to all CTAs.
-func scaleCTAs(n energy.Counts, all, done int) energy.Counts {
-	f := func(v uint64) uint64 { return v * uint64(all) / uint64(done) }
-	n.DenseMMAs, n.SparseMMAs = f(n.DenseMMAs), f(n.SparseMMAs)
-	n.DenseFMAs, n.SparseFMAs = f(n.DenseFMAs), f(n.SparseFMAs)
-	n.SmemWavefronts = f(n.SmemWavefronts)
-	n.SM = energy.SMActivity{Instructions: f(n.SM.Instructions),
-		RFReadBytes: f(n.SM.RFReadBytes), RFWriteBytes: f(n.SM.RFWriteBytes)}
-	return n
-}
-
 // power is a kernel's record fields: its clock, energy and power.
 // The static classes run for the record's cycles (the ensemble mean with
 // sim.jitter_runs > 1), the event classes are run 0's counts.
-func (r *runner) power(k *kernelResult) Power {
+func (r *runner) power(k *gpu.Result) Power {
 	cycles, _, _ := ensembleCycles(k)
-	b, err := r.cfg.Power.Energy(k.act, cycles, k.clockMHz)
+	b, err := r.cfg.Power.Energy(k.Act, cycles, k.ClockMHz)
 	if err != nil { // every valid precision has an MMA energy
-		panic(fmt.Sprintf("energy of %s: %v", k.plan.Name(), err))
+		panic(fmt.Sprintf("energy of %s: %v", k.Plan.Name(), err))
 	}
 	uj := b.Total()
-	return Power{ClockMHz: k.clockMHz, EnergyUJ: uj, Energy: b,
-		AvgPowerW: energy.Power(uj, cycles, k.clockMHz)}
+	return Power{ClockMHz: k.ClockMHz, EnergyUJ: uj, Energy: b,
+		AvgPowerW: energy.Power(uj, cycles, k.ClockMHz)}
 }
 
 // addEnergySavings fills each sparse record's and total's energy saving

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -148,7 +149,7 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
 // (each simulation has its own engine, so results do not depend on the
 // schedule).
-func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*kernelResult, error) {
+func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result, error) {
 	var shapes []kernel.Shape
 	seen := map[kernel.Shape]bool{}
 	for _, j := range jobs {
@@ -157,7 +158,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*kernelResu
 			shapes = append(shapes, j.shape)
 		}
 	}
-	results := make([]*kernelResult, len(shapes))
+	results := make([]*gpu.Result, len(shapes))
 	errs := make([]error, len(shapes))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -187,7 +188,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*kernelResu
 	}
 	close(work)
 	wg.Wait()
-	out := map[kernel.Shape]*kernelResult{}
+	out := map[kernel.Shape]*gpu.Result{}
 	for i, s := range shapes {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -198,9 +199,9 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*kernelResu
 }
 
 // record turns a simulated kernel into the output record of one layer.
-func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
+func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 	g := j.gemm
-	clockHz := float64(k.clockMHz) * 1e6
+	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
 	sec := float64(cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
@@ -208,11 +209,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
-		Kernel: k.plan.Name(), SplitK: k.plan.SplitK, Cycles: cycles,
+		Kernel: k.Plan.Name(), SplitK: k.Plan.SplitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
-		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
-		Breakdown:     k.breakdown, Bound: k.breakdown.Bound(),
-		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
+		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
+		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(),
+		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread}
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
@@ -224,11 +225,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.DualProducts = j.shape.Products
 	}
 
-	res.UsefulUtilization = r.usefulUtilization(g, sec, k.clockMHz)
+	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
-	if k.powerNote != "" {
-		res.Note = joinNote(res.Note, k.powerNote)
+	if k.PowerNote != "" {
+		res.Note = joinNote(res.Note, k.PowerNote)
 	}
 	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
 		res.AbovePowerLimit = true
@@ -236,31 +237,31 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"power.limit_w (%.0f W): the board would throttle (gpu.clock_policy="+
 			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
 	}
-	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
-	if k.plan.PaddedK != g.K {
+	explainLaunch(&res, k.Plan, r.cfg.GPU.SMCount)
+	if k.Plan.PaddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
-			"sparse kernel", g.K, k.plan.PaddedK))
+			"sparse kernel", g.K, k.Plan.PaddedK))
 	}
-	if k.extrapolated {
+	if k.Extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
-			"first %d and the last of %d waves", k.trackedWaves, k.waves))
+			"first %d and the last of %d waves", k.TrackedWaves, k.Waves))
 	}
-	if st := k.straggler; !k.kExtrapolated && st.alone > 0 &&
-		float64(st.alone) >= stragglerShare*float64(k.cycles) {
-		res.Straggler = &Straggler{SM: st.sm, CTAs: st.ctas, AloneCycles: st.alone}
+	if st := k.Straggler; !k.KExtrapolated && st.Alone > 0 &&
+		float64(st.Alone) >= gpu.StragglerShare*float64(k.Cycles) {
+		res.Straggler = &Straggler{SM: st.SM, CTAs: st.CTAs, AloneCycles: st.Alone}
 		res.Note = joinNote(res.Note, fmt.Sprintf("SM %d ran alone for the "+
 			"last %d cycles (%.1f %%) with %d CTA(s): where the last CTAs "+
-			"land (sim.jitter_runs samples it)", st.sm, st.alone,
-			100*float64(st.alone)/float64(k.cycles), st.ctas))
+			"land (sim.jitter_runs samples it)", st.SM, st.Alone,
+			100*float64(st.Alone)/float64(k.Cycles), st.CTAs))
 	}
-	if k.fastForwarded > 0 {
+	if k.FastForwarded > 0 {
 		res.Note = joinNote(res.Note, fmt.Sprintf("fast-forwarded: %d of its "+
-			"CTAs' %d k-steps left out at the steady rate", k.fastForwarded,
-			k.plan.TotalKSteps()))
+			"CTAs' %d k-steps left out at the steady rate", k.FastForwarded,
+			k.Plan.TotalKSteps()))
 	}
-	if k.kExtrapolated {
+	if k.KExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
-			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.KSteps))
+			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.Plan.KSteps))
 	}
 	return res
 }
@@ -286,12 +287,12 @@ func (r *runner) usefulUtilization(g workloads.GEMM, sec float64, clockMHz int) 
 
 // ensembleCycles is the record's cycles: the single run's, or with an
 // ensemble its rounded mean, with the mean and spread themselves.
-func ensembleCycles(k *kernelResult) (cycles uint64, mean, spread float64) {
-	if len(k.runCycles) < 2 {
-		return k.cycles, 0, 0
+func ensembleCycles(k *gpu.Result) (cycles uint64, mean, spread float64) {
+	if len(k.RunCycles) < 2 {
+		return k.Cycles, 0, 0
 	}
-	runs := make([]float64, len(k.runCycles))
-	for i, c := range k.runCycles {
+	runs := make([]float64, len(k.RunCycles))
+	for i, c := range k.RunCycles {
 		runs[i] = float64(c)
 	}
 	mean, spread = meanOf(runs), spreadOf(runs)
@@ -346,14 +347,14 @@ func addSpeedups(rep *Report) {
 }
 
 // fillTraffic copies the memory hierarchy's accounting into a record.
-func fillTraffic(res *LayerResult, k *kernelResult, sec float64) {
-	m := k.mem
+func fillTraffic(res *LayerResult, k *gpu.Result, sec float64) {
+	m := k.Mem
 	res.DRAMReadBytes = m.DRAMReadBytes
 	res.DRAMWriteBytes = m.DRAMWriteBytes
-	res.DRAMWritebackBytes = k.writebackBytes
+	res.DRAMWritebackBytes = k.WritebackBytes
 	res.DRAMGBps = float64(m.DRAMReadBytes+m.DRAMWriteBytes) / sec / 1e9
 	res.L2HitRate = m.L2HitRate()
 	res.MetadataBytes = m.MetadataBytes()
-	res.SmemBytes = k.smemBytes
+	res.SmemBytes = k.SmemBytes
 	res.L2Bytes = m.L2Bytes
 }

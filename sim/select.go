@@ -9,6 +9,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
@@ -127,33 +128,33 @@ const sampleKSteps = 96
 // above > 0 stops the sample once its estimate provably exceeds above
 // (prune.go; for a long-K plan, its second K sample against kFit); the
 // estimate returned is then that lower bound and pruned is true.
-func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, above float64) (est float64, full *kernelResult, pruned bool, err error) {
+func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, above float64) (est float64, full *gpu.Result, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
 	if p.LastKSteps <= 2*sampleKSteps {
-		r, err := simulateRunBelow(&sampleCfg, p, obs, run, above)
-		if bound, ok := prunedBound(err); ok {
+		r, err := gpu.SimulateRunBelow(&sampleCfg, p, obs, run, above)
+		if bound, ok := gpu.PrunedBound(err); ok {
 			return float64(bound), nil, true, nil
 		}
 		if err != nil {
 			return 0, nil, false, err
 		}
-		if !r.extrapolated || cfg.Sim.ExtrapolateWaves {
-			return float64(r.cycles), r, false, nil
+		if !r.Extrapolated || cfg.Sim.ExtrapolateWaves {
+			return float64(r.Cycles), r, false, nil
 		}
-		return float64(r.cycles), nil, false, nil
+		return float64(r.Cycles), nil, false, nil
 	}
-	var rs [2]*kernelResult
+	var rs [2]*gpu.Result
 	for i, k := range kSamples {
 		// The second sample can be pruned: the estimate grows with its
 		// cycles (kFit), so it loses once they pass kFit's inverse of above.
 		limit := 0.0
 		if i == 1 && above > 0 {
-			limit = kFitInverse(p, float64(rs[0].cycles), above)
+			limit = kFitInverse(p, float64(rs[0].Cycles), above)
 		}
-		r, err := simulateRunBelow(&sampleCfg, p.WithKSteps(k), obs, run, limit)
-		if bound, ok := prunedBound(err); ok {
-			return kFit(p, float64(rs[0].cycles), float64(bound)), nil, true, nil
+		r, err := gpu.SimulateRunBelow(&sampleCfg, p.WithKSteps(k), obs, run, limit)
+		if bound, ok := gpu.PrunedBound(err); ok {
+			return kFit(p, float64(rs[0].Cycles), float64(bound)), nil, true, nil
 		}
 		if err != nil {
 			return 0, nil, false, err
@@ -163,9 +164,9 @@ func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, 
 	if longInK(cfg, p) && cfg.Sim.ExtrapolateWaves {
 		// The record is the same fit (kextrapolate.go).
 		r := extendInK(p, rs[0], rs[1])
-		return float64(r.cycles), r, false, nil
+		return float64(r.Cycles), r, false, nil
 	}
-	cyc := [2]float64{float64(rs[0].cycles), float64(rs[1].cycles)}
+	cyc := [2]float64{float64(rs[0].Cycles), float64(rs[1].Cycles)}
 	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
 	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
 	return fixed + perK*float64(p.KSteps), nil, false, nil
@@ -197,7 +198,7 @@ func kFitInverse(p *kernel.Plan, c1, est float64) float64 {
 type candidateEstimate struct {
 	plan  *kernel.Plan
 	est   []float64
-	fulls []*kernelResult // nil entries: the sample was not the full run
+	fulls []*gpu.Result // nil entries: the sample was not the full run
 	// pruned: the sample was stopped once it could not win, and est is
 	// a lower bound on its estimate (prune.go).
 	pruned bool
@@ -231,7 +232,7 @@ func ensembleRuns(cfg *configs.Config) int {
 // sim.jitter_runs ensemble, on the mean, so that the choice does not
 // favour a candidate for one lucky interleaving), and the fastest is
 // simulated in full, once per ensemble run.
-func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelResult, error) {
+func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*gpu.Result, error) {
 	plans, rejected := candidatePlans(cfg, g)
 	if len(plans) == 0 {
 		return nil, noKernelError(cfg, g, rejected)
@@ -264,7 +265,7 @@ func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelRes
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].mean() < cands[j].mean() })
 	best := cands[0]
-	var runs []*kernelResult
+	var runs []*gpu.Result
 	for run, full := range best.fulls {
 		// An observer sees the reported kernel (run 0, unperturbed) as
 		// its own simulation, not as a sample: the same result, since
@@ -279,7 +280,7 @@ func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelRes
 			if longInK(cfg, best.plan) {
 				full, err = simulateLongK(cfg, best.plan, o, run)
 			} else {
-				full, err = simulateRun(cfg, best.plan, o, run)
+				full, err = gpu.SimulateRun(cfg, best.plan, o, run)
 			}
 			if err != nil {
 				return nil, err
@@ -289,10 +290,10 @@ func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*kernelRes
 	}
 	r := runs[0]
 	for _, x := range runs {
-		r.runCycles = append(r.runCycles, x.cycles)
+		r.RunCycles = append(r.RunCycles, x.Cycles)
 	}
 	for _, c := range cands {
-		r.candidates = append(r.candidates, Candidate{Kernel: c.plan.Name(),
+		r.Candidates = append(r.Candidates, Candidate{Kernel: c.plan.Name(),
 			EstimatedCycles: c.mean(), Spread: spreadOf(c.est), Pruned: c.pruned})
 	}
 	return r, nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -11,7 +12,7 @@ import (
 
 // instrCycles simulates one GEMM with a fixed kernel on the
 // instruction-level SM and returns the kernel's result.
-func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *kernelResult {
+func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *gpu.Result {
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=" + force}, sets...)...)
 	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
@@ -19,7 +20,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...stri
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}
-	r, err := simulateKernel(cfg, plans[0], nil)
+	r, err := gpu.Simulate(cfg, plans[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...stri
 // the instruction-level SM: fewer resources are slower, more never slower.
 func TestSMKeysMoveCycles(t *testing.T) {
 	const kernel = "128x128x32_64x64_s5"
-	base := instrRun(t, 512, 512, 1024, false, kernel).cycles
+	base := instrRun(t, 512, 512, 1024, false, kernel).Cycles
 	cases := []struct {
 		set    string
 		slower bool // true: must be slower; false: must not be slower
@@ -47,7 +48,7 @@ func TestSMKeysMoveCycles(t *testing.T) {
 		{"tensorcore.fp16.dot_latency=376", true},
 	}
 	for _, c := range cases {
-		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).cycles
+		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).Cycles
 		if c.slower && got <= base {
 			t.Errorf("%s: %d cycles, want more than the default's %d", c.set, got, base)
 		}
@@ -60,8 +61,8 @@ func TestSMKeysMoveCycles(t *testing.T) {
 // A slower CTA launch delays the second wave.
 func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
 	const kernel = "64x64x32_32x32_s10"
-	base := instrRun(t, 1024, 1024, 256, false, kernel).cycles
-	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").cycles
+	base := instrRun(t, 1024, 1024, 256, false, kernel).Cycles
+	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").Cycles
 	if slow <= base {
 		t.Errorf("cta_launch_latency 2000: %d cycles, default %d: want slower", slow, base)
 	}
@@ -71,8 +72,8 @@ func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
 // keeps one tensor core too) versus two per sub-partition.
 func TestSchedulerPoliciesRun(t *testing.T) {
 	const kernel = "64x64x32_32x32_s10"
-	gto := instrRun(t, 512, 512, 1024, false, kernel).cycles
-	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").cycles
+	gto := instrRun(t, 512, 512, 1024, false, kernel).Cycles
+	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").Cycles
 	if gto == 0 || lrr == 0 {
 		t.Fatalf("gto %d, lrr %d cycles", gto, lrr)
 	}
@@ -90,9 +91,9 @@ func TestSchedulerPoliciesRun(t *testing.T) {
 func TestAccumulatorDependenceStalls(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
 	const kernel = "64x64x64_32x32_s6"
-	fast := instrRun(t, 2048, 2048, 2048, true, kernel).cycles
+	fast := instrRun(t, 2048, 2048, 2048, true, kernel).Cycles
 	slow := instrRun(t, 2048, 2048, 2048, true, kernel,
-		"tensorcore.fp16.dot_latency=372").cycles
+		"tensorcore.fp16.dot_latency=372").Cycles
 	if float64(slow) < 1.04*float64(fast) {
 		t.Errorf("sparse_latency 400: %d cycles vs %d at 36: want clearly slower",
 			slow, fast)
@@ -115,7 +116,7 @@ func TestLatencySweepsAreSmooth(t *testing.T) {
 		for v := key.from; v <= key.to; v++ {
 			set := key.name + "=" + itoa(v)
 			// A per-SM property: 16 SMs with 4 CTAs each test it as 108 did.
-			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set, "gpu.sm_count=16").cycles)
+			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set, "gpu.sm_count=16").Cycles)
 		}
 		lo, hi := cyc[0], cyc[0]
 		for i := 1; i < len(cyc); i++ {
@@ -140,15 +141,15 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 	// Per SM: 16 SMs with 4 CTAs each, as 108 SMs with 2.4 did.
 	full := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16")
 	half := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16", "shared_memory.bytes_per_clk=64")
-	if half.cycles <= full.cycles {
-		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.cycles, full.cycles)
+	if half.Cycles <= full.Cycles {
+		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.Cycles, full.Cycles)
 	}
 	dram := func(b Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }
-	dSmem := half.breakdown.Smem - full.breakdown.Smem
-	dDRAM := dram(half.breakdown) - dram(full.breakdown)
+	dSmem := half.Breakdown.Smem - full.Breakdown.Smem
+	dDRAM := dram(half.Breakdown) - dram(full.Breakdown)
 	if dSmem <= 0 || dSmem < dDRAM {
 		t.Errorf("smem share %.3f -> %.3f, dram %.3f -> %.3f: want the loss in smem",
-			full.breakdown.Smem, half.breakdown.Smem, dram(full.breakdown), dram(half.breakdown))
+			full.Breakdown.Smem, half.Breakdown.Smem, dram(full.Breakdown), dram(half.Breakdown))
 	}
 }
 
@@ -156,8 +157,8 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 func TestInstructionLevelDeterministic(t *testing.T) {
 	a := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
 	b := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
-	if a.cycles != b.cycles || a.breakdown != b.breakdown || a.tcBusy != b.tcBusy {
-		t.Errorf("two runs differ: %d vs %d cycles", a.cycles, b.cycles)
+	if a.Cycles != b.Cycles || a.Breakdown != b.Breakdown || a.TCBusy != b.TCBusy {
+		t.Errorf("two runs differ: %d vs %d cycles", a.Cycles, b.Cycles)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -36,9 +37,9 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 	job := gemmJob([3]int{8192, 8192, 128})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job, "kernel.force=128x128x32_64x64_s5_splitk1").Results[0]
-	if r.CTAsPerSM < 2 || r.Waves < minExtrapolatedWaves {
+	if r.CTAsPerSM < 2 || r.Waves < gpu.MinExtrapolatedWaves {
 		t.Fatalf("kernel at %d CTAs per SM, %d waves: want 2 or more and %d or more",
-			r.CTAsPerSM, r.Waves, minExtrapolatedWaves)
+			r.CTAsPerSM, r.Waves, gpu.MinExtrapolatedWaves)
 	}
 	if !strings.Contains(r.Note, "extrapolated from the first 3 and the last of") {
 		t.Errorf("note %q: want three tracked waves", r.Note)
@@ -49,9 +50,9 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 // waves extrapolated exceed the tracked waves and the last one.
 func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 	for occ := 1; occ <= 4; occ++ {
-		if n := trackedWaves(&kernel.Plan{Occupancy: occ}); minExtrapolatedWaves < n+2 {
+		if n := gpu.TrackedWaves(&kernel.Plan{Occupancy: occ}); gpu.MinExtrapolatedWaves < n+2 {
 			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
-				occ, n, minExtrapolatedWaves)
+				occ, n, gpu.MinExtrapolatedWaves)
 		}
 	}
 }
@@ -85,7 +86,7 @@ func TestSkippedMMAsCountsEachCTA(t *testing.T) {
 				_, _, _, split := p.CTACoord(i)
 				want += uint64(p.StepsOf(split)) * per
 			}
-			if got := skippedMMAs(p, from); got != want {
+			if got := gpu.SkippedMMAs(p, from); got != want {
 				t.Errorf("%+v from CTA %d of %d: %d MMAs, want %d", c, from, p.CTAs, got, want)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
@@ -93,6 +94,6 @@ func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float6
 	if !extrapolate {
 		return float64(p.CTAs)
 	}
-	n, _ := extrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
+	n, _ := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 	return float64(n)
 }

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"reflect"
@@ -9,7 +9,7 @@ import (
 	"github.com/stcsim/stcsim/sim/sm"
 )
 
-// trackedWaves is how many whole waves of the plan are simulated, before
+// TrackedWaves is how many whole waves of the plan are simulated, before
 // its last, when sim.extrapolate_waves is on: the first wave (fill) and
 // steady ones. The steady step is measured over the last steadyWindow
 // of them. At two CTAs or more per SM that is three waves. At one CTA per SM it is
@@ -20,7 +20,7 @@ import (
 // 9 776, 9 671 and 9 429 cycles in waves 2-4 and 9 290-9 380 from wave
 // 6; measured over waves 1-3 the step extrapolates +3.25 %, over waves
 // 4-6 +0.52 %).
-func trackedWaves(p *kernel.Plan) int {
+func TrackedWaves(p *kernel.Plan) int {
 	if p.Occupancy == 1 {
 		return 6
 	}
@@ -32,7 +32,7 @@ func trackedWaves(p *kernel.Plan) int {
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
 // among the next waves' CTAs). It is at least trackedWaves + 2, so that
 // one wave or more is left out.
-const minExtrapolatedWaves = 8
+const MinExtrapolatedWaves = 8
 
 // steadyWindow is how many of the last tracked waves the steady step and
 // increments are measured over (the ends of the first and last of them).
@@ -74,13 +74,13 @@ type waveSnap struct {
 // newWaveTracker limits the launch to the first waves when the kernel
 // has enough waves for extrapolation to pay; otherwise it returns nil and
 // the kernel is simulated in full.
-func newWaveTracker(g *gpu) *waveTracker {
+func newWaveTracker(g *GPU) *waveTracker {
 	perWave := g.cfg.GPU.SMCount * g.plan.Occupancy
-	launched, ok := extrapolatedLaunch(g.plan, perWave)
+	launched, ok := ExtrapolatedLaunch(g.plan, perWave)
 	if !ok {
 		return nil
 	}
-	tracked := trackedWaves(g.plan)
+	tracked := TrackedWaves(g.plan)
 	w := &waveTracker{perWave: perWave, total: kernel.CeilDiv(g.plan.CTAs, perWave),
 		simulated: tracked, from: tracked - steadyWindow,
 		left: make([]int, tracked),
@@ -92,19 +92,19 @@ func newWaveTracker(g *gpu) *waveTracker {
 	return w
 }
 
-// extrapolatedLaunch is how many CTAs a wave-extrapolated run of the plan
+// ExtrapolatedLaunch is how many CTAs a wave-extrapolated run of the plan
 // launches at perWave CTAs per wave (its tracked waves and its last,
 // whole or partial), and whether it has waves enough to be extrapolated.
-func extrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
+func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
 	total := kernel.CeilDiv(p.CTAs, perWave)
-	if total < minExtrapolatedWaves {
+	if total < MinExtrapolatedWaves {
 		return p.CTAs, false
 	}
-	skipped := total - trackedWaves(p) - 1
+	skipped := total - TrackedWaves(p) - 1
 	return p.CTAs - skipped*perWave, true
 }
 
-func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
+func (w *waveTracker) finished(g *GPU, idx int, at uint64) {
 	k := idx / w.perWave
 	if k >= len(w.left) {
 		return
@@ -128,7 +128,7 @@ func (w *waveTracker) finished(g *gpu, idx int, at uint64) {
 // scale extends a result of the simulated waves to the whole kernel:
 // cycles by a steady wave's time per wave left out, tensor-core busy
 // time, traffic and the time breakdown by the steady increments per MMA.
-func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
+func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
 	// Each left-out wave costs a steady wave's time, and the left-out
 	// CTAs' work the steady counts per unit of work. The wave's time is
 	// the step in its CTAs' mean finish cycle (a wave's last CTA is a
@@ -139,40 +139,40 @@ func (w *waveTracker) scale(g *gpu, r *kernelResult, post memory.Stats) {
 	// not equally far along (per finished CTA, tensor-core busy time came
 	// out 7-13 % off on 8192^3, 16384^3 and 8192x4096x1024 with 128x128x32
 	// tiles).
-	r.cycles += w.leftOutCycles(g)
-	perWork := float64(skippedMMAs(g.plan, g.launchLimit)) /
+	r.Cycles += w.leftOutCycles(g)
+	perWork := float64(SkippedMMAs(g.plan, g.launchLimit)) /
 		float64(max(1, w.at[1].mmas-w.at[0].mmas))
 	f := func(e, a1, a3 uint64) uint64 {
 		return e + uint64(float64(a3-a1)*perWork+0.5)
 	}
 	a1, a3 := &w.at[0], &w.at[1]
-	r.tcBusy = f(r.tcBusy, a1.tcBusy, a3.tcBusy)
-	r.smemBytes = f(r.smemBytes, a1.smem, a3.smem)
-	pre := r.mem
-	r.mem = scaleStats(r.mem, a1.mem, a3.mem, f)
-	w.scaleWrites(&r.mem, g, pre, post)
-	busy := f(r.busy, a1.acct.Busy, a3.acct.Busy)
+	r.TCBusy = f(r.TCBusy, a1.tcBusy, a3.tcBusy)
+	r.SmemBytes = f(r.SmemBytes, a1.smem, a3.smem)
+	pre := r.Mem
+	r.Mem = scaleStats(r.Mem, a1.mem, a3.mem, f)
+	w.scaleWrites(&r.Mem, g, pre, post)
+	busy := f(r.Busy, a1.acct.Busy, a3.acct.Busy)
 	var idle [sm.NumReasons]uint64
 	sum := busy
 	for i := range idle {
-		idle[i] = f(r.idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
+		idle[i] = f(r.Idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
 		sum += idle[i]
 	}
-	if all := r.cycles * uint64(r.tcUnits); all > sum {
+	if all := r.Cycles * uint64(r.TCUnits); all > sum {
 		idle[sm.WhyTail] += all - sum
 	}
-	r.busy, r.idle = busy, idle
-	r.breakdown = shares(busy, idle)
-	r.extrapolated = true
-	r.waves = w.total
-	r.trackedWaves = w.simulated
+	r.Busy, r.Idle = busy, idle
+	r.Breakdown = Shares(busy, idle)
+	r.Extrapolated = true
+	r.Waves = w.total
+	r.TrackedWaves = w.simulated
 }
 
 // leftOutCycles is what the waves left out add to the kernel's cycles:
 // the step in the mean CTA finish cycle per wave over the steady window,
 // per wave left out. Known once the last tracked wave has finished
 // (tracked reports whether it has).
-func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
+func (w *waveTracker) leftOutCycles(g *GPU) uint64 {
 	moreCTAs := float64(g.plan.CTAs - g.launchLimit)
 	n := float64(w.perWave)
 	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
@@ -182,9 +182,9 @@ func (w *waveTracker) leftOutCycles(g *gpu) uint64 {
 // tracked reports whether the tracked waves have all finished.
 func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
 
-// skippedMMAs is the MMA instructions of the plan's CTAs from launched
+// SkippedMMAs is the MMA instructions of the plan's CTAs from launched
 // on, which the run leaves out.
-func skippedMMAs(p *kernel.Plan, launched int) uint64 {
+func SkippedMMAs(p *kernel.Plan, launched int) uint64 {
 	// CTAs are numbered split by split (ctaCoord), so those of the last
 	// split, which take lastKSteps, are the highest-numbered ones.
 	launched = min(max(launched, 0), p.CTAs)
@@ -201,7 +201,7 @@ func skippedMMAs(p *kernel.Plan, launched int) uint64 {
 // undercounts it. The write-back is taken as the simulated run's (the
 // lines dirty in L2 at the end, bounded by L2), and the kernel's own
 // writes as the rest of the scaled total.
-func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu, pre, post memory.Stats) {
+func (w *waveTracker) scaleWrites(s *memory.Stats, g *GPU, pre, post memory.Stats) {
 	own := func(pre, post uint64) uint64 {
 		total := post * uint64(g.plan.CTAs) / uint64(g.launchLimit)
 		back := post - pre
@@ -218,25 +218,25 @@ func (w *waveTracker) scaleWrites(s *memory.Stats, g *gpu, pre, post memory.Stat
 // between a1 and a3, times the CTAs not simulated).
 func scaleStats(end, a1, a3 memory.Stats, f func(e, a1, a3 uint64) uint64) memory.Stats {
 	s := end
-	extendFields3(reflect.ValueOf(&s).Elem(), reflect.ValueOf(a1), reflect.ValueOf(a3), f)
+	ExtendFields3(reflect.ValueOf(&s).Elem(), reflect.ValueOf(a1), reflect.ValueOf(a3), f)
 	return s
 }
 
-// extendFields3 applies f to every uint64 counter of dst (a struct or
+// ExtendFields3 applies f to every uint64 counter of dst (a struct or
 // array of counters), with its values at the two snapshots a1 and a3.
-func extendFields3(dst, a1, a3 reflect.Value, f func(e, a1, a3 uint64) uint64) {
+func ExtendFields3(dst, a1, a3 reflect.Value, f func(e, a1, a3 uint64) uint64) {
 	switch dst.Kind() {
 	case reflect.Uint64:
 		dst.SetUint(f(dst.Uint(), a1.Uint(), a3.Uint()))
 	case reflect.Struct:
 		for i := 0; i < dst.NumField(); i++ {
 			if dst.Field(i).CanSet() {
-				extendFields3(dst.Field(i), a1.Field(i), a3.Field(i), f)
+				ExtendFields3(dst.Field(i), a1.Field(i), a3.Field(i), f)
 			}
 		}
 	case reflect.Array, reflect.Slice:
 		for i := 0; i < dst.Len(); i++ {
-			extendFields3(dst.Index(i), a1.Index(i), a3.Index(i), f)
+			ExtendFields3(dst.Index(i), a1.Index(i), a3.Index(i), f)
 		}
 	}
 }

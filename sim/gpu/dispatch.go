@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import "github.com/stcsim/stcsim/sim/sm"
 
@@ -40,7 +40,7 @@ func (d *dispatcher) dispatch(sm *sm.SM, at uint64) uint64 {
 // dispatchAt dispatches the next CTA to sm once its slot frees at cycle
 // at; the CTA starts delay cycles after it leaves the dispatcher (plus
 // the ensemble's dispatch offset).
-func (g *gpu) dispatchAt(sm *sm.SM, at, delay uint64) {
+func (g *GPU) dispatchAt(sm *sm.SM, at, delay uint64) {
 	c := g.disp.dispatch(sm, at) + delay + g.jitter.dispatchOffset()
 	d := g.disp
 	d.pending.Push(c, launch{sm: sm, idx: g.nextCTA})
@@ -53,7 +53,7 @@ func (g *gpu) dispatchAt(sm *sm.SM, at, delay uint64) {
 
 // runLaunches starts every CTA due at cycle c, in dispatch order, and
 // arms the event of the next due cycle.
-func (g *gpu) runLaunches(c uint64) {
+func (g *GPU) runLaunches(c uint64) {
 	d := g.disp
 	if d.armed != c {
 		return // superseded by an earlier event
@@ -61,8 +61,8 @@ func (g *gpu) runLaunches(c uint64) {
 	d.armed = sm.Never
 	for d.pending.Len() > 0 && d.pending.Min() <= c {
 		_, l := d.pending.Pop()
-		if g.onStart != nil {
-			g.onStart(l.idx, c)
+		if g.OnStart != nil {
+			g.OnStart(l.idx, c)
 		}
 		l.sm.Start(c, l.idx)
 	}

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"fmt"
@@ -8,77 +8,78 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/sm"
 )
 
-// kernelResult is one simulated kernel (plus its split-K reduction).
-type kernelResult struct {
-	plan      *kernel.Plan
-	cycles    uint64
-	tcBusy    uint64 // issue-slot cycles over all tensor cores
-	tcUnits   int
-	breakdown Breakdown
-	// busy and idle are the raw tensor-core account behind breakdown
+// Result is one simulated kernel (plus its split-K reduction).
+type Result struct {
+	Plan      *kernel.Plan
+	Cycles    uint64
+	TCBusy    uint64 // issue-slot cycles over all tensor cores
+	TCUnits   int
+	Breakdown results.Breakdown
+	// Busy and idle are the raw tensor-core account behind breakdown
 	// (issue-slot cycles; idle cycles by reason).
-	busy uint64
-	idle [sm.NumReasons]uint64
-	// mem is the traffic during the kernel's time (cycles): the L2's
+	Busy uint64
+	Idle [sm.NumReasons]uint64
+	// Mem is the traffic during the kernel's time (cycles): the L2's
 	// write-back of dirty lines after the kernel is not in it.
-	mem       memory.Stats
-	smemBytes uint64
-	// writebackBytes are the DRAM writes of the L2 write-back after the
+	Mem       memory.Stats
+	SmemBytes uint64
+	// WritebackBytes are the DRAM writes of the L2 write-back after the
 	// kernel (D's lines still dirty in L2), and flushCycles its time;
 	// neither is in cycles or mem.
-	writebackBytes uint64
-	flushCycles    uint64
-	// extrapolated: only the first waves ran (sim.extrapolate_waves);
+	WritebackBytes uint64
+	FlushCycles    uint64
+	// Extrapolated: only the first waves ran (sim.extrapolate_waves);
 	// waves is then the kernel's whole wave count.
-	extrapolated bool
-	waves        int
-	trackedWaves int // the whole waves simulated before the last, when extrapolated
-	// kExtrapolated: extended in K from two shorter runs
+	Extrapolated bool
+	Waves        int
+	TrackedWaves int // the whole waves simulated before the last, when extrapolated
+	// KExtrapolated: extended in K from two shorter runs
 	// (sim.extrapolate_ksteps, kextrapolate.go).
-	kExtrapolated bool
-	// fastForwarded is the k-steps (all CTAs together) the steady-state
+	KExtrapolated bool
+	// FastForwarded is the k-steps (all CTAs together) the steady-state
 	// fast-forward left out (sim.fast_forward, fastforward.go).
-	fastForwarded uint64
-	// act are the energy model's event counts; clockMHz the SM clock the
+	FastForwarded uint64
+	// Act are the energy model's event counts; clockMHz the SM clock the
 	// kernel ran at; powerNote says when it could not meet the limit.
-	act       energy.Counts
-	clockMHz  int
-	powerNote string
-	// runCycles are the cycles of every ensemble run of the selected
+	Act       energy.Counts
+	ClockMHz  int
+	PowerNote string
+	// RunCycles are the cycles of every ensemble run of the selected
 	// kernel (run 0 first; one entry without sim.jitter_runs), and
 	// candidates what the selection simulated, best first.
-	runCycles  []uint64
-	candidates []Candidate
-	// straggler: the SM that ran on alone at the end (straggler.go; a
+	RunCycles  []uint64
+	Candidates []results.Candidate
+	// Straggler: the SM that ran on alone at the end (straggler.go; a
 	// record extended in K does not report it, its end being a fit).
-	straggler straggler
+	Straggler straggler
 }
 
-// simulateKernel builds a GPU for the plan, runs the kernel and, for
+// Simulate builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
-func simulateKernel(cfg *configs.Config, plan *kernel.Plan, obs Observer) (*kernelResult, error) {
-	return simulateRun(cfg, plan, obs, 0)
+func Simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer) (*Result, error) {
+	return SimulateRun(cfg, plan, obs, 0)
 }
 
-// simulateRun is simulateKernel in ensemble run run (0: unperturbed).
-func simulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) (*kernelResult, error) {
-	return simulateRunBelow(cfg, plan, obs, run, 0)
+// SimulateRun is simulateKernel in ensemble run run (0: unperturbed).
+func SimulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) (*Result, error) {
+	return SimulateRunBelow(cfg, plan, obs, run, 0)
 }
 
-// simulateRunBelow is simulateRun stopped with a *prunedError as soon as
+// SimulateRunBelow is simulateRun stopped with a *prunedError as soon as
 // the run provably takes more than above cycles (prune.go; 0: never).
-func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64) (*kernelResult, error) {
-	g, err := buildGPU(cfg, plan)
+func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64) (*Result, error) {
+	g, err := Build(cfg, plan)
 	if err != nil {
 		return nil, err
 	}
 	if above > 0 {
-		g.prune = newPruner(g, above)
-		g.addHook(g.prune)
+		g.Prune = NewPruner(g, above)
+		g.addHook(g.Prune)
 	}
 	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()
@@ -86,10 +87,10 @@ func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 		obs.KernelBuilt(name, g.engine, g.components())
 		defer obs.KernelDone(name)
 	}
-	if err := g.run(); err != nil {
+	if err := g.Run(); err != nil {
 		return nil, err
 	}
-	end := g.endCycle
+	end := g.EndCycle
 	if plan.SplitK > 1 {
 		end = g.reduce(end)
 	}
@@ -99,31 +100,31 @@ func simulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 		return nil, err
 	}
 	post := g.mem.Stats()
-	r := &kernelResult{plan: plan, cycles: end,
-		tcUnits:   len(g.sms) * cfg.SM.SubPartitions,
-		breakdown: g.breakdown(end), mem: pre}
-	r.busy, r.idle = g.Acct.Busy, g.closedIdle(end)
-	r.tcBusy = g.tcBusy()
-	r.straggler = g.straggler()
-	r.smemBytes = g.smemBytes()
-	r.flushCycles = flushed - end
-	r.writebackBytes = post.DRAMWriteBytes - pre.DRAMWriteBytes
+	r := &Result{Plan: plan, Cycles: end,
+		TCUnits:   len(g.sms) * cfg.SM.SubPartitions,
+		Breakdown: g.breakdown(end), Mem: pre}
+	r.Busy, r.Idle = g.Acct.Busy, g.closedIdle(end)
+	r.TCBusy = g.tcBusy()
+	r.Straggler = g.straggler()
+	r.SmemBytes = g.smemBytes()
+	r.FlushCycles = flushed - end
+	r.WritebackBytes = post.DRAMWriteBytes - pre.DRAMWriteBytes
 	if g.waves != nil {
 		g.waves.scale(g, r, post)
 	}
-	if g.ff != nil {
-		g.ff.extend(r)
+	if g.FF != nil {
+		g.FF.extend(r)
 	}
-	r.act = g.activity(r)
-	if g.ff != nil {
-		g.ff.extendActivity(&r.act)
+	r.Act = g.activity(r)
+	if g.FF != nil {
+		g.FF.extendActivity(&r.Act)
 	}
-	r.clockMHz = cfg.GPU.ClockMHz
+	r.ClockMHz = cfg.GPU.ClockMHz
 	return r, nil
 }
 
 // components are the GPU's SMs and tensor cores, for observers.
-func (g *gpu) components() []akita.Component {
+func (g *GPU) components() []akita.Component {
 	var out []akita.Component
 	for _, sm := range g.sms {
 		out = append(out, sm)
@@ -135,7 +136,7 @@ func (g *gpu) components() []akita.Component {
 }
 
 // smemBytes is the shared-memory traffic of every SM so far.
-func (g *gpu) smemBytes() uint64 {
+func (g *GPU) smemBytes() uint64 {
 	var b uint64
 	for _, sm := range g.sms {
 		b += sm.Smem.Stats().Bytes
@@ -144,7 +145,7 @@ func (g *gpu) smemBytes() uint64 {
 }
 
 // tcBusy is the issue-slot cycles of every tensor core so far.
-func (g *gpu) tcBusy() uint64 {
+func (g *GPU) tcBusy() uint64 {
 	var busy uint64
 	for _, sm := range g.sms {
 		for _, tc := range sm.TCs {
@@ -157,7 +158,7 @@ func (g *gpu) tcBusy() uint64 {
 // flush writes back D from L2 after the kernel, so that DRAM write bytes
 // count the output (the kernel's time does not include the write-back,
 // which overlaps the next kernel on hardware).
-func (g *gpu) flush(at uint64) (uint64, error) {
+func (g *GPU) flush(at uint64) (uint64, error) {
 	done := at
 	g.sms[0].At(at, func() {
 		g.mem.Flush(at, func(c uint64) { done = c })
@@ -171,7 +172,7 @@ func (g *gpu) flush(at uint64) (uint64, error) {
 // reduce runs the split-K reduction as a second kernel: each SM in turn
 // takes output tiles, reads their FP32 partials of every split and writes
 // the final D tile.
-func (g *gpu) reduce(start uint64) uint64 {
+func (g *GPU) reduce(start uint64) uint64 {
 	p := g.plan
 	tiles := p.TilesM * p.TilesN * p.Shape.Batch
 	next := 0
@@ -197,7 +198,7 @@ func (g *gpu) reduce(start uint64) uint64 {
 	return end
 }
 
-func (g *gpu) reduceTile(sm *sm.SM, now uint64, t int, done func(uint64)) {
+func (g *GPU) reduceTile(sm *sm.SM, now uint64, t int, done func(uint64)) {
 	p := g.plan
 	parts := p.SplitK
 	last := now

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 // straggler is the SM that finished the kernel's CTAs last, if it ran on
 // after every other SM had finished: its CTAs still running then, and
@@ -6,19 +6,19 @@ package sim
 // CTA alone on an SM, or two sharing one, docs/sm.md), and one cycle of
 // a parameter can move it, so the record says so when it is large.
 type straggler struct {
-	sm    int
-	ctas  int
-	alone uint64 // cycles after the second-latest SM's last CTA finished
+	SM    int
+	CTAs  int
+	Alone uint64 // cycles after the second-latest SM's last CTA finished
 }
 
 // straggler finds the kernel's straggler among the SMs that ran CTAs;
 // alone is 0 when fewer than two did.
 // Its cycles are the kernel's: with the steady-state fast-forward, the
 // time left out before a finish counts (fastForward.reported).
-func (g *gpu) straggler() straggler {
+func (g *GPU) straggler() straggler {
 	last, second := -1, uint64(0)
 	ran := 0
-	at := g.ff.reported
+	at := g.FF.Reported
 	for i, sm := range g.sms {
 		if len(sm.Finishes) == 0 {
 			continue
@@ -35,12 +35,12 @@ func (g *gpu) straggler() straggler {
 		}
 	}
 	if ran < 2 {
-		return straggler{sm: last}
+		return straggler{SM: last}
 	}
-	s := straggler{sm: last, alone: at(g.sms[last].LastFinish) - second}
+	s := straggler{SM: last, Alone: at(g.sms[last].LastFinish) - second}
 	for _, f := range g.sms[last].Finishes {
 		if at(f) > second {
-			s.ctas++
+			s.CTAs++
 		}
 	}
 	return s
@@ -48,4 +48,4 @@ func (g *gpu) straggler() straggler {
 
 // stragglerShare is how much of a kernel one SM must run alone for its
 // record to name it (Straggler, and a note).
-const stragglerShare = 0.02
+const StragglerShare = 0.02

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"math"
@@ -65,7 +65,7 @@ const (
 // fastForward is one run's fast-forward state.
 type fastForward struct {
 	sm.HookBase
-	g        *gpu
+	g        *GPU
 	resident []*sm.CTA
 	state    []ffCTA // per CTA launch index
 	warm     int     // resident CTAs past their warm-up
@@ -117,7 +117,7 @@ type ffSnap struct {
 // to leave anything out after their fill, window and drain. A traced
 // run is fast-forwarded as an untraced one (the same record); its
 // timeline is simulated time, without the stretches left out.
-func newFastForward(g *gpu) *fastForward {
+func newFastForward(g *GPU) *fastForward {
 	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.KSampled {
 		return nil
 	}
@@ -131,7 +131,7 @@ func newFastForward(g *gpu) *fastForward {
 	return f
 }
 
-func (g *gpu) snap() ffSnap {
+func (g *GPU) snap() ffSnap {
 	return ffSnap{Mem: rated(g.mem.Stats()), TCBusy: g.tcBusy(), Smem: g.smemBytes(),
 		Busy: g.Acct.Busy, Idle: g.Acct.Idle,
 		MMAs: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP], Act: g.smActivity()}
@@ -147,9 +147,9 @@ func rated(s memory.Stats) memory.Stats {
 		Requests: s.Requests}
 }
 
-// reported is the cycle a simulated cycle t stands for in the kernel's
+// Reported is the cycle a simulated cycle t stands for in the kernel's
 // time: t plus the time left out before it.
-func (f *fastForward) reported(t uint64) uint64 {
+func (f *fastForward) Reported(t uint64) uint64 {
 	if f == nil {
 		return t
 	}
@@ -286,7 +286,7 @@ func (f *fastForward) decide() {
 		time += float64(j) * period(c)
 		mmas += uint64(j) * perKStep
 		f.skipped += uint64(j)
-		if pr := g.prune; pr != nil {
+		if pr := g.Prune; pr != nil {
 			pr.skipped(g, c, f.st(c).lastK+1, j)
 		}
 	}
@@ -299,14 +299,14 @@ func (f *fastForward) decide() {
 	f.offset += d
 	f.points = append(f.points, ffPoint{at: g.sms[0].CB.Now(), delta: d})
 	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
-	extendFields3(reflect.ValueOf(&f.add).Elem(), reflect.ValueOf(f.s0), reflect.ValueOf(s1),
+	ExtendFields3(reflect.ValueOf(&f.add).Elem(), reflect.ValueOf(f.s0), reflect.ValueOf(s1),
 		func(e, a0, a1 uint64) uint64 { return e + uint64(float64(a1-min(a1, a0))*ratio+0.5) })
 }
 
 // addTo adds the increments left out to dst, an ffSnap.
 func (f *fastForward) addTo(dst *ffSnap) {
 	a := reflect.ValueOf(f.add)
-	extendFields3(reflect.ValueOf(dst).Elem(), a, a, func(e, x, _ uint64) uint64 { return e + x })
+	ExtendFields3(reflect.ValueOf(dst).Elem(), a, a, func(e, x, _ uint64) uint64 { return e + x })
 }
 
 // touch reads the tiles whose copies the skips leave out in the L2 tags,
@@ -343,25 +343,25 @@ func (f *fastForward) apply(c *sm.CTA) {
 }
 
 // extend adds the time and counters left out to a run's result.
-func (f *fastForward) extend(r *kernelResult) {
+func (f *fastForward) extend(r *Result) {
 	if len(f.points) == 0 {
 		return
 	}
-	r.cycles += uint64(f.offset + 0.5)
-	s := ffSnap{Mem: r.mem, TCBusy: r.tcBusy, Smem: r.smemBytes, Busy: r.busy, Idle: r.idle}
+	r.Cycles += uint64(f.offset + 0.5)
+	s := ffSnap{Mem: r.Mem, TCBusy: r.TCBusy, Smem: r.SmemBytes, Busy: r.Busy, Idle: r.Idle}
 	f.addTo(&s)
-	r.mem, r.tcBusy, r.smemBytes = s.Mem, s.TCBusy, s.Smem
+	r.Mem, r.TCBusy, r.SmemBytes = s.Mem, s.TCBusy, s.Smem
 	busy, idle := s.Busy, s.Idle
 	sum := busy
 	for _, v := range idle {
 		sum += v
 	}
-	if all := r.cycles * uint64(r.tcUnits); all > sum {
+	if all := r.Cycles * uint64(r.TCUnits); all > sum {
 		idle[sm.WhyTail] += all - sum
 	}
-	r.busy, r.idle = busy, idle
-	r.breakdown = shares(busy, idle)
-	r.fastForwarded = f.skipped
+	r.Busy, r.Idle = busy, idle
+	r.Breakdown = Shares(busy, idle)
+	r.FastForwarded = f.skipped
 }
 
 // extendActivity adds the SM-side events left out to act.

@@ -1,4 +1,4 @@
-package sim
+package gpu
 
 import (
 	"fmt"
@@ -19,16 +19,16 @@ var simulations atomic.Uint64
 // process has issued, selection samples and stopped samples included:
 // the simulator's work, independent of the machine's speed
 // (BenchmarkReferenceSuite reports it).
-var instructionsSimulated atomic.Uint64
+var InstructionsSimulated atomic.Uint64
 
-// gpu is one simulated GPU running one kernel: SMs with their
+// GPU is one simulated GPU running one kernel: SMs with their
 // sub-partitions' tensor cores and shared memory, the CTA scheduler, and
 // the memory hierarchy, all on one serial engine (internal/engine: Akita's
 // SerialEngine's event order, at less cost per event).
-type gpu struct {
+type GPU struct {
 	cfg    *configs.Config
 	engine *engine.Serial
-	prune  *pruner // stops a losing selection sample (nil: runs to the end)
+	Prune  *Pruner // stops a losing selection sample (nil: runs to the end)
 	clk    clock.Clock
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
@@ -39,24 +39,24 @@ type gpu struct {
 	doneCTAs    int
 	launchLimit int          // CTAs launched: all, or the extrapolation window
 	waves       *waveTracker // nil unless extrapolating
-	ff          *fastForward // nil unless fast-forwarding (fastforward.go)
+	FF          *fastForward // nil unless fast-forwarding (fastforward.go)
 	serial      uint64       // distinguishes simulations in traces
-	endCycle    uint64
+	EndCycle    uint64
 	startedAt   uint64
 	sm.Counters // what the SMs count (issued instructions, register-file bytes, the tensor cores' time)
 	cal         sm.Calendar
 	disp        *dispatcher
-	onStart     func(idx int, now uint64) // observes CTA starts (tests)
+	OnStart     func(idx int, now uint64) // observes CTA starts (tests)
 	env         *sm.Env                   // what the SMs see of the GPU
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
 }
 
-// buildGPU makes the GPU of a config for one kernel plan. One
+// Build makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
-func buildGPU(cfg *configs.Config, plan *kernel.Plan) (*gpu, error) {
-	g := &gpu{cfg: cfg, engine: engine.New(),
+func Build(cfg *configs.Config, plan *kernel.Plan) (*GPU, error) {
+	g := &GPU{cfg: cfg, engine: engine.New(),
 		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
 		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
@@ -84,23 +84,23 @@ func buildGPU(cfg *configs.Config, plan *kernel.Plan) (*gpu, error) {
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
 	}
-	if g.ff = newFastForward(g); g.ff != nil {
-		g.addHook(g.ff)
+	if g.FF = newFastForward(g); g.FF != nil {
+		g.addHook(g.FF)
 	}
 	return g, nil
 }
 
 // addHook makes h watch the run's SMs.
-func (g *gpu) addHook(h sm.Hook) { g.env.Hooks = append(g.env.Hooks, h) }
+func (g *GPU) addHook(h sm.Hook) { g.env.Hooks = append(g.env.Hooks, h) }
 
 // setJitter perturbs the run as ensemble run j (nil: unperturbed).
-func (g *gpu) setJitter(j *jitter) {
+func (g *GPU) setJitter(j *jitter) {
 	g.jitter = j
 	g.env.Tie = j
 }
 
-// run launches the kernel and runs the engine to completion.
-func (g *gpu) run() error {
+// Run launches the kernel and runs the engine to completion.
+func (g *GPU) Run() error {
 	for slot := 0; slot < g.plan.Occupancy; slot++ {
 		for _, sm := range g.sms {
 			if g.nextCTA >= g.launchLimit {
@@ -110,12 +110,12 @@ func (g *gpu) run() error {
 		}
 	}
 	err := g.engine.Run()
-	instructionsSimulated.Add(g.Issued)
+	InstructionsSimulated.Add(g.Issued)
 	if err != nil {
 		return err
 	}
-	if g.prune != nil && g.prune.bound != 0 {
-		return &prunedError{bound: g.prune.bound}
+	if g.Prune != nil && g.Prune.bound != 0 {
+		return &prunedError{bound: g.Prune.bound}
 	}
 	if g.doneCTAs != g.launchLimit {
 		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+
@@ -125,11 +125,11 @@ func (g *gpu) run() error {
 }
 
 // ctaFinished frees the CTA's slot and launches the next CTA there.
-func (g *gpu) ctaFinished(c *sm.CTA, at uint64) {
+func (g *GPU) ctaFinished(c *sm.CTA, at uint64) {
 	g.doneCTAs++
 	c.SM.LastFinish = max(c.SM.LastFinish, at)
 	c.SM.Finishes = append(c.SM.Finishes, at)
-	g.endCycle = max(g.endCycle, at)
+	g.EndCycle = max(g.EndCycle, at)
 	if g.waves != nil {
 		g.waves.finished(g, c.Index, at)
 	}

@@ -1,14 +1,17 @@
-package sim
+package gpu
 
-import "github.com/stcsim/stcsim/sim/sm"
+import (
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/sm"
+)
 
 // closedIdle is the idle account at the kernel's end with each tensor
 // core's time after its last MMA added: to the tail until its SM's last
 // CTA finished and after the kernel's last CTA (the split-K reduction),
 // to wave quantization in between (the SM had no CTA left to run).
-func (g *gpu) closedIdle(end uint64) [sm.NumReasons]uint64 {
+func (g *GPU) closedIdle(end uint64) [sm.NumReasons]uint64 {
 	idle := g.Acct.Idle
-	kend := min(g.endCycle, end)
+	kend := min(g.EndCycle, end)
 	per := len(g.Acct.LastEnd) / max(1, len(g.sms))
 	for u, last := range g.Acct.LastEnd {
 		done := g.sms[u/max(1, per)].LastFinish
@@ -25,18 +28,18 @@ func (g *gpu) closedIdle(end uint64) [sm.NumReasons]uint64 {
 
 // breakdown closes the account at the kernel's end and returns the
 // shares of every cause in the tensor cores' total time.
-func (g *gpu) breakdown(end uint64) Breakdown {
-	return shares(g.Acct.Busy, g.closedIdle(end))
+func (g *GPU) breakdown(end uint64) results.Breakdown {
+	return Shares(g.Acct.Busy, g.closedIdle(end))
 }
 
-// shares normalises busy and idle cycles into a breakdown (sums to 1).
-func shares(busy uint64, idle [sm.NumReasons]uint64) Breakdown {
+// Shares normalises busy and idle cycles into a breakdown (sums to 1).
+func Shares(busy uint64, idle [sm.NumReasons]uint64) results.Breakdown {
 	total := float64(busy)
 	for _, v := range idle {
 		total += float64(v)
 	}
 	if total == 0 {
-		return Breakdown{}
+		return results.Breakdown{}
 	}
 	f := func(r ...sm.Reason) float64 {
 		var v uint64
@@ -45,7 +48,7 @@ func shares(busy uint64, idle [sm.NumReasons]uint64) Breakdown {
 		}
 		return float64(v) / total
 	}
-	return Breakdown{Compute: float64(busy) / total, Smem: f(sm.WhySmem),
+	return results.Breakdown{Compute: float64(busy) / total, Smem: f(sm.WhySmem),
 		L2Bandwidth: f(sm.WhyL2BW), L2Latency: f(sm.WhyL2),
 		DRAMBandwidth: f(sm.WhyDRAMBW), DRAMLatency: f(sm.WhyDRAM),
 		Barrier: f(sm.WhyBarrier), Dependence: f(sm.WhyDependence), Issue: f(sm.WhyIssue),
