@@ -9,6 +9,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -112,14 +113,14 @@ func BenchmarkSuiteCandidates(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var all, winners, near, far float64
 		for _, s := range shapes {
-			plans, _ := candidatePlans(cfg, s)
-			sort.SliceStable(plans, func(i, j int) bool { return estimate(cfg, plans[i]) < estimate(cfg, plans[j]) })
+			plans, _ := selection.Candidates(cfg, s)
+			sort.SliceStable(plans, func(i, j int) bool { return selection.Estimate(cfg, plans[i]) < selection.Estimate(cfg, plans[j]) })
 			plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 			ests, secs := make([]float64, len(plans)), make([]float64, len(plans))
 			line := fmt.Sprintf("%dx%dx%d sparse=%v:", s.M, s.N, s.K, s.Sparse)
 			for j, p := range plans {
 				start := time.Now()
-				est, _, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+				est, _, _, err := selection.SampleEstimate(cfg, p, nil, 0, 0)
 				if err != nil {
 					b.Fatal(err)
 				}

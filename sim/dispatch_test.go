@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -13,7 +14,7 @@ func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=128x128x32_64x64_s5"}, sets...)...)
 	g := kernel.Shape{M: 1024, N: 1536, K: 256, Batch: 1, Precision: tensorcore.FP16}
-	plans, rejected := candidatePlans(cfg, g)
+	plans, rejected := selection.Candidates(cfg, g)
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}

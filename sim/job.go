@@ -4,6 +4,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -40,3 +41,10 @@ func Run(ld *configs.Loaded, job Job) (*Report, error) {
 	}
 	return newRunner(ld, job).run()
 }
+
+// SampleObserver is an Observer that also wants the kernel-selection
+// samples (selection's; see select.go).
+type SampleObserver = selection.SampleObserver
+
+// SamplePrefix starts the name of every kernel-selection sample.
+const SamplePrefix = selection.SamplePrefix

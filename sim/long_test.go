@@ -16,6 +16,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -66,7 +67,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	cfg.Sim.ExtrapolateKSteps = false
 	cfg.Sim.FastForward = false
 	g := kernel.Shape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
-	plans, _ := candidatePlans(cfg, g)
+	plans, _ := selection.Candidates(cfg, g)
 	var est, full []float64
 	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
 		var p *kernel.Plan
@@ -75,10 +76,10 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 				p = c
 			}
 		}
-		if p == nil || p.KSteps <= 2*sampleKSteps {
+		if p == nil || p.KSteps <= 2*selection.SampleKSteps {
 			t.Fatalf("%s: no plan with a long K (%v)", name, p)
 		}
-		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+		e, whole, _, err := selection.SampleEstimate(cfg, p, nil, 0, 0)
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}

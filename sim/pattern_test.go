@@ -7,6 +7,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -18,7 +19,7 @@ func patternKernel(t *testing.T, m, n, k int, pat tensorcore.Pattern, sets ...st
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := selectKernel(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
+	r, err := selection.Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
 		Precision: tensorcore.FP16, Sparse: true, Pattern: pat}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -122,11 +123,11 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := kernel.Shape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
-	hi, err := selectKernel(ld.Config, g, nil)
+	hi, err := selection.Select(ld.Config, g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, err := gpu.Simulate(cfgAt(ld.Config, 705), hi.Plan, nil)
+	lo, err := gpu.Simulate(selection.ConfigAt(ld.Config, 705), hi.Plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -44,11 +45,11 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false},
 		{2048, 2048, 256, false}, {256, 512, 16384, true}} {
 		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
-		fast, err := selectKernel(ld.Config, g, nil)
+		fast, err := selection.Select(ld.Config, g, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := selectKernel(ld.Config, g, sampleWatcher{})
+		slow, err := selection.Select(ld.Config, g, sampleWatcher{})
 		if err != nil {
 			t.Fatal(err)
 		}

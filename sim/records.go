@@ -10,6 +10,7 @@ import (
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -173,7 +174,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = runKernel(r.cfg, shapes[i], r.job.Observer)
+				results[i], errs[i] = selection.Run(r.cfg, shapes[i], r.job.Observer)
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {
@@ -261,7 +262,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 	}
 	if k.KExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
-			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.Plan.KSteps))
+			"%d and %d of %d k-steps", selection.KSamples[0], selection.KSamples[1], k.Plan.KSteps))
 	}
 	return res
 }
@@ -295,7 +296,7 @@ func ensembleCycles(k *gpu.Result) (cycles uint64, mean, spread float64) {
 	for i, c := range k.RunCycles {
 		runs[i] = float64(c)
 	}
-	mean, spread = meanOf(runs), spreadOf(runs)
+	mean, spread = selection.MeanOf(runs), selection.SpreadOf(runs)
 	return uint64(math.Round(mean)), mean, spread
 }
 

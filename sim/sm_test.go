@@ -7,6 +7,7 @@ import (
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -16,7 +17,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...stri
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=" + force}, sets...)...)
 	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
-	plans, rejected := candidatePlans(cfg, g)
+	plans, rejected := selection.Candidates(cfg, g)
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}

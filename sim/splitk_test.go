@@ -6,6 +6,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -183,7 +184,7 @@ func splitCandidate(cfg *configs.Config, g kernel.Shape) bool {
 		if !tile.Supports(mode, g.Precision) {
 			continue
 		}
-		for _, f := range splitFactors(cfg, g, tile) {
+		for _, f := range selection.SplitFactors(cfg, g, tile) {
 			if f > 1 && kernel.CeilDiv(g.K, tile.BK)%f != 0 {
 				return true
 			}

@@ -3,11 +3,11 @@ package sim
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 )
 
 // WarpStepsPerSecond is the simulation speed the work estimate converts
@@ -58,28 +58,24 @@ func DescribeWork(work float64) string {
 }
 
 func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
-	plans, _ := candidatePlans(cfg, g)
+	plans, _ := selection.Rank(cfg, g)
 	if len(plans) == 0 {
 		return 0
 	}
-	sort.SliceStable(plans, func(i, j int) bool {
-		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
-	})
-	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 	work, full := 0.0, 0.0
 	for _, p := range plans {
 		samples := float64(p.KSteps)
-		if p.KSteps > 2*sampleKSteps {
-			samples = sampleKSteps/2 + sampleKSteps
+		if !selection.SampledWhole(p) {
+			samples = selection.SampleKSteps/2 + selection.SampleKSteps
 		}
 		work += simulatedCTAs(cfg, p, true) * samples * float64(p.Warps)
 		// The record: the samples themselves under the default
 		// extrapolations, else a run of its own.
-		if reuse := cfg.Sim.ExtrapolateWaves && (p.KSteps <= 2*sampleKSteps ||
+		if reuse := cfg.Sim.ExtrapolateWaves && (selection.SampledWhole(p) ||
 			cfg.Sim.ExtrapolateKSteps); !reuse {
 			k := float64(p.KSteps)
-			if longInK(cfg, p) {
-				k = sampleKSteps/2 + sampleKSteps
+			if selection.LongInK(cfg, p) {
+				k = selection.SampleKSteps/2 + selection.SampleKSteps
 			}
 			full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
 				k*float64(p.Warps))

@@ -1,4 +1,4 @@
-package sim
+package selection
 
 import (
 	"reflect"
@@ -25,18 +25,18 @@ import (
 // the full simulation is tested (TestKExtrapolationCloseToFull).
 
 // kSamples are the k-step counts the two samples run.
-var kSamples = [2]int{sampleKSteps / 2, sampleKSteps}
+var KSamples = [2]int{SampleKSteps / 2, SampleKSteps}
 
-// longInK says whether a plan is extrapolated in K under cfg.
-func longInK(cfg *configs.Config, p *kernel.Plan) bool {
-	return cfg.Sim.ExtrapolateKSteps && p.LastKSteps > 2*sampleKSteps
+// LongInK says whether a plan is extrapolated in K under cfg.
+func LongInK(cfg *configs.Config, p *kernel.Plan) bool {
+	return cfg.Sim.ExtrapolateKSteps && !SampledWhole(p)
 }
 
-// simulateLongK simulates p at the two sample depths and extends the
+// SimulateLongK simulates p at the two sample depths and extends the
 // second sample's result to p's k-steps.
-func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (*gpu.Result, error) {
+func SimulateLongK(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int) (*gpu.Result, error) {
 	var rs [2]*gpu.Result
-	for i, k := range kSamples {
+	for i, k := range KSamples {
 		o := obs
 		if i == 0 {
 			o = samplesFor(obs)
@@ -53,8 +53,8 @@ func simulateLongK(cfg *configs.Config, p *kernel.Plan, obs Observer, run int) (
 // extendInK is b (at kSamples[1] k-steps) extended to p's k-steps along
 // the line through a (at kSamples[0]) and b.
 func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
-	span := float64(kSamples[1] - kSamples[0])
-	more := float64(p.KSteps - kSamples[1])
+	span := float64(KSamples[1] - KSamples[0])
+	more := float64(p.KSteps - KSamples[1])
 	f := func(x1, x2 uint64) uint64 {
 		v := float64(x2) + (float64(x2)-float64(x1))*more/span
 		return uint64(max(v, float64(x2)) + 0.5)

@@ -1,4 +1,4 @@
-package sim
+package selection
 
 import (
 	"fmt"
@@ -9,19 +9,20 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
-// candidatePlans lists every (tile, split-K) of the library that can run
+// Candidates lists every (tile, split-K) of the library that can run
 // the GEMM, with why the others cannot.
-func candidatePlans(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	return eachCandidate(cfg, g, kernel.New, false)
+func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
+	return EachCandidate(cfg, g, kernel.New, false)
 }
 
-// eachCandidate plans every library tile x split-K that may run g with
+// EachCandidate plans every library tile x split-K that may run g with
 // plan; with first it stops at the first that fits.
-func eachCandidate(cfg *configs.Config, g kernel.Shape,
+func EachCandidate(cfg *configs.Config, g kernel.Shape,
 	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int) (*kernel.Plan, error),
 	first bool) ([]*kernel.Plan, []string) {
 	var plans []*kernel.Plan
@@ -35,7 +36,7 @@ func eachCandidate(cfg *configs.Config, g kernel.Shape,
 		if tile != "" && t.Name() != tile {
 			continue
 		}
-		factors := splitFactors(cfg, g, t)
+		factors := SplitFactors(cfg, g, t)
 		if split > 0 {
 			factors = []int{split} // pinned: the heuristic's limits do not apply
 		}
@@ -54,10 +55,10 @@ func eachCandidate(cfg *configs.Config, g kernel.Shape,
 	return plans, rejected
 }
 
-// splitFactors are the split-K factors worth trying: split-K only pays
+// SplitFactors are the split-K factors worth trying: split-K only pays
 // when the output tiles alone cannot fill the GPU and K is deep enough to
 // give every split at least a few k-steps.
-func splitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []int {
+func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []int {
 	tiles := kernel.CeilDiv(g.M, t.BM) * kernel.CeilDiv(g.N, t.BN) * g.Batch
 	out := []int{1}
 	for _, f := range cfg.Kernel.SplitK {
@@ -68,10 +69,21 @@ func splitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 	return out
 }
 
-// estimate is the cheap pre-model that ranks candidates before the best
+// Rank is the candidates kernel selection simulates, best first by the
+// pre-model (estimate): at most kernel.simulated_candidates of them. The
+// work estimate counts the same list.
+func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
+	plans, rejected := Candidates(cfg, g)
+	sort.SliceStable(plans, func(i, j int) bool {
+		return Estimate(cfg, plans[i]) < Estimate(cfg, plans[j])
+	})
+	return plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))], rejected
+}
+
+// Estimate is the cheap pre-model that ranks candidates before the best
 // few are simulated: per-SM tensor-core and shared-memory time over the
 // CTAs each SM gets, against L2 and DRAM streaming time, plus fill.
-func estimate(cfg *configs.Config, p *kernel.Plan) float64 {
+func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
 	interval := float64(issueInterval(cfg, p))
 	tc := float64(p.Warps*p.Groups*p.MMAPerGroup) * interval /
@@ -113,9 +125,14 @@ func issueInterval(_ *configs.Config, p *kernel.Plan) int { return p.Datapath.In
 // end: on 16384^2 x K dense with 128x128x32_64x64_s5 (two CTAs per SM),
 // 24 -> 48 k-steps add 59 k cycles per k-step, 48 -> 96 add 78 k (the
 // tensor cores' bound is 77.8 k), so the two samples are 48 and 96.
-const sampleKSteps = 96
+const SampleKSteps = 96
 
-// sampleEstimate predicts a plan's cycles from wave-extrapolated samples
+// SampledWhole says whether a plan's selection sample runs its whole K
+// (else two shorter samples are fitted in K: sampleEstimate). The work
+// estimate and K extrapolation (longInK) follow the same rule.
+func SampledWhole(p *kernel.Plan) bool { return p.LastKSteps <= 2*SampleKSteps }
+
+// SampleEstimate predicts a plan's cycles from wave-extrapolated samples
 // (as sim.extrapolate_waves: the first waves, then the steady rate), so
 // that the ranking sees the steady state and not only the first waves,
 // whose CTAs start in step. A kernel of at most twice
@@ -128,10 +145,10 @@ const sampleKSteps = 96
 // above > 0 stops the sample once its estimate provably exceeds above
 // (prune.go; for a long-K plan, its second K sample against kFit); the
 // estimate returned is then that lower bound and pruned is true.
-func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, above float64) (est float64, full *gpu.Result, pruned bool, err error) {
+func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int, above float64) (est float64, full *gpu.Result, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if p.LastKSteps <= 2*sampleKSteps {
+	if SampledWhole(p) {
 		r, err := gpu.SimulateRunBelow(&sampleCfg, p, obs, run, above)
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return float64(bound), nil, true, nil
@@ -145,7 +162,7 @@ func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, 
 		return float64(r.Cycles), nil, false, nil
 	}
 	var rs [2]*gpu.Result
-	for i, k := range kSamples {
+	for i, k := range KSamples {
 		// The second sample can be pruned: the estimate grows with its
 		// cycles (kFit), so it loses once they pass kFit's inverse of above.
 		limit := 0.0
@@ -161,14 +178,14 @@ func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, 
 		}
 		rs[i] = r
 	}
-	if longInK(cfg, p) && cfg.Sim.ExtrapolateWaves {
+	if LongInK(cfg, p) && cfg.Sim.ExtrapolateWaves {
 		// The record is the same fit (kextrapolate.go).
 		r := extendInK(p, rs[0], rs[1])
 		return float64(r.Cycles), r, false, nil
 	}
 	cyc := [2]float64{float64(rs[0].Cycles), float64(rs[1].Cycles)}
-	perK := max(0, (cyc[1]-cyc[0])/float64(kSamples[1]-kSamples[0]))
-	fixed := max(0, cyc[1]-perK*float64(kSamples[1]))
+	perK := max(0, (cyc[1]-cyc[0])/float64(KSamples[1]-KSamples[0]))
+	fixed := max(0, cyc[1]-perK*float64(KSamples[1]))
 	return fixed + perK*float64(p.KSteps), nil, false, nil
 }
 
@@ -179,7 +196,7 @@ func sampleEstimate(cfg *configs.Config, p *kernel.Plan, obs Observer, run int, 
 // (its per-k-step cost is clamped at 0 and its fixed cost at 0, either of
 // which only adds). It grows with c2, so a bound on c2 bounds it.
 func kFit(p *kernel.Plan, c1, c2 float64) float64 {
-	m := float64(p.KSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+	m := float64(p.KSteps-KSamples[1]) / float64(KSamples[1]-KSamples[0])
 	return c2 + max(0, c2-c1)*m
 }
 
@@ -189,7 +206,7 @@ func kFitInverse(p *kernel.Plan, c1, est float64) float64 {
 	if est <= c1 {
 		return est
 	}
-	m := float64(p.KSteps-kSamples[1]) / float64(kSamples[1]-kSamples[0])
+	m := float64(p.KSteps-KSamples[1]) / float64(KSamples[1]-KSamples[0])
 	return (est + c1*m) / (1 + m)
 }
 
@@ -204,14 +221,14 @@ type candidateEstimate struct {
 	pruned bool
 }
 
-func (c *candidateEstimate) mean() float64 { return meanOf(c.est) }
+func (c *candidateEstimate) mean() float64 { return MeanOf(c.est) }
 
 // estimateEnsemble runs a candidate's samples over the ensemble; above >
 // 0 (a single run only) stops the sample once it cannot beat above.
-func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs Observer, above float64) (*candidateEstimate, error) {
+func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, above float64) (*candidateEstimate, error) {
 	c := &candidateEstimate{plan: p}
-	for run := 0; run < ensembleRuns(cfg); run++ {
-		est, full, pruned, err := sampleEstimate(cfg, p, obs, run, above)
+	for run := 0; run < EnsembleRuns(cfg); run++ {
+		est, full, pruned, err := SampleEstimate(cfg, p, obs, run, above)
 		if err != nil {
 			return nil, err
 		}
@@ -222,32 +239,28 @@ func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs Observer, above f
 	return c, nil
 }
 
-func ensembleRuns(cfg *configs.Config) int {
+func EnsembleRuns(cfg *configs.Config) int {
 	return max(1, cfg.Sim.JitterRuns)
 }
 
-// selectKernel ranks the library's candidates the way a library's
+// Select ranks the library's candidates the way a library's
 // heuristic plus profiling would: the cheap pre-model keeps the best
 // kernel.simulated_candidates, each is estimated from samples (over the
 // sim.jitter_runs ensemble, on the mean, so that the choice does not
 // favour a candidate for one lucky interleaving), and the fastest is
 // simulated in full, once per ensemble run.
-func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*gpu.Result, error) {
-	plans, rejected := candidatePlans(cfg, g)
+func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
+	plans, rejected := Rank(cfg, g)
 	if len(plans) == 0 {
-		return nil, noKernelError(cfg, g, rejected)
+		return nil, NoKernelError(cfg, g, rejected)
 	}
-	sort.SliceStable(plans, func(i, j int) bool {
-		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
-	})
-	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 	var cands []*candidateEstimate
 	sampleObs := samplesFor(obs)
 	// A candidate after the first is stopped once it provably cannot beat
 	// the best so far (prune.go): exact, since a stopped one could not
 	// have been chosen. Not in an ensemble (the ranking is on means) and
 	// not when samples are traced (their traces would end early).
-	prune := ensembleRuns(cfg) == 1 && sampleObs == nil
+	prune := EnsembleRuns(cfg) == 1 && sampleObs == nil
 	lead := 0.0 // the best estimate so far
 	for _, p := range plans {
 		above := 0.0
@@ -277,8 +290,8 @@ func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*gpu.Resul
 		}
 		if full == nil || o != nil {
 			var err error
-			if longInK(cfg, best.plan) {
-				full, err = simulateLongK(cfg, best.plan, o, run)
+			if LongInK(cfg, best.plan) {
+				full, err = SimulateLongK(cfg, best.plan, o, run)
 			} else {
 				full, err = gpu.SimulateRun(cfg, best.plan, o, run)
 			}
@@ -293,13 +306,13 @@ func selectKernel(cfg *configs.Config, g kernel.Shape, obs Observer) (*gpu.Resul
 		r.RunCycles = append(r.RunCycles, x.Cycles)
 	}
 	for _, c := range cands {
-		r.Candidates = append(r.Candidates, Candidate{Kernel: c.plan.Name(),
-			EstimatedCycles: c.mean(), Spread: spreadOf(c.est), Pruned: c.pruned})
+		r.Candidates = append(r.Candidates, results.Candidate{Kernel: c.plan.Name(),
+			EstimatedCycles: c.mean(), Spread: SpreadOf(c.est), Pruned: c.pruned})
 	}
 	return r, nil
 }
 
-func meanOf(x []float64) float64 {
+func MeanOf(x []float64) float64 {
 	var s float64
 	for _, v := range x {
 		s += v
@@ -307,8 +320,8 @@ func meanOf(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// spreadOf is (max - min) / mean; 0 for fewer than two values.
-func spreadOf(x []float64) float64 {
+// SpreadOf is (max - min) / mean; 0 for fewer than two values.
+func SpreadOf(x []float64) float64 {
 	if len(x) < 2 {
 		return 0
 	}
@@ -316,19 +329,19 @@ func spreadOf(x []float64) float64 {
 	for _, v := range x {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	return (hi - lo) / meanOf(x)
+	return (hi - lo) / MeanOf(x)
 }
 
 // SampleObserver is an Observer that also wants the kernel-selection
 // samples; they reach it as kernels named "candidate sample: ...". An
 // Observer without it sees only the reported kernel of each GEMM.
 type SampleObserver interface {
-	Observer
+	gpu.Observer
 	WantsSamples() bool
 }
 
 // samplesFor is the observer of selection samples: nil unless obs asks.
-func samplesFor(obs Observer) Observer {
+func samplesFor(obs gpu.Observer) gpu.Observer {
 	if so, ok := obs.(SampleObserver); ok && so.WantsSamples() {
 		return sampleNames{obs}
 	}
@@ -336,9 +349,9 @@ func samplesFor(obs Observer) Observer {
 }
 
 // sampleNames marks the kernels it passes on as selection samples.
-type sampleNames struct{ obs Observer }
+type sampleNames struct{ obs gpu.Observer }
 
-// SamplePrefix starts the name of every kernel-selection sample.
+// selSamplePrefix starts the name of every kernel-selection sample.
 const SamplePrefix = "candidate sample: "
 
 func (s sampleNames) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
@@ -362,7 +375,7 @@ func distinctFirst(list []string, n int) []string {
 	return out
 }
 
-func noKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
+func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
 	if f := cfg.Kernel.Forced(g.Mode()); f != "" {
 		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
