@@ -177,8 +177,7 @@ func boundsHold(t *testing.T, cfg *configs.Config, g kernel.Shape, tile string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	gp.Prune = gpu.NewPruner(gp, math.Inf(1))
-	gp.Prune.Exhaustive = true
+	gp.WatchBelow(math.Inf(1)).Exhaustive = true
 	if err := gp.Run(); err != nil {
 		t.Fatal(err)
 	}

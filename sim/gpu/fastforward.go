@@ -243,9 +243,10 @@ func (f *fastForward) open() {
 func (f *fastForward) decide() {
 	f.phase = ffDone
 	g, p := f.g, f.g.plan
-	// CTAs are alike when their SMs hold as many CTAs and they are as old
-	// among them (the schedulers favour the oldest warps): their group is
-	// (CTAs on the SM, CTAs on it launched before).
+	// CTAs are alike when their SMs hold as many CTAs and, where the
+	// scheduling policy favours the oldest warps (gto), they are as old
+	// among them: their group is (CTAs on the SM, CTAs on it launched
+	// before; 0 under a policy that favours none).
 	type group struct{ n, rank int }
 	perSM := make(map[*sm.SM][]int)
 	for _, c := range f.resident {
@@ -253,6 +254,9 @@ func (f *fastForward) decide() {
 	}
 	groupOf := func(c *sm.CTA) group {
 		g := group{n: len(perSM[c.SM])}
+		if !c.SM.SchedulesByAge() {
+			return g // no CTA is favoured: all on an SM run alike
+		}
 		for _, i := range perSM[c.SM] {
 			if i < c.Index {
 				g.rank++

@@ -93,6 +93,15 @@ func Build(cfg *configs.Config, plan *kernel.Plan) (*GPU, error) {
 // addHook makes h watch the run's SMs.
 func (g *GPU) addHook(h sm.Hook) { g.env.Hooks = append(g.env.Hooks, h) }
 
+// WatchBelow makes a pruner watch the run: it stops the run with a
+// pruned error once the run provably takes more than above cycles
+// (+Inf: never stops, but still works out its bounds).
+func (g *GPU) WatchBelow(above float64) *Pruner {
+	g.Prune = newPruner(g, above)
+	g.addHook(g.Prune)
+	return g.Prune
+}
+
 // setJitter perturbs the run as ensemble run j (nil: unperturbed).
 func (g *GPU) setJitter(j *jitter) {
 	g.jitter = j

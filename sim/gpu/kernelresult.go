@@ -78,8 +78,7 @@ func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 		return nil, err
 	}
 	if above > 0 {
-		g.Prune = NewPruner(g, above)
-		g.addHook(g.Prune)
+		g.WatchBelow(above)
 	}
 	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()

@@ -79,7 +79,7 @@ type Pruner struct {
 // pruneEvery is how many MMAs pass between two checks of the bound.
 const pruneEvery = 256
 
-func NewPruner(g *GPU, above float64) *Pruner {
+func newPruner(g *GPU, above float64) *Pruner {
 	p := &Pruner{g: g, above: above,
 		total: SkippedMMAs(g.plan, 0) - SkippedMMAs(g.plan, g.launchLimit),
 		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.plan.Datapath.Interval)}

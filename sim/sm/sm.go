@@ -196,6 +196,10 @@ func (c *CTA) maybeFinish() {
 	c.SM.env.Finished(c, c.lastDone)
 }
 
+// SchedulesByAge says whether the SM's scheduling policy favours older
+// warps (and so the CTAs launched earlier among those it holds).
+func (s *SM) SchedulesByAge() bool { return s.SPs[0].sched.byAge() }
+
 // SkipKSteps moves the CTA's warps, standing at a k-step barrier, on by j
 // k-steps: the k-steps between are left out (the fast-forward's one
 // control of the SM).

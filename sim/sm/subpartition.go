@@ -19,16 +19,14 @@ import (
 // an event (a load, a barrier) is woken by that event, so cycles where
 // nothing can issue cost nothing.
 type SubPartition struct {
-	sm    *SM
-	id    int
-	Unit  int // index among all tensor cores of the GPU (accounting)
-	tc    *tensorcore.Unit
-	warps []*Warp // resident, oldest first
-	// greedy is each scheduler's last-issuing warp (GTO).
-	greedy []*Warp
-	rr     []int // each scheduler's next start (loose round-robin)
-	dealt  int   // warps made resident so far (scheduler assignment)
-	gto    bool
+	sm         *SM
+	id         int
+	Unit       int // index among all tensor cores of the GPU (accounting)
+	tc         *tensorcore.Unit
+	warps      []*Warp // resident, oldest first
+	sched      policy  // orders each warp scheduler's warps (sched.go)
+	schedulers int     // warp schedulers
+	dealt      int     // warps made resident so far (scheduler assignment)
 
 	// mio holds the cycles the last mioQueue shared-memory instructions
 	// start being served: the queue takes another once the oldest has.
@@ -54,9 +52,9 @@ type SubPartition struct {
 func newSubPartition(s *SM, id int) *SubPartition {
 	cfg := s.env.Config.SM
 	sp := &SubPartition{sm: s, id: id, Unit: s.ID*cfg.SubPartitions + id,
-		tc: s.TCs[id], greedy: make([]*Warp, cfg.WarpSchedulers),
-		rr: make([]int, cfg.WarpSchedulers), gto: cfg.SchedulerPolicy != "lrr",
-		rf: newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: Never,
+		tc: s.TCs[id], sched: newPolicy(cfg.SchedulerPolicy, cfg.WarpSchedulers),
+		schedulers: cfg.WarpSchedulers,
+		rf:         newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: Never,
 		lastMMA: s.env.StartedAt}
 	sp.interval = uint64(s.env.Plan.Datapath.Interval)
 	sp.mma = s.env.Plan.MMARequest(1)
@@ -69,7 +67,7 @@ func (sp *SubPartition) add(w *Warp, now uint64) {
 	// Warps are dealt over the schedulers in arrival order (one
 	// CTA's warps, then the next CTA's), so every scheduler gets warps
 	// even when a CTA has one warp per sub-partition.
-	w.sched = sp.dealt % len(sp.greedy)
+	w.sched = sp.dealt % sp.schedulers
 	sp.dealt++
 	sp.warps = append(sp.warps, w)
 	for _, h := range sp.sm.env.Hooks {
@@ -249,7 +247,7 @@ func (sp *SubPartition) scan(now uint64) {
 		sp.dropExited()
 	}
 	limit := sp.issuePerClk
-	for s := range sp.greedy {
+	for s := range sp.schedulers {
 		issued := 0
 		visit := func(w *Warp) {
 			in := w.current()
@@ -271,10 +269,10 @@ func (sp *SubPartition) scan(now uint64) {
 			}
 			w.issue(in, now)
 			issued++
-			sp.greedy[s] = w
+			sp.sched.issued(s, w)
 			next = min(next, now+1)
 		}
-		sp.order(s, visit)
+		sp.sched.order(sp, s, visit)
 	}
 	if next != Never {
 		sp.wake(next)
@@ -295,35 +293,6 @@ func (sp *SubPartition) dropExited() {
 	}
 	sp.warps = live
 	sp.exited = false
-}
-
-// order visits scheduler s's warps (a CTA's warps are dealt over the
-// sub-partitions, then in arrival order over each one's schedulers): GTO starts with the
-// warp that issued last and goes on oldest first; loose round-robin
-// starts one past the last start.
-func (sp *SubPartition) order(s int, fn func(*Warp)) {
-	if sp.gto {
-		g := sp.greedy[s]
-		if g != nil && g.section < 3 && g.SP == sp && g.sched == s {
-			fn(g)
-		} else {
-			g = nil
-		}
-		for _, w := range sp.warps {
-			if w != g && w.sched == s {
-				fn(w)
-			}
-		}
-		return
-	}
-	n := len(sp.warps)
-	start := sp.rr[s]
-	sp.rr[s] = (start + 1) % max(1, n)
-	for i := 0; i < n; i++ {
-		if w := sp.warps[(start+i)%n]; w.sched == s {
-			fn(w)
-		}
-	}
 }
 
 // mmaIssued books the tensor core's idle time before an MMA that warp w
