@@ -56,3 +56,20 @@ func Shares(busy uint64, idle [sm.NumReasons]uint64) results.Breakdown {
 		Launch: f(sm.WhyLaunch, sm.WhyStage), Tail: f(sm.WhyTail),
 		Waves: f(sm.WhyWaves)}
 }
+
+// SetAccount sets the result's raw tensor-core account, busy and idle
+// cycles by reason, and the breakdown built from it. Where a fast path
+// extended the cycles beyond what the account holds (cycles x tensor
+// cores above busy + idle), the difference is the tail's: the one place
+// the breakdown of an extended result is closed.
+func (r *Result) SetAccount(busy uint64, idle [sm.NumReasons]uint64) {
+	sum := busy
+	for _, v := range idle {
+		sum += v
+	}
+	if all := r.Cycles * uint64(r.TCUnits); all > sum {
+		idle[sm.WhyTail] += all - sum
+	}
+	r.Busy, r.Idle = busy, idle
+	r.Breakdown = Shares(busy, idle)
+}

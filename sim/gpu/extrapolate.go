@@ -153,16 +153,10 @@ func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
 	w.scaleWrites(&r.Mem, g, pre, post)
 	busy := f(r.Busy, a1.acct.Busy, a3.acct.Busy)
 	var idle [sm.NumReasons]uint64
-	sum := busy
 	for i := range idle {
 		idle[i] = f(r.Idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
-		sum += idle[i]
 	}
-	if all := r.Cycles * uint64(r.TCUnits); all > sum {
-		idle[sm.WhyTail] += all - sum
-	}
-	r.Busy, r.Idle = busy, idle
-	r.Breakdown = Shares(busy, idle)
+	r.SetAccount(busy, idle)
 	r.Extrapolated = true
 	r.Waves = w.total
 	r.TrackedWaves = w.simulated

@@ -355,16 +355,7 @@ func (f *fastForward) extend(r *Result) {
 	s := ffSnap{Mem: r.Mem, TCBusy: r.TCBusy, Smem: r.SmemBytes, Busy: r.Busy, Idle: r.Idle}
 	f.addTo(&s)
 	r.Mem, r.TCBusy, r.SmemBytes = s.Mem, s.TCBusy, s.Smem
-	busy, idle := s.Busy, s.Idle
-	sum := busy
-	for _, v := range idle {
-		sum += v
-	}
-	if all := r.Cycles * uint64(r.TCUnits); all > sum {
-		idle[sm.WhyTail] += all - sum
-	}
-	r.Busy, r.Idle = busy, idle
-	r.Breakdown = Shares(busy, idle)
+	r.SetAccount(s.Busy, s.Idle)
 	r.FastForwarded = f.skipped
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // K extrapolation (sim.extrapolate_ksteps): a kernel whose CTAs run more
@@ -73,15 +72,7 @@ func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
 	for i := range r.Idle {
 		r.Idle[i] = f(a.Idle[i], b.Idle[i])
 	}
-	all := r.Cycles * uint64(r.TCUnits)
-	var sum uint64 = r.Busy
-	for _, v := range r.Idle {
-		sum += v
-	}
-	if all > sum {
-		r.Idle[sm.WhyTail] += all - sum
-	}
-	r.Breakdown = gpu.Shares(r.Busy, r.Idle)
+	r.SetAccount(r.Busy, r.Idle)
 	r.KExtrapolated = true
 	return &r
 }
