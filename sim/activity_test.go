@@ -11,21 +11,21 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 		sparse bool
 	}{{"128x128x32_64x64_s5", false}, {"128x128x64_64x64_s3", true}} {
 		r := instrRun(t, 512, 512, 1024, c.sparse, c.kernel)
-		p := r.plan
+		p := r.Plan
 		var want uint64
-		for idx := 0; idx < p.ctas; idx++ {
-			_, _, _, split := p.ctaCoord(idx)
-			for w := 0; w < p.warps; w++ {
-				prog := p.program(w)
-				want += uint64(len(prog.Prologue) + p.stepsOf(split)*len(prog.Body) +
+		for idx := 0; idx < p.CTAs; idx++ {
+			_, _, _, split := p.CTACoord(idx)
+			for w := 0; w < p.Warps; w++ {
+				prog := p.Program(w)
+				want += uint64(len(prog.Prologue) + p.StepsOf(split)*len(prog.Body) +
 					len(prog.Epilogue))
 			}
 		}
-		if got := r.act.SM.Instructions; got != want {
+		if got := r.Act.SM.Instructions; got != want {
 			t.Errorf("%s: %d instructions counted, the programs have %d", c.kernel, got, want)
 		}
-		if r.act.SM.RFReadBytes == 0 || r.act.SM.RFWriteBytes == 0 {
-			t.Errorf("%s: register-file bytes %+v", c.kernel, r.act.SM)
+		if r.Act.SM.RFReadBytes == 0 || r.Act.SM.RFWriteBytes == 0 {
+			t.Errorf("%s: register-file bytes %+v", c.kernel, r.Act.SM)
 		}
 	}
 }
@@ -36,14 +36,14 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 // addresses as often for half the MMAs.
 func TestSMEnergyFollowsIssue(t *testing.T) {
 	cfg := loadTest(t)
-	perMMA := func(kernel string) (instrs, uj float64) {
-		r := instrRun(t, 1024, 1024, 1024, false, kernel)
-		b, err := cfg.Power.Energy(r.act, r.cycles, r.clockMHz)
+	perMMA := func(force string) (instrs, uj float64) {
+		r := instrRun(t, 1024, 1024, 1024, false, force)
+		b, err := cfg.Power.Energy(r.Act, r.Cycles, r.ClockMHz)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mmas := float64(r.act.DenseMMAs + r.act.SparseMMAs)
-		return float64(r.act.SM.Instructions) / mmas, (b.Issue + b.RegisterFile) / mmas
+		mmas := float64(r.Act.DenseMMAs + r.Act.SparseMMAs)
+		return float64(r.Act.SM.Instructions) / mmas, (b.Issue + b.RegisterFile) / mmas
 	}
 	bigI, bigE := perMMA("128x128x32_64x64_s5")
 	smallI, smallE := perMMA("64x64x32_32x32_s10")

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -26,10 +29,10 @@ func loadTest(tb testing.TB, sets ...string) *configs.Config {
 func BenchmarkKernel2048(b *testing.B) {
 	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
-		g := gemmShape{M: 2048, N: 2048, K: 2048, Batch: 1,
+		g := kernel.Shape{M: 2048, N: 2048, K: 2048, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}
 		t := cfg.Kernel.Candidates[10]
-		p, err := planKernel(cfg, g, t, 1)
+		p, err := kernel.New(cfg, g, t, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +42,7 @@ func BenchmarkKernel2048(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := simulateKernel(cfg, p, nil); err != nil {
+				if _, err := gpu.Simulate(cfg, p, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -67,7 +70,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 		job.Workloads = append(job.Workloads, t)
 	}
 	job.Modes = tensorcore.Modes
-	start := instructionsSimulated.Load()
+	start := gpu.InstructionsSimulated.Load()
 	for i := 0; i < b.N; i++ {
 		if _, err := Run(ld, job); err != nil {
 			b.Fatal(err)
@@ -75,7 +78,7 @@ func BenchmarkReferenceSuite(b *testing.B) {
 	}
 	// The work itself, which timing on a shared machine blurs: every warp
 	// instruction simulated, selection samples included.
-	b.ReportMetric(float64(instructionsSimulated.Load()-start)/float64(b.N), "warp-instr/op")
+	b.ReportMetric(float64(gpu.InstructionsSimulated.Load()-start)/float64(b.N), "warp-instr/op")
 }
 
 // BenchmarkSuiteCandidates is where the reference suite's time goes: for
@@ -87,8 +90,8 @@ func BenchmarkReferenceSuite(b *testing.B) {
 // losers' within and beyond 3 % of the winner.
 func BenchmarkSuiteCandidates(b *testing.B) {
 	cfg := loadTest(b)
-	seen := map[gemmShape]bool{}
-	var shapes []gemmShape
+	seen := map[kernel.Shape]bool{}
+	var shapes []kernel.Shape
 	for _, m := range []string{"resnet50", "bert-large"} {
 		tr, err := workloads.Model(m, 32, 128)
 		if err != nil {
@@ -110,20 +113,20 @@ func BenchmarkSuiteCandidates(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var all, winners, near, far float64
 		for _, s := range shapes {
-			plans, _ := candidatePlans(cfg, s)
-			sort.SliceStable(plans, func(i, j int) bool { return estimate(cfg, plans[i]) < estimate(cfg, plans[j]) })
+			plans, _ := selection.Candidates(cfg, s)
+			sort.SliceStable(plans, func(i, j int) bool { return selection.Estimate(cfg, plans[i]) < selection.Estimate(cfg, plans[j]) })
 			plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 			ests, secs := make([]float64, len(plans)), make([]float64, len(plans))
 			line := fmt.Sprintf("%dx%dx%d sparse=%v:", s.M, s.N, s.K, s.Sparse)
 			for j, p := range plans {
 				start := time.Now()
-				est, _, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+				est, _, _, err := selection.SampleEstimate(cfg, p, nil, 0, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
 				ests[j], secs[j] = est, time.Since(start).Seconds()
 				line += fmt.Sprintf(" %s (%d CTAs, %d per SM, %d k-steps) %.0f cycles in %.1f s;",
-					p.name(), p.ctas, p.occupancy, p.kSteps, est, secs[j])
+					p.Name(), p.CTAs, p.Occupancy, p.KSteps, est, secs[j])
 			}
 			best := 0
 			for j := range ests {
@@ -155,9 +158,9 @@ func BenchmarkSuiteCandidates(b *testing.B) {
 func BenchmarkInstructionSM(b *testing.B) {
 	cfg := loadTest(b)
 	for _, sparse := range []bool{false, true} {
-		g := gemmShape{M: 2048, N: 2048, K: 1024, Batch: 1,
+		g := kernel.Shape{M: 2048, N: 2048, K: 1024, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}
-		p, err := planKernel(cfg, g, cfg.Kernel.Candidates[11], 1)
+		p, err := kernel.New(cfg, g, cfg.Kernel.Candidates[11], 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -168,14 +171,14 @@ func BenchmarkInstructionSM(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var instrs uint64
 			for i := 0; i < b.N; i++ {
-				gp, err := buildGPU(cfg, p)
+				gp, err := gpu.Build(cfg, p)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := gp.run(); err != nil {
+				if err := gp.Run(); err != nil {
 					b.Fatal(err)
 				}
-				instrs += gp.issued
+				instrs += gp.Issued
 			}
 			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds(), "warp-instr/s")
 		})

@@ -23,7 +23,7 @@ func sumShares(b Breakdown) float64 {
 func bdRun(t *testing.T, sets ...string) Breakdown {
 	t.Helper()
 	sets = append([]string{"gpu.sm_count=48"}, sets...)
-	b := instrRun(t, 512, 1536, 512, false, "128x128x32_64x64_s5", sets...).breakdown
+	b := instrRun(t, 512, 1536, 512, false, "128x128x32_64x64_s5", sets...).Breakdown
 	if s := sumShares(b); math.Abs(s-1) > 1e-9 {
 		t.Errorf("%v: shares sum to %.12f, want 1", sets, s)
 	}
@@ -93,13 +93,13 @@ func TestBreakdownSumsToOne(t *testing.T) {
 		{2048, 2048, 256, true, "128x128x64_64x64_s3", []string{"sim.extrapolate_waves=true"}},
 	} {
 		r := instrRun(t, c.m, c.n, c.k, c.sparse, c.kernel, c.sets...)
-		if s := sumShares(r.breakdown); math.Abs(s-1) > 1e-9 {
+		if s := sumShares(r.Breakdown); math.Abs(s-1) > 1e-9 {
 			t.Errorf("%dx%dx%d %s: shares sum to %.12f", c.m, c.n, c.k, c.kernel, s)
 		}
-		want := float64(r.tcBusy) / float64(r.cycles*uint64(r.tcUnits))
-		if math.Abs(r.breakdown.Compute-want) > 0.01 {
+		want := float64(r.TCBusy) / float64(r.Cycles*uint64(r.TCUnits))
+		if math.Abs(r.Breakdown.Compute-want) > 0.01 {
 			t.Errorf("%dx%dx%d %s: compute share %.4f, tensor-core busy %.4f",
-				c.m, c.n, c.k, c.kernel, r.breakdown.Compute, want)
+				c.m, c.n, c.k, c.kernel, r.Breakdown.Compute, want)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -54,9 +56,9 @@ func checkKernels(cfg *configs.Config, g workloads.GEMM, m tensorcore.Mode) erro
 	if err != nil {
 		return err
 	}
-	if plans, rejected := eachCandidate(cfg, s, planFit, true); len(plans) == 0 {
+	if plans, rejected := selection.EachCandidate(cfg, s, kernel.PlanFit, true); len(plans) == 0 {
 		return fmt.Errorf("%w (change the config or the row: kernel.candidates, "+
-			"kernel.force*, shared_memory.carveout_kb, the pattern)", noKernelError(cfg, s, rejected))
+			"kernel.force*, shared_memory.carveout_kb, the pattern)", selection.NoKernelError(cfg, s, rejected))
 	}
 	return nil
 }

@@ -3,6 +3,9 @@ package sim
 import (
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -10,21 +13,21 @@ import (
 func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=128x128x32_64x64_s5"}, sets...)...)
-	g := gemmShape{M: 1024, N: 1536, K: 256, Batch: 1, Precision: tensorcore.FP16}
-	plans, rejected := candidatePlans(cfg, g)
+	g := kernel.Shape{M: 1024, N: 1536, K: 256, Batch: 1, Precision: tensorcore.FP16}
+	plans, rejected := selection.Candidates(cfg, g)
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}
-	gp, err := buildGPU(cfg, plans[0])
+	gp, err := gpu.Build(cfg, plans[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	starts := map[int]uint64{}
-	gp.onStart = func(idx int, now uint64) { starts[idx] = now }
-	if err := gp.run(); err != nil {
+	gp.OnStart = func(idx int, now uint64) { starts[idx] = now }
+	if err := gp.Run(); err != nil {
 		t.Fatal(err)
 	}
-	return starts, gp.endCycle
+	return starts, gp.EndCycle
 }
 
 // The dispatcher hands out one CTA per sm.cta_dispatch_interval: the

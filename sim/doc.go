@@ -1,12 +1,14 @@
-// Package sim is the GPU: it builds SMs (sub-partitions with warp
-// schedulers and tensor cores, shared memory) from a config, wires them to
-// the memory hierarchy, and runs GEMMs on it as CUTLASS-style dense and
-// 2:4-sparse kernels on an Akita serial engine. Run turns workloads into
-// per-layer results.
+// Package sim is the simulator's run driver and public API: Job, Run and
+// Check, the records (a GPU's raw result turned into results.LayerResult,
+// speedups, energy savings), provenance, the work estimate and the
+// microbenchmarks. The model lives below it, imports one way:
 //
-// It owns the kernel model (tiles, multistage cp.async pipeline, barriers,
-// epilogue, split-K), the CTA scheduler and kernel selection. It must not
-// know how a tensor core or a cache works inside: it calls tensorcore.Unit
-// and memory.Hierarchy through their public APIs, and knows nothing of
-// output formats or workload files.
+//	sim -> sim/selection (which kernel runs a GEMM)
+//	    -> sim/gpu       (one kernel on one GPU, the in-run fast paths)
+//	    -> sim/sm        (the instruction-level SM)
+//	    -> sim/kernel    (what is launched: plans, CTAs, programs)
+//	    -> sim/internal/isa
+//
+// It knows no SM internals or engines; the output contract is package
+// results, which sim aliases (sim.Report, sim.LayerResult, ...).
 package sim

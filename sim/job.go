@@ -1,13 +1,12 @@
 package sim
 
 import (
-	akita "github.com/sarchlab/akita/v3/sim"
-
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
-	"github.com/stcsim/stcsim/workloads"
-
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Version is the tool version recorded next to every result.
@@ -35,14 +34,9 @@ type Job struct {
 	CacheSalt string
 }
 
-// Observer watches kernel simulations as they are built and run.
-type Observer interface {
-	// KernelBuilt is called before the engine runs: kernel names the
-	// simulation, comps are its SMs and tensor cores.
-	KernelBuilt(kernel string, engine akita.Engine, comps []akita.Component)
-	// KernelDone is called after the engine has drained.
-	KernelDone(kernel string)
-}
+// Observer watches kernel simulations as they are built and run (the
+// GPU's; see observer.go).
+type Observer = gpu.Observer
 
 // Run simulates every GEMM of the job's workloads in every mode on the
 // effective config and returns the per-layer results and totals.
@@ -52,3 +46,31 @@ func Run(ld *configs.Loaded, job Job) (*Report, error) {
 	}
 	return newRunner(ld, job).run()
 }
+
+// SampleObserver is an Observer that also wants the kernel-selection
+// samples (selection's; see select.go).
+type SampleObserver = selection.SampleObserver
+
+// SamplePrefix starts the name of every kernel-selection sample.
+const SamplePrefix = selection.SamplePrefix
+
+// The output contract lives in package results, below the simulator, so
+// that report, sweep and validation read records without importing the
+// simulator. These aliases keep sim's API (sim.Report, sim.LayerResult,
+// ...) for library callers.
+type (
+	Report      = results.Report
+	LayerResult = results.LayerResult
+	Explain     = results.Explain
+	Candidate   = results.Candidate
+	Straggler   = results.Straggler
+	Power       = results.Power
+	Breakdown   = results.Breakdown
+	Total       = results.Total
+	TotalPower  = results.TotalPower
+	Provenance  = results.Provenance
+	// WorkloadSource and WeightsSource are workloads.Origin and
+	// workloads.WeightsSource, as results names them.
+	WorkloadSource = results.WorkloadSource
+	WeightsSource  = results.WeightsSource
+)

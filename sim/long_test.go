@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -63,30 +66,30 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	// The full runs simulate every k-step.
 	cfg.Sim.ExtrapolateKSteps = false
 	cfg.Sim.FastForward = false
-	g := gemmShape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
-	plans, _ := candidatePlans(cfg, g)
+	g := kernel.Shape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
+	plans, _ := selection.Candidates(cfg, g)
 	var est, full []float64
 	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
-		var p *kernelPlan
+		var p *kernel.Plan
 		for _, c := range plans {
-			if c.name() == name {
+			if c.Name() == name {
 				p = c
 			}
 		}
-		if p == nil || p.kSteps <= 2*sampleKSteps {
+		if p == nil || p.KSteps <= 2*selection.SampleKSteps {
 			t.Fatalf("%s: no plan with a long K (%v)", name, p)
 		}
-		e, whole, _, err := sampleEstimate(cfg, p, nil, 0, 0)
+		e, whole, _, err := selection.SampleEstimate(cfg, p, nil, 0, 0)
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}
-		r, err := simulateKernel(cfg, p, nil)
+		r, err := gpu.Simulate(cfg, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, full = append(est, e), append(full, float64(r.cycles))
-		rel := e/float64(r.cycles) - 1
-		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.cycles, 100*rel)
+		est, full = append(est, e), append(full, float64(r.Cycles))
+		rel := e/float64(r.Cycles) - 1
+		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.Cycles, 100*rel)
 		if rel > 0.06 || rel < -0.06 {
 			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
 		}

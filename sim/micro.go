@@ -4,6 +4,12 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/clock"
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -67,48 +73,48 @@ func microStream(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore
 	c := *cfg
 	c.Sim.ExtrapolateWaves = false
 	c.SM.KernelLaunchLatency = 0
-	p := &kernelPlan{shape: gemmShape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
+	p := &kernel.Plan{Shape: kernel.Shape{M: 1, N: 1, K: 1, Batch: 1, Precision: prec,
 		Sparse: mode == tensorcore.Sparse},
-		tile:  configs.TileConfig{Stages: 2},
-		warps: warps, ctas: 1, occupancy: 1, tilesM: 1, tilesN: 1, swizzle: 1,
-		kSteps: 1}
+		Tile:  configs.TileConfig{Stages: 2},
+		Warps: warps, CTAs: 1, Occupancy: 1, TilesM: 1, TilesN: 1, Swizzle: 1,
+		KSteps: 1}
 	pc, err := cfg.TensorCore.Get(prec)
 	if err != nil {
 		return 0, err
 	}
-	if err := p.setInstruction(pc, p.shape); err != nil {
+	if err := p.SetInstruction(pc, p.Shape); err != nil {
 		return 0, err
 	}
-	op := OpMMA
+	op := isa.OpMMA
 	if mode == tensorcore.Sparse {
-		op = OpMMASP
+		op = isa.OpMMASP
 	}
-	prog := &Program{}
-	aBase := Reg(accs * accRegsPerMMA)
+	prog := &isa.Program{}
+	aBase := isa.Reg(accs * kernel.AccRegsPerMMA)
 	for i := 0; i < microMMAs; i++ {
-		acc := RegSpan{Reg((i % accs) * accRegsPerMMA), accRegsPerMMA}
-		in := Instr{Op: op, Dst: acc, Src: [4]RegSpan{{aBase, 4}, {aBase + 4, 2}, acc}}
-		if op == OpMMASP {
-			in.Src[3] = RegSpan{aBase + 6, 1}
+		acc := isa.RegSpan{First: isa.Reg((i % accs) * kernel.AccRegsPerMMA), N: kernel.AccRegsPerMMA}
+		in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{{First: aBase, N: 4}, {First: aBase + 4, N: 2}, acc}}
+		if op == isa.OpMMASP {
+			in.Src[3] = isa.RegSpan{First: aBase + 6, N: 1}
 		}
 		prog.Prologue = append(prog.Prologue, in)
 	}
 	// EXIT reads every accumulator, so the warp ends with its last result.
-	prog.Prologue = append(prog.Prologue, Instr{Op: OpEXIT,
-		Src: [4]RegSpan{{0, uint8(accs * accRegsPerMMA)}}})
+	prog.Prologue = append(prog.Prologue, isa.Instr{Op: isa.OpEXIT,
+		Src: [4]isa.RegSpan{{First: 0, N: uint8(accs * kernel.AccRegsPerMMA)}}})
 	prog.Regs = int(aBase) + 8
-	p.programs = make([]*Program, warps)
-	for w := range p.programs {
-		p.programs[w] = prog
+	p.Programs = make([]*isa.Program, warps)
+	for w := range p.Programs {
+		p.Programs[w] = prog
 	}
-	g, err := buildGPU(&c, p)
+	g, err := gpu.Build(&c, p)
 	if err != nil {
 		return 0, err
 	}
-	if err := g.run(); err != nil {
+	if err := g.Run(); err != nil {
 		return 0, fmt.Errorf("micro tc through the scheduler: %w", err)
 	}
-	return float64(g.endCycle) / microMMAs, nil
+	return float64(g.EndCycle) / microMMAs, nil
 }
 
 // microShape is the MMA instruction shape of a precision and mode.
@@ -117,9 +123,127 @@ func microShape(cfg *configs.Config, prec tensorcore.Precision, mode tensorcore.
 	if err != nil {
 		return tensorcore.Shape{}, err
 	}
-	p := &kernelPlan{shape: gemmShape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
-	if err := p.setInstruction(pc, p.shape); err != nil {
+	p := &kernel.Plan{Shape: kernel.Shape{Precision: prec, Sparse: mode == tensorcore.Sparse}}
+	if err := p.SetInstruction(pc, p.Shape); err != nil {
 		return tensorcore.Shape{}, err
 	}
-	return p.inst, nil
+	return p.Inst, nil
+}
+
+// PowerPoint is one line of the power microbenchmark: a kernel's average
+// board power at gpu.clock_mhz, and the clock and power it would have
+// under power_capped.
+type PowerPoint struct {
+	Kernel    string           `json:"kernel"`
+	ClockMHz  int              `json:"clock_mhz"`
+	PowerW    float64          `json:"power_w"`
+	Energy    energy.Breakdown `json:"energy_uj"`
+	CycleTime float64          `json:"time_us"`
+	// CappedMHz and CappedW: the highest clock of the V/f table within
+	// power.limit_w, and the power there.
+	CappedMHz int     `json:"capped_clock_mhz"`
+	CappedW   float64 `json:"capped_power_w"`
+}
+
+// MicroPower runs the power microbenchmark: a tensor-core-bound kernel
+// (stcsim micro tc's throughput run: every tensor core busy with
+// independent fp16 MMAs on register operands), dense and sparse; the DRAM
+// bandwidth benchmark's streaming kernel; and the idle board.
+func MicroPower(cfg *configs.Config) ([]PowerPoint, error) {
+	var out []PowerPoint
+	for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
+		n, cycles, err := tcBoundCounts(cfg, tensorcore.FP16, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, powerPoint(cfg, fmt.Sprintf("tc-%s-fp16", m), n, cycles))
+	}
+	n, cycles, err := streamCounts(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, powerPoint(cfg, "dram-stream", n, cycles))
+	idle := energy.Counts{Precision: tensorcore.FP16, SMs: cfg.GPU.SMCount}
+	out = append(out, powerPoint(cfg, "idle", idle, uint64(cfg.GPU.ClockMHz)*1000))
+	return out, nil
+}
+
+// powerPoint evaluates counts measured over cycles at gpu.clock_mhz. The
+// kernels here keep their cycle count at any clock (no memory latency in
+// the tensor-core run; the streaming run is scaled), so the capped clock
+// is found on the same counts.
+func powerPoint(cfg *configs.Config, name string, n energy.Counts, cycles uint64) PowerPoint {
+	pw := cfg.Power
+	f0 := cfg.GPU.ClockMHz
+	b, _ := pw.Energy(n, cycles, f0)
+	p := PowerPoint{Kernel: name, ClockMHz: f0, Energy: b,
+		PowerW: energy.Power(b.Total(), cycles, f0), CycleTime: float64(cycles) / float64(f0)}
+	clocks := pw.Clocks(f0)
+	at := func(mhz int) uint64 { return cycles }
+	if name == "dram-stream" { // DRAM-bound: the time stays, the cycles follow the clock
+		at = func(mhz int) uint64 { return cycles * uint64(mhz) / uint64(f0) }
+	}
+	for _, f := range clocks {
+		c := at(f)
+		cb, _ := pw.Energy(n, c, f)
+		p.CappedMHz, p.CappedW = f, energy.Power(cb.Total(), c, f)
+		if p.CappedW <= pw.LimitW {
+			break
+		}
+	}
+	return p
+}
+
+// tcBoundCounts runs the tensor-core throughput microbenchmark and counts
+// its events: the MMAs, their register-file operands and their issue.
+func tcBoundCounts(cfg *configs.Config, prec tensorcore.Precision, m tensorcore.Mode) (energy.Counts, uint64, error) {
+	r, err := tensorcore.MicroTC(cfg.TensorCore, cfg.GPU.SMCount,
+		cfg.SM.SubPartitions, cfg.GPU.ClockMHz, prec, m)
+	if err != nil {
+		return energy.Counts{}, 0, err
+	}
+	p, _ := cfg.TensorCore.Get(prec)
+	sh, err := tensorcore.ParseShape(p.DenseShape)
+	if err != nil {
+		return energy.Counts{}, 0, err
+	}
+	kept := tensorcore.Pattern{N: 1, M: 1}
+	if m == tensorcore.Sparse {
+		if kept, err = tensorcore.ParsePattern(p.SparsePattern); err != nil {
+			return energy.Counts{}, 0, err
+		}
+		if sh, err = tensorcore.SparseShape(sh, kept); err != nil {
+			return energy.Counts{}, 0, err
+		}
+	}
+	mmas := uint64(r.MMAsPerTC * r.TensorCores)
+	fmas := mmas * uint64(sh.FMAs()*kept.N/kept.M)
+	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K,
+		prec.ElementBytes(), kept.N, kept.M, m == tensorcore.Sparse)
+	n := energy.Counts{Precision: prec, SMs: cfg.GPU.SMCount,
+		SM: energy.SMActivity{Instructions: mmas, RFReadBytes: mmas * read,
+			RFWriteBytes: mmas * write}}
+	if m == tensorcore.Sparse {
+		n.SparseMMAs, n.SparseFMAs = mmas, fmas
+	} else {
+		n.DenseMMAs, n.DenseFMAs = mmas, fmas
+	}
+	return n, r.ThroughputCycles, nil
+}
+
+// streamCounts runs the DRAM streaming kernel and counts its events: its
+// L2 sectors, crossbar and DRAM bytes, and one 16-B-per-thread load
+// instruction per 512 B, each writing its bytes into registers.
+func streamCounts(cfg *configs.Config) (energy.Counts, uint64, error) {
+	cycles, st, err := memory.StreamDRAM(cfg.Memory, clock.MHz(cfg.GPU.ClockMHz),
+		cfg.GPU.SMCount)
+	if err != nil {
+		return energy.Counts{}, 0, err
+	}
+	loads := st.L2Bytes / 512
+	return energy.Counts{Precision: tensorcore.FP16, SMs: cfg.GPU.SMCount,
+		SM:        energy.SMActivity{Instructions: loads, RFWriteBytes: st.L2Bytes},
+		L1Sectors: st.L1HitSectors + st.L1MissSectors,
+		L2Sectors: st.L2HitSectors + st.L2MissSectors, CrossbarBytes: st.L2Bytes,
+		DRAMBytes: st.DRAMReadBytes + st.DRAMWriteBytes}, cycles, nil
 }

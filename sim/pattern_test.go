@@ -5,18 +5,21 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // patternKernel simulates one sparse fp16 GEMM with pattern pat on the
 // a100-40gb config plus sets.
-func patternKernel(t *testing.T, m, n, k int, pat tensorcore.Pattern, sets ...string) *kernelResult {
+func patternKernel(t *testing.T, m, n, k int, pat tensorcore.Pattern, sets ...string) *gpu.Result {
 	t.Helper()
 	ld, err := configs.Load(nil, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := selectKernel(ld.Config, gemmShape{M: m, N: n, K: k, Batch: 1,
+	r, err := selection.Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
 		Precision: tensorcore.FP16, Sparse: true, Pattern: pat}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -31,9 +34,9 @@ func TestMetadataBytesFollowPattern(t *testing.T) {
 	for _, pat := range []tensorcore.Pattern{{N: 1, M: 2}, {N: 2, M: 4}, {N: 1, M: 4},
 		{N: 2, M: 8}, {N: 4, M: 8}} {
 		r := patternKernel(t, 512, 512, 512, pat, "kernel.force=128x128x64_64x64_s3")
-		kept := r.mem.PerClass[memory.AValues].L2Bytes / 2
+		kept := r.Mem.PerClass[memory.AValues].L2Bytes / 2
 		want := kept * uint64(tensorcore.MetadataBits(pat)) / 8
-		if got := r.mem.MetadataBytes(); got != want || kept == 0 {
+		if got := r.Mem.MetadataBytes(); got != want || kept == 0 {
 			t.Errorf("%s: %d metadata bytes for %d kept values, want %d", pat, got, kept, want)
 		}
 	}
@@ -49,11 +52,11 @@ func TestMetadataBytes2048(t *testing.T) {
 	force := "kernel.force=128x128x64_64x64_s3"
 	a := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 1, M: 4}, force)
 	b := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 2, M: 8}, force)
-	ma, mb := a.mem.MetadataBytes(), b.mem.MetadataBytes()
+	ma, mb := a.Mem.MetadataBytes(), b.Mem.MetadataBytes()
 	if ma == 0 || 2*mb != 3*ma {
 		t.Errorf("metadata bytes 1:4 %d, 2:8 %d: want 2:8 = 3/2 x 1:4", ma, mb)
 	}
-	if ka, kb := a.mem.PerClass[memory.AValues].L2Bytes, b.mem.PerClass[memory.AValues].L2Bytes; ka != kb {
+	if ka, kb := a.Mem.PerClass[memory.AValues].L2Bytes, b.Mem.PerClass[memory.AValues].L2Bytes; ka != kb {
 		t.Errorf("A value bytes 1:4 %d, 2:8 %d: want equal", ka, kb)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -119,21 +122,21 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := gemmShape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
-	hi, err := selectKernel(ld.Config, g, nil)
+	g := kernel.Shape{M: 2048, N: 64, K: 2048, Batch: 1, Precision: tensorcore.FP16}
+	hi, err := selection.Select(ld.Config, g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, err := simulateKernel(cfgAt(ld.Config, 705), hi.plan, nil)
+	lo, err := gpu.Simulate(selection.ConfigAt(ld.Config, 705), hi.Plan, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec := func(k *kernelResult) float64 { return float64(k.cycles) / float64(k.clockMHz) }
-	if lo.clockMHz != 705 || lo.cycles >= hi.cycles || sec(lo) < sec(hi) {
-		t.Errorf("705 MHz: %d cycles; 1410 MHz: %d cycles", lo.cycles, hi.cycles)
+	sec := func(k *gpu.Result) float64 { return float64(k.Cycles) / float64(k.ClockMHz) }
+	if lo.ClockMHz != 705 || lo.Cycles >= hi.Cycles || sec(lo) < sec(hi) {
+		t.Errorf("705 MHz: %d cycles; 1410 MHz: %d cycles", lo.Cycles, hi.Cycles)
 	}
-	if lo.act.DRAMBytes != hi.act.DRAMBytes || lo.act.DenseFMAs != hi.act.DenseFMAs {
+	if lo.Act.DRAMBytes != hi.Act.DRAMBytes || lo.Act.DenseFMAs != hi.Act.DenseFMAs {
 		t.Errorf("the same kernel did different work at two clocks: %+v vs %+v",
-			lo.act, hi.act)
+			lo.Act, hi.Act)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -41,32 +44,32 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 		sparse  bool
 	}{{256, 2048, 128, true}, {512, 1024, 256, false}, {1024, 512, 512, true}, {256, 6144, 64, false},
 		{2048, 2048, 256, false}, {256, 512, 16384, true}} {
-		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
-		fast, err := selectKernel(ld.Config, g, nil)
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		fast, err := selection.Select(ld.Config, g, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := selectKernel(ld.Config, g, sampleWatcher{})
+		slow, err := selection.Select(ld.Config, g, sampleWatcher{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fast.plan.name() != slow.plan.name() || fast.cycles != slow.cycles ||
-			fast.tcBusy != slow.tcBusy || fast.mem != slow.mem {
+		if fast.Plan.Name() != slow.Plan.Name() || fast.Cycles != slow.Cycles ||
+			fast.TCBusy != slow.TCBusy || fast.Mem != slow.Mem {
 			t.Fatalf("%+v: pruned selection %s, %d cycles; unpruned %s, %d cycles", c,
-				fast.plan.name(), fast.cycles, slow.plan.name(), slow.cycles)
+				fast.Plan.Name(), fast.Cycles, slow.Plan.Name(), slow.Cycles)
 		}
-		if c.m == 2048 && !slow.extrapolated {
+		if c.m == 2048 && !slow.Extrapolated {
 			t.Errorf("%+v: not wave-extrapolated", c)
 		}
 		exact := map[string]float64{}
-		for _, s := range slow.candidates {
+		for _, s := range slow.Candidates {
 			if s.Pruned {
 				t.Fatalf("%+v: %s pruned with samples watched", c, s.Kernel)
 			}
 			exact[s.Kernel] = s.EstimatedCycles
 		}
-		win := slow.candidates[0].EstimatedCycles
-		for _, f := range fast.candidates {
+		win := slow.Candidates[0].EstimatedCycles
+		for _, f := range fast.Candidates {
 			e := exact[f.Kernel]
 			t.Logf("%dx%dx%d sparse=%v %s: %.0f (pruned %v), run to the end %.0f", c.m, c.n, c.k,
 				c.sparse, f.Kernel, f.EstimatedCycles, f.Pruned, e)
@@ -88,11 +91,11 @@ func TestPruningKeepsTheSelection(t *testing.T) {
 }
 
 // tilePlan plans g on the library's tile of that name.
-func tilePlan(t *testing.T, cfg *configs.Config, g gemmShape, name string, split int) *kernelPlan {
+func tilePlan(t *testing.T, cfg *configs.Config, g kernel.Shape, name string, split int) *kernel.Plan {
 	t.Helper()
 	for _, c := range cfg.Kernel.Candidates {
 		if c.Name() == name {
-			p, err := planKernel(cfg, g, c, split)
+			p, err := kernel.New(cfg, g, c, split)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,25 +132,25 @@ func TestPruneBoundsHold(t *testing.T) {
 		{1024, 640, 512, tensorcore.FP16, false, "128x128x32_64x64_s5", 1},
 		{1024, 640, 512, tensorcore.FP16, true, "128x128x64_64x64_s3", 1},
 	} {
-		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: 1, Precision: c.prec, Sparse: c.sparse}
 		what := fmt.Sprintf("%+v", c)
 		end, pr := boundsHold(t, cfg, g, c.tile, c.split, what)
 		// 40 CTAs, two per SM on 16 SMs: eight SMs must run three, so
 		// early on the wave bound is about half a CTA (a sixth of the
 		// run) above the spread of all MMAs over all tensor cores.
-		if c.n == 640 && !c.sparse && pr.waveGain < end/10 {
+		if c.n == 640 && !c.sparse && pr.WaveGain < end/10 {
 			t.Errorf("%+v: 40 CTAs on 16 SMs: the wave bound was at most %d above the tensor cores', want %d or more",
-				c, pr.waveGain, end/10)
+				c, pr.WaveGain, end/10)
 		}
 		// The same grid sparse is bound by its bank arrays: whole CTAs
 		// lift their bound in the same way.
-		if c.n == 640 && c.sparse && pr.smemGain < end/10 {
+		if c.n == 640 && c.sparse && pr.SmemGain < end/10 {
 			t.Errorf("%+v: 40 CTAs on 16 SMs: the bank arrays' wave bound was at most %d above their spread, want %d or more",
-				c, pr.smemGain, end/10)
+				c, pr.SmemGain, end/10)
 		}
-		if c.tile == "128x128x64_64x64_s3" && pr.midSmem < max(pr.midTC, end*3/4) {
+		if c.tile == "128x128x64_64x64_s3" && pr.MidSmem < max(pr.MidTC, end*3/4) {
 			t.Errorf("%+v: shared-memory bound half-way %d: want above the tensor cores' %d and 3/4 of %d",
-				c, pr.midSmem, pr.midTC, end)
+				c, pr.MidSmem, pr.MidTC, end)
 		}
 	}
 }
@@ -158,7 +161,7 @@ func TestPruneBoundsHold(t *testing.T) {
 // never pass the run's cycles.
 func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
 	cfg := loadTest(t, "gpu.sm_count=16", "shared_memory.fill_packing=true")
-	g := gemmShape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
+	g := kernel.Shape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
 	for _, tile := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
 		boundsHold(t, cfg, g, tile, 1, tile+", fill packing")
 	}
@@ -168,24 +171,23 @@ func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
 // every bound at every check and never stops, logs the bounds half-way
 // and fails if one passed the run's cycles; it returns the run's cycles
 // and the pruner.
-func boundsHold(t *testing.T, cfg *configs.Config, g gemmShape, tile string, split int, what string) (uint64, *pruner) {
+func boundsHold(t *testing.T, cfg *configs.Config, g kernel.Shape, tile string, split int, what string) (uint64, *gpu.Pruner) {
 	t.Helper()
-	gp, err := buildGPU(cfg, tilePlan(t, cfg, g, tile, split))
+	gp, err := gpu.Build(cfg, tilePlan(t, cfg, g, tile, split))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gp.prune = newPruner(gp, math.Inf(1))
-	gp.prune.exhaustive = true
-	if err := gp.run(); err != nil {
+	gp.WatchBelow(math.Inf(1)).Exhaustive = true
+	if err := gp.Run(); err != nil {
 		t.Fatal(err)
 	}
-	end, pr := gp.ff.reported(gp.endCycle), gp.prune
+	end, pr := gp.FF.Reported(gp.EndCycle), gp.Prune
 	t.Logf("%s: %d cycles; bounds half-way: tensor cores %d, shared memory %d, waves %d; "+
 		"whole CTAs above the spread by up to %d (tensor cores) and %d (bank arrays)",
-		what, end, pr.midTC, pr.midSmem, pr.midWave, pr.waveGain, pr.smemGain)
-	if pr.maxTC > end || pr.maxSmem > end || pr.maxWave > end {
+		what, end, pr.MidTC, pr.MidSmem, pr.MidWave, pr.WaveGain, pr.SmemGain)
+	if pr.MaxTC > end || pr.MaxSmem > end || pr.MaxWave > end {
 		t.Errorf("%s: a bound passed the run's %d cycles: tensor cores %d, shared memory %d, waves %d",
-			what, end, pr.maxTC, pr.maxSmem, pr.maxWave)
+			what, end, pr.MaxTC, pr.MaxSmem, pr.MaxWave)
 	}
 	return end, pr
 }

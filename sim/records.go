@@ -8,6 +8,10 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -27,7 +31,7 @@ type layerJob struct {
 	workload string
 	gemm     workloads.GEMM
 	mode     tensorcore.Mode
-	shape    gemmShape
+	shape    kernel.Shape
 }
 
 func (r *runner) run() (*Report, error) {
@@ -114,20 +118,20 @@ func (r *runner) layerJobs() ([]layerJob, error) {
 // kernel only where the layer is pruned, with its pattern (RowPattern).
 // Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
 // the activations the MMA's compressed A operand).
-func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
+func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
 	s, err := baseShape(cfg, g, mode)
 	if err != nil || !s.Sparse || !cfg.TensorCore.DualSide {
 		return s, err
 	}
 	s.Dual = true
-	err = dualWork(cfg, g, &s)
+	err = kernel.DualWork(cfg, g, &s)
 	return s, err
 }
 
 // baseShape is shapeOf without the dual-side mode's products (what the
 // kernel plans need to say whether a tile can run the GEMM).
-func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (gemmShape, error) {
-	s := gemmShape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
+func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
+	s := kernel.Shape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
 		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
 	if !s.Sparse {
@@ -166,16 +170,16 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 // simulateDistinct simulates each distinct GEMM shape once, in parallel
 // (each simulation has its own engine, so results do not depend on the
 // schedule).
-func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult, error) {
-	var shapes []gemmShape
-	seen := map[gemmShape]bool{}
+func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result, error) {
+	var shapes []kernel.Shape
+	seen := map[kernel.Shape]bool{}
 	for _, j := range jobs {
 		if !seen[j.shape] {
 			seen[j.shape] = true
 			shapes = append(shapes, j.shape)
 		}
 	}
-	results := make([]*kernelResult, len(shapes))
+	results := make([]*gpu.Result, len(shapes))
 	errs := make([]error, len(shapes))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -190,7 +194,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = runKernel(r.cfg, shapes[i], r.job.Observer)
+				results[i], errs[i] = selection.Run(r.cfg, shapes[i], r.job.Observer)
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {
@@ -205,7 +209,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 	}
 	close(work)
 	wg.Wait()
-	out := map[gemmShape]*kernelResult{}
+	out := map[kernel.Shape]*gpu.Result{}
 	for i, s := range shapes {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -216,9 +220,9 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[gemmShape]*kernelResult,
 }
 
 // record turns a simulated kernel into the output record of one layer.
-func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
+func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 	g := j.gemm
-	clockHz := float64(k.clockMHz) * 1e6
+	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
 	sec := float64(cycles) / clockHz
 	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
@@ -226,11 +230,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
-		Kernel: k.plan.name(), SplitK: k.plan.splitK, Cycles: cycles,
+		Kernel: k.Plan.Name(), SplitK: k.Plan.SplitK, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
-		TCUtilization: float64(k.tcBusy) / float64(uint64(k.tcUnits)*k.cycles),
-		Breakdown:     k.breakdown, Bound: k.breakdown.Bound(),
-		Note: g.Note, Candidates: k.candidates, CyclesMean: cyclesMean,
+		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
+		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(),
+		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread}
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
@@ -242,11 +246,11 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 		res.DualProducts = j.shape.Products
 	}
 
-	res.UsefulUtilization = r.usefulUtilization(g, sec, k.clockMHz)
+	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
-	if k.powerNote != "" {
-		res.Note = joinNote(res.Note, k.powerNote)
+	if k.PowerNote != "" {
+		res.Note = joinNote(res.Note, k.PowerNote)
 	}
 	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
 		res.AbovePowerLimit = true
@@ -254,31 +258,31 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 			"power.limit_w (%.0f W): the board would throttle (gpu.clock_policy="+
 			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
 	}
-	explainLaunch(&res, k.plan, r.cfg.GPU.SMCount)
-	if k.plan.paddedK != g.K {
+	explainLaunch(&res, k.Plan, r.cfg.GPU.SMCount)
+	if k.Plan.PaddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
-			"sparse kernel", g.K, k.plan.paddedK))
+			"sparse kernel", g.K, k.Plan.PaddedK))
 	}
-	if k.extrapolated {
+	if k.Extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
-			"first %d and the last of %d waves", k.trackedWaves, k.waves))
+			"first %d and the last of %d waves", k.TrackedWaves, k.Waves))
 	}
-	if st := k.straggler; !k.kExtrapolated && st.alone > 0 &&
-		float64(st.alone) >= stragglerShare*float64(k.cycles) {
-		res.Straggler = &Straggler{SM: st.sm, CTAs: st.ctas, AloneCycles: st.alone}
+	if st := k.Straggler; !k.KExtrapolated && st.Alone > 0 &&
+		float64(st.Alone) >= gpu.StragglerShare*float64(k.Cycles) {
+		res.Straggler = &Straggler{SM: st.SM, CTAs: st.CTAs, AloneCycles: st.Alone}
 		res.Note = joinNote(res.Note, fmt.Sprintf("SM %d ran alone for the "+
 			"last %d cycles (%.1f %%) with %d CTA(s): where the last CTAs "+
-			"land (sim.jitter_runs samples it)", st.sm, st.alone,
-			100*float64(st.alone)/float64(k.cycles), st.ctas))
+			"land (sim.jitter_runs samples it)", st.SM, st.Alone,
+			100*float64(st.Alone)/float64(k.Cycles), st.CTAs))
 	}
-	if k.fastForwarded > 0 {
+	if k.FastForwarded > 0 {
 		res.Note = joinNote(res.Note, fmt.Sprintf("fast-forwarded: %d of its "+
-			"CTAs' %d k-steps left out at the steady rate", k.fastForwarded,
-			k.plan.totalKSteps()))
+			"CTAs' %d k-steps left out at the steady rate", k.FastForwarded,
+			k.Plan.TotalKSteps()))
 	}
-	if k.kExtrapolated {
+	if k.KExtrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
-			"%d and %d of %d k-steps", kSamples[0], kSamples[1], k.plan.kSteps))
+			"%d and %d of %d k-steps", selection.KSamples[0], selection.KSamples[1], k.Plan.KSteps))
 	}
 	return res
 }
@@ -304,15 +308,15 @@ func (r *runner) usefulUtilization(g workloads.GEMM, sec float64, clockMHz int) 
 
 // ensembleCycles is the record's cycles: the single run's, or with an
 // ensemble its rounded mean, with the mean and spread themselves.
-func ensembleCycles(k *kernelResult) (cycles uint64, mean, spread float64) {
-	if len(k.runCycles) < 2 {
-		return k.cycles, 0, 0
+func ensembleCycles(k *gpu.Result) (cycles uint64, mean, spread float64) {
+	if len(k.RunCycles) < 2 {
+		return k.Cycles, 0, 0
 	}
-	runs := make([]float64, len(k.runCycles))
-	for i, c := range k.runCycles {
+	runs := make([]float64, len(k.RunCycles))
+	for i, c := range k.RunCycles {
 		runs[i] = float64(c)
 	}
-	mean, spread = meanOf(runs), spreadOf(runs)
+	mean, spread = selection.MeanOf(runs), selection.SpreadOf(runs)
 	return uint64(math.Round(mean)), mean, spread
 }
 
@@ -364,14 +368,95 @@ func addSpeedups(rep *Report) {
 }
 
 // fillTraffic copies the memory hierarchy's accounting into a record.
-func fillTraffic(res *LayerResult, k *kernelResult, sec float64) {
-	m := k.mem
+func fillTraffic(res *LayerResult, k *gpu.Result, sec float64) {
+	m := k.Mem
 	res.DRAMReadBytes = m.DRAMReadBytes
 	res.DRAMWriteBytes = m.DRAMWriteBytes
-	res.DRAMWritebackBytes = k.writebackBytes
+	res.DRAMWritebackBytes = k.WritebackBytes
 	res.DRAMGBps = float64(m.DRAMReadBytes+m.DRAMWriteBytes) / sec / 1e9
 	res.L2HitRate = m.L2HitRate()
 	res.MetadataBytes = m.MetadataBytes()
-	res.SmemBytes = k.smemBytes
+	res.SmemBytes = k.SmemBytes
 	res.L2Bytes = m.L2Bytes
+}
+
+// explainLaunch fills a record's launch shape from its kernel plan.
+func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
+	res.CTAs = p.CTAs
+	res.CTAsPerSM = p.Occupancy
+	res.OccupancyLimit = p.Limit
+	res.Waves = kernel.CeilDiv(p.CTAs, sms*p.Occupancy)
+	if p.Shape.Sparse {
+		res.IdealSpeedup = float64(p.Pattern.M) / float64(p.Pattern.N)
+	}
+}
+
+// explainLoss fills a sparse record's loss decomposition against the
+// dense record of the same layer.
+func explainLoss(s *LayerResult, d LayerResult) {
+	if s.IdealSpeedup == 0 {
+		return
+	}
+	ideal := d.TimeUS / s.IdealSpeedup
+	gap := s.TimeUS - ideal
+	if gap <= 0 {
+		return
+	}
+	ss, ds := s.Breakdown.Shares(), d.Breakdown.Shares()
+	lost := make([]float64, len(ss))
+	for i := range ss {
+		lost[i] = (ss[i]*s.TimeUS - ds[i]*ideal) / gap
+	}
+	loss := results.BreakdownOf(lost)
+	s.LossUS, s.Loss = gap, loss
+}
+
+// power is a kernel's record fields: its clock, energy and power.
+// The static classes run for the record's cycles (the ensemble mean with
+// sim.jitter_runs > 1), the event classes are run 0's counts.
+func (r *runner) power(k *gpu.Result) Power {
+	cycles, _, _ := ensembleCycles(k)
+	b, err := r.cfg.Power.Energy(k.Act, cycles, k.ClockMHz)
+	if err != nil { // every valid precision has an MMA energy
+		panic(fmt.Sprintf("energy of %s: %v", k.Plan.Name(), err))
+	}
+	uj := b.Total()
+	return Power{ClockMHz: k.ClockMHz, EnergyUJ: uj, Energy: b,
+		AvgPowerW: energy.Power(uj, cycles, k.ClockMHz)}
+}
+
+// addEnergySavings fills each sparse record's and total's energy saving
+// over the dense one of the same layer or workload, and the totals'
+// energy (energy x count over the layers) and average power.
+func addEnergySavings(rep *Report) {
+	type key struct{ w, l string }
+	dense := map[key]float64{}
+	type wm struct {
+		w string
+		m tensorcore.Mode
+	}
+	sums := map[wm]energy.Breakdown{}
+	for _, r := range rep.Results {
+		if r.Mode == tensorcore.Dense {
+			dense[key{r.Workload, r.Layer}] = r.EnergyUJ
+		}
+		k := wm{r.Workload, r.Mode}
+		sums[k] = sums[k].Plus(r.Energy.Scale(float64(r.Count)))
+	}
+	for i, r := range rep.Results {
+		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
+			rep.Results[i].EnergySaving = d / r.EnergyUJ
+		}
+	}
+	for i, t := range rep.Totals {
+		b := sums[wm{t.Workload, t.Mode}]
+		tp := TotalPower{EnergyUJ: b.Total(), Energy: b}
+		if t.TimeUS > 0 {
+			tp.AvgPowerW = tp.EnergyUJ / t.TimeUS
+		}
+		if d, ok := sums[wm{t.Workload, tensorcore.Dense}]; ok && t.Mode == tensorcore.Sparse {
+			tp.EnergySaving = d.Total() / tp.EnergyUJ
+		}
+		rep.Totals[i].TotalPower = tp
+	}
 }

@@ -4,20 +4,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // instrCycles simulates one GEMM with a fixed kernel on the
 // instruction-level SM and returns the kernel's result.
-func instrRun(t *testing.T, m, n, k int, sparse bool, kernel string, sets ...string) *kernelResult {
+func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *gpu.Result {
 	t.Helper()
-	cfg := loadTest(t, append([]string{"kernel.force=" + kernel}, sets...)...)
-	g := gemmShape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
-	plans, rejected := candidatePlans(cfg, g)
+	cfg := loadTest(t, append([]string{"kernel.force=" + force}, sets...)...)
+	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
+	plans, rejected := selection.Candidates(cfg, g)
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}
-	r, err := simulateKernel(cfg, plans[0], nil)
+	r, err := gpu.Simulate(cfg, plans[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, kernel string, sets ...str
 // the instruction-level SM: fewer resources are slower, more never slower.
 func TestSMKeysMoveCycles(t *testing.T) {
 	const kernel = "128x128x32_64x64_s5"
-	base := instrRun(t, 512, 512, 1024, false, kernel).cycles
+	base := instrRun(t, 512, 512, 1024, false, kernel).Cycles
 	cases := []struct {
 		set    string
 		slower bool // true: must be slower; false: must not be slower
@@ -45,7 +49,7 @@ func TestSMKeysMoveCycles(t *testing.T) {
 		{"tensorcore.fp16.dot_latency=376", true},
 	}
 	for _, c := range cases {
-		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).cycles
+		got := instrRun(t, 512, 512, 1024, false, kernel, strings.Fields(c.set)...).Cycles
 		if c.slower && got <= base {
 			t.Errorf("%s: %d cycles, want more than the default's %d", c.set, got, base)
 		}
@@ -58,8 +62,8 @@ func TestSMKeysMoveCycles(t *testing.T) {
 // A slower CTA launch delays the second wave.
 func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
 	const kernel = "64x64x32_32x32_s10"
-	base := instrRun(t, 1024, 1024, 256, false, kernel).cycles
-	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").cycles
+	base := instrRun(t, 1024, 1024, 256, false, kernel).Cycles
+	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").Cycles
 	if slow <= base {
 		t.Errorf("cta_launch_latency 2000: %d cycles, default %d: want slower", slow, base)
 	}
@@ -69,8 +73,8 @@ func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
 // keeps one tensor core too) versus two per sub-partition.
 func TestSchedulerPoliciesRun(t *testing.T) {
 	const kernel = "64x64x32_32x32_s10"
-	gto := instrRun(t, 512, 512, 1024, false, kernel).cycles
-	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").cycles
+	gto := instrRun(t, 512, 512, 1024, false, kernel).Cycles
+	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").Cycles
 	if gto == 0 || lrr == 0 {
 		t.Fatalf("gto %d, lrr %d cycles", gto, lrr)
 	}
@@ -88,9 +92,9 @@ func TestSchedulerPoliciesRun(t *testing.T) {
 func TestAccumulatorDependenceStalls(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
 	const kernel = "64x64x64_32x32_s6"
-	fast := instrRun(t, 2048, 2048, 2048, true, kernel).cycles
+	fast := instrRun(t, 2048, 2048, 2048, true, kernel).Cycles
 	slow := instrRun(t, 2048, 2048, 2048, true, kernel,
-		"tensorcore.fp16.dot_latency=372").cycles
+		"tensorcore.fp16.dot_latency=372").Cycles
 	if float64(slow) < 1.04*float64(fast) {
 		t.Errorf("sparse_latency 400: %d cycles vs %d at 36: want clearly slower",
 			slow, fast)
@@ -113,7 +117,7 @@ func TestLatencySweepsAreSmooth(t *testing.T) {
 		for v := key.from; v <= key.to; v++ {
 			set := key.name + "=" + itoa(v)
 			// A per-SM property: 16 SMs with 4 CTAs each test it as 108 did.
-			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set, "gpu.sm_count=16").cycles)
+			cyc = append(cyc, instrRun(t, 1024, 1024, 2048, true, kernel, set, "gpu.sm_count=16").Cycles)
 		}
 		lo, hi := cyc[0], cyc[0]
 		for i := 1; i < len(cyc); i++ {
@@ -138,15 +142,15 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 	// Per SM: 16 SMs with 4 CTAs each, as 108 SMs with 2.4 did.
 	full := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16")
 	half := instrRun(t, 1024, 1024, 4096, false, kernel, "gpu.sm_count=16", "shared_memory.bytes_per_clk=64")
-	if half.cycles <= full.cycles {
-		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.cycles, full.cycles)
+	if half.Cycles <= full.Cycles {
+		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.Cycles, full.Cycles)
 	}
 	dram := func(b Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }
-	dSmem := half.breakdown.Smem - full.breakdown.Smem
-	dDRAM := dram(half.breakdown) - dram(full.breakdown)
+	dSmem := half.Breakdown.Smem - full.Breakdown.Smem
+	dDRAM := dram(half.Breakdown) - dram(full.Breakdown)
 	if dSmem <= 0 || dSmem < dDRAM {
 		t.Errorf("smem share %.3f -> %.3f, dram %.3f -> %.3f: want the loss in smem",
-			full.breakdown.Smem, half.breakdown.Smem, dram(full.breakdown), dram(half.breakdown))
+			full.Breakdown.Smem, half.Breakdown.Smem, dram(full.Breakdown), dram(half.Breakdown))
 	}
 }
 
@@ -154,8 +158,8 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 func TestInstructionLevelDeterministic(t *testing.T) {
 	a := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
 	b := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
-	if a.cycles != b.cycles || a.breakdown != b.breakdown || a.tcBusy != b.tcBusy {
-		t.Errorf("two runs differ: %d vs %d cycles", a.cycles, b.cycles)
+	if a.Cycles != b.Cycles || a.Breakdown != b.Breakdown || a.TCBusy != b.TCBusy {
+		t.Errorf("two runs differ: %d vs %d cycles", a.Cycles, b.Cycles)
 	}
 }
 
@@ -205,12 +209,12 @@ func TestProgramCoversTheTile(t *testing.T) {
 		sparse bool
 	}{{"128x128x32_64x64_s5", false}, {"128x128x64_64x64_s3", true},
 		{"64x64x64_32x32_s6", true}, {"256x128x64_64x64_s3", false}} {
-		g := gemmShape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
-		var p *kernelPlan
+		g := kernel.Shape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
+		var p *kernel.Plan
 		for _, tl := range cfg.Kernel.Candidates {
 			if tl.Name() == c.kernel {
 				var err error
-				if p, err = planKernel(cfg, g, tl, 1); err != nil {
+				if p, err = kernel.New(cfg, g, tl, 1); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -219,52 +223,18 @@ func TestProgramCoversTheTile(t *testing.T) {
 			t.Fatalf("no tile %s", c.kernel)
 		}
 		mmas, copies := 0, 0
-		for w := 0; w < p.warps; w++ {
-			n := Counts(p.program(w).Body)
-			mmas += n[OpMMA] + n[OpMMASP]
-			copies += n[OpLDGSTS]
+		for w := 0; w < p.Warps; w++ {
+			n := isa.Counts(p.Program(w).Body)
+			mmas += n[isa.OpMMA] + n[isa.OpMMASP]
+			copies += n[isa.OpLDGSTS]
 		}
-		logical := p.tile.BM * p.tile.BN * p.tile.BK
-		if got := mmas * p.inst.FMAs(); got != logical {
+		logical := p.Tile.BM * p.Tile.BN * p.Tile.BK
+		if got := mmas * p.Inst.FMAs(); got != logical {
 			t.Errorf("%s: MMAs per k-step do %d FMAs, the tile %d", c.kernel, got, logical)
 		}
-		stage := p.aStageB + p.bStageB + p.metaStageB
-		if got := copies * chunkBytes; got < stage || got >= stage+3*chunkBytes {
+		stage := p.AStageB + p.BStageB + p.MetaStageB
+		if got := copies * kernel.ChunkBytes; got < stage || got >= stage+3*kernel.ChunkBytes {
 			t.Errorf("%s: LDGSTS per k-step copy %d B, the stage is %d B", c.kernel, got, stage)
-		}
-	}
-}
-
-// TestRegisterFileBanks: operands in one bank take turns, operands spread
-// over the banks are read in parallel; the next instruction waits only
-// for the banks it uses.
-func TestRegisterFileBanks(t *testing.T) {
-	reads := func(spans ...RegSpan) rfSpans {
-		var s rfSpans
-		copy(s.read[:], spans)
-		return s
-	}
-	for _, tc := range []struct {
-		name      string
-		s         rfSpans
-		wantBusy  [2]uint64 // each bank held through, from cycle 10
-		otherBank uint64    // when an instruction reading r1 alone may issue
-	}{
-		// 4 registers of bank 0 at 192 B per bank: 512 B, 3 cycles.
-		{"one bank", reads(RegSpan{0, 1}, RegSpan{2, 1}, RegSpan{4, 1}, RegSpan{6, 1}), [2]uint64{12, 0}, 0},
-		// r0..r3: 2 per bank, 256 B each, 2 cycles on both.
-		{"spread", reads(RegSpan{0, 4}), [2]uint64{11, 11}, 11},
-		// An LDSM: its address register r1 read, its fragment r4..r7
-		// written back: bank 1 holds 3 registers, bank 0 two.
-		{"load", rfSpans{read: [4]RegSpan{{1, 1}}, write: RegSpan{4, 4}}, [2]uint64{11, 11}, 11},
-	} {
-		sp := &subPartition{rf: newRegFile(2, 384), sm: &smUnit{gpu: &gpu{}}}
-		sp.useRegs(10, tc.s)
-		if got := [2]uint64{sp.rf.free[0], sp.rf.free[1]}; got != tc.wantBusy {
-			t.Errorf("%s: banks held through %v, want %v", tc.name, got, tc.wantBusy)
-		}
-		if got := sp.rf.freeFor(reads(RegSpan{1, 1})); got != tc.otherBank {
-			t.Errorf("%s: r1 free at %d, want %d", tc.name, got, tc.otherBank)
 		}
 	}
 }

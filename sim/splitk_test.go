@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -15,10 +17,10 @@ var smallBatches = []int{1, 2, 3, 8}
 
 // modelShapes are the distinct GEMMs of every built-in model at every
 // small batch, in both modes.
-func modelShapes(t *testing.T, cfg *configs.Config) []gemmShape {
+func modelShapes(t *testing.T, cfg *configs.Config) []kernel.Shape {
 	t.Helper()
-	seen := map[gemmShape]bool{}
-	var out []gemmShape
+	seen := map[kernel.Shape]bool{}
+	var out []kernel.Shape
 	for _, name := range workloads.Models() {
 		for _, b := range smallBatches {
 			tr, err := workloads.Model(name, b, 0)
@@ -56,19 +58,19 @@ func TestSplitKCoversKOnce(t *testing.T) {
 	cfg := ld.Config
 	plans := 0
 	for _, g := range modelShapes(t, cfg) {
-		mode := g.mode()
+		mode := g.Mode()
 		for _, tile := range cfg.Kernel.Candidates {
 			if !tile.Supports(mode, g.Precision) {
 				continue
 			}
 			for _, sk := range []int{1, 2, 3, 4, 5, 8} {
-				p, err := planKernel(cfg, g, tile, sk)
+				p, err := kernel.New(cfg, g, tile, sk)
 				if err != nil {
 					continue
 				}
 				plans++
 				if msg := checkKCover(p); msg != "" {
-					t.Fatalf("%s: %s", p.describe(), msg)
+					t.Fatalf("%s: %s", p.Describe(), msg)
 				}
 			}
 		}
@@ -79,24 +81,24 @@ func TestSplitKCoversKOnce(t *testing.T) {
 }
 
 // checkKCover walks the K range each split's k-steps load.
-func checkKCover(p *kernelPlan) string {
-	want := p.shape.K
-	if p.shape.Sparse {
-		want = p.paddedK
+func checkKCover(p *kernel.Plan) string {
+	want := p.Shape.K
+	if p.Shape.Sparse {
+		want = p.PaddedK
 	}
 	covered := 0
-	for s := 0; s < p.splitK; s++ {
-		c := &cta{plan: p, split: s}
-		if p.stepsOf(s) < 1 {
+	for s := 0; s < p.SplitK; s++ {
+		c := kernel.CTA{Plan: p, Split: s}
+		if p.StepsOf(s) < 1 {
 			return fmt.Sprintf("split %d has no k-step", s)
 		}
-		for k := 0; k < p.stepsOf(s); k++ {
-			regs := c.stageRegions(k)
-			a, b := regs[0].region, regs[len(regs)-1].region
+		for k := 0; k < p.StepsOf(s); k++ {
+			regs := c.StageRegions(k)
+			a, b := regs[0].Region, regs[len(regs)-1].Region
 			if a.RowBytes == 0 || b.RowBytes == 0 {
 				return fmt.Sprintf("split %d k-step %d loads nothing", s, k)
 			}
-			covered += b.RowBytes / p.elemBytes
+			covered += b.RowBytes / p.ElemBytes
 		}
 	}
 	if covered != want {
@@ -134,7 +136,7 @@ func TestModelsRunAtSmallBatches(t *testing.T) {
 			if _, err := fmt.Sscanf(r.Kernel, "%dx%dx%d", &bm, &bn, &bk); err != nil {
 				t.Fatalf("kernel name %q: %v", r.Kernel, err)
 			}
-			if r.SplitK > 1 && ceilDiv(r.K, bk)%r.SplitK != 0 {
+			if r.SplitK > 1 && kernel.CeilDiv(r.K, bk)%r.SplitK != 0 {
 				uneven++
 			}
 		}
@@ -176,14 +178,14 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*wo
 
 // splitCandidate says whether the heuristic may split K unevenly for the
 // GEMM.
-func splitCandidate(cfg *configs.Config, g gemmShape) bool {
-	mode := g.mode()
+func splitCandidate(cfg *configs.Config, g kernel.Shape) bool {
+	mode := g.Mode()
 	for _, tile := range cfg.Kernel.Candidates {
 		if !tile.Supports(mode, g.Precision) {
 			continue
 		}
-		for _, f := range splitFactors(cfg, g, tile) {
-			if f > 1 && ceilDiv(g.K, tile.BK)%f != 0 {
+		for _, f := range selection.SplitFactors(cfg, g, tile) {
+			if f > 1 && kernel.CeilDiv(g.K, tile.BK)%f != 0 {
 				return true
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -35,9 +37,9 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 	job := gemmJob([3]int{8192, 8192, 128})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job, "kernel.force=128x128x32_64x64_s5_splitk1").Results[0]
-	if r.CTAsPerSM < 2 || r.Waves < minExtrapolatedWaves {
+	if r.CTAsPerSM < 2 || r.Waves < gpu.MinExtrapolatedWaves {
 		t.Fatalf("kernel at %d CTAs per SM, %d waves: want 2 or more and %d or more",
-			r.CTAsPerSM, r.Waves, minExtrapolatedWaves)
+			r.CTAsPerSM, r.Waves, gpu.MinExtrapolatedWaves)
 	}
 	if !strings.Contains(r.Note, "extrapolated from the first 3 and the last of") {
 		t.Errorf("note %q: want three tracked waves", r.Note)
@@ -48,9 +50,9 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 // waves extrapolated exceed the tracked waves and the last one.
 func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 	for occ := 1; occ <= 4; occ++ {
-		if n := trackedWaves(&kernelPlan{occupancy: occ}); minExtrapolatedWaves < n+2 {
+		if n := gpu.TrackedWaves(&kernel.Plan{Occupancy: occ}); gpu.MinExtrapolatedWaves < n+2 {
 			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
-				occ, n, minExtrapolatedWaves)
+				occ, n, gpu.MinExtrapolatedWaves)
 		}
 	}
 }
@@ -69,23 +71,23 @@ func TestSkippedMMAsCountsEachCTA(t *testing.T) {
 		{300, 200, 4128, 2, 2, "64x64x32_32x32_s10"},
 		{256, 256, 256, 3, 1, "128x128x32_64x64_s5"},
 	} {
-		g := gemmShape{M: c.m, N: c.n, K: c.k, Batch: c.batch, Precision: tensorcore.FP16}
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: c.batch, Precision: tensorcore.FP16}
 		p := tilePlan(t, cfg, g, c.tile, c.split)
-		if c.split > 1 && p.kSteps == p.lastKSteps {
+		if c.split > 1 && p.KSteps == p.LastKSteps {
 			t.Fatalf("%+v: the last split has the others' k-steps: pick a K that leaves a remainder", c)
 		}
-		per := uint64(p.warps * p.groups * p.mmaPerGrp)
-		for _, from := range []int{0, 1, p.ctas / 3, p.ctas - p.ctas/c.split - 1, p.ctas - 1, p.ctas} {
+		per := uint64(p.Warps * p.Groups * p.MMAPerGroup)
+		for _, from := range []int{0, 1, p.CTAs / 3, p.CTAs - p.CTAs/c.split - 1, p.CTAs - 1, p.CTAs} {
 			if from < 0 {
 				continue
 			}
 			var want uint64
-			for i := from; i < p.ctas; i++ {
-				_, _, _, split := p.ctaCoord(i)
-				want += uint64(p.stepsOf(split)) * per
+			for i := from; i < p.CTAs; i++ {
+				_, _, _, split := p.CTACoord(i)
+				want += uint64(p.StepsOf(split)) * per
 			}
-			if got := skippedMMAs(p, from); got != want {
-				t.Errorf("%+v from CTA %d of %d: %d MMAs, want %d", c, from, p.ctas, got, want)
+			if got := gpu.SkippedMMAs(p, from); got != want {
+				t.Errorf("%+v from CTA %d of %d: %d MMAs, want %d", c, from, p.CTAs, got, want)
 			}
 		}
 	}

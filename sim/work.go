@@ -3,9 +3,11 @@ package sim
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 )
 
 // WarpStepsPerSecond is the simulation speed the work estimate converts
@@ -22,7 +24,7 @@ const WarpStepsPerSecond = 8e3
 // It runs no simulation; a GEMM no kernel can run counts nothing (the run
 // reports it).
 func EstimateWork(cfg *configs.Config, job Job) float64 {
-	seen := map[gemmShape]bool{}
+	seen := map[kernel.Shape]bool{}
 	total := 0.0
 	for _, w := range job.Workloads {
 		for _, g := range w.GEMMs {
@@ -55,32 +57,28 @@ func DescribeWork(work float64) string {
 	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
 }
 
-func shapeWork(cfg *configs.Config, g gemmShape) float64 {
-	plans, _ := candidatePlans(cfg, g)
+func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
+	plans, _ := selection.Rank(cfg, g)
 	if len(plans) == 0 {
 		return 0
 	}
-	sort.SliceStable(plans, func(i, j int) bool {
-		return estimate(cfg, plans[i]) < estimate(cfg, plans[j])
-	})
-	plans = plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
 	work, full := 0.0, 0.0
 	for _, p := range plans {
-		samples := float64(p.kSteps)
-		if p.kSteps > 2*sampleKSteps {
-			samples = sampleKSteps/2 + sampleKSteps
+		samples := float64(p.KSteps)
+		if !selection.SampledWhole(p) {
+			samples = selection.SampleKSteps/2 + selection.SampleKSteps
 		}
-		work += simulatedCTAs(cfg, p, true) * samples * float64(p.warps)
+		work += simulatedCTAs(cfg, p, true) * samples * float64(p.Warps)
 		// The record: the samples themselves under the default
 		// extrapolations, else a run of its own.
-		if reuse := cfg.Sim.ExtrapolateWaves && (p.kSteps <= 2*sampleKSteps ||
+		if reuse := cfg.Sim.ExtrapolateWaves && (selection.SampledWhole(p) ||
 			cfg.Sim.ExtrapolateKSteps); !reuse {
-			k := float64(p.kSteps)
-			if longInK(cfg, p) {
-				k = sampleKSteps/2 + sampleKSteps
+			k := float64(p.KSteps)
+			if selection.LongInK(cfg, p) {
+				k = selection.SampleKSteps/2 + selection.SampleKSteps
 			}
 			full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-				k*float64(p.warps))
+				k*float64(p.Warps))
 		}
 	}
 	return work + full
@@ -88,10 +86,10 @@ func shapeWork(cfg *configs.Config, g gemmShape) float64 {
 
 // simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
 // the first waves when extrapolating (as newWaveTracker decides).
-func simulatedCTAs(cfg *configs.Config, p *kernelPlan, extrapolate bool) float64 {
+func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float64 {
 	if !extrapolate {
-		return float64(p.ctas)
+		return float64(p.CTAs)
 	}
-	n, _ := extrapolatedLaunch(p, cfg.GPU.SMCount*p.occupancy)
+	n, _ := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 	return float64(n)
 }

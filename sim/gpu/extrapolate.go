@@ -1,0 +1,236 @@
+package gpu
+
+import (
+	"reflect"
+
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
+)
+
+// TrackedWaves is how many whole waves of the plan are simulated, before
+// its last, when sim.extrapolate_waves is on: the first wave (fill) and
+// steady ones. The steady step is measured over the last steadyWindow
+// of them. At two CTAs or more per SM that is three waves. At one CTA per SM it is
+// six: the first wave's CTAs start together and finish within a few
+// dozen cycles of each other, so the next waves start in lock-step too
+// and drift apart only over several waves (docs/sm.md: on 4096x2048x1024
+// dense with 64x64x64_32x32_s6, 19 waves, the mean CTA duration is
+// 9 776, 9 671 and 9 429 cycles in waves 2-4 and 9 290-9 380 from wave
+// 6; measured over waves 1-3 the step extrapolates +3.25 %, over waves
+// 4-6 +0.52 %).
+func TrackedWaves(p *kernel.Plan) int {
+	if p.Occupancy == 1 {
+		return 6
+	}
+	return 3
+}
+
+// minExtrapolatedWaves is the fewest waves a kernel needs for its middle
+// waves to be left out: with fewer, the waves left out would be few and
+// the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
+// among the next waves' CTAs). It is at least trackedWaves + 2, so that
+// one wave or more is left out.
+const MinExtrapolatedWaves = 8
+
+// steadyWindow is how many of the last tracked waves the steady step and
+// increments are measured over (the ends of the first and last of them).
+const steadyWindow = 3
+
+// waveTracker simulates a kernel's first waves (trackedWaves) and its
+// last one, and measures the steady state between the ends of the first
+// and last waves of the steady window (waves 1 and 3 at two CTAs or more
+// per SM, 4 and 6 at one). A wave is sm_count x occupancy consecutive
+// CTAs in launch order. The waves between are left out: the run launches the kernel's
+// CTAs less that many whole waves, so its tail has the kernel's own
+// shape (a last wave's quantization, its drain, CTAs that blur across
+// waves), and each left-out wave costs one steady wave. The tail's time
+// can still differ from the full run's by where the last CTAs land
+// (docs/sm.md: on 8192x4096x1024 with 128x128x32 tiles the full run's
+// end is set by an SM that got two of the last CTAs late in the tail,
+// 4.9 % after the extrapolated end; over a jitter ensemble of three the
+// means differ by 2.2 %, inside both runs' spreads).
+type waveTracker struct {
+	perWave   int
+	total     int       // waves of the whole kernel
+	simulated int       // whole waves tracked, before the last
+	from      int       // the first wave of the steady window (0-based)
+	left      []int     // CTAs of each tracked wave not yet finished
+	sum       []float64 // sum of its CTAs' finish cycles
+	// at are the counters when the steady window's first and last waves
+	// finished: the steady state lies between them.
+	at [2]waveSnap
+}
+
+// waveSnap is the kernel's counters at the end of a wave.
+type waveSnap struct {
+	mem          memory.Stats
+	tcBusy, smem uint64
+	acct         sm.Account
+	mmas         uint64 // MMA instructions issued by then
+}
+
+// newWaveTracker limits the launch to the first waves when the kernel
+// has enough waves for extrapolation to pay; otherwise it returns nil and
+// the kernel is simulated in full.
+func newWaveTracker(g *GPU) *waveTracker {
+	perWave := g.cfg.GPU.SMCount * g.plan.Occupancy
+	launched, ok := ExtrapolatedLaunch(g.plan, perWave)
+	if !ok {
+		return nil
+	}
+	tracked := TrackedWaves(g.plan)
+	w := &waveTracker{perWave: perWave, total: kernel.CeilDiv(g.plan.CTAs, perWave),
+		simulated: tracked, from: tracked - steadyWindow,
+		left: make([]int, tracked),
+		sum:  make([]float64, tracked)}
+	for i := range w.left {
+		w.left[i] = perWave
+	}
+	g.launchLimit = launched
+	return w
+}
+
+// ExtrapolatedLaunch is how many CTAs a wave-extrapolated run of the plan
+// launches at perWave CTAs per wave (its tracked waves and its last,
+// whole or partial), and whether it has waves enough to be extrapolated.
+func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
+	total := kernel.CeilDiv(p.CTAs, perWave)
+	if total < MinExtrapolatedWaves {
+		return p.CTAs, false
+	}
+	skipped := total - TrackedWaves(p) - 1
+	return p.CTAs - skipped*perWave, true
+}
+
+func (w *waveTracker) finished(g *GPU, idx int, at uint64) {
+	k := idx / w.perWave
+	if k >= len(w.left) {
+		return
+	}
+	w.left[k]--
+	w.sum[k] += float64(at)
+	if w.left[k] > 0 {
+		return
+	}
+	if k == w.from || k == len(w.left)-1 {
+		slot := 1
+		if k == w.from {
+			slot = 0
+		}
+		w.at[slot] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
+			smem: g.smemBytes(), acct: sm.Account{Busy: g.Acct.Busy, Idle: g.Acct.Idle},
+			mmas: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP]}
+	}
+}
+
+// scale extends a result of the simulated waves to the whole kernel:
+// cycles by a steady wave's time per wave left out, tensor-core busy
+// time, traffic and the time breakdown by the steady increments per MMA.
+func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
+	// Each left-out wave costs a steady wave's time, and the left-out
+	// CTAs' work the steady counts per unit of work. The wave's time is
+	// the step in its CTAs' mean finish cycle (a wave's last CTA is a
+	// straggler whose delay the next wave absorbs). The counts are the
+	// increments over the steady window per MMA issued in it, times the
+	// left-out CTAs' MMAs (known exactly from their k-steps): per MMA and
+	// not per CTA finished, because the CTAs in flight at the two ends are
+	// not equally far along (per finished CTA, tensor-core busy time came
+	// out 7-13 % off on 8192^3, 16384^3 and 8192x4096x1024 with 128x128x32
+	// tiles).
+	r.Cycles += w.leftOutCycles(g)
+	perWork := float64(SkippedMMAs(g.plan, g.launchLimit)) /
+		float64(max(1, w.at[1].mmas-w.at[0].mmas))
+	f := func(e, a1, a3 uint64) uint64 {
+		return e + uint64(float64(a3-a1)*perWork+0.5)
+	}
+	a1, a3 := &w.at[0], &w.at[1]
+	r.TCBusy = f(r.TCBusy, a1.tcBusy, a3.tcBusy)
+	r.SmemBytes = f(r.SmemBytes, a1.smem, a3.smem)
+	pre := r.Mem
+	r.Mem = scaleStats(r.Mem, a1.mem, a3.mem, f)
+	w.scaleWrites(&r.Mem, g, pre, post)
+	busy := f(r.Busy, a1.acct.Busy, a3.acct.Busy)
+	var idle [sm.NumReasons]uint64
+	for i := range idle {
+		idle[i] = f(r.Idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
+	}
+	r.SetAccount(busy, idle)
+	r.Extrapolated = true
+	r.Waves = w.total
+	r.TrackedWaves = w.simulated
+}
+
+// leftOutCycles is what the waves left out add to the kernel's cycles:
+// the step in the mean CTA finish cycle per wave over the steady window,
+// per wave left out. Known once the last tracked wave has finished
+// (tracked reports whether it has).
+func (w *waveTracker) leftOutCycles(g *GPU) uint64 {
+	moreCTAs := float64(g.plan.CTAs - g.launchLimit)
+	n := float64(w.perWave)
+	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
+	return uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
+}
+
+// tracked reports whether the tracked waves have all finished.
+func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
+
+// SkippedMMAs is the MMA instructions of the plan's CTAs from launched
+// on, which the run leaves out.
+func SkippedMMAs(p *kernel.Plan, launched int) uint64 {
+	// CTAs are numbered split by split (ctaCoord), so those of the last
+	// split, which take lastKSteps, are the highest-numbered ones.
+	launched = min(max(launched, 0), p.CTAs)
+	lastFrom := p.CTAs - p.TilesM*p.TilesN*p.Shape.Batch
+	last := uint64(p.CTAs - max(launched, lastFrom))
+	others := uint64(p.CTAs-launched) - last
+	steps := others*uint64(p.KSteps) + last*uint64(p.LastKSteps)
+	return steps * uint64(p.Warps*p.Groups*p.MMAPerGroup)
+}
+
+// scaleWrites scales DRAM writes by CTA count instead: every CTA's D tile
+// reaches DRAM exactly once, during the run (evictions) or at the
+// write-back after it, so the per-wave increment of the run alone
+// undercounts it. The write-back is taken as the simulated run's (the
+// lines dirty in L2 at the end, bounded by L2), and the kernel's own
+// writes as the rest of the scaled total.
+func (w *waveTracker) scaleWrites(s *memory.Stats, g *GPU, pre, post memory.Stats) {
+	own := func(pre, post uint64) uint64 {
+		total := post * uint64(g.plan.CTAs) / uint64(g.launchLimit)
+		back := post - pre
+		return total - min(total, back)
+	}
+	s.DRAMWriteBytes = max(s.DRAMWriteBytes, own(pre.DRAMWriteBytes, post.DRAMWriteBytes))
+	for c := range s.PerClass {
+		s.PerClass[c].DRAMWriteBytes = max(s.PerClass[c].DRAMWriteBytes,
+			own(pre.PerClass[c].DRAMWriteBytes, post.PerClass[c].DRAMWriteBytes))
+	}
+}
+
+// scaleStats extends every counter by f (the steady per-CTA increment
+// between a1 and a3, times the CTAs not simulated).
+func scaleStats(end, a1, a3 memory.Stats, f func(e, a1, a3 uint64) uint64) memory.Stats {
+	s := end
+	ExtendFields3(reflect.ValueOf(&s).Elem(), reflect.ValueOf(a1), reflect.ValueOf(a3), f)
+	return s
+}
+
+// ExtendFields3 applies f to every uint64 counter of dst (a struct or
+// array of counters), with its values at the two snapshots a1 and a3.
+func ExtendFields3(dst, a1, a3 reflect.Value, f func(e, a1, a3 uint64) uint64) {
+	switch dst.Kind() {
+	case reflect.Uint64:
+		dst.SetUint(f(dst.Uint(), a1.Uint(), a3.Uint()))
+	case reflect.Struct:
+		for i := 0; i < dst.NumField(); i++ {
+			if dst.Field(i).CanSet() {
+				ExtendFields3(dst.Field(i), a1.Field(i), a3.Field(i), f)
+			}
+		}
+	case reflect.Array, reflect.Slice:
+		for i := 0; i < dst.Len(); i++ {
+			ExtendFields3(dst.Index(i), a1.Index(i), a3.Index(i), f)
+		}
+	}
+}

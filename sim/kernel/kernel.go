@@ -1,0 +1,422 @@
+package kernel
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// Shape is one GEMM to run: D[M x N] = A[M x K] x B[K x N], Batch
+// times, in one mode.
+type Shape struct {
+	M, N, K, Batch int
+	Precision      tensorcore.Precision
+	Sparse         bool
+	// Pattern is the N:M pattern of the compressed operand (the A of the
+	// MMA) when Sparse; Dual compresses B too, with Products multiplies
+	// per MMA from the masks' intersection (0: independent masks).
+	Pattern  tensorcore.Pattern
+	Dual     bool
+	Products int
+	Masks    string // dual-side: where the masks came from
+}
+
+// Mode is the datapath the GEMM runs on.
+func (g Shape) Mode() tensorcore.Mode {
+	if g.Sparse {
+		return tensorcore.Sparse
+	}
+	return tensorcore.Dense
+}
+
+// Plan is a GEMM mapped onto one tile configuration: everything the
+// SM needs to run its CTAs.
+type Plan struct {
+	// KSampled: a sample of K extrapolation (withKSteps), not the plan
+	// itself.
+	KSampled bool
+
+	Shape  Shape
+	Tile   configs.TileConfig
+	SplitK int
+
+	Inst       tensorcore.Shape // MMA instruction shape
+	Pattern    tensorcore.Pattern
+	Datapath   tensorcore.Datapath // the tensor-core datapath the MMAs run on
+	metaBits   int                 // metadata bits per kept value
+	ElemBytes  int
+	OutBytes   int
+	TilesM     int
+	TilesN     int
+	KSteps     int // k-steps of a CTA of every split but the last
+	LastKSteps int // k-steps of a CTA of the last split (its share and the rest)
+	kPerSplit  int // logical K per split but the last (kSteps x BK)
+	PaddedK    int // K rounded up to the sparse kernel's granularity
+	CTAs       int
+	Warps      int
+	Occupancy  int // CTAs per SM
+	Limit      string
+	Swizzle    int
+	AStageB    int // bytes of A values per stage
+	MetaStageB int // bytes of A metadata per stage
+	BStageB    int // bytes of B per stage
+	// Per warp per k-step:
+	Groups      int // k-groups (instruction K slices) per k-step
+	MMAPerGroup int // MMAs per k-group
+	fragBytes   int // ldmatrix bytes per k-step (A values + B)
+	metaFragB   int // metadata bytes read from shared memory per k-step
+	regsPerThr  int
+	beta        float64        // epilogue reads C when not 0
+	Programs    []*isa.Program // per warp, built on first use
+	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
+	// ldmatrix patterns over them, per k-step.
+	layoutA, layoutB, layoutE memory.Layout
+	LDSM, MetaLDSM            memory.Pattern
+	LDSMA, LDSMB              memory.Pattern // per operand
+	FillWaves                 int            // wavefronts of writing one stage's fills
+}
+
+// Program is warp w's instruction stream (the same for every CTA).
+func (p *Plan) Program(w int) *isa.Program {
+	if p.Programs == nil {
+		p.Programs = make([]*isa.Program, p.Warps)
+	}
+	if p.Programs[w] == nil {
+		p.Programs[w] = buildProgram(p, w)
+	}
+	return p.Programs[w]
+}
+
+// accumulatorBytes is the size of one accumulator element (FP32 or INT32).
+const AccumulatorBytes = 4
+
+// New maps a GEMM onto a tile; it fails when the tile cannot run it.
+func New(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {
+	p, err := PlanFit(cfg, g, t, splitK)
+	if err != nil {
+		return nil, err
+	}
+	p.smemPatterns(cfg.Memory)
+	return p, nil
+}
+
+// PlanFit is planKernel without the shared-memory access patterns: all
+// that decides whether the tile can run the GEMM (sim.Check asks only
+// that), at a small part of the cost.
+func PlanFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {
+	p := &Plan{Shape: g, Tile: t, SplitK: splitK,
+		ElemBytes: g.Precision.ElementBytes(),
+		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
+		OutBytes: g.Precision.ElementBytes(),
+		beta:     cfg.Kernel.Beta}
+	prec, err := cfg.TensorCore.Get(g.Precision)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.SetInstruction(prec, g); err != nil {
+		return nil, err
+	}
+	if t.BK%p.Inst.K != 0 {
+		return nil, fmt.Errorf("tile %s: bk %d is not a multiple of the "+
+			"instruction K %d", t.Name(), t.BK, p.Inst.K)
+	}
+	if t.WarpM%p.Inst.M != 0 || t.WarpN%p.Inst.N != 0 {
+		return nil, fmt.Errorf("tile %s: warp tile not a multiple of %s",
+			t.Name(), p.Inst)
+	}
+	if err := p.grid(cfg); err != nil {
+		return nil, err
+	}
+	p.stageBytes()
+	p.warpWork()
+	if err := p.fit(cfg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
+	pat := g.Pattern
+	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
+		var err error
+		if pat, err = tensorcore.ParsePattern(prec.SparsePattern); err != nil {
+			return err
+		}
+	}
+	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)
+	if err != nil {
+		return err
+	}
+	p.Datapath, p.Inst, p.Pattern = dp, dp.Shape, dp.Pattern
+	if g.Sparse {
+		p.metaBits = tensorcore.MetadataBits(p.Pattern)
+	}
+	return nil
+}
+
+// mode is the tensor-core datapath of the plan's MMAs.
+func (p *Plan) mode() tensorcore.Mode {
+	switch {
+	case p.Shape.Dual:
+		return tensorcore.DualSide
+	case p.Shape.Sparse:
+		return tensorcore.Sparse
+	}
+	return tensorcore.Dense
+}
+
+// MMARequest is a run of count MMAs of the plan, for its tensor cores.
+func (p *Plan) MMARequest(count int) tensorcore.Request {
+	return tensorcore.Request{Mode: p.mode(), Precision: p.Shape.Precision,
+		Pattern: p.Pattern, Products: p.Shape.Products, Count: count}
+}
+
+// metaBytes is the metadata of rows x keptCols kept values (bits rounded
+// up to bytes).
+func (p *Plan) metaBytes(rows, keptCols int) int {
+	return (rows*keptCols*p.metaBits + 7) / 8
+}
+
+func CeilDiv(a, b int) int { return (a + b - 1) / b }
+
+// grid sizes the launch: tiles, split-K ranges and k-steps. A sparse
+// kernel needs K in whole tiles (libraries pad A and B with zeros along
+// K); a dense one predicates the last partial k-step.
+//
+// Split-K partitions K as CUTLASS's parallel split-K kernel
+// (kernel::GemmSplitKParallel) does: every split but the last gets
+// floor(full k-tiles / splits) k-steps and the last takes the rest,
+// including a partial k-tile. Every split then has at least one k-step
+// and K need not divide evenly.
+func (p *Plan) grid(cfg *configs.Config) error {
+	t, g := p.Tile, p.Shape
+	p.TilesM = CeilDiv(g.M, t.BM)
+	p.TilesN = CeilDiv(g.N, t.BN)
+	p.PaddedK = g.K
+	if g.Sparse {
+		p.PaddedK = CeilDiv(g.K, t.BK) * t.BK
+	}
+	tiles := CeilDiv(p.PaddedK, t.BK)
+	p.KSteps = tiles
+	if p.SplitK > 1 {
+		p.KSteps = p.PaddedK / t.BK / p.SplitK
+	}
+	if p.KSteps < 1 {
+		return fmt.Errorf("tile %s: split-K %d needs K >= %d, K is %d",
+			t.Name(), p.SplitK, p.SplitK*t.BK, g.K)
+	}
+	p.LastKSteps = tiles - (p.SplitK-1)*p.KSteps
+	p.kPerSplit = p.KSteps * t.BK
+	p.CTAs = p.TilesM * p.TilesN * p.SplitK * g.Batch
+	p.Warps = t.Warps()
+	p.Swizzle = swizzleWidth(p.TilesN)
+	return nil
+}
+
+// StepsOf is the k-steps a CTA of split runs.
+func (p *Plan) StepsOf(split int) int {
+	if split == p.SplitK-1 {
+		return p.LastKSteps
+	}
+	return p.KSteps
+}
+
+// TotalKSteps is the k-steps of all the kernel's CTAs.
+func (p *Plan) TotalKSteps() int {
+	perTile := (p.SplitK-1)*p.KSteps + p.LastKSteps
+	return p.TilesM * p.TilesN * p.Shape.Batch * perTile
+}
+
+// WithKSteps is the plan cut to k k-steps per CTA (the last split keeps
+// its extra k-steps), for samples that are shorter in K.
+func (p *Plan) WithKSteps(k int) *Plan {
+	cut := *p
+	cut.LastKSteps = k + p.LastKSteps - p.KSteps
+	cut.KSteps = k
+	cut.KSampled = true
+	return &cut
+}
+
+// swizzleWidth is the band width, in tile columns, of CUTLASS's
+// GemmIdentityThreadblockSwizzle<8> (get_log_tile): 8 columns when the grid
+// has at least 6, 4 from 3, 2 from 2, else 1. Thresholds as CUTLASS picks
+// them, so that bands do not launch too many no-op CTAs.
+func swizzleWidth(tilesN int) int {
+	switch {
+	case tilesN >= 6:
+		return 8
+	case tilesN >= 3:
+		return 4
+	case tilesN >= 2:
+		return 2
+	}
+	return 1
+}
+
+// stageBytes sizes one cp.async stage: A values (compressed when sparse),
+// A metadata in the reordered tile-contiguous layout, and B.
+func (p *Plan) stageBytes() {
+	t := p.Tile
+	keptK := t.BK * p.Pattern.N / p.Pattern.M
+	p.AStageB = t.BM * keptK * p.ElemBytes
+	if p.Shape.Sparse {
+		p.MetaStageB = p.metaBytes(t.BM, keptK)
+	}
+	p.BStageB = t.BN * t.BK * p.ElemBytes
+	if p.Shape.Dual { // B compressed too, its metadata after A's
+		p.BStageB = t.BN * keptK * p.ElemBytes
+		p.MetaStageB += p.metaBytes(t.BN, keptK)
+	}
+}
+
+// warpWork sizes one warp's work per k-step: fragments loaded with
+// ldmatrix (A values, B, and the metadata words) and MMAs issued.
+func (p *Plan) warpWork() {
+	t := p.Tile
+	p.Groups = t.BK / p.Inst.K
+	p.MMAPerGroup = (t.WarpM / p.Inst.M) * (t.WarpN / p.Inst.N)
+	keptInstK := p.Inst.K * p.Pattern.N / p.Pattern.M
+	aFrag := t.WarpM * keptInstK * p.ElemBytes
+	bFrag := t.WarpN * p.Inst.K * p.ElemBytes
+	if p.Shape.Dual {
+		bFrag = t.WarpN * keptInstK * p.ElemBytes
+	}
+	p.fragBytes = p.Groups * (aFrag + bFrag)
+	if p.Shape.Sparse {
+		p.metaFragB = p.Groups * p.metaBytes(t.WarpM, keptInstK)
+	}
+	if p.Shape.Dual {
+		p.metaFragB += p.Groups * p.metaBytes(t.WarpN, keptInstK)
+	}
+	acc := t.WarpM * t.WarpN / 32
+	frag := 2 * (aFrag + bFrag) / 4 / 32
+	p.regsPerThr = min(255, acc+frag+40)
+}
+
+// smemPatterns lays the stage's tiles out as CUTLASS's sm80 TN kernels
+// do (A and B crosswise over K, the metadata column-major) and derives the
+// wavefronts of one warp's ldmatrix loads per k-step from them.
+func (p *Plan) smemPatterns(mc memory.Config) {
+	cfg := mc.SharedMemory
+	t := p.Tile
+	bits := 8 * p.ElemBytes
+	keptK := t.BK * p.Pattern.N / p.Pattern.M
+	p.layoutA = memory.OperandLayout(bits, keptK)
+	p.layoutB = memory.OperandLayout(bits, t.BK)
+	p.layoutE = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
+		Contig: max(1, p.MetaStageB/2)}
+	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, keptK, cfg)
+	b := memory.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
+	p.LDSMA, p.LDSMB = a, b
+	p.LDSM = memory.Pattern{Name: "ldsm.x4 A+B",
+		BytesPerInstr: a.BytesPerInstr + b.BytesPerInstr,
+		Wavefronts:    a.Wavefronts + b.Wavefronts}
+	if p.metaFragB > 0 {
+		p.MetaLDSM = memory.PatternFromAddrs("ldsm E",
+			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
+	}
+	p.FillWaves = p.stageFillWaves(mc)
+}
+
+// stageFillWaves is the bank-array wavefronts of writing one full stage
+// as its lines arrive in crossbar packets (rows line-aligned, as the
+// operands of a GEMM whose K is a multiple of 64 elements are).
+func (p *Plan) stageFillWaves(mc memory.Config) int {
+	f := memory.NewFiller(mc)
+	t := p.Tile
+	const pitch = 1 << 16
+	keptK := t.BK * p.Pattern.N / p.Pattern.M
+	waves := f.Plan(memory.Region{Rows: t.BM, RowBytes: keptK * p.ElemBytes,
+		Pitch: pitch}, p.layoutA).Wavefronts
+	waves += f.Plan(memory.Region{Rows: t.BN, RowBytes: t.BK * p.ElemBytes,
+		Pitch: pitch}, p.layoutB).Wavefronts
+	if p.MetaStageB > 0 {
+		waves += f.Plan(memory.Region{Rows: 1, RowBytes: p.MetaStageB,
+			Pitch: pitch}, p.layoutE).Wavefronts
+	}
+	return waves
+}
+
+// SmemLayout is the shared-memory layout of a stage part.
+func (p *Plan) SmemLayout(c memory.Class) memory.Layout {
+	switch c {
+	case memory.AValues:
+		return p.layoutA
+	case memory.AMeta:
+		return p.layoutE
+	}
+	return p.layoutB
+}
+
+// smemPerCTA is the shared memory of one CTA: its cp.async stages.
+func (p *Plan) smemPerCTA() int {
+	return p.Tile.Stages * (p.AStageB + p.MetaStageB + p.BStageB)
+}
+
+// fit computes occupancy from the SM's limits and fails when not even one
+// CTA fits.
+func (p *Plan) fit(cfg *configs.Config) error {
+	sm := cfg.SM
+	threads := p.Warps * 32
+	smemKB := cfg.Memory.SharedMemory.CarveoutKB
+	limits := []struct {
+		name string
+		n    int
+	}{
+		{"cta slots", sm.MaxCTAs},
+		{"threads", sm.MaxThreads / threads},
+		{"warps", sm.MaxWarps / p.Warps},
+		{"registers", sm.Registers / (p.regsPerThr * threads)},
+		{"shared memory", smemKB * 1024 / max(1, p.smemPerCTA())},
+	}
+	p.Occupancy = 1 << 30
+	for _, l := range limits {
+		if l.n < p.Occupancy {
+			p.Occupancy, p.Limit = l.n, l.name
+		}
+	}
+	if p.Occupancy < 1 {
+		return fmt.Errorf("tile %s: one CTA needs %d KB of shared memory "+
+			"(%d stages), more than the %d KB carve-out", p.Tile.Name(),
+			CeilDiv(p.smemPerCTA(), 1024), p.Tile.Stages, smemKB)
+	}
+	return nil
+}
+
+// Name is the kernel identifier reported in results.
+func (p *Plan) Name() string {
+	n := p.Tile.Name()
+	if p.SplitK > 1 {
+		n += fmt.Sprintf("_splitk%d", p.SplitK)
+	}
+	return n
+}
+
+// CTACoord maps a CTA's launch index to its output tile and K split, in
+// CUTLASS's rasterization order: bands of p.swizzle tile columns (N),
+// walked row by row (M), so that co-resident CTAs share A and B tiles and
+// a band's B columns stay in L2 while it walks all of M. CUTLASS launches
+// no-op CTAs where the last band is narrower; they are skipped here.
+func (p *Plan) CTACoord(i int) (batch, tm, tn, split int) {
+	perGEMM := p.TilesM * p.TilesN
+	split = i / (perGEMM * p.Shape.Batch)
+	rest := i % (perGEMM * p.Shape.Batch)
+	batch = rest / perGEMM
+	t := rest % perGEMM
+	band := t / (p.Swizzle * p.TilesM)
+	inBand := t % (p.Swizzle * p.TilesM)
+	cols := min(p.Swizzle, p.TilesN-band*p.Swizzle)
+	tn = band*p.Swizzle + inBand%cols
+	tm = inBand / cols
+	return batch, tm, tn, split
+}
+
+// Describe names a simulation of the plan: GEMM, mode and kernel.
+func (p *Plan) Describe() string {
+	return fmt.Sprintf("%dx%dx%d", p.Shape.M, p.Shape.N, p.Shape.K) +
+		fmt.Sprintf("x%d %s %s %s ctas=%d ksteps=%d", p.Shape.Batch,
+			p.Shape.Precision, p.Shape.Mode(), p.Name(), p.CTAs, p.LastKSteps)
+}

@@ -1,0 +1,288 @@
+package kernel
+
+import "github.com/stcsim/stcsim/sim/internal/isa"
+
+// chunkBytes is what one warp-wide 16-byte-per-thread memory instruction
+// moves: LDGSTS.128, LDSM.x4, STS.128, LDS.128, STG.128.
+const ChunkBytes = 512
+
+// progGen builds the instruction stream of one warp of a plan, in the
+// order CUTLASS's sm80 multistage mainloops issue it
+// (include/cutlass/gemm/threadblock/mma_multistage.h for dense,
+// mma_sparse_multistage.h for sparse): the prologue copies stages-1
+// stages, each closed by LDGDEPBAR, waits (DEPBAR.LE stages-2), syncs and
+// loads k-group 0's fragments; each k-step then loads the next k-group's
+// fragments before the current group's MMAs, spreads the next stage's
+// LDGSTS over the k-groups (dense: before the group's MMAs; sparse:
+// after them) and, at the next-to-last k-group, commits the stage, waits
+// for the oldest and syncs the CTA.
+type progGen struct {
+	p    *Plan
+	warp int
+	prog isa.Program
+	next isa.Reg
+
+	mI, nI, groups                 int
+	aRegs, bRegs, eRegs            int // registers per A/B fragment, E per buffer
+	acc                            isa.Reg
+	bufA, bufB, bufE               [2]isa.Reg
+	ptrA, ptrB, ptrE, ptrS, loopPr isa.Reg
+	copies                         [isa.NumOperands][]int32 // this warp's LDGSTS chunks per stage
+}
+
+// Register counts of the fragments (32-bit registers per thread).
+const AccRegsPerMMA = 4 // m16n8 FP32/INT32 accumulator: 16*8*4 B / 32 threads
+
+func (g *progGen) alloc(n int) isa.Reg {
+	r := g.next
+	g.next += isa.Reg(n)
+	return r
+}
+
+// buildProgram is warp w's stream for plan p.
+func buildProgram(p *Plan, w int) *isa.Program {
+	g := &progGen{p: p, warp: w}
+	g.layout()
+	g.prologue()
+	g.body()
+	g.epilogue()
+	g.prog.Regs = int(g.next)
+	return &g.prog
+}
+
+func (g *progGen) layout() {
+	p, t := g.p, g.p.Tile
+	g.mI, g.nI, g.groups = t.WarpM/p.Inst.M, t.WarpN/p.Inst.N, p.Groups
+	keptK := p.Inst.K * p.Pattern.N / p.Pattern.M
+	g.aRegs = max(1, p.Inst.M*keptK*p.ElemBytes/128)
+	g.bRegs = max(1, p.Inst.K*p.Inst.N*p.ElemBytes/128)
+	g.acc = g.alloc(g.mI * g.nI * AccRegsPerMMA)
+	for b := 0; b < 2; b++ {
+		g.bufA[b] = g.alloc(g.mI * g.aRegs)
+		g.bufB[b] = g.alloc(g.nI * g.bRegs)
+	}
+	if p.Shape.Sparse {
+		g.eRegs = max(1, CeilDiv(p.metaFragB/p.Groups, 128))
+		for b := 0; b < 2; b++ {
+			g.bufE[b] = g.alloc(g.eRegs)
+		}
+	}
+	g.ptrA, g.ptrB, g.ptrE = g.alloc(2), g.alloc(2), g.alloc(2)
+	g.ptrS, g.loopPr = g.alloc(1), g.alloc(1)
+	g.copies[isa.OperandA] = g.warpChunks(p.AStageB)
+	g.copies[isa.OperandB] = g.warpChunks(p.BStageB)
+	g.copies[isa.OperandE] = g.warpChunks(p.MetaStageB)
+}
+
+// warpChunks are the 512-byte chunks of a stage tile this warp copies:
+// CUTLASS's thread maps deal the tile's 16-byte accesses over all
+// threads, so chunk j goes to warp j mod warps (warps past the tile's
+// chunk count copy nothing, as the sparse kernel's metadata copy does).
+func (g *progGen) warpChunks(bytes int) []int32 {
+	var out []int32
+	for j := g.warp; j < CeilDiv(bytes, ChunkBytes); j += g.p.Warps {
+		out = append(out, int32(j))
+	}
+	return out
+}
+
+func (g *progGen) emit(list *[]isa.Instr, in isa.Instr) { *list = append(*list, in) }
+
+func (g *progGen) alu(list *[]isa.Instr, r isa.Reg) {
+	g.emit(list, isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: r, N: 1}, Src: [4]isa.RegSpan{{First: r, N: 1}}})
+}
+
+// copyChunks emits the LDGSTS of chunks [from, to) of each operand's
+// per-warp list for stage (-1: the k-step's own), one address update per
+// operand copied.
+func (g *progGen) copyChunks(list *[]isa.Instr, stage int8, from, to int) {
+	for _, op := range []isa.Operand{isa.OperandA, isa.OperandB, isa.OperandE} {
+		ptr := map[isa.Operand]isa.Reg{isa.OperandA: g.ptrA, isa.OperandB: g.ptrB, isa.OperandE: g.ptrE}[op]
+		cs := g.copies[op]
+		n := 0
+		for i := from; i < min(to, len(cs)); i++ {
+			g.emit(list, isa.Instr{Op: isa.OpLDGSTS, Operand: op, Chunk: cs[i], Stage: stage,
+				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: ptr, N: 2}}})
+			n++
+		}
+		if n > 0 {
+			g.alu(list, ptr)
+		}
+	}
+}
+
+func (g *progGen) prologue() {
+	list := &g.prog.Prologue
+	for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrE, g.ptrS, g.loopPr} {
+		g.alu(list, r)
+	}
+	for s := 0; s < g.p.Tile.Stages-1; s++ {
+		g.copyChunks(list, int8(s), 0, 1<<30)
+		g.emit(list, isa.Instr{Op: isa.OpLDGDEPBAR})
+		g.alu(list, g.ptrA)
+		g.alu(list, g.ptrB)
+	}
+	g.emit(list, isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.Tile.Stages - 2)})
+	g.emit(list, isa.Instr{Op: isa.OpBAR})
+	g.loadFragments(list, 0)
+}
+
+// loadFragments emits the LDSM of one k-group's A, B (and E) fragments
+// into buffer b.
+func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
+	src := [4]isa.RegSpan{{First: g.ptrS, N: 1}}
+	for m := 0; m < g.mI; m++ {
+		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandA, Bytes: int32(g.aRegs * 128),
+			Dst: isa.RegSpan{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)}, Src: src})
+	}
+	perLDSM := max(1, 4/g.bRegs) // B fragments per LDSM.x4
+	for n := 0; n < g.nI; n += perLDSM {
+		k := min(perLDSM, g.nI-n)
+		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandB, Bytes: int32(k * g.bRegs * 128),
+			Dst: isa.RegSpan{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(k * g.bRegs)}, Src: src})
+	}
+	if g.eRegs > 0 {
+		for e := 0; e < g.eRegs; e += 4 {
+			k := min(4, g.eRegs-e)
+			bytes := min(g.p.metaFragB/g.p.Groups-e*128, k*128)
+			g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandE, Bytes: int32(bytes),
+				Dst: isa.RegSpan{First: g.bufE[b] + isa.Reg(e), N: uint8(k)}, Src: src})
+		}
+	}
+}
+
+// mmas emits one k-group's MMAs from buffer b in CUTLASS's serpentine
+// order (warp/mma_tensor_op.h: rows outer, columns reversed on odd rows,
+// so that consecutive MMAs share an operand).
+func (g *progGen) mmas(list *[]isa.Instr, b int) {
+	op := isa.OpMMA
+	if g.p.Shape.Sparse {
+		op = isa.OpMMASP
+	}
+	for m := 0; m < g.mI; m++ {
+		for i := 0; i < g.nI; i++ {
+			n := i
+			if m%2 == 1 {
+				n = g.nI - 1 - i
+			}
+			acc := isa.RegSpan{First: g.acc + isa.Reg((m*g.nI+n)*AccRegsPerMMA), N: AccRegsPerMMA}
+			in := isa.Instr{Op: op, Dst: acc, Src: [4]isa.RegSpan{
+				{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)},
+				{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(g.bRegs)}, acc}}
+			if g.eRegs > 0 {
+				in.Src[3] = isa.RegSpan{First: g.bufE[b] + isa.Reg(min(m, g.eRegs-1)), N: 1}
+			}
+			g.emit(list, in)
+		}
+	}
+}
+
+func (g *progGen) body() {
+	list := &g.prog.Body
+	G := g.groups
+	per := 1
+	for _, cs := range g.copies {
+		per = max(per, CeilDiv(len(cs), G))
+	}
+	sparse := g.p.Shape.Sparse
+	for k := 0; k < G; k++ {
+		var pre, mma, post []isa.Instr
+		g.loadFragments(&pre, (k+1)%2)
+		g.alu(&pre, g.ptrS)
+		if !sparse && k < G-1 {
+			g.copyChunks(&pre, -1, k*per, (k+1)*per)
+		}
+		g.mmas(&mma, k%2)
+		if sparse && k < G-1 {
+			g.copyChunks(&pre, -1, k*per, (k+1)*per)
+		}
+		if k+2 == G || G == 1 {
+			from := (k + 1) * per
+			if G == 1 {
+				from = 0
+			}
+			g.copyChunks(&pre, -1, from, 1<<30)
+			post = append(post, isa.Instr{Op: isa.OpLDGDEPBAR},
+				isa.Instr{Op: isa.OpDEPBAR, N: int32(g.p.Tile.Stages - 2)},
+				isa.Instr{Op: isa.OpBAR})
+			for _, r := range []isa.Reg{g.ptrA, g.ptrB, g.ptrS, g.loopPr} {
+				g.alu(&post, r)
+			}
+		}
+		*list = append(*list, interleave(pre, mma)...)
+		*list = append(*list, post...)
+	}
+	g.emit(list, isa.Instr{Op: isa.OpBRA, Src: [4]isa.RegSpan{{First: g.loopPr, N: 1}}})
+}
+
+// interleave places the k-group's loads, copies and address updates
+// between its MMAs, one after each MMA from the first on, as ptxas
+// schedules CUTLASS's mainloop (the loads write the other fragment
+// buffer, so no MMA of the group depends on them); what is left follows
+// the last MMA.
+func interleave(other, mmas []isa.Instr) []isa.Instr {
+	out := make([]isa.Instr, 0, len(other)+len(mmas))
+	i := 0
+	for _, m := range mmas {
+		out = append(out, m)
+		if i < len(other) {
+			out = append(out, other[i])
+			i++
+		}
+	}
+	return append(out, other[i:]...)
+}
+
+// epilogue emits CUTLASS's default epilogue, one m16 row block of the
+// warp tile per iteration: C loaded when beta != 0, accumulators
+// converted to the output type, staged through shared memory (STS, BAR,
+// LDS) and stored row-major (STG).
+func (g *progGen) epilogue() {
+	list := &g.prog.Epilogue
+	p := g.p
+	ob := p.OutBytes
+	if p.SplitK > 1 {
+		ob = AccumulatorBytes
+	}
+	rowBlock := p.Inst.M * p.Tile.WarpN * ob
+	chunks := CeilDiv(rowBlock, ChunkBytes)
+	tmp := g.alloc(chunks * 4)
+	cReg := g.alloc(chunks * 4)
+	readC := p.SplitK == 1 && p.beta != 0
+	for m := 0; m < g.mI; m++ {
+		accs := isa.RegSpan{First: g.acc + isa.Reg(m*g.nI*AccRegsPerMMA), N: uint8(min(255, g.nI*AccRegsPerMMA))}
+		if readC {
+			for j := 0; j < chunks; j++ {
+				g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Chunk: int32(m*chunks + j),
+					Bytes: ChunkBytes, Dst: isa.RegSpan{First: cReg + isa.Reg(4*j), N: 4}})
+			}
+		}
+		src := accs
+		if ob < AccumulatorBytes || readC {
+			for j := 0; j < g.nI*AccRegsPerMMA/2; j++ {
+				in := isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: tmp + isa.Reg(j%(chunks*4)), N: 1},
+					Src: [4]isa.RegSpan{{First: accs.First + isa.Reg(2*j), N: 2}}}
+				if readC {
+					in.Src[1] = isa.RegSpan{First: cReg + isa.Reg(j%(chunks*4)), N: 1}
+				}
+				g.emit(list, in)
+			}
+			src = isa.RegSpan{First: tmp, N: uint8(chunks * 4)}
+		}
+		for j := 0; j < chunks; j++ {
+			g.emit(list, isa.Instr{Op: isa.OpSTS, Operand: isa.OperandD, Bytes: ChunkBytes,
+				Src: [4]isa.RegSpan{src}})
+		}
+		g.emit(list, isa.Instr{Op: isa.OpBAR})
+		for j := 0; j < chunks; j++ {
+			g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandD, Bytes: ChunkBytes,
+				Dst: isa.RegSpan{First: tmp + isa.Reg(4*j), N: 4}, Src: [4]isa.RegSpan{{First: g.ptrS, N: 1}}})
+		}
+		for j := 0; j < chunks; j++ {
+			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Chunk: int32(m*chunks + j),
+				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: tmp + isa.Reg(4*j), N: 4}}})
+		}
+		g.emit(list, isa.Instr{Op: isa.OpBAR})
+	}
+	g.emit(list, isa.Instr{Op: isa.OpEXIT})
+}

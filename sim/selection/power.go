@@ -1,0 +1,83 @@
+package selection
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+)
+
+// Run picks the kernel of a GEMM and runs it under the config's
+// clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
+// chosen kernel at the highest clock of the V/f table that keeps its
+// average power within power.limit_w.
+func Run(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := Select(cfg, g, obs)
+	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
+		return k, err
+	}
+	return CapClock(cfg, k, obs)
+}
+
+// CapClock finds the highest clock at which the kernel's simulated power
+// fits the limit, re-simulating the kernel at each clock it tries.
+func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result, error) {
+	pw := cfg.Power
+	if KernelPower(cfg, k) <= pw.LimitW {
+		return k, nil
+	}
+	clocks := pw.Clocks(cfg.GPU.ClockMHz)
+	runs := map[int]*gpu.Result{cfg.GPU.ClockMHz: k}
+	fits := func(mhz int) (bool, error) {
+		r, ok := runs[mhz]
+		if !ok {
+			var err error
+			if r, err = gpu.Simulate(ConfigAt(cfg, mhz), k.Plan, obs); err != nil {
+				return false, err
+			}
+			runs[mhz] = r
+		}
+		return KernelPower(cfg, r) <= pw.LimitW, nil
+	}
+	start := pw.PredictClock(k.Act, k.Cycles, clocks)
+	mhz, ok, err := energy.HighestFitting(clocks, start, fits)
+	if err != nil {
+		return nil, err
+	}
+	r := runs[mhz]
+	// The re-timed kernel is one unperturbed run at the capped clock
+	// (no jitter ensemble there); the selection's candidates stay.
+	r.Candidates = k.Candidates
+	if !ok {
+		r.PowerNote = fmt.Sprintf("above power.limit_w %.0f W even at "+
+			"the lowest clock, %d MHz", pw.LimitW, mhz)
+	}
+	return r, nil
+}
+
+// KernelPower is a kernel's average board power in watts.
+func KernelPower(cfg *configs.Config, k *gpu.Result) float64 {
+	b, err := cfg.Power.Energy(k.Act, k.Cycles, k.ClockMHz)
+	if err != nil {
+		return 0
+	}
+	return energy.Power(b.Total(), k.Cycles, k.ClockMHz)
+}
+
+// ConfigAt is the config with the SM clock at mhz. The memory clock domains
+// stay: DRAM bandwidth is in GB/s already, and the part of the DRAM
+// latency beyond an L2 hit keeps its time in nanoseconds (L2 and the
+// crossbar run on the SM clock and keep their cycles).
+func ConfigAt(cfg *configs.Config, mhz int) *configs.Config {
+	c := *cfg
+	c.GPU.ClockMHz = mhz
+	l2 := float64(c.Memory.L2.NearLatency+c.Memory.L2.FarLatency) / 2
+	beyond := float64(c.Memory.DRAM.Latency) - l2
+	// At very low clocks the scaled latency would undercut the far L2
+	// hit that every DRAM access includes.
+	c.Memory.DRAM.Latency = max(c.Memory.L2.FarLatency, int(l2+
+		beyond*float64(mhz)/float64(cfg.GPU.ClockMHz)+0.5))
+	return &c
+}

@@ -1,0 +1,309 @@
+package sm
+
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// SubPartition is one SM processing block: warp schedulers over its
+// resident warps, the tensor core, an ALU pipe, the register file's
+// banks, and the MIO queue into the SM's shared memory.
+//
+// It is event-driven: a scan at cycle t issues what can issue and
+// schedules the next scan at the earliest cycle any warp's next
+// instruction can issue (t+1 while something issued); a warp waiting on
+// an event (a load, a barrier) is woken by that event, so cycles where
+// nothing can issue cost nothing.
+type SubPartition struct {
+	sm         *SM
+	id         int
+	Unit       int // index among all tensor cores of the GPU (accounting)
+	tc         *tensorcore.Unit
+	warps      []*Warp // resident, oldest first
+	sched      policy  // orders each warp scheduler's warps (sched.go)
+	schedulers int     // warp schedulers
+	dealt      int     // warps made resident so far (scheduler assignment)
+
+	// mio holds the cycles the last mioQueue shared-memory instructions
+	// start being served: the queue takes another once the oldest has.
+	mio     [mioQueue]uint64
+	mioHead int
+	aluFree uint64 // ALU pipe accepts the next instruction
+	rf      regFile
+	// issuePerClk is sm.issue_per_clk: instructions a warp scheduler
+	// issues per cycle.
+	issuePerClk int
+
+	exited   bool               // a warp has exited since the last scan
+	wakeAt   uint64             // pending scan (never: none)
+	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
+	lastMMA  uint64             // tensor core's issue slot ends (accounting)
+	epoch    uint64             // MMAs issued: a warp's stall window is the current gap
+	mma      tensorcore.Request // one MMA of the plan's datapath
+	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
+	tcFreeOK bool
+	interval uint64
+}
+
+func newSubPartition(s *SM, id int) *SubPartition {
+	cfg := s.env.Config.SM
+	sp := &SubPartition{sm: s, id: id, Unit: s.ID*cfg.SubPartitions + id,
+		tc: s.TCs[id], sched: newPolicy(cfg.SchedulerPolicy, cfg.WarpSchedulers),
+		schedulers: cfg.WarpSchedulers,
+		rf:         newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: Never,
+		lastMMA: s.env.StartedAt}
+	sp.interval = uint64(s.env.Plan.Datapath.Interval)
+	sp.mma = s.env.Plan.MMARequest(1)
+	return sp
+}
+
+// add makes w resident at cycle now.
+func (sp *SubPartition) add(w *Warp, now uint64) {
+	w.SP = sp
+	// Warps are dealt over the schedulers in arrival order (one
+	// CTA's warps, then the next CTA's), so every scheduler gets warps
+	// even when a CTA has one warp per sub-partition.
+	w.sched = sp.dealt % sp.schedulers
+	sp.dealt++
+	sp.warps = append(sp.warps, w)
+	for _, h := range sp.sm.env.Hooks {
+		h.WarpResident(sp, w)
+	}
+	sp.wake(now)
+}
+
+// wake makes sure the sub-partition scans at cycle c (or earlier).
+func (sp *SubPartition) wake(c uint64) {
+	c = max(c, sp.scanned)
+	if c >= sp.wakeAt {
+		return
+	}
+	sp.wakeAt = c
+	sp.sm.env.Calendar.schedule(c, sp)
+}
+
+// pipeFree is when in's functional unit, and the register-file banks it
+// reads and writes, accept it.
+func (sp *SubPartition) pipeFree(w *Warp, in *isa.Instr) (uint64, Reason) {
+	at, why := sp.rf.freeFor(w.rfSpans(in)), WhyRegFile
+	var t uint64
+	wy := WhyCompute
+	switch in.Op {
+	case isa.OpMMA, isa.OpMMASP:
+		t = sp.tcFreeAt()
+	case isa.OpALU:
+		t, wy = sp.aluFree, WhyIssue
+	case isa.OpLDSM, isa.OpLDS, isa.OpSTS:
+		t, wy = sp.mio[sp.mioHead], WhySmem
+	}
+	if t > at {
+		return t, wy
+	}
+	return at, why
+}
+
+// tcFreeAt is when the tensor core takes the plan's next MMA; only this
+// sub-partition issues to it, so the answer holds until its next Issue.
+func (sp *SubPartition) tcFreeAt() uint64 {
+	if !sp.tcFreeOK {
+		sp.tcFree, _ = sp.tc.FreeAt(0, sp.mma)
+		sp.tcFreeOK = true
+	}
+	return sp.tcFree
+}
+
+// issueMMA issues one MMA of the plan to the tensor core at now and
+// returns the cycle its result is written back.
+func (sp *SubPartition) issueMMA(now uint64) uint64 {
+	_, done, err := sp.tc.Issue(now, sp.mma)
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", sp.sm.Name(), err)) // the plan's own datapath: a programming error
+	}
+	sp.tcFreeOK = false
+	return done
+}
+
+// smemAccess sends a shared-memory instruction through the MIO queue
+// and returns the cycle its data is in registers (or in shared memory).
+func (sp *SubPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
+	start := max(now, sp.sm.Smem.BusyUntil(now))
+	done := sp.sm.Smem.Access(now, p, bytes)
+	sp.mio[sp.mioHead] = start
+	sp.mioHead = (sp.mioHead + 1) % mioQueue
+	return done
+}
+
+// regFile is a sub-partition's register file: sm.register_file_banks
+// banks, register r in bank r mod banks, each moving bankBytes per cycle.
+// An instruction's operands come from their banks in parallel; operands
+// in one bank take turns, so an instruction holds each bank it uses for
+// ceil(its registers there x 128 B / bankBytes) cycles, and the next
+// instruction using that bank issues once it is free. A load's
+// write-back takes its destination's banks the same way.
+type regFile struct {
+	free      []uint64 // per bank: the last cycle it is held through
+	bankBytes int
+}
+
+func newRegFile(banks, bytesPerClk int) regFile {
+	banks = max(1, banks)
+	return regFile{free: make([]uint64, banks), bankBytes: max(1, bytesPerClk/banks)}
+}
+
+// rfSpans is what one instruction moves through the register file's
+// ports: the registers it reads, and (an LDSM's or LDS's fragment) the
+// ones its write-back writes. An MMA's A fragment equal to the previous
+// MMA's comes from the operand reuse cache; ALU results and MMA
+// accumulators are written back through the pipes' own result ports.
+type rfSpans struct {
+	read  [4]isa.RegSpan
+	write isa.RegSpan
+}
+
+func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
+	switch in.Op {
+	case isa.OpMMA, isa.OpMMASP:
+		s.read = in.Src
+		if in.Src[0] == w.lastA {
+			s.read[0] = isa.RegSpan{}
+		}
+	case isa.OpLDSM, isa.OpLDS:
+		s.read[0], s.write = in.Src[0], in.Dst
+	case isa.OpSTS, isa.OpSTG, isa.OpLDGSTS:
+		s.read[0] = in.Src[0]
+	case isa.OpALU:
+		s.read = in.Src
+	}
+	return s
+}
+
+// freeFor is the first cycle every bank s uses is free.
+func (rf *regFile) freeFor(s rfSpans) uint64 {
+	at := uint64(0)
+	n := len(rf.free)
+	each := func(r isa.RegSpan) {
+		if r.N == 0 {
+			return
+		}
+		if int(r.N) >= n {
+			for _, f := range rf.free {
+				at = max(at, f)
+			}
+			return
+		}
+		for i := 0; i < int(r.N); i++ {
+			at = max(at, rf.free[(int(r.First)+i)%n])
+		}
+	}
+	for _, r := range s.read {
+		each(r)
+	}
+	each(s.write)
+	return at
+}
+
+// useRegs holds s's banks from now and counts the bytes moved.
+func (sp *SubPartition) useRegs(now uint64, s rfSpans) {
+	rf := &sp.rf
+	var regs [maxRFBanks]int
+	count := func(r isa.RegSpan) int {
+		for i := 0; i < int(r.N); i++ {
+			regs[(int(r.First)+i)%len(rf.free)]++
+		}
+		return int(r.N)
+	}
+	reads := 0
+	for _, r := range s.read {
+		reads += count(r)
+	}
+	writes := count(s.write)
+	n := sp.sm.env.Count
+	n.RFRead += uint64(reads * regBytes)
+	n.RFWrite += uint64(writes * regBytes)
+	for b, n := range regs[:len(rf.free)] {
+		if n > 0 {
+			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
+			rf.free[b] = max(rf.free[b], now) + cycles - 1
+		}
+	}
+}
+
+// maxRFBanks is the most sm.register_file_banks may be (configs/bounds.go).
+const maxRFBanks = 32
+
+// regBytes is one warp register: 32 threads x 4 B.
+const regBytes = 128
+
+// scan issues, per warp scheduler, up to issue_per_clk instructions from
+// its warps at cycle now, in the scheduling policy's order.
+func (sp *SubPartition) scan(now uint64) {
+	sp.scanned = now + 1
+	next := uint64(Never)
+	if sp.exited {
+		sp.dropExited()
+	}
+	limit := sp.issuePerClk
+	for s := range sp.schedulers {
+		issued := 0
+		visit := func(w *Warp) {
+			in := w.current()
+			if in == nil {
+				return
+			}
+			at, why := w.readyAt(in, now)
+			if at <= now && issued >= limit {
+				at, why = now+1, WhyIssue
+			}
+			if at > now {
+				w.note(why, now)
+				next = min(next, at)
+				return
+			}
+			w.note(WhyIssue, now)
+			if in.Op == isa.OpDEPBAR {
+				w.stageResolved(why)
+			}
+			w.issue(in, now)
+			issued++
+			sp.sched.issued(s, w)
+			next = min(next, now+1)
+		}
+		sp.sched.order(sp, s, visit)
+	}
+	if next != Never {
+		sp.wake(next)
+	}
+}
+
+// dropExited removes the warps that have run EXIT, keeping the others'
+// order.
+func (sp *SubPartition) dropExited() {
+	live := sp.warps[:0]
+	for _, w := range sp.warps {
+		if w.section < 3 {
+			live = append(live, w)
+		}
+	}
+	for i := len(live); i < len(sp.warps); i++ {
+		sp.warps[i] = nil
+	}
+	sp.warps = live
+	sp.exited = false
+}
+
+// mmaIssued books the tensor core's idle time before an MMA that warp w
+// issued at now to what w waited on since its previous MMA.
+func (sp *SubPartition) mmaIssued(w *Warp, now uint64) {
+	acct := &sp.sm.env.Count.Acct
+	sp.chargeIdle(w, now)
+	acct.Busy += sp.interval
+	sp.lastMMA = now + sp.interval
+	acct.LastEnd[sp.Unit] = sp.lastMMA
+	for _, h := range sp.sm.env.Hooks {
+		h.MMAIssued(sp, now)
+	}
+}
