@@ -284,6 +284,10 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
 			"%d and %d of %d k-steps", selection.KSamples[0], selection.KSamples[1], k.Plan.KSteps))
 	}
+	if k.KBounded {
+		res.Note = joinNote(res.Note, "the K fit was flatter than the tensor cores allow "+
+			"(its first sample queued): raised to their time per added k-step")
+	}
 	return res
 }
 

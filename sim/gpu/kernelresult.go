@@ -41,6 +41,9 @@ type Result struct {
 	// KExtrapolated: extended in K from two shorter runs
 	// (sim.extrapolate_ksteps, kextrapolate.go).
 	KExtrapolated bool
+	// KBounded: the K fit was raised to the tensor cores' time for the
+	// k-steps it adds (selection's extendInK).
+	KBounded bool
 	// FastForwarded is the k-steps (all CTAs together) the steady-state
 	// fast-forward left out (sim.fast_forward, fastforward.go).
 	FastForwarded uint64

@@ -72,6 +72,15 @@ func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
 	for i := range r.Idle {
 		r.Idle[i] = f(a.Idle[i], b.Idle[i])
 	}
+	// The k-steps beyond the second sample take at least their tensor-core
+	// issue time, spread over every tensor core: a line flatter than that
+	// (the first sample's waves queued where the second's did not) would
+	// run the tensor cores above their peak.
+	if units := uint64(max(1, r.TCUnits)); r.TCBusy > b.TCBusy {
+		if floor := b.Cycles + (r.TCBusy-b.TCBusy+units-1)/units; r.Cycles < floor {
+			r.Cycles, r.KBounded = floor, true
+		}
+	}
 	r.SetAccount(r.Busy, r.Idle)
 	r.KExtrapolated = true
 	return &r

@@ -186,7 +186,9 @@ func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run i
 	cyc := [2]float64{float64(rs[0].Cycles), float64(rs[1].Cycles)}
 	perK := max(0, (cyc[1]-cyc[0])/float64(KSamples[1]-KSamples[0]))
 	fixed := max(0, cyc[1]-perK*float64(KSamples[1]))
-	return fixed + perK*float64(p.KSteps), nil, false, nil
+	// Never below the record's fit, which is bounded by the tensor cores'
+	// time per added k-step (extendInK): the same floor for the ranking.
+	return max(fixed+perK*float64(p.KSteps), float64(extendInK(p, rs[0], rs[1]).Cycles)), nil, false, nil
 }
 
 // kFit is a lower bound on a long-K estimate from its samples' cycles c1
