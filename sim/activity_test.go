@@ -6,6 +6,7 @@ import "testing"
 // the instructions equal the programs' own (prologue, body per k-step,
 // epilogue of every warp of every CTA), counted statically.
 func TestSMActivityCountsWhatIssued(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		kernel string
 		sparse bool
@@ -35,6 +36,7 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 // every 4 MMAs where a 64x64 one loads one for every 8, and updates its
 // addresses as often for half the MMAs.
 func TestSMEnergyFollowsIssue(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	perMMA := func(force string) (instrs, uj float64) {
 		r := instrRun(t, 1024, 1024, 1024, false, force)

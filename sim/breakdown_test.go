@@ -44,6 +44,7 @@ func causeShares(b Breakdown) map[string]float64 {
 // grows more than any other and (starved far enough) becomes the bound.
 // Reading C in the epilogue (beta 1) lengthens each CTA's tail.
 func TestBreakdownFollowsTheCause(t *testing.T) {
+	t.Parallel()
 	b0 := bdRun(t)
 	base := causeShares(b0)
 	if b0.Compute < 0.5 {
@@ -81,6 +82,7 @@ func TestBreakdownFollowsTheCause(t *testing.T) {
 // waves, split-K and extrapolated runs, and every tensor core's cycle is
 // in them: busy cycles are the compute share.
 func TestBreakdownSumsToOne(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		m, n, k int
 		sparse  bool

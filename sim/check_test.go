@@ -12,6 +12,7 @@ import (
 // TestRunChecksRowsFirst: the Go API rejects, before simulating, the rows
 // the trace parser and the commands reject, with the same messages.
 func TestRunChecksRowsFirst(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestRunChecksRowsFirst(t *testing.T) {
 // TestBuiltInModelsPassCheck: what the generators make is what the rules
 // accept, on the default config, in every precision and at odd batches.
 func TestBuiltInModelsPassCheck(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +90,7 @@ func TestBuiltInModelsPassCheck(t *testing.T) {
 // row with a weight file keeps its own pattern, which the datapath runs
 // as any N:M whose instruction is whole.
 func TestRowsTaggedWithTheHardwarePatternRunTheConfigs(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, []string{"tensorcore.fp16.sparse_pattern=2:8"})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +122,7 @@ func TestRowsTaggedWithTheHardwarePatternRunTheConfigs(t *testing.T) {
 // error found by Check, before anything is simulated: each of these once
 // failed in the middle of a run with exit 1.
 func TestCheckFindsWhatNoKernelRuns(t *testing.T) {
+	t.Parallel()
 	row := func(sparsity string) Job {
 		tr := &workloads.Trace{Name: "t", GEMMs: []workloads.GEMM{{Name: "g", M: 1024, N: 1024, K: 1024,
 			Precision: tensorcore.FP16, Sparsity: sparsity, Count: 1, Batch: 1}}}

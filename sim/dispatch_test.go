@@ -34,6 +34,7 @@ func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 // first wave's CTAs start at distinct cycles, that far apart in dispatch
 // order, and a slower dispatcher makes a one-wave kernel slower.
 func TestCTADispatchRate(t *testing.T) {
+	t.Parallel()
 	starts, base := startCycles(t, "sm.cta_dispatch_interval=1")
 	if len(starts) != 96 { // 8 x 12 tiles: one wave on 108 SMs
 		t.Fatalf("%d CTAs started, want 96", len(starts))
@@ -63,6 +64,7 @@ func TestCTADispatchRate(t *testing.T) {
 // With no GPU-wide limit, an SM still takes at most one CTA per cycle:
 // its second slot fills a cycle after its first.
 func TestCTADispatchOnePerSMPerCycle(t *testing.T) {
+	t.Parallel()
 	starts, _ := startCycles(t, "sm.cta_dispatch_interval=0", "gpu.sm_count=4")
 	// 96 CTAs, occupancy 2 on 4 SMs: CTAs 0-3 and 4-7 are the first wave.
 	for idx := 0; idx < 4; idx++ {

@@ -13,6 +13,7 @@ import (
 // TestDualSideRecords: with tensorcore.dual_side the sparse record says it
 // ran dual-side, with which masks, and its metadata includes B's.
 func TestDualSideRecords(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 512, 512})
 	job.Modes = []tensorcore.Mode{tensorcore.Sparse}
 	force := "kernel.force=128x128x64_64x64_s3"
@@ -37,6 +38,7 @@ func TestDualSideRecords(t *testing.T) {
 
 // TestDualSideWeightMask: a row with a weight file takes A's mask from it.
 func TestDualSideWeightMask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := workloads.SyntheticWeights(128, 256, 3)
 	pruned := tensorcore.PruneMagnitude(w, tensorcore.Pattern{N: 2, M: 4})

@@ -55,6 +55,7 @@ var fastForwardFamily = []struct {
 // of a periodic run, so the fast-forward gives the full run's cycles to
 // the cycle, and its record says how much it left out.
 func TestFastForwardExactWhenPeriodic(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 512, 16384})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	sets := []string{"kernel.force=128x128x32_64x64_s5_splitk4"}
@@ -75,6 +76,7 @@ func TestFastForwardExactWhenPeriodic(t *testing.T) {
 // bank-array bytes agree within 0.5 % (16 SMs, 1024x512x4096 sparse
 // and dense on 128x128 tiles: 32 CTAs, two per SM, 64 and 128 k-steps).
 func TestFastForwardKeepsTheWork(t *testing.T) {
+	t.Parallel()
 	const m, n, k, sms = 1024, 512, 4096, 16
 	for _, c := range []struct {
 		mode   tensorcore.Mode

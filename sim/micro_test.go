@@ -23,6 +23,7 @@ import (
 //     36-cycle sparse latency shows through four chains per
 //     sub-partition), so the bound is 10 %.
 func TestMicroSchedulerMatchesPublished(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	peak := map[tensorcore.Precision][2]float64{tensorcore.FP16: {312, 624},
 		tensorcore.BF16: {312, 624}, tensorcore.TF32: {156, 312}, tensorcore.INT8: {624, 1248}}
@@ -58,6 +59,7 @@ func TestMicroSchedulerMatchesPublished(t *testing.T) {
 // four intervals: with the 32-cycle dense latency the dense rate is the
 // peak, and each cycle of latency beyond it slows the sparse rate.
 func TestMicroSchedulerPairsShowLatency(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	d, err := MicroScheduler(cfg, tensorcore.FP16, tensorcore.Dense)
 	if err != nil {

@@ -31,6 +31,7 @@ func patternKernel(t *testing.T, m, n, k int, pat tensorcore.Pattern, sets ...st
 // from L2 is the kept A values moved (the A-values traffic class, 2 bytes
 // each) times the pattern's index bits (ceil(log2 M); 4 for 1:2) / 8.
 func TestMetadataBytesFollowPattern(t *testing.T) {
+	t.Parallel()
 	for _, pat := range []tensorcore.Pattern{{N: 1, M: 2}, {N: 2, M: 4}, {N: 1, M: 4},
 		{N: 2, M: 8}, {N: 4, M: 8}} {
 		r := patternKernel(t, 512, 512, 512, pat, "kernel.force=128x128x64_64x64_s3")
@@ -65,6 +66,7 @@ func TestMetadataBytes2048(t *testing.T) {
 // so that it binds (a rate below what the instruction needs, or a longer
 // fill), changes the cycles of a sparse fp16 GEMM.
 func TestDatapathKeysAreLive(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 512, 512})
 	job.Modes = []tensorcore.Mode{tensorcore.Sparse}
 	force := "kernel.force=128x128x64_64x64_s3"

@@ -16,6 +16,7 @@ import (
 // costs more in DRAM, L2 and the crossbar; a GEMM of the same work that
 // moves fewer DRAM bytes spends less in DRAM.
 func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
+	t.Parallel()
 	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}))
 	small, deep := rep.Results[0], rep.Results[2]
 	if !(deep.EnergyUJ > small.EnergyUJ && deep.Energy.MMA > small.Energy.MMA) {
@@ -44,6 +45,7 @@ func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
 // that the dense kernel does not have, and more shared-memory and
 // register-file energy per multiply (B still moves at full size).
 func TestSparseEnergySplit(t *testing.T) {
+	t.Parallel()
 	rep := run(t, gemmJob([3]int{2048, 2048, 1024}))
 	d, s := rep.Results[0], rep.Results[1]
 	if s.Speedup <= 1 {
@@ -75,6 +77,7 @@ func TestSparseEnergySplit(t *testing.T) {
 // locked runs at gpu.clock_mhz; power_capped with a limit no kernel reaches
 // gives the same cycles bit for bit (the capped path re-times nothing).
 func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
 	locked := run(t, job)
 	free := run(t, job, "gpu.clock_policy=power_capped", "power.limit_w=5000")
@@ -118,6 +121,7 @@ func TestPowerCappedClocks(t *testing.T) {
 // memory-heavy kernel takes fewer SM cycles (DRAM delivers the same GB/s
 // and its latency the same nanoseconds) but no less time.
 func TestRetimingKeepsMemoryTime(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func ensembleCycles3(t *testing.T, job Job, sets ...string) []ensembleStat {
 // The jitter ensemble perturbs run k > 0 only, deterministically: its
 // mean is reproducible, and one run is the unperturbed model.
 func TestJitterEnsemble(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
 	force := "kernel.force=128x128x64_64x64_s3"
 	one := run(t, job, force)
@@ -91,6 +92,7 @@ func TestJitterEnsemble(t *testing.T) {
 // 4-bit fields) alike;
 // dense kernels move none; DRAM reads at least the compressed A and B.
 func TestMetadataBytesScaleWithIndexBits(t *testing.T) {
+	t.Parallel()
 	const m, n, k, bn = 256, 256, 1024, 128
 	for _, c := range []struct {
 		pattern, shape string

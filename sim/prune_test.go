@@ -114,6 +114,7 @@ func tilePlan(t *testing.T, cfg *configs.Config, g kernel.Shape, name string, sp
 // kernel whose fragments and fills outrun its MMAs (it must reach most
 // of the run's length, or pruning gains nothing from it).
 func TestPruneBoundsHold(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t, "gpu.sm_count=16")
 	for _, c := range []struct {
 		m, n, k int
@@ -160,6 +161,7 @@ func TestPruneBoundsHold(t *testing.T) {
 // count a fill by its bytes instead (Filler.LeastWavefronts); they still
 // never pass the run's cycles.
 func TestPruneBoundsHoldWithFillPacking(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t, "gpu.sm_count=16", "shared_memory.fill_packing=true")
 	g := kernel.Shape{M: 1024, N: 640, K: 512, Batch: 1, Precision: tensorcore.FP16, Sparse: true}
 	for _, tile := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {

@@ -38,6 +38,7 @@ func run(t *testing.T, job Job, sets ...string) *Report {
 }
 
 func TestRunIsDeterministic(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
 	a := run(t, job)
 	b := run(t, job)
@@ -74,6 +75,7 @@ func TestSparseSpeedupShape(t *testing.T) {
 }
 
 func TestBatchedGEMMCountsAllBatches(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{128, 128, 64})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	one := run(t, job).Results[0]
@@ -86,6 +88,7 @@ func TestBatchedGEMMCountsAllBatches(t *testing.T) {
 }
 
 func TestNoKernelFitsIsAnError(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, []string{"shared_memory.carveout_kb=8"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +101,7 @@ func TestNoKernelFitsIsAnError(t *testing.T) {
 }
 
 func TestForcedKernelIsUsed(t *testing.T) {
+	t.Parallel()
 	const tile = "128x128x64_64x64_s4"
 	rep := run(t, gemmJob([3]int{1024, 1024, 1024}), "kernel.force="+tile)
 	for _, r := range rep.Results {
@@ -108,6 +112,7 @@ func TestForcedKernelIsUsed(t *testing.T) {
 }
 
 func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{256, 256, 16384})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job).Results[0]
@@ -213,6 +218,7 @@ func rel(a, b uint64) float64 {
 // stays in L2 until the write-back after the kernel used to count that
 // write-back and land above the DRAM roof.
 func TestRecordTrafficFitsInItsTime(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +245,7 @@ func TestRecordTrafficFitsInItsTime(t *testing.T) {
 // sparse time, and starving the GPU of DRAM bandwidth moves the loss
 // towards DRAM.
 func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{1024, 2048, 1024})
 	dramShare := func(sets ...string) float64 {
 		rep := run(t, job, append(sets, "kernel.force=128x128x64_64x64_s3")...)
@@ -268,6 +275,7 @@ func TestLossDecompositionFollowsTheBottleneck(t *testing.T) {
 // through kernel.force (the same name for both modes would not fit both,
 // so each mode's own key), and dense and sparse separately.
 func TestKernelNamesRoundTrip(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{128, 784, 1152})
 	first := run(t, job)
 	d, s := first.Results[0], first.Results[1]
@@ -313,6 +321,7 @@ var kExtrapolationFamily = []struct {
 // high here (and 5-13 % off on 108 SMs). The extrapolated shared-memory
 // bytes must agree with the full run's too.
 func TestExtrapolatedBusyIsConserved(t *testing.T) {
+	t.Parallel()
 	const m, n, k, sms = 2048, 1024, 1024, 4
 	job := gemmJob([3]int{m, n, k})
 	sets := []string{"gpu.sm_count=4", "kernel.force=128x128x64_64x64_s3_splitk1"}

@@ -31,6 +31,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...stri
 // Each SM key moves a small GEMM's cycles in the expected direction on
 // the instruction-level SM: fewer resources are slower, more never slower.
 func TestSMKeysMoveCycles(t *testing.T) {
+	t.Parallel()
 	const kernel = "128x128x32_64x64_s5"
 	base := instrRun(t, 512, 512, 1024, false, kernel).Cycles
 	cases := []struct {
@@ -61,6 +62,7 @@ func TestSMKeysMoveCycles(t *testing.T) {
 
 // A slower CTA launch delays the second wave.
 func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
+	t.Parallel()
 	const kernel = "64x64x32_32x32_s10"
 	base := instrRun(t, 1024, 1024, 256, false, kernel).Cycles
 	slow := instrRun(t, 1024, 1024, 256, false, kernel, "sm.cta_launch_latency=2000").Cycles
@@ -72,6 +74,7 @@ func TestCTALaunchLatencyDelaysLaterWaves(t *testing.T) {
 // Narrower issue is slower: with one scheduler per SM (sub_partitions=1
 // keeps one tensor core too) versus two per sub-partition.
 func TestSchedulerPoliciesRun(t *testing.T) {
+	t.Parallel()
 	const kernel = "64x64x32_32x32_s10"
 	gto := instrRun(t, 512, 512, 1024, false, kernel).Cycles
 	lrr := instrRun(t, 512, 512, 1024, false, kernel, "sm.scheduler_policy=lrr").Cycles
@@ -156,6 +159,7 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 
 // The instruction-level SM is deterministic.
 func TestInstructionLevelDeterministic(t *testing.T) {
+	t.Parallel()
 	a := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
 	b := instrRun(t, 512, 768, 512, true, "128x128x64_64x64_s3")
 	if a.Cycles != b.Cycles || a.Breakdown != b.Breakdown || a.TCBusy != b.TCBusy {
@@ -178,6 +182,7 @@ func itoa(v int) string {
 // sub-partition (A100: 1024 dense FP16 FMA/clk/SM over 4 tensor cores,
 // 2048 FMAs per m16n8k16) and a dependent chain pays the MMA latency.
 func TestMicroSchedulerHMMA(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	r, err := MicroScheduler(cfg, tensorcore.FP16, tensorcore.Dense)
 	if err != nil {
@@ -203,6 +208,7 @@ func TestMicroSchedulerHMMA(t *testing.T) {
 // the instruction's FMAs equal the tile's logical FMAs, and every stage
 // byte is copied by exactly one LDGSTS per k-step.
 func TestProgramCoversTheTile(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	for _, c := range []struct {
 		kernel string

@@ -51,6 +51,7 @@ func modelShapes(t *testing.T, cfg *configs.Config) []kernel.Shape {
 // Checked for every candidate tile and split factors 2-8 on every
 // built-in model's GEMMs at batch 1, 2, 3 and 8.
 func TestSplitKCoversKOnce(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // still running when the other SMs finish); 8 CTAs fill the slots
 // exactly and no SM is left alone for long.
 func TestStragglerNamesTheLoneTailSM(t *testing.T) {
+	t.Parallel()
 	sets := []string{"gpu.sm_count=4", "kernel.force=128x128x32_64x64_s5_splitk1"}
 	for _, c := range []struct {
 		ctas  int

@@ -13,6 +13,7 @@ import (
 // same dense scale, where its issue-slot share is against the sparse
 // peak (so useful > TC busy there).
 func TestUsefulUtilizationAgainstDensePeak(t *testing.T) {
+	t.Parallel()
 	sets := []string{"gpu.sm_count=8", "kernel.force_dense=128x128x32_64x64_s5",
 		"kernel.force_sparse=128x128x64_64x64_s3"}
 	rep := run(t, gemmJob([3]int{64, 2048, 2048}, [3]int{1024, 1024, 2048}), sets...)
@@ -45,6 +46,7 @@ func TestUsefulUtilizationAgainstDensePeak(t *testing.T) {
 // flagged, in the record and its note; one below it is not, and the
 // power-capped policy (which holds the limit) never is.
 func TestLockedAbovePowerLimitIsFlagged(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{1024, 1024, 1024})
 	base := []string{"gpu.sm_count=8", "kernel.force_dense=128x128x32_64x64_s5",
 		"kernel.force_sparse=128x128x64_64x64_s3"}

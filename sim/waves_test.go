@@ -16,6 +16,7 @@ import (
 // over waves 1-3 extrapolated +2.9 % (70 980 cycles against 68 998 in
 // full, 2026-12-01); over waves 4-6 it is within 1 %.
 func TestOneCTAPerSMTracksSettledWaves(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{4096, 4096, 256})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	force := "kernel.force=128x128x64_64x64_s3_splitk1"
@@ -34,6 +35,7 @@ func TestOneCTAPerSMTracksSettledWaves(t *testing.T) {
 
 // At two CTAs per SM the first waves already blur, and three are tracked.
 func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{8192, 8192, 128})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	r := run(t, job, "kernel.force=128x128x32_64x64_s5_splitk1").Results[0]
@@ -49,6 +51,7 @@ func TestTwoCTAsPerSMTrackThreeWaves(t *testing.T) {
 // Every extrapolated kernel leaves out at least one wave: the fewest
 // waves extrapolated exceed the tracked waves and the last one.
 func TestExtrapolationLeavesAWaveOut(t *testing.T) {
+	t.Parallel()
 	for occ := 1; occ <= 4; occ++ {
 		if n := gpu.TrackedWaves(&kernel.Plan{Occupancy: occ}); gpu.MinExtrapolatedWaves < n+2 {
 			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
@@ -62,6 +65,7 @@ func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 // sum over those CTAs of their own k-steps' MMAs, split-K's last split
 // included.
 func TestSkippedMMAsCountsEachCTA(t *testing.T) {
+	t.Parallel()
 	cfg := loadTest(t)
 	for _, c := range []struct {
 		m, n, k, batch, split int

@@ -85,7 +85,7 @@ func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
 }
 
 // simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
-// the first waves when extrapolating (as newWaveTracker decides).
+// the first waves when extrapolating (as gpu.ExtrapolatedLaunch decides).
 func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float64 {
 	if !extrapolate {
 		return float64(p.CTAs)

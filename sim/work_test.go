@@ -23,6 +23,7 @@ func gemmWork(t *testing.T, cfg *configs.Config, m, n, k int) float64 {
 // k-step is simulated (K extrapolation bounds a deep GEMM's work: it is
 // off here).
 func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
+	t.Parallel()
 	ld, err := configs.Load(nil, []string{"sim.extrapolate_ksteps=false"})
 	if err != nil {
 		t.Fatal(err)

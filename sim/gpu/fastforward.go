@@ -100,7 +100,7 @@ type ffCTA struct {
 }
 
 // ffSnap is the counters the fast-forward extends (exported fields, so
-// that extendFields3 can set them).
+// that ExtendFields3 can set them).
 type ffSnap struct {
 	Mem          memory.Stats
 	TCBusy, Smem uint64

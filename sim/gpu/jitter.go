@@ -19,7 +19,7 @@ import (
 //     without moving any of them to another cycle.
 //
 // The SM model must take every CTA launch cycle through dispatch and
-// every self-scheduled event through tie (see smUnit.at and gpu.run).
+// every self-scheduled event through tie (see sm.SM.At and GPU.Run).
 type jitter struct {
 	rng      *rand.Rand
 	dispatch int // largest dispatch offset, cycles

@@ -68,7 +68,7 @@ func Simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer) (*Result, er
 	return SimulateRun(cfg, plan, obs, 0)
 }
 
-// SimulateRun is simulateKernel in ensemble run run (0: unperturbed).
+// SimulateRun is Simulate in ensemble run run (0: unperturbed).
 func SimulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) (*Result, error) {
 	return SimulateRunBelow(cfg, plan, obs, run, 0)
 }

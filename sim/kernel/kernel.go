@@ -103,7 +103,7 @@ func New(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan,
 	return p, nil
 }
 
-// PlanFit is planKernel without the shared-memory access patterns: all
+// PlanFit is New without the shared-memory access patterns: all
 // that decides whether the tile can run the GEMM (sim.Check asks only
 // that), at a small part of the cost.
 func PlanFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {

@@ -85,7 +85,7 @@ func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
 // CTAs each SM gets, against L2 and DRAM streaming time, plus fill.
 func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
-	interval := float64(issueInterval(cfg, p))
+	interval := float64(p.Datapath.Interval)
 	tc := float64(p.Warps*p.Groups*p.MMAPerGroup) * interval /
 		float64(cfg.SM.SubPartitions)
 	stage := float64(p.AStageB + p.MetaStageB + p.BStageB)
@@ -114,8 +114,6 @@ func dramBytesPerClk(cfg *configs.Config) float64 {
 	d := cfg.Memory.DRAM
 	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
 }
-
-func issueInterval(_ *configs.Config, p *kernel.Plan) int { return p.Datapath.Interval }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
 // wave-extrapolated samples of at most this many k-steps per CTA (see

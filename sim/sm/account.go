@@ -150,7 +150,7 @@ func (w *Warp) note(why Reason, now uint64) {
 }
 
 // stageResolved books the warp's wait for cp.async groups, once its
-// DEPBAR passes, to what the last group waited on (gpu.fillCause: smem,
+// DEPBAR passes, to what the last group waited on (Env.fillCause: smem,
 // or L2 and DRAM latency and bandwidth).
 func (w *Warp) stageResolved(Reason) {
 	wait := w.stall[WhyStage]

@@ -80,7 +80,7 @@ func (s *SM) Start(now uint64, idx int) {
 }
 
 // patterns sets the shared-memory patterns of the SM's accesses from
-// their addresses in CUTLASS's sm80 layouts (see kernelPlan.smemPatterns):
+// their addresses in CUTLASS's sm80 layouts (see kernel.Plan.smemPatterns):
 // per LDSM.x4 of A, of B and of the metadata, the wavefronts of the warp's
 // whole k-step fragment of that operand spread over its 512-byte
 // instructions (rounded up); the epilogue's STS.128/LDS.128 into its
