@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -226,6 +227,9 @@ func (r *runner) record(j layerJob, k *kernelResult) LayerResult {
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.clockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
+	if a, err := r.cfg.AreaModel(); err == nil { // the config loaded: it has an area
+		res.Cost = results.NewCost(a.GPUMM2, res.TFLOPS, res.AvgPowerW, res.EnergyUJ, res.TimeUS)
+	}
 	if k.powerNote != "" {
 		res.Note = joinNote(res.Note, k.powerNote)
 	}

@@ -187,3 +187,33 @@ func writeMicroAreaTable(w io.Writer, out *microAreaOutput) {
 		fmt.Fprintln(w, "  "+s)
 	}
 }
+
+// writeAreaSummary prints the config's area_mm2 (tensor core, SM, GPU)
+// and its change against the same --config files without the --set
+// overrides, each line after prefix.
+func writeAreaSummary(w io.Writer, ld *configs.Loaded, prefix string) error {
+	b, err := ld.Config.AreaModel()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%sarea_mm2 (docs/area.md; stcsim micro area for the components and sources):\n", prefix)
+	base, err := baseAreaChange(ld, b)
+	if err != nil {
+		return err
+	}
+	var was areaChange
+	if base != nil {
+		was = *base
+	}
+	for _, r := range []struct {
+		name    string
+		v, base float64
+	}{{"tensor core", b.TCMM2, was.TCMM2}, {"SM", b.SMMM2, was.SMMM2}, {"GPU", b.GPUMM2, was.GPUMM2}} {
+		line := fmt.Sprintf("%s  %-11s %10.4f", prefix, r.name, r.v)
+		if base != nil {
+			line += fmt.Sprintf("  (%s against %.4f without --set)", change(r.v, r.base), r.base)
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
+}

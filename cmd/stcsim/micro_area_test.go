@@ -69,3 +69,65 @@ func TestMicroAreaBadKey(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want %d naming the key", code, stderr, exitUsage)
 	}
 }
+
+// config show prints area_mm2 and, with --set, its change against the
+// config without the overrides.
+func TestConfigShowPrintsArea(t *testing.T) {
+	out, code := captureStdout(t, func() int {
+		return dispatch([]string{"config", "show", "--set", "tensorcore.fp16.selector_fan_in=8"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"# area_mm2", "#   tensor core", "#   GPU ", "% against", "without --set"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("config show lacks %q", w)
+		}
+	}
+}
+
+// Records carry the config's GPU area and the efficiencies derived from
+// it, the record's power and its time; a wider B path raises the area a
+// record reports and leaves a dense record's time alone.
+func TestRecordsCarryArea(t *testing.T) {
+	type rec struct {
+		Mode         string  `json:"mode"`
+		TFLOPS       float64 `json:"tflops"`
+		TimeUS       float64 `json:"time_us"`
+		EnergyUJ     float64 `json:"energy_uj"`
+		AvgPowerW    float64 `json:"avg_power_w"`
+		AreaMM2      float64 `json:"area_mm2"`
+		TFLOPSPerMM2 float64 `json:"tflops_per_mm2"`
+		TFLOPSPerW   float64 `json:"tflops_per_w"`
+		EnergyDelay  float64 `json:"energy_delay"`
+	}
+	runJSON := func(sets ...string) []rec {
+		args := []string{"run", "--gemm", "256x256x256", "--mode", "dense", "--format", "json"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		out, code := captureStdout(t, func() int { return dispatch(args) })
+		if code != exitOK {
+			t.Fatalf("%v: exit %d", sets, code)
+		}
+		var doc struct {
+			Results []rec `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Results
+	}
+	base := runJSON()[0]
+	near := func(a, b float64) bool { return a > 0 && b > 0 && (a-b)/b < 1e-9 && (b-a)/b < 1e-9 }
+	if !near(base.TFLOPSPerMM2*base.AreaMM2, base.TFLOPS) ||
+		!near(base.TFLOPSPerW*base.AvgPowerW, base.TFLOPS) ||
+		!near(base.EnergyDelay, base.EnergyUJ*base.TimeUS) {
+		t.Errorf("record %+v: efficiencies do not follow tflops, area, power and time", base)
+	}
+	wide := runJSON("tensorcore.fp16.b_operand_bytes_per_clk=128")[0]
+	if wide.AreaMM2 <= base.AreaMM2 || wide.TimeUS != base.TimeUS {
+		t.Errorf("b 128: area %g -> %g, time %g -> %g: want a larger area, the same time",
+			base.AreaMM2, wide.AreaMM2, base.TimeUS, wide.TimeUS)
+	}
+}
