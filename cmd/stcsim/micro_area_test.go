@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,47 @@ func TestRecordsCarryArea(t *testing.T) {
 	if wide.AreaMM2 <= base.AreaMM2 || wide.TimeUS != base.TimeUS {
 		t.Errorf("b 128: area %g -> %g, time %g -> %g: want a larger area, the same time",
 			base.AreaMM2, wide.AreaMM2, base.TimeUS, wide.TimeUS)
+	}
+}
+
+// A sweep's store holds area_mm2 and tflops_per_mm2 for each point, and
+// plot --x area_mm2 --y speedup draws the labelled scatter with its
+// Pareto front.
+func TestPlotSpeedupAgainstArea(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator")
+	}
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "b.yaml", "workloads: [{name: tiny, gemms: [512x512x512]}]\n"+
+		"set: [kernel.simulated_candidates=1, gpu.sm_count=16]\n"+
+		// One B path serves every precision: narrow it for all of them.
+		"zip:\n  - {tensorcore.fp16.b_operand_bytes_per_clk: [32, 64, 128],\n"+
+		"     tensorcore.bf16.b_operand_bytes_per_clk: [32, 64, 128],\n"+
+		"     tensorcore.tf32.b_operand_bytes_per_clk: [32, 64, 128],\n"+
+		"     tensorcore.int8.b_operand_bytes_per_clk: [32, 64, 128]}\n")
+	db := filepath.Join(dir, "s.db")
+	svg := filepath.Join(dir, "p.svg")
+	for _, args := range [][]string{
+		{"sweep", spec, "--db", db, "--quiet", "--jobs", "1"},
+		{"results", "export", db, "--format", "json", "--out", filepath.Join(dir, "s.json")},
+		{"plot", db, "--x", "area_mm2", "--y", "speedup", "--out", svg},
+	} {
+		if code := dispatch(args); code != exitOK {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "s.json"))
+	if n := strings.Count(string(js), `"area_mm2"`); n < 6 {
+		t.Errorf("%d records with area_mm2 in the export, want 6", n)
+	}
+	if !strings.Contains(string(js), `"tflops_per_mm2"`) {
+		t.Error("the export lacks tflops_per_mm2")
+	}
+	b, _ := os.ReadFile(svg)
+	for _, w := range []string{"Pareto front", "1: tensorcore.*.b_operand_bytes_per_clk=32",
+		"3: tensorcore.*.b_operand_bytes_per_clk=128", "GPU area (mm²)", "points:"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("scatter lacks %q", w)
+		}
 	}
 }
