@@ -18,7 +18,7 @@ import (
 
 func init() {
 	register(&command{name: "plot", summary: "plot sweep results: a " +
-		"metric against one grid key, or against another metric (a labelled scatter with its Pareto front)", run: runPlot})
+		"metric against a grid key or a metric", run: runPlot})
 }
 
 func runPlot(args []string) int {
