@@ -33,7 +33,7 @@ type Config struct {
 	// Paths is what one MMA of each datapath moves and passes, laid out
 	// from the tensorcore section by the area section (area.MMAPaths);
 	// configs derives it when a config loads. Not a config key.
-	Paths Paths `yaml:"-"`
+	Paths Paths `yaml:"-" json:"-"`
 }
 
 // PathKey names one datapath: a precision in a mode.
