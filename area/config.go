@@ -2,6 +2,7 @@ package area
 
 import (
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -10,7 +11,7 @@ import (
 // with. Areas are in square micrometres (um2) unless the key says mm2.
 type Config struct {
 	// Multiplier is the area of one multiplier, per input precision.
-	Multiplier PerPrecision `yaml:"multiplier_um2"`
+	Multiplier energy.PerPrecision `yaml:"multiplier_um2"`
 	// AdderPerProduct is the dot product's adder tree per product it sums.
 	AdderPerProduct float64 `yaml:"adder_tree_um2_per_product"`
 	// AccumulatorAdder is one FP32 adder of the accumulation stage.
@@ -45,34 +46,12 @@ type Config struct {
 	UncoreMM2 float64 `yaml:"uncore_mm2"`
 }
 
-// PerPrecision holds one value per tensor-core precision.
-type PerPrecision struct {
-	FP16 float64 `yaml:"fp16"`
-	BF16 float64 `yaml:"bf16"`
-	TF32 float64 `yaml:"tf32"`
-	INT8 float64 `yaml:"int8"`
-}
-
-// Get is the value of a precision.
-func (p PerPrecision) Get(precision tensorcore.Precision) float64 {
-	switch precision {
-	case tensorcore.FP16:
-		return p.FP16
-	case tensorcore.BF16:
-		return p.BF16
-	case tensorcore.TF32:
-		return p.TF32
-	case tensorcore.INT8:
-		return p.INT8
-	}
-	return 0
-}
-
 // Validate checks the section; paths are relative to it.
 func (c Config) Validate() check.List {
 	var l check.List
 	for _, p := range tensorcore.Precisions {
-		l.PositiveF("multiplier_um2."+p.String(), c.Multiplier.Get(p))
+		v, _ := c.Multiplier.Get(p)
+		l.PositiveF("multiplier_um2."+p.String(), v)
 	}
 	for _, v := range []struct {
 		k string

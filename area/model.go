@@ -92,7 +92,8 @@ func Model(c Config, in Inputs) (Breakdown, error) {
 		return float64(p.Multipliers)
 	})
 	mulArea := maxOver(tc, func(n tensorcore.Precision, p *tensorcore.PrecisionConfig) float64 {
-		return float64(p.Multipliers) * c.Multiplier.Get(n)
+		unit, _ := c.Multiplier.Get(n)
+		return float64(p.Multipliers) * unit
 	})
 	// A selector per multiplier picks one of fan-in B elements: fan-in - 1
 	// 2:1 mux bits per bit of the element.
