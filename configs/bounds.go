@@ -85,6 +85,8 @@ var Bounds = []Bound{
 	{"kernel.candidates[*].bk", 1, 1024},
 	{"kernel.candidates[*].warp_m", 1, 1024},
 	{"kernel.candidates[*].warp_n", 1, 1024},
+	{"area.disabled_sms", 0, 1024},
+	{"area.operand_path_mm", 0, 100},
 }
 
 // unbounded keys take any value of their type.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/stcsim/stcsim/area"
 	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
@@ -30,6 +31,34 @@ type Config struct {
 	Sim         SimConfig         `yaml:"sim"`
 	// Power is the board's power limit, V/f table and event energies.
 	Power energy.Config `yaml:"power"`
+	// Area is the silicon-area model's unit figures and layout
+	// (docs/area.md).
+	Area area.Config `yaml:"area"`
+}
+
+// AreaInputs are the parts of the config the area model lays out.
+func (c *Config) AreaInputs() area.Inputs {
+	s := c.Memory.SharedMemory
+	return area.Inputs{TC: c.TensorCore, SubPartitions: c.SM.SubPartitions,
+		Registers: c.SM.Registers, RFBytesPerClk: c.SM.RegisterFileBytesPerClk,
+		RFBanks: c.SM.RegisterFileBanks, L1KB: c.Memory.L1.TotalKB,
+		SmemBanks: s.Banks, SmemBankBytes: s.BankBytes, SmemPorts: s.Ports,
+		SMs: c.GPU.SMCount}
+}
+
+// AreaModel is the config's area breakdown.
+func (c *Config) AreaModel() (area.Breakdown, error) {
+	return area.Model(c.Area, c.AreaInputs())
+}
+
+// derivePaths sets the energy model's per-MMA path energies from the
+// tensor-core description as the area section lays it out.
+func (c *Config) derivePaths() error {
+	b, err := c.AreaModel()
+	if err == nil {
+		c.Power.Paths, err = area.MMAPaths(c.Area, &c.TensorCore, b)
+	}
+	return err
 }
 
 // GPUConfig holds chip-level parameters.
@@ -185,6 +214,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.checkBounds()...)
 	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)
 	l = append(l, c.Power.Validate().Prefix("power")...)
+	l = append(l, c.Area.Validate().Prefix("area")...)
 	return l.Sorted()
 }
 

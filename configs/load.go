@@ -116,6 +116,9 @@ func (ld *Loaded) finish(specs, sets []string) error {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return &Error{Problems: ld.describe(errs)}
 	}
+	if err := cfg.derivePaths(); err != nil {
+		return &Error{Problems: []string{err.Error()}}
+	}
 	ld.Config = cfg
 	ld.Sources = append(append([]string{}, specs...), setLabels(sets)...)
 	return nil

@@ -37,6 +37,12 @@ func TestBadConfigsNameFileLineAndKey(t *testing.T) {
 			[]string{"gpu.yaml:4", "kernel.candidates[0].bm"}},
 		"partial file without a base": {"gpu:\n  sm_count: -3\n",
 			[]string{"gpu.yaml:2", "gpu.sm_count", "keys are missing from every config", "base: a100-40gb"}},
+		"negative area figure": {"base: a100-40gb\narea:\n  mux2_bit_um2: -0.1\n",
+			[]string{"gpu.yaml:3", "area.mux2_bit_um2", "> 0"}},
+		"area efficiency above 1": {"base: a100-40gb\narea:\n  sram_array_efficiency: 1.5\n",
+			[]string{"gpu.yaml:3", "area.sram_array_efficiency", "(0, 1]"}},
+		"unknown area key": {"base: a100-40gb\narea:\n  multiplier_um2:\n    fp8: 3\n",
+			[]string{"gpu.yaml:4", "area.multiplier_um2.fp8"}},
 		"not a mapping": {"- 1\n- 2\n", []string{"gpu.yaml:1", "mapping"}},
 		"syntax":        {"gpu: [\n", []string{"gpu.yaml"}},
 	} {

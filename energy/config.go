@@ -30,6 +30,30 @@ type Config struct {
 	// random values; 0: constant or zero operands).
 	DataActivity float64 `yaml:"data_activity"`
 	Events       Events  `yaml:"energy"`
+	// Paths is what one MMA of each datapath moves and passes, laid out
+	// from the tensorcore section by the area section (area.MMAPaths);
+	// configs derives it when a config loads. Not a config key.
+	Paths Paths `yaml:"-" json:"-"`
+}
+
+// PathKey names one datapath: a precision in a mode.
+type PathKey struct {
+	Precision tensorcore.Precision
+	Mode      tensorcore.Mode
+}
+
+// Paths holds each datapath's per-instruction path energies.
+type Paths map[PathKey]MMAPath
+
+// MMAPath is one MMA instruction's way through the datapath's structure,
+// beyond its products: the energy of its A and B bits over their wires
+// and the staging registers clocked while it holds the operand stage, the
+// same for its metadata bits, and the 2:1 mux levels its selections pass.
+type MMAPath struct {
+	OperandPJ  float64 `json:"operand_pj"`
+	MetadataPJ float64 `json:"metadata_pj"`
+	// MuxPasses is products x selector passes x mux levels.
+	MuxPasses float64 `json:"mux_passes"`
 }
 
 // VFPoint is one row of the voltage/frequency table.
@@ -45,8 +69,9 @@ type Events struct {
 	MMA PerPrecision `yaml:"mma_pj_per_fma"`
 	// DataShare is the part of MMA that scales with the data activity.
 	DataShare float64 `yaml:"mma_data_share"`
-	// SparseSelect is the selector muxes' energy per multiply performed
-	// by a sparse MMA (picking the activation each kept value meets).
+	// SparseSelect is the selector muxes' energy per selection per 2:1
+	// mux level passed (a sparse MMA's multiply picks the activation its
+	// kept value meets through ceil(log2 fan-in) levels, once per pass).
 	SparseSelect float64 `yaml:"sparse_select_pj_per_fma"`
 	// MetadataDecode is one sparse MMA's metadata decode.
 	MetadataDecode float64 `yaml:"metadata_decode_pj_per_mma"`

@@ -52,9 +52,10 @@ func (c Counts) Add(o Counts) Counts {
 // Breakdown is a kernel's energy by event class, in microjoules. Its JSON
 // keys are part of stcsim's output contract (docs/user-guide.md).
 type Breakdown struct {
-	// MMA is the tensor-core multiply-accumulates (dense and sparse).
+	// MMA is the tensor-core multiply-accumulates (dense and sparse) and
+	// their operands' way over the A and B paths.
 	MMA float64 `json:"mma"`
-	// Metadata is sparse MMAs' metadata decode and selector muxes.
+	// Metadata is sparse MMAs' metadata path and decode and selector muxes.
 	Metadata     float64 `json:"metadata"`
 	RegisterFile float64 `json:"register_file"`
 	Issue        float64 `json:"issue"`
@@ -120,10 +121,14 @@ func (c Config) Energy(n Counts, cycles uint64, mhz int) (Breakdown, error) {
 	mma *= 1 - e.DataShare + e.DataShare*c.DataActivity/0.5
 	sec := float64(cycles) / (float64(mhz) * 1e6)
 	sms := float64(n.SMs)
+	dp := c.Paths[PathKey{n.Precision, tensorcore.Dense}]
+	sp := c.Paths[PathKey{n.Precision, tensorcore.Sparse}]
+	dense, sparse := float64(n.DenseMMAs), float64(n.SparseMMAs)
 	return Breakdown{
-		MMA: dyn * mma * float64(n.DenseFMAs+n.SparseFMAs),
-		Metadata: dyn * (e.SparseSelect*float64(n.SparseFMAs) +
-			e.MetadataDecode*float64(n.SparseMMAs)),
+		MMA: dyn * (mma*float64(n.DenseFMAs+n.SparseFMAs) +
+			dp.OperandPJ*dense + sp.OperandPJ*sparse),
+		Metadata: dyn * sparse * (e.SparseSelect*sp.MuxPasses +
+			sp.MetadataPJ + e.MetadataDecode),
 		RegisterFile: dyn * (e.RFRead*float64(n.SM.RFReadBytes) +
 			e.RFWrite*float64(n.SM.RFWriteBytes)),
 		Issue:    dyn * e.Issue * float64(n.SM.Instructions),

@@ -57,14 +57,14 @@ func JSON(rep *results.Report) []byte {
 // Columns are the CSV columns, in order: the JSON record keys, with the
 // breakdown and the loss flattened (breakdown_compute, ..., loss_compute,
 // ...: one column per cause of results.Breakdown).
-var Columns = append(append(append(append([]string{"workload", "layer", "m", "n",
+var Columns = append(append(append(append(append([]string{"workload", "layer", "m", "n",
 	"k", "batch", "precision", "mode", "sparse_applied", "count", "kernel",
 	"split_k", "cycles", "time_us", "tflops", "tc_utilization", "useful_utilization",
 	"dram_read_bytes", "dram_write_bytes", "dram_writeback_bytes",
 	"dram_gbps", "l2_hit_rate", "metadata_bytes", "smem_bytes", "l2_bytes",
 	"bound"}, causeColumns("breakdown_")...), "speedup", "note", "ctas",
 	"waves", "ctas_per_sm", "occupancy_limit", "ideal_speedup", "loss_us"),
-	causeColumns("loss_")...), append(append([]string{}, energyColumns...), "cache")...)
+	causeColumns("loss_")...), energyColumns...), append(append([]string{}, costColumns...), "cache")...)
 
 // causes are the JSON names of results.Breakdown's fields.
 func causes() []string { return results.CauseNames }
@@ -121,8 +121,14 @@ func Row(r results.LayerResult) []string {
 		loss = &r.Loss
 	}
 	row = append(row, causeValues(loss, f)...)
-	return append(append(row, energyRow(r)...), t(r.Cache))
+	row = append(row, energyRow(r)...)
+	row = append(row, f(r.AreaMM2), f(r.TFLOPSPerMM2), f(r.TFLOPSPerW), f(r.EnergyDelay))
+	return append(row, t(r.Cache))
 }
+
+// costColumns are the CSV columns of a record's area and efficiencies
+// (results.Cost).
+var costColumns = []string{"area_mm2", "tflops_per_mm2", "tflops_per_w", "energy_delay"}
 
 // CSVText neutralises a text field for spreadsheets: one beginning with
 // =, +, -, @, a tab or a carriage return (a formula to Excel, LibreOffice

@@ -129,6 +129,7 @@ type LayerResult struct {
 	CyclesSpread float64 `json:"cycles_spread,omitempty"`
 
 	Power
+	Cost
 
 	// What explains the record: the launch and, for sparse records, the
 	// loss decomposition (see Explain).
@@ -233,4 +234,30 @@ type TotalPower struct {
 	// Energy splits EnergyUJ by event class (microjoules).
 	Energy       energy.Breakdown `json:"energy"`
 	EnergySaving float64          `json:"energy_saving,omitempty"`
+}
+
+// Cost is what a record's configuration costs in silicon and what its
+// run gives per unit of area and power (docs/area.md): the GPU's area
+// from the area model, TFLOPS per mm2 of it and per watt of the record's
+// average power, and the energy-delay product of one call.
+type Cost struct {
+	// AreaMM2 is the GPU die of the config: every SM on it and the uncore.
+	AreaMM2      float64 `json:"area_mm2"`
+	TFLOPSPerMM2 float64 `json:"tflops_per_mm2"`
+	TFLOPSPerW   float64 `json:"tflops_per_w"`
+	// EnergyDelay is energy_uj x time_us (pJ s).
+	EnergyDelay float64 `json:"energy_delay"`
+}
+
+// NewCost derives a record's cost fields from the GPU's area and the
+// record's throughput, power, energy and time.
+func NewCost(areaMM2, tflops, avgPowerW, energyUJ, timeUS float64) Cost {
+	c := Cost{AreaMM2: areaMM2, EnergyDelay: energyUJ * timeUS}
+	if areaMM2 > 0 {
+		c.TFLOPSPerMM2 = tflops / areaMM2
+	}
+	if avgPowerW > 0 {
+		c.TFLOPSPerW = tflops / avgPowerW
+	}
+	return c
 }

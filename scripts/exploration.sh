@@ -62,3 +62,32 @@ for (p, w), (d, s) in sorted(tot.items(), key=lambda kv: (order(kv[0][0]), kv[0]
     print("| " + " | ".join(p) + " | %s | %.1f | %.1f | %.2fx |" % (w, d, s, d / s))
 PY
 done
+# Speedup against area and energy (docs/exploration.md, section 3).
+"$s" sweep configs/sweeps/datapath-cost.yaml --db "$out/cost.db" --quiet
+"$s" plot "$out/cost.db" --x area_mm2 --y speedup --out docs/exploration-cost-area.png
+"$s" plot "$out/cost.db" --x area_mm2 --y tflops_per_w --where tensorcore.fp16.sparse_pattern=2:4 \
+  --out docs/exploration-cost-tflops-per-w.png
+"$s" results export "$out/cost.db" --format json --out "$out/cost.json"
+python3 - "$out/cost.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+def point(r):
+    g = r["grid"]
+    return (g["tensorcore.fp16.sparse_pattern"], int(g["tensorcore.fp16.b_operand_bytes_per_clk"]),
+            int(g["tensorcore.fp16.selector_fan_in"]))
+tot = {}
+for r in rows:
+    t = tot.setdefault((point(r), r["workload"]), {"dense": [0.0, 0.0], "sparse": [0.0, 0.0],
+                                                   "area": r["area_mm2"], "flops": 0.0})
+    t[r["mode"]][0] += r["time_us"] * r["count"]
+    t[r["mode"]][1] += r["energy_uj"] * r["count"]
+    if r["mode"] == "sparse":
+        t["flops"] += 2.0 * r["m"] * r["n"] * r["k"] * max(1, r["batch"]) * r["count"]
+print("\n| pattern | B (B/clk) | fan-in | workload | GPU mm2 | speedup | energy saving | sparse TFLOPS/W | sparse TFLOPS/mm2 |")
+print("|---|---|---|---|---|---|---|---|---|")
+for (p, w), t in sorted(tot.items()):
+    d, s = t["dense"], t["sparse"]
+    print("| %s | %d | %d | %s | %.1f | %.2fx | %.2fx | %.3f | %.4f |" % (
+        p[0], p[1], p[2], w, t["area"], d[0] / s[0], d[1] / s[1],
+        t["flops"] / s[1] / 1e6, t["flops"] / s[0] / 1e6 / t["area"]))
+PY

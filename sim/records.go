@@ -249,6 +249,9 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
+	if a, err := r.cfg.AreaModel(); err == nil { // the config loaded: it has an area
+		res.Cost = results.NewCost(a.GPUMM2, res.TFLOPS, res.AvgPowerW, res.EnergyUJ, res.TimeUS)
+	}
 	if k.PowerNote != "" {
 		res.Note = joinNote(res.Note, k.PowerNote)
 	}

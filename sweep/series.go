@@ -22,11 +22,17 @@ var Metrics = map[string]string{
 	"avg_power_w":   "average board power (W)",
 	"energy_saving": "sparse energy saving over dense (x)",
 	"clock_mhz":     "time-weighted SM clock (MHz)",
+	// Cost (docs/area.md).
+	"area_mm2":       "GPU area (mm²)",
+	"tflops_per_mm2": "throughput per area (TFLOPS/mm²)",
+	"tflops_per_w":   "throughput per watt (TFLOPS/W)",
+	"energy_delay":   "energy-delay product per pass (pJ·s)",
 }
 
 // metricNames lists Metrics for messages.
 const metricNames = "speedup, time_us, tflops, dram_gbps, energy_uj, " +
-	"avg_power_w, energy_saving or clock_mhz"
+	"avg_power_w, energy_saving, clock_mhz, area_mm2, tflops_per_mm2, " +
+	"tflops_per_w or energy_delay"
 
 // Query selects what a sweep plot shows: metric Y against grid key X, one
 // line per workload or per layer (and per mode, except for speedup, and
@@ -116,6 +122,8 @@ type sums struct {
 	// denseUS is the dense time of the sparse layers summed in timeUS
 	// (their speedup times their time), for the speedup metric.
 	denseUS float64
+	// areaMM2 is the point's GPU area (one config: one area).
+	areaMM2 float64
 	config  string
 }
 
@@ -183,6 +191,11 @@ func (a *accumulator) add(r Row, keys []string) {
 	if s.config != r.ConfigHash {
 		s.config = "ambiguous" // two configs at one X on one line
 	}
+	s.addRow(r)
+}
+
+// addRow adds one record (times its count) to the sums.
+func (s *sums) addRow(r Row) {
 	c := float64(r.Count)
 	t := r.TimeUS * c
 	s.timeUS += t
@@ -196,6 +209,7 @@ func (a *accumulator) add(r Row, keys []string) {
 	s.energyUJ += e
 	s.denseUJ += e * r.EnergySaving
 	s.clockUS += float64(r.ClockMHz) * t
+	s.areaMM2 = r.AreaMM2
 }
 
 func (s *sums) value(metric string) float64 {
@@ -214,6 +228,14 @@ func (s *sums) value(metric string) float64 {
 		return s.denseUJ / s.energyUJ
 	case "clock_mhz":
 		return s.clockUS / s.timeUS
+	case "area_mm2":
+		return s.areaMM2
+	case "tflops_per_mm2":
+		return s.flops / s.timeUS / 1e6 / s.areaMM2
+	case "tflops_per_w":
+		return s.flops / s.energyUJ / 1e6
+	case "energy_delay":
+		return s.energyUJ * s.timeUS
 	}
 	return s.dramBytes / s.timeUS / 1e3
 }

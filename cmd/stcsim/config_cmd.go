@@ -61,5 +61,9 @@ func runConfig(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
 		return exitInternal
 	}
+	if err := writeAreaSummary(os.Stdout, ld, "# "); err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		return exitInternal
+	}
 	return exitOK
 }

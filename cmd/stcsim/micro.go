@@ -18,7 +18,7 @@ func registerMicro(c *command) { microCommands[c.name] = c }
 
 func init() {
 	register(&command{name: "micro", summary: "microbenchmarks of the " +
-		"tensor cores (tc), the memory hierarchy (mem) and board power (power)", run: runMicro})
+		"tensor cores (tc), memory (mem), board power (power), area (area)", run: runMicro})
 }
 
 func runMicro(args []string) int {

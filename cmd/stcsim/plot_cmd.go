@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,15 +18,15 @@ import (
 
 func init() {
 	register(&command{name: "plot", summary: "plot sweep results: a " +
-		"metric against one grid key", run: runPlot})
+		"metric against a grid key or a metric", run: runPlot})
 }
 
 func runPlot(args []string) int {
-	fs := newFlagSet("plot", "DB --x KEY [--y speedup|time_us|tflops|dram_gbps|energy_uj|avg_power_w|energy_saving|clock_mhz] "+
+	fs := newFlagSet("plot", "DB --x KEY|METRIC [--y "+strings.ReplaceAll(metricList, ", ", "|")+"] "+
 		"[--by workload|layer] [--where KEY=VALUE]... [--out FILE.png|.svg|.pdf] [--title T] [--xlabel L] [--ylabel L] "+
 		"[--size WxH] [--font-size PT] [--format png|svg|pdf]")
-	x := fs.String("x", "", "grid key on the X axis (required)")
-	y := fs.String("y", "speedup", "metric: speedup, time_us, tflops, dram_gbps, energy_uj, avg_power_w, energy_saving or clock_mhz")
+	x := fs.String("x", "", "grid key on the X axis (lines), or a metric (a scatter of the stored points) (required)")
+	y := fs.String("y", "speedup", "metric: "+metricList)
 	by := fs.String("by", "workload", "one line per workload or per layer")
 	out := fs.String("out", "", "output file, .png, .svg or .pdf (default sweep-Y-vs-X.FORMAT); "+
 		"the plot's provenance goes to OUT.json beside it")
@@ -85,18 +86,12 @@ func runPlot(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
-	series, err := sweep.Series(rows, q)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
-		return exitUsage
+	pc, err := sweep.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
+	if err == nil {
+		fillPlotDefaults(&o, *x, *y, *by, where, pc)
+		err = drawPlot(*out, o, rows, q)
 	}
-	pc, err := newPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
-		return exitUsage
-	}
-	fillPlotDefaults(&o, *x, *y, *by, where, pc)
-	if err := report.LinePlot(*out, o, series); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
@@ -112,18 +107,42 @@ func runPlot(args []string) int {
 	return exitOK
 }
 
+// metricList names the metrics --y (and a scatter's --x) take.
+var metricList = strings.Join(slices.Sorted(maps.Keys(sweep.Metrics)), ", ")
+
+// drawPlot draws lines of Y against a grid key, or a scatter of the
+// stored points when X is a metric too.
+func drawPlot(out string, o report.LineOptions, rows []sweep.Row, q sweep.Query) error {
+	if sweep.IsMetric(q.X) {
+		points, err := sweep.Scatter(rows, q)
+		if err != nil {
+			return err
+		}
+		return report.ScatterPlot(out, o, points)
+	}
+	series, err := sweep.Series(rows, q)
+	if err != nil {
+		return err
+	}
+	return report.LinePlot(out, o, series)
+}
+
 // fillPlotDefaults gives the options the plot's own words where the user
 // gave none: a title, a readable X label, the metric's Y label, the 1x
 // line of a ratio metric, the base config's point and the caption.
-func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *plotContext) {
+func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *sweep.PlotContext) {
+	xWords, per := keyWords(x), "one line per "+by
+	if sweep.IsMetric(x) {
+		xWords, per = sweep.Metrics[x], "one point per stored point and "+by
+	}
 	if o.XLabel == "" {
-		o.XLabel = keyWords(x)
+		o.XLabel = xWords
 	}
 	if o.YLabel == "" {
 		o.YLabel = sweep.Metrics[y]
 	}
 	if o.Title == "" {
-		o.Title = fmt.Sprintf("%s against %s, one line per %s", sweep.Metrics[y], keyWords(x), by)
+		o.Title = fmt.Sprintf("%s against %s, %s", sweep.Metrics[y], xWords, per)
 		if len(where) > 0 {
 			o.Title += "\n(" + strings.Join(where, ", ") + ")"
 		}
@@ -131,10 +150,10 @@ func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc
 	if y == "speedup" || y == "energy_saving" {
 		o.RefY, o.RefLabel = 1, "1x: no gain"
 	}
-	if pc.baseline != "" {
-		o.BaselineX, o.BaselineLabel = pc.baseline, pc.Base+" default ("+pc.baseline+")"
+	if pc.Baseline != "" {
+		o.BaselineX, o.BaselineLabel = pc.Baseline, pc.Base+" default ("+pc.Baseline+")"
 	}
-	o.Caption = pc.caption()
+	o.Caption = pc.Caption()
 }
 
 // selectedRows are the rows a query's --where keeps.

@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/progress"
@@ -138,7 +136,7 @@ func runValidate(args []string) int {
 		}
 		os.Stdout.Write(append(b, '\n'))
 	} else {
-		writeValidation(os.Stdout, rep)
+		validation.WriteTable(os.Stdout, rep)
 		if len(pts) < all {
 			validation.WriteFullTable(os.Stdout, *points)
 		}
@@ -236,114 +234,4 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-func writeValidation(out io.Writer, rep *validation.Report) {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
-	for _, r := range rep.Rows {
-		mhz := ""
-		if r.SimulatedClockMHz > 0 {
-			mhz = fmt.Sprint(r.SimulatedClockMHz)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			r.ID, r.Kind, r.Config, r.Conditions, mhz, r.Measured, r.Simulated, r.Unit,
-			100*r.Error, boostCell(r), fixedCell(r), role(r), r.Kernel, pinnedCell(r), marginCell(r), pct(r.Spread))
-	}
-	w.Flush()
-	fmt.Fprintln(out)
-	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "kind\tn\tMAPE\tbias\theld-out n\theld-out MAPE\theld-out bias\tover/under\trank corr\tat boost MAPE\tat boost bias\tpinned n\tpinned MAPE\tpinned bias\t\n")
-	for _, s := range rep.Summary {
-		kind := s.Kind
-		if s.Check {
-			kind += " (check)"
-		}
-		corr := ""
-		if s.RankCorrelation != nil {
-			corr = fmt.Sprintf("%+.3f", *s.RankCorrelation)
-		}
-		boost := [2]string{}
-		if s.BoostN > 0 {
-			boost = [2]string{fmt.Sprintf("%.1f%%", 100*s.BoostMAPE), fmt.Sprintf("%+.1f%%", 100*s.BoostBias)}
-		}
-		pinned := [3]string{}
-		if s.PinnedN > 0 {
-			pinned = [3]string{fmt.Sprint(s.PinnedN), fmt.Sprintf("%.1f%%", 100*s.PinnedMAPE),
-				fmt.Sprintf("%+.1f%%", 100*s.PinnedBias)}
-		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f%%\t%+.1f%%\t%d\t%.1f%%\t%+.1f%%\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			kind, s.N, 100*s.MAPE, 100*s.Bias, s.HeldOutN, 100*s.HeldOutMAPE,
-			100*s.HeldOutBias, s.Over, s.Under, corr, boost[0], boost[1], pinned[0], pinned[1], pinned[2])
-	}
-	w.Flush()
-	for _, s := range rep.Notes {
-		fmt.Fprintln(out, "note:", s)
-	}
-	for _, s := range rep.Skipped {
-		fmt.Fprintln(out, "skipped:", s)
-	}
-}
-
-// fixedCell is the fixed part's share of the row's simulated time
-// (--fixed-costs).
-func fixedCell(r validation.Row) string {
-	if r.FixedUS == 0 && r.MainloopUS == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.0f%%", 100*r.FixedUS/r.Simulated)
-}
-
-// boostCell is the row's error at the locked boost clock, when the
-// conditions it ran under differ from it.
-func boostCell(r validation.Row) string {
-	if r.BoostError == nil {
-		return ""
-	}
-	return fmt.Sprintf("%+.1f%%", 100**r.BoostError)
-}
-
-// role says what a row is for: a held-out prediction, a calibration
-// input, or an arithmetic check.
-func role(r validation.Row) string {
-	switch {
-	case r.Check:
-		return "check"
-	case r.HeldOut:
-		return "held out"
-	}
-	return "calibration"
-}
-
-func pinnedCell(r validation.Row) string {
-	if r.PinnedError == nil {
-		return ""
-	}
-	name := r.PinnedKernel
-	if name == "" {
-		name = "pinned"
-	}
-	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.PinnedError)
-}
-
-// marginCell is the row's margin, with ">" when it is a lower bound.
-// Candidates often tie within a few cycles in a hundred thousand, so a
-// margin under 0.1 % keeps two significant digits instead of reading
-// 0.0 %.
-func marginCell(r validation.Row) string {
-	c := pct(r.Margin)
-	if m := math.Abs(100 * r.Margin); m > 0 && m < 0.1 {
-		c = fmt.Sprintf("%.2g%%", 100*r.Margin)
-	}
-	if c != "" && r.MarginIsBound {
-		return ">" + c
-	}
-	return c
-}
-
-func pct(v float64) string {
-	if v == 0 || math.IsNaN(v) {
-		return ""
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
 }

@@ -58,7 +58,7 @@ func TestMarginCellKeepsSmallMargins(t *testing.T) {
 		{0.0000373, true, ">0.0037%"},
 		{0.00049, false, "0.049%"},
 	} {
-		if got := marginCell(validation.Row{Margin: c.margin, MarginIsBound: c.bound}); got != c.want {
+		if got := validation.MarginCell(validation.Row{Margin: c.margin, MarginIsBound: c.bound}); got != c.want {
 			t.Errorf("margin %g (bound %v): %q, want %q", c.margin, c.bound, got, c.want)
 		}
 	}

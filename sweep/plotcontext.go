@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"crypto/sha256"
@@ -14,13 +14,12 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sweep"
 )
 
-// plotContext is what stands behind a sweep plot: the built-in config the
+// PlotContext is what stands behind a sweep plot: the built-in config the
 // plotted points start from, the overrides every one of them shares
 // (beyond the grid), and the store.
-type plotContext struct {
+type PlotContext struct {
 	Store       string            `json:"store"`
 	StoreSHA256 string            `json:"store_sha256"`
 	Base        string            `json:"base_config,omitempty"`
@@ -29,20 +28,20 @@ type plotContext struct {
 	ConfigHash  []string          `json:"config_hashes"`
 	Query       []string          `json:"query"`
 	Version     string            `json:"stcsim_version"`
-	// baseline is the base config's value of the X key ("" when the key
+	// Baseline is the base config's value of the X key ("" when the key
 	// is not in it or the base is not a built-in).
-	baseline string
+	Baseline string `json:"-"`
 }
 
-// newPlotContext reads the configs of the plotted rows from the store.
-func newPlotContext(path string, rows []sweep.Row, x string, query []string, version string) (*plotContext, error) {
-	pc := &plotContext{Store: path, Query: query, Version: version}
+// NewPlotContext reads the configs of the plotted rows from the store.
+func NewPlotContext(path string, rows []Row, x string, query []string, version string) (*PlotContext, error) {
+	pc := &PlotContext{Store: path, Query: query, Version: version}
 	sum, err := fileSHA256(path)
 	if err != nil {
 		return nil, err
 	}
 	pc.StoreSHA256 = sum
-	st, err := sweep.OpenReadOnly(path)
+	st, err := OpenReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,7 @@ func newPlotContext(path string, rows []sweep.Row, x string, query []string, ver
 	if err != nil {
 		return nil, fmt.Errorf("built-in config %s: %w", name, err)
 	}
-	pc.Base, pc.BaseDesc, pc.baseline = name, ld.Config.Description, base[x]
+	pc.Base, pc.BaseDesc, pc.Baseline = name, ld.Config.Description, base[x]
 	pc.Common = map[string]string{}
 	for k, v := range flats[0] {
 		if grid[k] || k == "description" || v == base[k] {
@@ -107,8 +106,8 @@ func newPlotContext(path string, rows []sweep.Row, x string, query []string, ver
 	return pc, nil
 }
 
-// caption are the lines printed under the plot.
-func (pc *plotContext) caption() []string {
+// Caption are the lines printed under the plot.
+func (pc *PlotContext) Caption() []string {
 	var out []string
 	if pc.Base != "" {
 		line := "config " + pc.Base + " (" + pc.BaseDesc + ")"
