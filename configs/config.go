@@ -10,7 +10,7 @@ import (
 	"github.com/stcsim/stcsim/area"
 	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
-	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/memcfg"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -26,7 +26,7 @@ type Config struct {
 	GPU         GPUConfig         `yaml:"gpu"`
 	SM          SMConfig          `yaml:"sm"`
 	TensorCore  tensorcore.Config `yaml:"tensorcore"`
-	Memory      memory.Config     `yaml:",inline"`
+	Memory      memcfg.Config     `yaml:",inline"`
 	Kernel      KernelConfig      `yaml:"kernel"`
 	Sim         SimConfig         `yaml:"sim"`
 	// Power is the board's power limit, V/f table and event energies.
@@ -209,7 +209,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.TensorCore.Validate().Prefix("tensorcore")...)
 	l = append(l, c.Memory.Validate()...)
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
-	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memory.Granularities()...)
+	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memcfg.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
 	l = append(l, c.checkBounds()...)
 	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)

@@ -8,14 +8,6 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-// The granularities of a hierarchy (the sim.memory_granularity key).
-const (
-	Fast     = "fast"
-	Detailed = "detailed"
-)
-
-// Granularities lists the granularities, Fast first.
-func Granularities() []string { return []string{Fast, Detailed} }
 
 // Builder builds memory hierarchies (Akita builder style):
 //

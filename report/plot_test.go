@@ -14,6 +14,7 @@ import (
 	"github.com/stcsim/stcsim/results"
 
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 // sampleReport is a two-workload report with plausible numbers; the plots
@@ -175,7 +176,7 @@ func TestPeakMatchesMicrobenchmark(t *testing.T) {
 			if sparse {
 				mode = tensorcore.Sparse
 			}
-			r, err := tensorcore.MicroTC(c.TensorCore, c.GPU.SMCount,
+			r, err := unit.MicroTC(c.TensorCore, c.GPU.SMCount,
 				c.SM.SubPartitions, c.GPU.ClockMHz, prec, mode)
 			if err != nil {
 				t.Fatal(err)

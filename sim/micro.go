@@ -11,6 +11,7 @@ import (
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 // MicroSched is the tensor-core microbenchmark run through the
@@ -197,7 +198,7 @@ func powerPoint(cfg *configs.Config, name string, n energy.Counts, cycles uint64
 // tcBoundCounts runs the tensor-core throughput microbenchmark and counts
 // its events: the MMAs, their register-file operands and their issue.
 func tcBoundCounts(cfg *configs.Config, prec tensorcore.Precision, m tensorcore.Mode) (energy.Counts, uint64, error) {
-	r, err := tensorcore.MicroTC(cfg.TensorCore, cfg.GPU.SMCount,
+	r, err := unit.MicroTC(cfg.TensorCore, cfg.GPU.SMCount,
 		cfg.SM.SubPartitions, cfg.GPU.ClockMHz, prec, m)
 	if err != nil {
 		return energy.Counts{}, 0, err

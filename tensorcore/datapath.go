@@ -62,8 +62,8 @@ const (
 // datapath's decode and select stages have no fill.
 var stageOrder = [...]string{StageOperands, StageDecode, StageSelect, StageDot, StageAccum}
 
-// numStages is how many stages every datapath has.
-const numStages = len(stageOrder)
+// NumStages is how many stages every datapath has.
+const NumStages = len(stageOrder)
 
 // MuxLevels is the depth of a fan-in-input selector built from 2:1 muxes:
 // ceil(log2 fan-in).

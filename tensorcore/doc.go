@@ -8,6 +8,8 @@
 // mma.sp (SparseLayout), and instruction-level MMA / MMASp where the sparse
 // path muxes B through the metadata indices as the hardware does.
 //
-// Timing model: Unit, an Akita component fed with runs of MMAs by the SM
-// model; MicroTC is the tensor-core microbenchmark. See docs/tensorcore.md.
+// Timing description: each precision's and mode's datapath (Derive: the
+// stages, their fill and issue interval) from the config. The timing
+// model that runs MMAs through those stages, an Akita component, is
+// package tensorcore/unit. See docs/tensorcore.md.
 package tensorcore

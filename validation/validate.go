@@ -11,6 +11,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -402,7 +403,7 @@ func (v *validator) noteUncontrolled(p Point) {
 // checks the arithmetic of the configuration; it predicts nothing.
 func (v *validator) peak(p Point, ld *configs.Loaded) error {
 	c := ld.Config
-	r, err := tensorcore.MicroTC(c.TensorCore, c.GPU.SMCount,
+	r, err := unit.MicroTC(c.TensorCore, c.GPU.SMCount,
 		c.SM.SubPartitions, c.GPU.ClockMHz, p.Precision, tensorcore.Dense)
 	if err != nil {
 		return err

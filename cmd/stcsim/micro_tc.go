@@ -10,6 +10,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 func init() {
@@ -19,11 +20,11 @@ func init() {
 
 // microTCOutput is the JSON document of stcsim micro tc.
 type microTCOutput struct {
-	Tool       string                   `json:"tool"`
-	Provenance *sim.Provenance          `json:"provenance"`
-	Config     string                   `json:"config"`
-	Sources    []string                 `json:"sources"`
-	Results    []tensorcore.MicroResult `json:"results"`
+	Tool       string             `json:"tool"`
+	Provenance *sim.Provenance    `json:"provenance"`
+	Config     string             `json:"config"`
+	Sources    []string           `json:"sources"`
+	Results    []unit.MicroResult `json:"results"`
 	// Scheduler is the same benchmark issued by warps through the
 	// instruction-level SM's schedulers, scoreboards and register files.
 	Scheduler []sim.MicroSched `json:"scheduler"`
@@ -38,9 +39,9 @@ func runMicroTC(args []string) int {
 	mode := fs.String("mode", "both", "dense, sparse, both, or dual (the hypothetical "+
 		"dual-side datapath, independent masks)")
 	format := fs.String("format", "table", "table or json")
-	mmas := fs.Int("mmas", tensorcore.DefaultMicroOptions.MMAsPerTC,
+	mmas := fs.Int("mmas", unit.DefaultMicroOptions.MMAsPerTC,
 		"independent MMAs per tensor core in the throughput run")
-	chain := fs.Int("chain", tensorcore.DefaultMicroOptions.Chain,
+	chain := fs.Int("chain", unit.DefaultMicroOptions.Chain,
 		"length of the dependent chain in the latency run")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -58,7 +59,7 @@ func runMicroTC(args []string) int {
 	if ld == nil {
 		return code
 	}
-	out, err := microTC(ld, precs, modes, tensorcore.MicroOptions{MMAsPerTC: *mmas, Chain: *chain})
+	out, err := microTC(ld, precs, modes, unit.MicroOptions{MMAsPerTC: *mmas, Chain: *chain})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro tc:", err)
 		return exitInternal
@@ -101,13 +102,13 @@ func microTCSelection(precision, mode, format string) ([]tensorcore.Precision, [
 }
 
 func microTC(ld *configs.Loaded, precs []tensorcore.Precision, modes []tensorcore.Mode,
-	opt tensorcore.MicroOptions) (*microTCOutput, error) {
+	opt unit.MicroOptions) (*microTCOutput, error) {
 	c := ld.Config
 	out := &microTCOutput{Tool: "stcsim " + sim.Version, Config: c.Name, Sources: ld.Sources,
 		Provenance: sim.ConfigProvenance(ld, os.Args)}
 	for _, p := range precs {
 		for _, m := range modes {
-			r, err := tensorcore.MicroTCWith(c.TensorCore, c.GPU.SMCount,
+			r, err := unit.MicroTCWith(c.TensorCore, c.GPU.SMCount,
 				c.SM.SubPartitions, c.GPU.ClockMHz, p, m, opt)
 			if err != nil {
 				return nil, err

@@ -7,6 +7,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 // Shape is one GEMM to run: D[M x N] = A[M x K] x B[K x N], Batch
@@ -169,8 +170,8 @@ func (p *Plan) mode() tensorcore.Mode {
 }
 
 // MMARequest is a run of count MMAs of the plan, for its tensor cores.
-func (p *Plan) MMARequest(count int) tensorcore.Request {
-	return tensorcore.Request{Mode: p.mode(), Precision: p.Shape.Precision,
+func (p *Plan) MMARequest(count int) unit.Request {
+	return unit.Request{Mode: p.mode(), Precision: p.Shape.Precision,
 		Pattern: p.Pattern, Products: p.Shape.Products, Count: count}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 // SM is one SM: an Akita component whose events wake its
@@ -25,7 +25,7 @@ type SM struct {
 	env  *Env
 	ID   int
 	CB   clock.Callbacks
-	TCs  []*tensorcore.Unit
+	TCs  []*unit.Unit
 	SPs  []*SubPartition
 	Smem *memory.SharedMemory
 	// Shared-memory access patterns, from the warps' real addresses in
@@ -45,7 +45,7 @@ func New(env *Env, id int) *SM {
 	sm.CB = clock.Callbacks{Engine: env.Engine, Clock: env.Clock}
 	sm.patterns()
 	for p := 0; p < env.Config.SM.SubPartitions; p++ {
-		tc := tensorcore.MakeBuilder().
+		tc := unit.MakeBuilder().
 			WithEngine(env.Engine).
 			WithFreq(env.Clock.Freq).
 			WithConfig(env.Config.TensorCore).

@@ -6,7 +6,7 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
 // SubPartition is one SM processing block: warp schedulers over its
@@ -22,7 +22,7 @@ type SubPartition struct {
 	sm         *SM
 	id         int
 	Unit       int // index among all tensor cores of the GPU (accounting)
-	tc         *tensorcore.Unit
+	tc         *unit.Unit
 	warps      []*Warp // resident, oldest first
 	sched      policy  // orders each warp scheduler's warps (sched.go)
 	schedulers int     // warp schedulers
@@ -38,13 +38,13 @@ type SubPartition struct {
 	// issues per cycle.
 	issuePerClk int
 
-	exited   bool               // a warp has exited since the last scan
-	wakeAt   uint64             // pending scan (never: none)
-	scanned  uint64             // cycle of the last scan (+1), so a cycle scans once
-	lastMMA  uint64             // tensor core's issue slot ends (accounting)
-	epoch    uint64             // MMAs issued: a warp's stall window is the current gap
-	mma      tensorcore.Request // one MMA of the plan's datapath
-	tcFree   uint64             // tc.FreeAt of mma, valid while tcFreeOK
+	exited   bool         // a warp has exited since the last scan
+	wakeAt   uint64       // pending scan (never: none)
+	scanned  uint64       // cycle of the last scan (+1), so a cycle scans once
+	lastMMA  uint64       // tensor core's issue slot ends (accounting)
+	epoch    uint64       // MMAs issued: a warp's stall window is the current gap
+	mma      unit.Request // one MMA of the plan's datapath
+	tcFree   uint64       // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
 	interval uint64
 }

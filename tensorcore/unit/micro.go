@@ -1,4 +1,4 @@
-package tensorcore
+package unit
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/internal/clock"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // MicroResult is one line of the tensor-core microbenchmark.
 type MicroResult struct {
-	Precision Precision `json:"precision"`
-	Mode      Mode      `json:"mode"`
+	Precision tensorcore.Precision `json:"precision"`
+	Mode      tensorcore.Mode      `json:"mode"`
 	// TFLOPS is dense-equivalent (TOPS for int8): a sparse MMA counts
 	// every product of its logical shape, skipped ones included, as
 	// NVIDIA's peak figures do.
@@ -50,7 +51,7 @@ type MicroOptions struct {
 var DefaultMicroOptions = MicroOptions{MMAsPerTC: 4096, Chain: 64}
 
 // MicroTC runs the microbenchmark with DefaultMicroOptions.
-func MicroTC(cfg Config, smCount, subPartitions, clockMHz int, precision Precision, mode Mode) (MicroResult, error) {
+func MicroTC(cfg tensorcore.Config, smCount, subPartitions, clockMHz int, precision tensorcore.Precision, mode tensorcore.Mode) (MicroResult, error) {
 	return MicroTCWith(cfg, smCount, subPartitions, clockMHz, precision, mode, DefaultMicroOptions)
 }
 
@@ -59,8 +60,7 @@ func MicroTC(cfg Config, smCount, subPartitions, clockMHz int, precision Precisi
 // submitted at cycle 0, and measures dense-equivalent throughput over the
 // run; then it runs a dependent chain on one Unit (each MMA submitted when
 // the previous result is written back) for the latency.
-func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision Precision,
-	mode Mode, opt MicroOptions) (MicroResult, error) {
+func MicroTCWith(cfg tensorcore.Config, smCount, subPartitions, clockMHz int, precision tensorcore.Precision, mode tensorcore.Mode, opt MicroOptions) (MicroResult, error) {
 	if l := cfg.Validate(); len(l) > 0 {
 		return MicroResult{}, fmt.Errorf("micro tc: tensorcore config: %v", l[0])
 	}
@@ -90,13 +90,13 @@ func MicroTCWith(cfg Config, smCount, subPartitions, clockMHz int, precision Pre
 	}
 	perClk := float64(fmas) / float64(cycles)
 	prec, _ := cfg.Get(precision)
-	pat, _ := ParsePattern(prec.SparsePattern)
-	dp, err := Derive(prec, precision, mode, pat, 0)
+	pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
+	dp, err := tensorcore.Derive(prec, precision, mode, pat, 0)
 	if err != nil {
 		return MicroResult{}, fmt.Errorf("micro tc: %w", err)
 	}
 	pattern := ""
-	if mode != Dense {
+	if mode != tensorcore.Dense {
 		pattern = dp.Pattern.String()
 	}
 	return MicroResult{
@@ -122,8 +122,7 @@ type kick struct{ fn func() }
 
 func (k kick) Handle(akita.Event) error { k.fn(); return nil }
 
-func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision Precision,
-	mode Mode, n int) (cycles, fmas uint64, err error) {
+func microThroughput(cfg tensorcore.Config, clk clock.Clock, sms, subs int, precision tensorcore.Precision, mode tensorcore.Mode, n int) (cycles, fmas uint64, err error) {
 	e := akita.NewSerialEngine()
 	units := make([]*Unit, 0, sms*subs)
 	var last uint64
@@ -152,7 +151,7 @@ func microThroughput(cfg Config, clk clock.Clock, sms, subs int, precision Preci
 	return last, fmas, nil
 }
 
-func microLatency(cfg Config, clk clock.Clock, precision Precision, mode Mode, chain int) (float64, error) {
+func microLatency(cfg tensorcore.Config, clk clock.Clock, precision tensorcore.Precision, mode tensorcore.Mode, chain int) (float64, error) {
 	e := akita.NewSerialEngine()
 	u := MakeBuilder().WithEngine(e).WithFreq(clk.Freq).WithConfig(cfg).Build("GPU.SM[0].TC[0]")
 	var end uint64

@@ -1,4 +1,4 @@
-package tensorcore
+package unit
 
 import (
 	"fmt"
@@ -11,23 +11,8 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/internal/clock"
+	"github.com/stcsim/stcsim/tensorcore"
 )
-
-// LoadConfig returns the tensor-core section of a built-in config. The
-// tests of this package cannot import configs (configs imports
-// tensorcore), so loader_test.go, in the external test package, sets it to
-// configs.Load: every test config comes through the real loader.
-var LoadConfig func(name string) (Config, error)
-
-// a100 is the a100-40gb tensor-core section at the given fidelity.
-func a100(fidelity string) Config {
-	cfg, err := LoadConfig("a100-40gb")
-	if err != nil {
-		panic(err)
-	}
-	cfg.Fidelity = fidelity
-	return cfg
-}
 
 // driver submits requests from its own events, as the SM model will.
 type driver struct {
@@ -47,7 +32,7 @@ type sub struct {
 
 // play runs the submissions on a fresh unit and returns the callback log
 // (sorted) and the stats.
-func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
+func play(t *testing.T, cfg tensorcore.Config, subs []sub, chain int) ([]string, Stats) {
 	t.Helper()
 	e := akita.NewSerialEngine()
 	clk := clock.MHz(1410)
@@ -76,7 +61,7 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 		return func(c uint64) {
 			d.log = append(d.log, fmt.Sprintf("%08d chain %d", c, k))
 			if k < chain {
-				u.Submit(c, Request{Mode: Sparse, Precision: FP16, Count: 1, Done: next(k + 1)})
+				u.Submit(c, Request{Mode: tensorcore.Sparse, Precision: tensorcore.FP16, Count: 1, Done: next(k + 1)})
 			}
 		}
 	}
@@ -92,9 +77,9 @@ func play(t *testing.T, cfg Config, subs []sub, chain int) ([]string, Stats) {
 
 func TestUnitTiming(t *testing.T) {
 	subs := []sub{
-		{0, Request{Mode: Dense, Precision: FP16, Count: 3}},
-		{5, Request{Mode: Sparse, Precision: FP16, Count: 2}},
-		{100, Request{Mode: Dense, Precision: INT8, Count: 1}},
+		{0, Request{Mode: tensorcore.Dense, Precision: tensorcore.FP16, Count: 3}},
+		{5, Request{Mode: tensorcore.Sparse, Precision: tensorcore.FP16, Count: 2}},
+		{100, Request{Mode: tensorcore.Dense, Precision: tensorcore.INT8, Count: 1}},
 	}
 	want := []string{
 		"00000016 issued 0", // issues at 0, 8, 16
@@ -137,20 +122,20 @@ func TestUnitChainLatency(t *testing.T) {
 // fidelities, at the defaults and with a bottleneck moved to each stage.
 func TestFidelitiesAgreeOnOnePath(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
-	tweaks := []func(*PrecisionConfig){
-		func(*PrecisionConfig) {},
-		func(p *PrecisionConfig) { p.BOperandBytesPerClk = 24 },                  // operand read binds
-		func(p *PrecisionConfig) { p.MetadataBitsPerClk = 40 },                   // decode binds
-		func(p *PrecisionConfig) { p.AccumulatePerClk = 5 },                      // accumulate binds
-		func(p *PrecisionConfig) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
+	tweaks := []func(*tensorcore.PrecisionConfig){
+		func(*tensorcore.PrecisionConfig) {},
+		func(p *tensorcore.PrecisionConfig) { p.BOperandBytesPerClk = 24 },                  // operand read binds
+		func(p *tensorcore.PrecisionConfig) { p.MetadataBitsPerClk = 40 },                   // decode binds
+		func(p *tensorcore.PrecisionConfig) { p.AccumulatePerClk = 5 },                      // accumulate binds
+		func(p *tensorcore.PrecisionConfig) { p.SparsePattern, p.SelectorFanIn = "2:8", 2 }, // selector passes
 	}
 	for trial := 0; trial < 20; trial++ {
-		prec := Precisions[rng.Intn(4)]
-		mode := Mode(rng.Intn(3))
+		prec := tensorcore.Precisions[rng.Intn(4)]
+		mode := tensorcore.Mode(rng.Intn(3))
 		cfg := a100("")
 		p, _ := cfg.Get(prec)
 		tweaks[trial%len(tweaks)](p)
-		if prec == TF32 && trial%len(tweaks) == 4 {
+		if prec == tensorcore.TF32 && trial%len(tweaks) == 4 {
 			p.SparsePattern = "1:2"
 		}
 		var subs []sub
@@ -187,14 +172,14 @@ func TestFidelitiesAgreeOnOnePath(t *testing.T) {
 // a dense one meets no such stage.
 func TestFidelitiesDifferOnSwitch(t *testing.T) {
 	for _, tc := range []struct {
-		first, second Mode
+		first, second tensorcore.Mode
 		batched, inst string
 	}{
-		{Sparse, Dense, "00000008 issued 1", "00000012 issued 1"},
-		{Dense, Sparse, "00000008 issued 1", "00000008 issued 1"},
+		{tensorcore.Sparse, tensorcore.Dense, "00000008 issued 1", "00000012 issued 1"},
+		{tensorcore.Dense, tensorcore.Sparse, "00000008 issued 1", "00000008 issued 1"},
 	} {
-		subs := []sub{{0, Request{Mode: tc.first, Precision: FP16, Count: 1}},
-			{0, Request{Mode: tc.second, Precision: FP16, Count: 1}}}
+		subs := []sub{{0, Request{Mode: tc.first, Precision: tensorcore.FP16, Count: 1}},
+			{0, Request{Mode: tc.second, Precision: tensorcore.FP16, Count: 1}}}
 		for f, want := range map[string]string{"batched": tc.batched, "instruction": tc.inst} {
 			log, _ := play(t, a100(f), subs, 0)
 			if !slices.Contains(log, want) {
@@ -206,9 +191,9 @@ func TestFidelitiesDifferOnSwitch(t *testing.T) {
 
 func TestUnitCheck(t *testing.T) {
 	u := MakeBuilder().WithEngine(akita.NewSerialEngine()).WithConfig(a100("batched")).Build("TC")
-	for _, r := range []Request{{Precision: Precision(9), Count: 1}, {Precision: FP16, Count: 0},
-		{Precision: FP16, Mode: 7, Count: 1},
-		{Precision: FP16, Mode: Sparse, Pattern: Pattern{N: 3, M: 8}, Count: 1}} {
+	for _, r := range []Request{{Precision: tensorcore.Precision(9), Count: 1}, {Precision: tensorcore.FP16, Count: 0},
+		{Precision: tensorcore.FP16, Mode: 7, Count: 1},
+		{Precision: tensorcore.FP16, Mode: tensorcore.Sparse, Pattern: tensorcore.Pattern{N: 3, M: 8}, Count: 1}} {
 		if u.Check(r) == nil {
 			t.Errorf("accepted %+v", r)
 		}
@@ -235,8 +220,8 @@ func TestHooks(t *testing.T) {
 		u.AcceptHook(h)
 		d := &driver{engine: e, clk: clock.Clock{Freq: 1 * akita.GHz}}
 		d.at(0, func() {
-			u.Submit(0, Request{Mode: Sparse, Precision: INT8, Count: 5})
-			u.Submit(0, Request{Mode: Dense, Precision: TF32, Count: 2})
+			u.Submit(0, Request{Mode: tensorcore.Sparse, Precision: tensorcore.INT8, Count: 5})
+			u.Submit(0, Request{Mode: tensorcore.Dense, Precision: tensorcore.TF32, Count: 2})
 		})
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
@@ -251,9 +236,9 @@ func TestHooks(t *testing.T) {
 // the issue and write-back cycles of the same MMAs submitted as runs, in
 // both fidelities, across a switch of datapath.
 func TestIssueMatchesSubmit(t *testing.T) {
-	reqs := []Request{{Mode: Sparse, Precision: FP16, Count: 1},
-		{Mode: Dense, Precision: FP16, Count: 1}, {Mode: Dense, Precision: FP16, Count: 1},
-		{Mode: Sparse, Precision: INT8, Count: 1}}
+	reqs := []Request{{Mode: tensorcore.Sparse, Precision: tensorcore.FP16, Count: 1},
+		{Mode: tensorcore.Dense, Precision: tensorcore.FP16, Count: 1}, {Mode: tensorcore.Dense, Precision: tensorcore.FP16, Count: 1},
+		{Mode: tensorcore.Sparse, Precision: tensorcore.INT8, Count: 1}}
 	for _, f := range []string{"batched", "instruction"} {
 		var subs []sub
 		for _, r := range reqs {

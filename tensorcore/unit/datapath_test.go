@@ -1,13 +1,15 @@
-package tensorcore
+package unit
 
 import (
 	"math"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // micro runs the microbenchmark on one SM (4 tensor cores) in both
 // fidelities and checks they agree; it returns the batched result.
-func micro(t *testing.T, cfg Config, prec Precision, m Mode) MicroResult {
+func micro(t *testing.T, cfg tensorcore.Config, prec tensorcore.Precision, m tensorcore.Mode) MicroResult {
 	t.Helper()
 	opt := MicroOptions{MMAsPerTC: 256, Chain: 8}
 	var out [2]MicroResult
@@ -36,21 +38,21 @@ func near(a, b float64) bool { return math.Abs(a/b-1) < 0.02 }
 // when it is not (128 -> 64 B/clk: the multipliers still take 8). Dense
 // needs only 256 B of B, so 64 -> 32 leaves it alone.
 func TestBOperandWidth(t *testing.T) {
-	at := func(b int, m Mode) MicroResult {
+	at := func(b int, m tensorcore.Mode) MicroResult {
 		cfg := a100("")
 		cfg.FP16.BOperandBytesPerClk = b
-		return micro(t, cfg, FP16, m)
+		return micro(t, cfg, tensorcore.FP16, m)
 	}
-	if r64, r32 := at(64, Sparse), at(32, Sparse); !near(rate(r32), rate(r64)/2) {
+	if r64, r32 := at(64, tensorcore.Sparse), at(32, tensorcore.Sparse); !near(rate(r32), rate(r64)/2) {
 		t.Errorf("sparse B 64 -> 32: %.0f -> %.0f FMA/clk, want half", rate(r64), rate(r32))
 	}
-	if r128, r64 := at(128, Sparse), at(64, Sparse); rate(r128) != rate(r64) {
+	if r128, r64 := at(128, tensorcore.Sparse), at(64, tensorcore.Sparse); rate(r128) != rate(r64) {
 		t.Errorf("sparse B 128 -> 64: %.0f -> %.0f FMA/clk, want unchanged", rate(r128), rate(r64))
 	}
-	if d64, d32 := at(64, Dense), at(32, Dense); rate(d64) != rate(d32) {
+	if d64, d32 := at(64, tensorcore.Dense), at(32, tensorcore.Dense); rate(d64) != rate(d32) {
 		t.Errorf("dense B 64 -> 32: %.0f -> %.0f FMA/clk, want unchanged", rate(d64), rate(d32))
 	}
-	if r := at(32, Sparse); r.IssueInterval != 16 || r.Binding[0] != "b_operand_bytes_per_clk" {
+	if r := at(32, tensorcore.Sparse); r.IssueInterval != 16 || r.Binding[0] != "b_operand_bytes_per_clk" {
 		t.Errorf("B 32: interval %d bound by %v", r.IssueInterval, r.Binding)
 	}
 }
@@ -65,7 +67,7 @@ func TestFanInLatency(t *testing.T) {
 		cfg.FP16.SelectorFanIn, cfg.FP16.SparsePattern = fan, pat
 		cfg.FP16.BOperandBytesPerClk = 256 // B never the limit here
 		cfg.FP16.MetadataBitsPerClk = 256
-		return micro(t, cfg, FP16, Sparse)
+		return micro(t, cfg, tensorcore.FP16, tensorcore.Sparse)
 	}
 	base := at(4, "2:4")
 	for fan, extra := range map[int]float64{8: 1, 16: 2, 64: 4} {
@@ -91,12 +93,12 @@ func TestMetadataDecoder(t *testing.T) {
 	}{{128, 8}, {64, 8}, {48, 11}, {32, 16}, {16, 32}} {
 		cfg := a100("")
 		cfg.FP16.MetadataBitsPerClk = tc.bits
-		r := micro(t, cfg, FP16, Sparse)
+		r := micro(t, cfg, tensorcore.FP16, tensorcore.Sparse)
 		if !near(rate(r), 4096/tc.cycles) {
 			t.Errorf("%d bits/clk: %.1f FMA/clk, want 4096/%g = %.1f", tc.bits,
 				rate(r), tc.cycles, 4096/tc.cycles)
 		}
-		if d := micro(t, cfg, FP16, Dense); !near(rate(d), 2048/8.0) {
+		if d := micro(t, cfg, tensorcore.FP16, tensorcore.Dense); !near(rate(d), 2048/8.0) {
 			t.Errorf("%d bits/clk: dense %.1f FMA/clk, want 256", tc.bits, rate(d))
 		}
 	}
@@ -112,14 +114,14 @@ func TestMetadataDecoder(t *testing.T) {
 func TestPatternsDerive(t *testing.T) {
 	p := a100("").FP16
 	for _, tc := range []struct {
-		pat      Pattern
+		pat      tensorcore.Pattern
 		k, bits  int
 		interval int
 	}{
-		{Pattern{1, 2}, 32, 4, 16}, {Pattern{2, 4}, 32, 2, 8}, {Pattern{1, 4}, 64, 2, 16},
-		{Pattern{2, 8}, 64, 3, 16}, {Pattern{4, 8}, 32, 3, 16},
+		{tensorcore.Pattern{N: 1, M: 2}, 32, 4, 16}, {tensorcore.Pattern{N: 2, M: 4}, 32, 2, 8}, {tensorcore.Pattern{N: 1, M: 4}, 64, 2, 16},
+		{tensorcore.Pattern{N: 2, M: 8}, 64, 3, 16}, {tensorcore.Pattern{N: 4, M: 8}, 32, 3, 16},
 	} {
-		d, err := Derive(&p, FP16, Sparse, tc.pat, 0)
+		d, err := tensorcore.Derive(&p, tensorcore.FP16, tensorcore.Sparse, tc.pat, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +138,7 @@ func TestPatternsDerive(t *testing.T) {
 				tc.pat, d.Shape, d.Products, meta, d.Interval)
 		}
 	}
-	if _, err := Derive(&p, FP16, Sparse, Pattern{3, 8}, 0); err == nil {
+	if _, err := tensorcore.Derive(&p, tensorcore.FP16, tensorcore.Sparse, tensorcore.Pattern{N: 3, M: 8}, 0); err == nil {
 		t.Error("3:8 on m16n8k16 (K 16*8/3) accepted")
 	}
 }

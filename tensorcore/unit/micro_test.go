@@ -1,4 +1,4 @@
-package tensorcore
+package unit
 
 import (
 	"encoding/csv"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // measuredPeaks reads the achieved peaks published for the A100 (the
@@ -15,7 +17,7 @@ import (
 // WMMAs; Sun et al., mma.sp).
 func measuredPeaks(t *testing.T) map[string]float64 {
 	t.Helper()
-	f, err := os.Open("../validation/points/a100-public.csv")
+	f, err := os.Open("../../validation/points/a100-public.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +45,14 @@ func measuredPeaks(t *testing.T) map[string]float64 {
 func TestMicroTCPeaksMatchMeasured(t *testing.T) {
 	peaks := measuredPeaks(t)
 	for _, tc := range []struct {
-		prec Precision
+		prec tensorcore.Precision
 		id   string
-	}{{FP16, "peak-fp16"}, {INT8, "peak-int8"}, {TF32, "peak-tf32"}} {
+	}{{tensorcore.FP16, "peak-fp16"}, {tensorcore.INT8, "peak-int8"}, {tensorcore.TF32, "peak-tf32"}} {
 		want, ok := peaks[tc.id]
 		if !ok {
 			t.Fatalf("no %s row in the points file", tc.id)
 		}
-		r, err := MicroTC(a100("batched"), 108, 4, 1410, tc.prec, Dense)
+		r, err := MicroTC(a100("batched"), 108, 4, 1410, tc.prec, tensorcore.Dense)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +60,7 @@ func TestMicroTCPeaksMatchMeasured(t *testing.T) {
 			t.Errorf("%s: %.1f T(FL)OPS simulated, %.1f measured", tc.prec, r.TFLOPS, want)
 		}
 	}
-	sp, err := MicroTC(a100("batched"), 108, 4, 1410, FP16, Sparse)
+	sp, err := MicroTC(a100("batched"), 108, 4, 1410, tensorcore.FP16, tensorcore.Sparse)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +76,14 @@ func TestMicroTCPeaksMatchMeasured(t *testing.T) {
 // extra depth and leaves the independent throughput alone.
 func TestDependentChainShowsLatency(t *testing.T) {
 	opt := MicroOptions{MMAsPerTC: 512, Chain: 32}
-	for _, m := range []Mode{Dense, Sparse} {
+	for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
 		deeper := a100("batched")
 		deeper.FP16.DotLatency += 8 // a stage of the dot product both paths share
-		b, err := MicroTCWith(a100("batched"), 1, 1, 1410, FP16, m, opt)
+		b, err := MicroTCWith(a100("batched"), 1, 1, 1410, tensorcore.FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := MicroTCWith(deeper, 1, 1, 1410, FP16, m, opt)
+		d, err := MicroTCWith(deeper, 1, 1, 1410, tensorcore.FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,12 +106,12 @@ func TestDependentChainShowsLatency(t *testing.T) {
 // TestMicroTCFidelitiesAgree: same run, both fidelities, same cycles.
 func TestMicroTCFidelitiesAgree(t *testing.T) {
 	opt := MicroOptions{MMAsPerTC: 100, Chain: 5}
-	for _, m := range []Mode{Dense, Sparse} {
-		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, FP16, m, opt)
+	for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
+		b, err := MicroTCWith(a100("batched"), 4, 4, 1410, tensorcore.FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, FP16, m, opt)
+		i, err := MicroTCWith(a100("instruction"), 4, 4, 1410, tensorcore.FP16, m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,18 +126,18 @@ func TestMicroTCErrors(t *testing.T) {
 	bad := a100("batched")
 	bad.FP16.Multipliers = 0
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  tensorcore.Config
 		sms  int
-		prec Precision
+		prec tensorcore.Precision
 		opt  MicroOptions
 		want string
 	}{
-		{a100("batched"), 0, FP16, DefaultMicroOptions, "sm_count"},
-		{a100("batched"), 1, Precision(7), DefaultMicroOptions, "unknown precision"},
-		{a100("batched"), 1, FP16, MicroOptions{}, "must be >= 1"},
-		{bad, 1, FP16, DefaultMicroOptions, "multipliers"},
+		{a100("batched"), 0, tensorcore.FP16, DefaultMicroOptions, "sm_count"},
+		{a100("batched"), 1, tensorcore.Precision(7), DefaultMicroOptions, "unknown precision"},
+		{a100("batched"), 1, tensorcore.FP16, MicroOptions{}, "must be >= 1"},
+		{bad, 1, tensorcore.FP16, DefaultMicroOptions, "multipliers"},
 	} {
-		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, Dense, tc.opt)
+		_, err := MicroTCWith(tc.cfg, tc.sms, 4, 1410, tc.prec, tensorcore.Dense, tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package tensorcore
+package unit
 
 import (
 	"fmt"
@@ -7,16 +7,17 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/internal/clock"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Request is a run of Count independent MMAs of one precision and mode,
 // issued back to back by one warp.
 type Request struct {
-	Mode      Mode
-	Precision Precision
+	Mode      tensorcore.Mode
+	Precision tensorcore.Precision
 	// Pattern is the N:M pattern of a sparse or dual-side run; the zero
 	// value takes the precision's configured sparse_pattern.
-	Pattern Pattern
+	Pattern tensorcore.Pattern
 	// Products is, for a dual-side run, the multiplies of each MMA (from
 	// the intersection of the two operands' masks); 0 takes the
 	// expectation for independent masks. Ignored otherwise.
@@ -57,27 +58,27 @@ type Stats struct {
 
 // pathKey names one derived datapath.
 type pathKey struct {
-	precision Precision
-	mode      Mode
-	pattern   Pattern
+	precision tensorcore.Precision
+	mode      tensorcore.Mode
+	pattern   tensorcore.Pattern
 	products  int
 }
 
 // requestPath is what of a Request selects its datapath, as given.
 type requestPath struct {
-	precision Precision
-	mode      Mode
-	pattern   Pattern
+	precision tensorcore.Precision
+	mode      tensorcore.Mode
+	pattern   tensorcore.Pattern
 	products  int
 }
 
 // path is a derived datapath plus the counts of one instruction.
 type path struct {
-	Datapath
+	tensorcore.Datapath
 	// Per stage, in cycles: the fill of the stages before it, and its own
 	// occupancy and fill (Stages' numbers, side by side in the path: every
 	// MMA an SM issues reads them).
-	prefix, occupancy, fill [numStages]uint64
+	prefix, occupancy, fill [tensorcore.NumStages]uint64
 	perMMA                  ModeStats
 }
 
@@ -91,8 +92,8 @@ var (
 
 // HookItem describes the MMA a hook fires for.
 type HookItem struct {
-	Mode      Mode
-	Precision Precision
+	Mode      tensorcore.Mode
+	Precision tensorcore.Precision
 	Cycle     uint64
 	Count     int // MMAs the event stands for (1 in instruction fidelity)
 }
@@ -118,7 +119,7 @@ type Unit struct {
 	engine  akita.Engine
 	clock   clock.Clock
 	batched bool
-	cfg     Config
+	cfg     tensorcore.Config
 	paths   map[pathKey]*path
 	// last is the datapath of the last request, by the request's own
 	// fields: an SM issuing one MMA at a time asks for the same one
@@ -135,7 +136,7 @@ type Unit struct {
 	queue []*run // runs not fully issued, FIFO
 	// tail is, per stage, the cycle the last MMA has wholly entered it
 	// (an array in the Unit: an SM's MMA issue reads it every time).
-	tail    [numStages]uint64
+	tail    [tensorcore.NumStages]uint64
 	pending bool // an issue event is scheduled
 }
 
@@ -149,7 +150,7 @@ type run struct {
 type Builder struct {
 	engine akita.Engine
 	freq   akita.Freq
-	cfg    Config
+	cfg    tensorcore.Config
 }
 
 // MakeBuilder returns a builder with a 1 GHz clock.
@@ -162,7 +163,7 @@ func (b Builder) WithEngine(e akita.Engine) Builder { b.engine = e; return b }
 func (b Builder) WithFreq(f akita.Freq) Builder { b.freq = f; return b }
 
 // WithConfig sets the tensor-core parameters.
-func (b Builder) WithConfig(c Config) Builder { b.cfg = c; return b }
+func (b Builder) WithConfig(c tensorcore.Config) Builder { b.cfg = c; return b }
 
 // Build makes the unit. The config must be valid (configs.Load validates
 // it); an invalid one, a missing engine or an invalid Akita name is a
@@ -197,27 +198,27 @@ func (u *Unit) key(r Request) (pathKey, error) {
 		return k, fmt.Errorf("%s: %w", u.Name(), err)
 	}
 	switch r.Mode {
-	case Dense:
+	case tensorcore.Dense:
 		return k, nil
-	case Sparse, DualSide:
+	case tensorcore.Sparse, tensorcore.DualSide:
 	default:
 		return k, fmt.Errorf("%s: unknown mode %d", u.Name(), r.Mode)
 	}
 	k.pattern = r.Pattern
-	if k.pattern == (Pattern{}) {
-		k.pattern, _ = ParsePattern(p.SparsePattern)
+	if k.pattern == (tensorcore.Pattern{}) {
+		k.pattern, _ = tensorcore.ParsePattern(p.SparsePattern)
 	}
-	if r.Mode == DualSide {
+	if r.Mode == tensorcore.DualSide {
 		k.products = max(r.Products, 0)
 	}
 	return k, nil
 }
 
 // Path returns the derived datapath a request runs on.
-func (u *Unit) Path(r Request) (Datapath, error) {
+func (u *Unit) Path(r Request) (tensorcore.Datapath, error) {
 	p, err := u.path(r)
 	if err != nil {
-		return Datapath{}, err
+		return tensorcore.Datapath{}, err
 	}
 	return p.Datapath, nil
 }
@@ -245,7 +246,7 @@ func (u *Unit) lookup(r Request) (*path, error) {
 		return p, nil
 	}
 	prec, _ := u.cfg.Get(k.precision)
-	d, err := Derive(prec, k.precision, k.mode, k.pattern, k.products)
+	d, err := tensorcore.Derive(prec, k.precision, k.mode, k.pattern, k.products)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.Name(), err)
 	}
@@ -427,11 +428,11 @@ func (u *Unit) enter(now uint64, p *path) uint64 {
 	return prev
 }
 
-func (u *Unit) count(m Mode, p *path, n uint64) {
+func (u *Unit) count(m tensorcore.Mode, p *path, n uint64) {
 	s := ModeStats{Instructions: n * p.perMMA.Instructions, BusyCycles: n * p.perMMA.BusyCycles,
 		ActualFMAs: n * p.perMMA.ActualFMAs, DenseEquivFMAs: n * p.perMMA.DenseEquivFMAs}
 	u.stats.ModeStats.add(s)
-	if m == Dense {
+	if m == tensorcore.Dense {
 		u.stats.Dense.add(s)
 	} else {
 		u.stats.Sparse.add(s)
@@ -476,10 +477,10 @@ func (u *Unit) Stats() Stats { return u.stats }
 
 // Stages returns the pipeline stages of a precision's datapath in a mode
 // at its configured pattern.
-func (u *Unit) Stages(precision Precision, m Mode) ([]Stage, error) {
+func (u *Unit) Stages(precision tensorcore.Precision, m tensorcore.Mode) ([]tensorcore.Stage, error) {
 	p, err := u.path(Request{Precision: precision, Mode: m, Count: 1})
 	if err != nil {
 		return nil, err
 	}
-	return append([]Stage(nil), p.Stages...), nil
+	return append([]tensorcore.Stage(nil), p.Stages...), nil
 }
