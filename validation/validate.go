@@ -161,8 +161,10 @@ type Options struct {
 	// Calibrated lists row ids used to calibrate the configs; the others
 	// are reported as held out.
 	Calibrated []string
-	// Progress, when set, is called as the GEMM rows' simulations finish
-	// (done and total of one config's GEMMs).
+	// Progress, when set, is called as the GEMM rows' simulations finish:
+	// done and total count every GEMM simulation of the run (each row's
+	// mode under its conditions and at boost, the fixed-cost runs at twice
+	// the K, the pinned kernels).
 	Progress func(done, total int)
 	// Conditions: "measured" runs each GEMM row under the conditions it
 	// was measured in (its locked clock, or boost under the board's power
@@ -311,6 +313,22 @@ type validator struct {
 	calibrated map[string]bool
 	memCache   map[string][]memory.MicroResult
 	rep        Report
+	// done and total count the GEMM simulations for Options.Progress.
+	done, total int
+}
+
+// simulate runs one job of GEMM rows with the run's cache, counting its
+// GEMMs into the run's progress.
+func (v *validator) simulate(ld *configs.Loaded, t *workloads.Trace, mode tensorcore.Mode) (*sim.Report, error) {
+	job := sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt,
+		Workloads: []*workloads.Trace{t}, Modes: []tensorcore.Mode{mode}}
+	base := v.done
+	if v.opt.Progress != nil {
+		job.Progress = func(done, _ int) { v.opt.Progress(base+done, max(v.total, base+done)) }
+	}
+	rep, err := sim.Run(ld, job)
+	v.done = base + len(t.GEMMs)
+	return rep, err
 }
 
 // config loads (once) the config a row runs on: its hardware's built-in
@@ -543,14 +561,32 @@ func (v *validator) gemms(points []Point) error {
 			plan[i][m] = sl
 		}
 	}
+	primary := 0
+	if !measured {
+		primary = 1
+	}
+	// The total is every simulation below: the runs, one at twice the K
+	// per row and mode with fixed costs, one per pinned kernel.
+	for _, rk := range order {
+		v.total += len(runs[rk].points)
+	}
+	for i, p := range points {
+		for _, m := range tensorcore.Modes {
+			if v.opt.FixedCosts && plan[i][m][primary].key != "" {
+				v.total++
+			}
+			if _, ok := p.Kernels[m]; ok {
+				v.total++
+			}
+		}
+	}
 	for _, rk := range order {
 		r := runs[rk]
 		t := &workloads.Trace{Name: "validation"}
 		for _, i := range r.points {
 			t.GEMMs = append(t.GEMMs, gemmOf(points[i]))
 		}
-		rep, err := sim.Run(r.ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{t},
-			Modes: []tensorcore.Mode{r.mode}, Progress: v.opt.Progress})
+		rep, err := v.simulate(r.ld, t, r.mode)
 		if err != nil {
 			return fmt.Errorf("GEMM rows on %s (%s): %w", r.ld.Config.Name, r.mode, err)
 		}
@@ -565,10 +601,6 @@ func (v *validator) gemms(points []Point) error {
 		}
 		return &gemmResult{res: runs[sl.key].out[i], conditions: sl.text, key: sl.key,
 			ld: runs[sl.key].ld}
-	}
-	primary := 0
-	if !measured {
-		primary = 1
 	}
 	fixed := map[[2]int]float64{} // (point, mode) -> T(2K) in us
 	if v.opt.FixedCosts {
@@ -669,8 +701,7 @@ func (v *validator) atDoubleK(p Point, m tensorcore.Mode, res sim.LayerResult) (
 	}
 	g := gemmOf(p)
 	g.K *= 2
-	rep, err := sim.Run(ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{{Name: "validation",
-		GEMMs: []workloads.GEMM{g}}}, Modes: []tensorcore.Mode{m}})
+	rep, err := v.simulate(ld, &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{g}}, m)
 	if err != nil {
 		return 0, fmt.Errorf("row %s (line %d): fixed costs at K=%d: %w", p.ID, p.Line, g.K, err)
 	}
@@ -735,8 +766,7 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 				p.ID, p.Line, mode, name, err)
 		}
 		t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
-		rep, err := sim.Run(ld, sim.Job{Cache: v.opt.Cache, CacheSalt: v.opt.CacheSalt, Workloads: []*workloads.Trace{t},
-			Modes: []tensorcore.Mode{mode}})
+		rep, err := v.simulate(ld, t, mode)
 		if err != nil {
 			return nil, nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,
 				mode, name, err)

@@ -344,3 +344,42 @@ g-fixed,A100,fp16,gemm,1024,1024,512,20,15,us,,test,,locked:1410,cutlass_profile
 		}
 	}
 }
+
+// Progress counts every GEMM simulation of the run against one total:
+// two configs' runs (a locked and a boost clock), the fixed-cost runs at
+// twice the K, the pinned kernel; done only grows and ends at the total
+// (a per-run count would restart at 1/1 and say "ETA 0s" for the rest).
+func TestProgressCountsTheWholeRun(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
+g-a,A100,fp16,gemm,256,256,256,20,15,us,,test,,locked:1200,cutlass_profiler
+g-b,A100,fp16,gemm,256,512,256,20,15,us,,test,dense=128x128x32_64x64_s5,locked:1410,cutlass_profiler
+`
+	pts, err := ParsePoints(strings.NewReader(points), "progress.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls [][2]int
+	_, err = Run(pts, Options{FixedCosts: true, Conditions: "both",
+		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// g-a: 2 modes x (locked 1200 + boost 1410) + 2 at twice the K; g-b:
+	// 2 modes at 1410 (its conditions are the boost clock) + 2 at twice
+	// the K + 1 pinned dense kernel.
+	const want = 6 + 5
+	if len(calls) == 0 {
+		t.Fatal("no progress reported")
+	}
+	for i, c := range calls {
+		if c[1] != want {
+			t.Errorf("call %d: total %d, want %d", i, c[1], want)
+		}
+		if i > 0 && c[0] < calls[i-1][0] {
+			t.Errorf("call %d: done fell from %d to %d", i, calls[i-1][0], c[0])
+		}
+	}
+	if last := calls[len(calls)-1]; last[0] != want {
+		t.Errorf("last call %v: want done = total = %d", last, want)
+	}
+}
