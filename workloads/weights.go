@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -79,12 +80,36 @@ func ReadTensorSHA256(path, tensor string) (*Tensor, string, error) {
 }
 
 // readTensor is ReadTensor; a non-nil h receives every byte of the file.
+// modelTensors are weights read from a model file that is not a weight
+// file (an ONNX graph's initializers, in the GEMM orientation its
+// importer gives them), by the "FILE#NAME" reference its rows name:
+// registered by the importer when a run imports the model itself.
+var modelTensors sync.Map
+
+// RegisterModelTensor makes ref ("FILE.onnx#NAME", FILE as the run names
+// it) readable as a weights path for the rest of the process.
+func RegisterModelTensor(ref string, t *Tensor) { modelTensors.Store(ref, t) }
+
 func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 	file, named := tensorPath(path)
 	if tensor == "" {
 		tensor = named
 	}
 	ext := strings.ToLower(filepath.Ext(file))
+	if ext == ".onnx" {
+		t, ok := modelTensors.Load(file + "#" + tensor)
+		if !ok {
+			return nil, fmt.Errorf("weights %s: an ONNX graph's weight is read when stcsim "+
+				"runs the graph itself (run --workload %s); for a trace file, write the "+
+				"weights with stcsim trace import --weights-out DIR", path, file)
+		}
+		if h != nil {
+			if err := hashFile(h, file); err != nil {
+				return nil, err
+			}
+		}
+		return t.(*Tensor), nil
+	}
 	if ext != ".npy" && ext != ".safetensors" {
 		return nil, fmt.Errorf("weights %s: unknown extension %q (want .npy or .safetensors)", path, ext)
 	}
@@ -563,13 +588,28 @@ func RowWeights(g GEMM, seed uint64) (*Weights, error) {
 	return &Weights{Matrix: a, Compressed: c}, nil
 }
 
-// tensorPath splits a .safetensors path's "#NAME" suffix off: the file
-// and the tensor it names ("" without one).
+// tensorPath splits a .safetensors (or an ONNX graph's) path's "#NAME"
+// suffix off: the file and the tensor it names ("" without one).
 func tensorPath(path string) (file, tensor string) {
-	if i := strings.LastIndex(path, ".safetensors#"); i >= 0 {
-		return path[:i+len(".safetensors")], path[i+len(".safetensors#"):]
+	for _, ext := range []string{".safetensors", ".onnx"} {
+		if i := strings.LastIndex(path, ext+"#"); i >= 0 {
+			return path[:i+len(ext)], path[i+len(ext+"#"):]
+		}
 	}
 	return path, ""
+}
+
+// hashFile feeds the bytes of file to h.
+func hashFile(h hash.Hash, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("open weights: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("read %s: %w", file, err)
+	}
+	return nil
 }
 
 // WeightsFiles are the files the weights path of a trace row names: a

@@ -98,8 +98,8 @@ func TestBringYourOwnModelDocRuns(t *testing.T) {
 }
 
 // TestRunImportedModelRecordsTheImport: run --workload FILE.onnx --mode
-// both simulates every row in both modes and records the import in the
-// provenance.
+// both simulates every row in both modes, with the graph's 2:4 weights,
+// and records the import in the provenance.
 func TestRunImportedModelRecordsTheImport(t *testing.T) {
 	inScratch(t)
 	out, se, code := capture(t, func() int {
@@ -125,6 +125,16 @@ func TestRunImportedModelRecordsTheImport(t *testing.T) {
 	if len(ws) != 1 || ws[0].Import == nil || ws[0].Import.Format != "onnx" || ws[0].SHA256 == "" ||
 		ws[0].Batch != 4 || len(ws[0].Import.Inputs) != 1 || ws[0].Import.Inputs[0] != "input=4x16x4x4" {
 		t.Errorf("provenance workloads %+v", ws)
+	}
+	// tiny's conv and fc1 weights are 2:4: their rows read them from the
+	// graph itself, and the provenance hashes them.
+	var named []string
+	for _, w := range ws[0].Weights {
+		named = append(named, w.Path)
+	}
+	if want := "workloads/testdata/tiny.onnx#conv,workloads/testdata/tiny.onnx#fc1"; len(ws) == 1 &&
+		strings.Join(named, ",") != want {
+		t.Errorf("weights %v, want %s", named, want)
 	}
 	modes := map[string]int{}
 	for _, r := range rep.Records {

@@ -416,7 +416,7 @@ func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, *workl
 			"readable trace file", configs.Quote(name), strings.Join(workloads.Models(), ", "))
 	}
 	if importer.IsModelFile(name) {
-		o := importer.Options{}
+		o := importer.Options{Attach: true} // the graph's 2:4 weights, in memory
 		if importer.Format(name, nil) == importer.FormatONNX {
 			o.Batch = batch
 		}

@@ -40,6 +40,12 @@ type Options struct {
 	// carries (export_params=True); rows whose weight is already in the
 	// precision's N:M pattern along K name it in their weights column.
 	WeightsDir string
+	// Attach, for a run that imports the graph itself: rows whose weight
+	// is already in the precision's N:M pattern along K name it as
+	// "FILE.onnx#LAYER", held in memory for the process
+	// (workloads.RegisterModelTensor), so that the 2:4 check and
+	// dual-side masks read the model's own weights.
+	Attach bool
 }
 
 // Format is the model-file format of path ("" for a trace file): .onnx,
@@ -105,7 +111,7 @@ func Load(path string, o Options) (*Imported, error) {
 		case len(weights) == 0:
 			imp.Skipped = append(imp.Skipped, "weights: the file carries no weight data "+
 				"(export_params=False): sparse rows use the generated pattern")
-		case o.WeightsDir == "":
+		case o.WeightsDir == "" && !o.Attach:
 			imp.Skipped = append(imp.Skipped, fmt.Sprintf("weights: the file carries %d "+
 				"GEMM weights, not attached (stcsim trace import --weights-out DIR writes them "+
 				"for the weights column): sparse rows use the generated pattern", len(weights)))
@@ -132,8 +138,8 @@ func Load(path string, o Options) (*Imported, error) {
 		return nil, fmt.Errorf("import %s: unknown precision %v", path, o.Precision)
 	}
 	var files []weightFile
-	if o.WeightsDir != "" {
-		files, err = attachWeights(layers, weights, o, imp)
+	if o.WeightsDir != "" || o.Attach {
+		files, err = attachWeights(path, layers, weights, o, imp)
 		if err != nil {
 			return nil, fmt.Errorf("import %s: %w", path, err)
 		}
@@ -158,9 +164,10 @@ type weightFile struct {
 	tensor *workloads.Tensor
 }
 
-// attachWeights names a file for every weight and, for those already in
-// the precision's pattern along K, sets the layer's Weights.
-func attachWeights(layers []workloads.ImportedLayer, weights map[int]*workloads.Tensor,
+// attachWeights names a file in o.WeightsDir for every weight (or, with
+// o.Attach, a "model#LAYER" reference to it in memory) and, for those
+// already in the precision's pattern along K, sets the layer's Weights.
+func attachWeights(model string, layers []workloads.ImportedLayer, weights map[int]*workloads.Tensor,
 	o Options, imp *workloads.Import) ([]weightFile, error) {
 	pattern, err := tensorcore.ParsePattern(workloads.SparsityFor(o.Precision))
 	if err != nil {
@@ -183,17 +190,29 @@ func attachWeights(layers []workloads.ImportedLayer, weights map[int]*workloads.
 			base = fmt.Sprintf("%s_%d", fileName(layers[i].Name), k)
 		}
 		used[base] = true
-		path := filepath.Join(o.WeightsDir, base+".npy")
-		files = append(files, weightFile{path, w})
+		path := model + "#" + base
+		if o.WeightsDir != "" {
+			path = filepath.Join(o.WeightsDir, base+".npy")
+			files = append(files, weightFile{path, w})
+		}
 		m, err := w.GEMMView()
 		if err != nil {
 			return nil, fmt.Errorf("weight of %s: %w", layers[i].Name, err)
 		}
 		if m.Cols%pattern.M != 0 || tensorcore.CheckPattern(m, pattern) != nil {
+			if o.WeightsDir == "" {
+				imp.Skipped = append(imp.Skipped, fmt.Sprintf("weights of %s are not %s along K: "+
+					"its sparse row uses the generated pattern (stcsim trace import "+
+					"--weights-out DIR writes the weights for stcsim prune)", layers[i].Name, pattern))
+				continue
+			}
 			imp.Skipped = append(imp.Skipped, fmt.Sprintf("weights of %s are not %s along K: "+
 				"written to %s without a mask (stcsim prune --in %s --out DIR prunes them; "+
 				"name DIR in the row's weights column)", layers[i].Name, pattern, path, path))
 			continue
+		}
+		if o.WeightsDir == "" {
+			workloads.RegisterModelTensor(path, w)
 		}
 		layers[i].Weights = path
 	}

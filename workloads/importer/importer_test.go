@@ -127,6 +127,48 @@ func TestWithoutWeightsOutSaysSo(t *testing.T) {
 	}
 }
 
+// TestAttachReadsTheGraphsWeights: for a run of the graph itself, the 2:4
+// weights are named as "FILE#LAYER" and read from memory as the row's
+// weights (the same matrix --weights-out writes); nothing is written; a
+// dense weight says its row uses the generated pattern; a reference the
+// process did not import is an error that says how to get the weights.
+func TestAttachReadsTheGraphsWeights(t *testing.T) {
+	path := mlp(t)
+	im, err := Load(path, Options{Attach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := im.Trace.GEMMs
+	if len(rows) != 3 || rows[0].Weights != path+"#fc1" || rows[1].Weights != path+"#fc2" || rows[2].Weights != "" {
+		t.Fatalf("rows %+v", rows)
+	}
+	w, err := workloads.LoadRowWeights(rows[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Matrix.Rows != 32 || w.Matrix.Cols != 64 || w.Matrix.At(0, 0) != 0 || w.Matrix.At(0, 2) != 3 {
+		t.Errorf("fc2 weight %dx%d, w[0][0..3] = %v %v %v %v", w.Matrix.Rows, w.Matrix.Cols,
+			w.Matrix.At(0, 0), w.Matrix.At(0, 1), w.Matrix.At(0, 2), w.Matrix.At(0, 3))
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("files beside the model: %v", ents)
+	}
+	h1, err1 := workloads.HashWeights(rows[0].Weights)
+	h2, err2 := workloads.HashWeights(rows[1].Weights)
+	if err1 != nil || err2 != nil || h1 == h2 {
+		t.Errorf("weights hashes %s %v, %s %v: want two, distinct", h1, err1, h2, err2)
+	}
+	joined := strings.Join(im.Import.Skipped, "\n")
+	if !strings.Contains(joined, "weights of fc3 are not 2:4 along K: its sparse row uses the generated pattern") {
+		t.Errorf("skipped %q", im.Import.Skipped)
+	}
+	g := rows[0]
+	g.Weights = path + "#nosuch"
+	if _, err := workloads.LoadRowWeights(g); err == nil || !strings.Contains(err.Error(), "run --workload") {
+		t.Errorf("an unimported reference: %v", err)
+	}
+}
+
 // TestImportIsDeterministic: the same file gives byte-identical traces.
 func TestImportIsDeterministic(t *testing.T) {
 	var outs [2]bytes.Buffer
