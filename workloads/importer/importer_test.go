@@ -76,6 +76,17 @@ func mlp(t *testing.T) string {
 	return path
 }
 
+// checkFC2: mlp's fc2 weight as the weights column wants it, [out 32,
+// in 64]: row 0 is the first 64 values of the [out, in] tensor, whose
+// first two are 0.
+func checkFC2(t *testing.T, w *workloads.Weights) {
+	t.Helper()
+	if w.Matrix.Rows != 32 || w.Matrix.Cols != 64 || w.Matrix.At(0, 0) != 0 || w.Matrix.At(0, 2) != 3 {
+		t.Errorf("fc2 weight %dx%d, w[0][0..3] = %v %v %v %v", w.Matrix.Rows, w.Matrix.Cols,
+			w.Matrix.At(0, 0), w.Matrix.At(0, 1), w.Matrix.At(0, 2), w.Matrix.At(0, 3))
+	}
+}
+
 // TestWeightsOut: 2:4 weights (also one stored transposed for MatMul)
 // are named in their rows and load as the row's weights; a dense one is
 // written, not named, and the import says so.
@@ -95,12 +106,7 @@ func TestWeightsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// fc2 is [out 32, in 64] as the weights column wants: row 0 is the
-	// first 64 values of the [out, in] tensor, whose first two are 0.
-	if w.Matrix.Rows != 32 || w.Matrix.Cols != 64 || w.Matrix.At(0, 0) != 0 || w.Matrix.At(0, 2) != 3 {
-		t.Errorf("fc2 weight %dx%d, w[0][0..3] = %v %v %v %v", w.Matrix.Rows, w.Matrix.Cols,
-			w.Matrix.At(0, 0), w.Matrix.At(0, 1), w.Matrix.At(0, 2), w.Matrix.At(0, 3))
-	}
+	checkFC2(t, w)
 	if _, err := os.Stat(filepath.Join(dir, "fc3.npy")); err != nil {
 		t.Errorf("the dense weight was not written: %v", err)
 	}
@@ -146,10 +152,7 @@ func TestAttachReadsTheGraphsWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Matrix.Rows != 32 || w.Matrix.Cols != 64 || w.Matrix.At(0, 0) != 0 || w.Matrix.At(0, 2) != 3 {
-		t.Errorf("fc2 weight %dx%d, w[0][0..3] = %v %v %v %v", w.Matrix.Rows, w.Matrix.Cols,
-			w.Matrix.At(0, 0), w.Matrix.At(0, 1), w.Matrix.At(0, 2), w.Matrix.At(0, 3))
-	}
+	checkFC2(t, w)
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
 		t.Errorf("files beside the model: %v", ents)
 	}
