@@ -134,13 +134,18 @@ func TestCheckFindsWhatNoKernelRuns(t *testing.T) {
 		name string
 		job  Job
 		sets []string
+		why  string // what the message must also say
 	}{
-		{"no shared memory", row("2:4"), []string{"shared_memory.carveout_kb=0"}},
-		{"pinned fp16 tile for tf32", tf32, []string{"kernel.force=256x128x32_64x64_s3"}},
-		{"pinned dense-only tile for sparse", row("2:4"), []string{"kernel.force_sparse=256x128x32_64x64_s3"}},
-		{"split-K too deep for K", row("2:4"), []string{"kernel.force_dense=64x64x64_32x32_s6_splitk64"}},
-		{"pattern no tile's BK holds", row("2:4"), []string{"tensorcore.fp16.sparse_pattern=2:64"}},
-		{"row pattern no tile's BK holds", row("1:64"), nil},
+		{"no shared memory", row("2:4"), []string{"shared_memory.carveout_kb=0"}, ""},
+		{"pinned fp16 tile for tf32", tf32, []string{"kernel.force=256x128x32_64x64_s3"},
+			"lists it for dense fp16, bf16; sparse tf32 only"},
+		{"pinned dense-only tile for sparse", row("2:4"), []string{"kernel.force_sparse=256x128x32_64x64_s3"},
+			"lists it for dense fp16, bf16; sparse tf32 only"},
+		{"pinned tf32 tile for fp16", row("2:4"), []string{"kernel.force=64x64x32_32x32_s6"},
+			"lists it for dense and sparse tf32 only"},
+		{"split-K too deep for K", row("2:4"), []string{"kernel.force_dense=64x64x64_32x32_s6_splitk64"}, ""},
+		{"pattern no tile's BK holds", row("2:4"), []string{"tensorcore.fp16.sparse_pattern=2:64"}, ""},
+		{"row pattern no tile's BK holds", row("1:64"), nil, ""},
 	} {
 		ld, err := configs.Load(nil, c.sets)
 		if err != nil {
@@ -148,7 +153,7 @@ func TestCheckFindsWhatNoKernelRuns(t *testing.T) {
 		}
 		err = Check(ld.Config, c.job)
 		if err == nil || !strings.Contains(err.Error(), "no kernel in the library can run") ||
-			!strings.Contains(err.Error(), "layer g") {
+			!strings.Contains(err.Error(), "layer g") || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%s: Check: %v", c.name, err)
 		}
 	}

@@ -380,6 +380,16 @@ func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error
 	if f := cfg.Kernel.Forced(g.Mode()); f != "" {
 		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
 			"force_sparse) does not offer it", f)
+		tile, _, _ := configs.ParseKernelName(f)
+		var lists []string
+		for _, t := range cfg.Kernel.Candidates {
+			if t.Name() == tile {
+				lists = append(lists, strings.Join(t.Modes, " and ")+" "+strings.Join(t.Precisions, ", "))
+			}
+		}
+		if len(lists) > 0 {
+			why += ": the library lists it for " + strings.Join(lists, "; ") + " only"
+		}
 	}
 	if len(rejected) > 0 {
 		why = strings.Join(distinctFirst(rejected, 3), "; ")
