@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 
@@ -39,7 +41,14 @@ type Point struct {
 	// configs' (a point is a few hundred bytes).
 	spec *Spec
 	sets []string
+	// workloads are what the point runs: the plan's, or with workload.*
+	// grid axes, the models built with the point's options (shared by
+	// the points that have the same ones).
+	workloads []*Workload
 }
+
+// Workloads are the workloads the point runs.
+func (p *Point) Workloads() []*Workload { return p.workloads }
 
 // Modes are the modes the point runs in (the sweep's).
 func (p *Point) Modes() []tensorcore.Mode { return p.spec.modes }
@@ -113,7 +122,7 @@ type Plan struct {
 func (p *Plan) Units() []Unit {
 	out := make([]Unit, 0, len(p.Points)*len(p.Workloads))
 	for _, pt := range p.Points {
-		for _, w := range p.Workloads {
+		for _, w := range pt.workloads {
 			out = append(out, Unit{Point: pt, Workload: w})
 		}
 	}
@@ -151,7 +160,7 @@ func (s Shard) Select(units []Unit) []Unit {
 // Resolver loads the workloads a sweep names as models or trace files
 // (GEMM lists need no resolver). A nil function rejects that kind.
 type Resolver struct {
-	Model func(name string, batch, seq int) (*workloads.Trace, error)
+	Model func(name string, o workloads.Options) (*workloads.Trace, error)
 	Trace func(path string) (*workloads.Trace, error)
 }
 
@@ -175,32 +184,26 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 		return nil, fmt.Errorf("sweep %s: the grid has %s points, above the "+
 			"limit of %d; split it into several sweeps", s.file, n, MaxPoints)
 	}
-	names := map[string]bool{}
-	for i, ws := range s.Workloads {
-		tr, err := s.workload(ws, r)
-		if err == nil {
-			err = tr.Validate()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: %w",
-				s.file, ws.line, i, err)
-		}
-		if names[tr.Name] {
-			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+
-				"workload name %q used twice", s.file, ws.line, i, tr.Name)
-		}
-		names[tr.Name] = true
-		p.Workloads = append(p.Workloads, &Workload{Trace: tr,
-			Hash: traceHash(tr)})
-	}
+	byOptions := map[string][]*Workload{} // the workloads per workload.* values
 	hashes := map[string]int{}
 	for i, grid := range s.combinations() {
 		pt, ld, err := s.point(i, grid)
 		if err == nil {
+			opts := workloadAssignments(grid)
+			key := fmt.Sprint(opts)
+			if pt.workloads = byOptions[key]; pt.workloads == nil {
+				if pt.workloads, err = s.workloadsWith(opts, r); err != nil {
+					return nil, err
+				}
+				byOptions[key] = pt.workloads
+			}
+			if p.Workloads == nil {
+				p.Workloads = pt.workloads
+			}
 			err = p.checkPoint(pt, ld)
 		}
 		if err == nil && check != nil {
-			err = check(pt, ld, p.Workloads)
+			err = check(pt, ld, pt.workloads)
 		}
 		if err != nil {
 			return nil, err
@@ -219,7 +222,7 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 // checkPoint runs sim.Check on the point with every workload, so a row
 // the simulator would reject fails the sweep before any point runs.
 func (p *Plan) checkPoint(pt *Point, ld *configs.Loaded) error {
-	for _, w := range p.Workloads {
+	for _, w := range pt.workloads {
 		err := sim.Check(ld.Config, sim.Job{
 			Workloads: []*workloads.Trace{w.Trace}, Modes: p.Modes})
 		if err != nil {
@@ -287,16 +290,27 @@ func (s *Spec) combinations() [][]Assignment {
 func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) {
 	sets := append([]string{}, s.Set...)
 	for _, a := range grid {
-		sets = append(sets, a.Key+"="+a.Value)
+		if !strings.HasPrefix(a.Key, WorkloadAxis) {
+			sets = append(sets, a.Key+"="+a.Value)
+		}
 	}
 	pt := &Point{Index: i, Grid: grid, spec: s, sets: sets}
 	ld, err := pt.Load()
 	if err != nil {
 		return nil, nil, err
 	}
-	_, hash, err := configYAML(ld)
+	body, hash, err := configYAML(ld)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sweep %s: point %d: %w", s.file, i+1, err)
+	}
+	if opts := workloadAssignments(grid); len(opts) > 0 {
+		// Points that differ only in a workload option share a config:
+		// their identity (the store's key) is the config and the options.
+		for _, a := range opts {
+			body = append(body, "\n"+a.Key+"="+a.Value...)
+		}
+		sum := sha256.Sum256(body)
+		hash = hex.EncodeToString(sum[:8])
 	}
 	pt.Hash = hash
 	for j, a := range grid {
@@ -307,14 +321,88 @@ func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) 
 	return pt, ld, nil
 }
 
+// workloadAssignments are a point's workload.* grid values, in axis order.
+func workloadAssignments(grid []Assignment) []Assignment {
+	var out []Assignment
+	for _, a := range grid {
+		if strings.HasPrefix(a.Key, WorkloadAxis) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// workloadsWith resolves the sweep's workloads with the workload.* grid
+// values of a point applied to every model workload that reads them.
+func (s *Spec) workloadsWith(opts []Assignment, r Resolver) ([]*Workload, error) {
+	var out []*Workload
+	names := map[string]bool{}
+	for i, ws := range s.Workloads {
+		for _, a := range opts {
+			name := strings.TrimPrefix(a.Key, WorkloadAxis)
+			if ws.Model == "" || !workloads.Reads(ws.Model, name) {
+				continue
+			}
+			v, _ := strconv.Atoi(a.Value) // checked with the spec
+			switch name {
+			case "batch":
+				ws.Batch = v
+			case "seq":
+				ws.Seq = v
+			case "resolution":
+				ws.Resolution = v
+			}
+		}
+		tr, err := s.workload(ws, r)
+		if err == nil {
+			err = tr.Validate()
+		}
+		if err != nil {
+			at := ""
+			if len(opts) > 0 {
+				at = fmt.Sprintf(" (at %v)", opts)
+			}
+			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]%s: %w",
+				s.file, ws.line, i, at, err)
+		}
+		if names[tr.Name] {
+			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+
+				"workload name %q used twice", s.file, ws.line, i, tr.Name)
+		}
+		names[tr.Name] = true
+		out = append(out, &Workload{Trace: tr, Hash: traceHash(tr)})
+	}
+	return out, nil
+}
+
 func (s *Spec) workload(ws WorkloadSpec, r Resolver) (*workloads.Trace, error) {
+	tr, err := s.resolveWorkload(ws, r)
+	if err != nil || ws.Layers == "" {
+		return tr, err
+	}
+	re := regexp.MustCompile(ws.Layers) // compiled when the spec was checked
+	kept := &workloads.Trace{Name: tr.Name}
+	for _, g := range tr.GEMMs {
+		if re.MatchString(g.Name) {
+			kept.GEMMs = append(kept.GEMMs, g)
+		}
+	}
+	if len(kept.GEMMs) == 0 {
+		return nil, fmt.Errorf("layers %s matches none of the %d rows of %s",
+			quote.Q(ws.Layers), len(tr.GEMMs), tr.Name)
+	}
+	return kept, nil
+}
+
+func (s *Spec) resolveWorkload(ws WorkloadSpec, r Resolver) (*workloads.Trace, error) {
 	switch {
 	case ws.Model != "":
 		if r.Model == nil {
 			return nil, fmt.Errorf("model %q: built-in models are not "+
 				"available in this build", ws.Model)
 		}
-		return r.Model(ws.Model, ws.Batch, ws.Seq)
+		return r.Model(ws.Model, workloads.Options{Batch: ws.Batch, Seq: ws.Seq,
+			Resolution: ws.Resolution})
 	case ws.Trace != "":
 		if r.Trace == nil {
 			return nil, fmt.Errorf("trace %q: trace files are not "+

@@ -7,12 +7,14 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -47,10 +49,16 @@ type Spec struct {
 // WorkloadSpec is one workload of a sweep: a named model, a trace file or
 // a list of GEMM shapes (exactly one of Model, Trace, GEMMs).
 type WorkloadSpec struct {
-	// Model is a built-in network name, with Batch and Seq.
-	Model string `yaml:"model"`
-	Batch int    `yaml:"batch"`
-	Seq   int    `yaml:"seq"`
+	// Model is a built-in network name, with Batch, Seq (BERT) and
+	// Resolution (ResNet); the grid's workload.batch, workload.seq and
+	// workload.resolution axes vary them per point.
+	Model      string `yaml:"model"`
+	Batch      int    `yaml:"batch"`
+	Seq        int    `yaml:"seq"`
+	Resolution int    `yaml:"resolution"`
+	// Layers keeps only the rows whose name matches this regular
+	// expression (as run --layer), for any kind of workload.
+	Layers string `yaml:"layers"`
 	// Trace is a workload trace file (relative to the sweep file).
 	Trace string `yaml:"trace"`
 	// GEMMs are shapes "MxNxK"; Name labels the list (default "gemms").
@@ -126,13 +134,8 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 		}
 		var err error
 		switch k.Value {
-		case "batch", "seq":
-			var x int
-			if x, err = configs.CheckWholeNumber(v); err == nil &&
-				(x < 1 || x > workloads.MaxDim) {
-				err = fmt.Errorf("must be in [1, %d], got %d (leave %s "+
-					"out for the default)", workloads.MaxDim, x, k.Value)
-			}
+		case "batch", "seq", "resolution":
+			_, err = checkWorkloadOption(k.Value, v)
 		case "gemms":
 			err = wantList(v)
 		default:
@@ -149,6 +152,27 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 	*w = WorkloadSpec(p)
 	w.line = n.Line
 	return nil
+}
+
+// workloadOptions are the built-in models' options a sweep may set on a
+// workload or vary in the grid as workload.NAME, with their bounds.
+var workloadOptions = map[string]int{"batch": workloads.MaxDim, "seq": workloads.MaxDim,
+	"resolution": workloads.MaxResolution}
+
+// WorkloadAxis is the grid-key prefix of a workload option.
+const WorkloadAxis = "workload."
+
+// checkWorkloadOption reads a workload option's value by the rule of an
+// integer config key (decimal digits, 1..its bound), as the --batch,
+// --seq and --resolution flags: 1.9 is not read as 1, 0 not as the
+// default.
+func checkWorkloadOption(name string, v *yaml.Node) (int, error) {
+	x, err := configs.CheckWholeNumber(v)
+	if err == nil && (x < 1 || x > workloadOptions[name]) {
+		err = fmt.Errorf("must be in [1, %d], got %d (leave %s "+
+			"out for the default)", workloadOptions[name], x, name)
+	}
+	return x, err
 }
 
 // wantScalar refuses a mapping or a list where a single value belongs.
@@ -344,16 +368,77 @@ func (s *Spec) check() error {
 			}
 		}
 	}
+	if err := s.checkWorkloadAxes(); err != nil {
+		return err
+	}
 	// A set: override of a varied key would be overridden by every
 	// point's value: it would read as applied and change nothing.
 	for i, kv := range s.Set {
 		key, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(strings.TrimSpace(key), WorkloadAxis) {
+			return fmt.Errorf("set[%d]: %s is a workload option: give it on the "+
+				"workload (batch:, seq:, resolution:) or vary it in the grid", i, strings.TrimSpace(key))
+		}
 		if l, ok := seenKey[strings.TrimSpace(key)]; ok {
 			return fmt.Errorf("set[%d]: %s is also varied (line %d): every point "+
 				"overrides it; drop it from set", i, strings.TrimSpace(key), l)
 		}
 	}
 	return nil
+}
+
+// checkWorkloadAxes checks the grid's workload.NAME axes: a known
+// option, whole-number values in its bounds, read by at least one of the
+// sweep's models, and not also fixed on a workload that reads it.
+func (s *Spec) checkWorkloadAxes() error {
+	axes := append(Axes{}, s.Grid...)
+	for _, g := range s.Zip {
+		axes = append(axes, g...)
+	}
+	for _, ax := range axes {
+		name, ok := strings.CutPrefix(ax.Key, WorkloadAxis)
+		if !ok {
+			continue
+		}
+		if _, known := workloadOptions[name]; !known {
+			return fmt.Errorf("line %d: grid key %s: unknown workload option "+
+				"(workload.batch, workload.seq, workload.resolution)", ax.line, ax.Key)
+		}
+		for _, v := range ax.Values {
+			if _, err := checkWorkloadOption(name, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: v}); err != nil {
+				return fmt.Errorf("line %d: grid key %s: value %s: %v", ax.line, ax.Key, quote.Q(v), err)
+			}
+		}
+		read := false
+		for i, w := range s.Workloads {
+			if w.Model == "" || !workloads.Reads(w.Model, name) {
+				continue
+			}
+			read = true
+			if w.option(name) != 0 {
+				return fmt.Errorf("line %d: workloads[%d] sets %s, which grid key %s "+
+					"(line %d) varies: leave it out of the workload", w.line, i, name, ax.Key, ax.line)
+			}
+		}
+		if !read {
+			return fmt.Errorf("line %d: grid key %s: no model workload of the sweep "+
+				"reads %s (it would change nothing)", ax.line, ax.Key, name)
+		}
+	}
+	return nil
+}
+
+// option is the workload's own value of a model option (0: the default).
+func (w *WorkloadSpec) option(name string) int {
+	switch name {
+	case "batch":
+		return w.Batch
+	case "seq":
+		return w.Seq
+	case "resolution":
+		return w.Resolution
+	}
+	return 0
 }
 
 func (w *WorkloadSpec) check() error {
@@ -366,8 +451,24 @@ func (w *WorkloadSpec) check() error {
 	if kinds != 1 {
 		return fmt.Errorf("want exactly one of model, trace or gemms")
 	}
-	if w.Model == "" && (w.Batch != 0 || w.Seq != 0) {
-		return fmt.Errorf("batch and seq apply to a model only")
+	for _, o := range []struct {
+		name string
+		v    int
+	}{{"batch", w.Batch}, {"seq", w.Seq}, {"resolution", w.Resolution}} {
+		if o.v == 0 {
+			continue
+		}
+		if w.Model == "" {
+			return fmt.Errorf("%s applies to a model only (a trace's rows carry their own shapes)", o.name)
+		}
+		if !workloads.Reads(w.Model, o.name) {
+			return fmt.Errorf("%s: model %s does not read it (it would change nothing)", o.name, w.Model)
+		}
+	}
+	if w.Layers != "" {
+		if _, err := regexp.Compile(w.Layers); err != nil {
+			return fmt.Errorf("layers: not a regular expression: %v", err)
+		}
 	}
 	if len(w.GEMMs) == 0 && (w.Precision != "" || w.Sparsity != "") {
 		return fmt.Errorf("precision and sparsity apply to a gemms list only")

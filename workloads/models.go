@@ -55,6 +55,22 @@ func Model(name string, batch, seq int) (*Trace, error) {
 	return Build(name, Options{Batch: batch, Seq: seq})
 }
 
+// Reads says whether the built-in model reads a workload option:
+// "batch" (every model), "seq" (the BERT models), "resolution" (the
+// ResNets). A value given for an option the model does not read would
+// change nothing, so the commands refuse it.
+func Reads(model, option string) bool {
+	switch option {
+	case "batch":
+		return generators[model] != nil
+	case "seq":
+		return strings.HasPrefix(model, "bert")
+	case "resolution":
+		return strings.HasPrefix(model, "resnet")
+	}
+	return false
+}
+
 // Build builds a built-in model's trace.
 func Build(name string, o Options) (*Trace, error) {
 	gen := generators[name]

@@ -95,8 +95,8 @@ func checkUnreadFlags(fs *flag.FlagSet, names []string, gemms bool, what string)
 		onnx = onnx || importer.Format(n, nil) == importer.FormatONNX
 		if slices.Contains(workloads.Models(), n) {
 			model = true
-			bert = bert || strings.HasPrefix(n, "bert")
-			resnet = resnet || strings.HasPrefix(n, "resnet")
+			bert = bert || workloads.Reads(n, "seq")
+			resnet = resnet || workloads.Reads(n, "resolution")
 		}
 	}
 	batchBy := "the built-in models do"

@@ -62,7 +62,7 @@ func usageError(fs *flag.FlagSet, format string, a ...any) int {
 
 // workloadResolver loads the models and trace files a sweep names.
 var workloadResolver = sweep.Resolver{
-	Model: workloads.Model,
+	Model: workloads.Build,
 	Trace: workloads.Load,
 }
 
