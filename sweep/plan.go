@@ -208,12 +208,15 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if j, dup := hashes[pt.Hash]; dup {
+		// Points that differ only in a workload option share a config
+		// (their workloads' names differ: workloadsWith).
+		id := pt.Hash + fmt.Sprint(workloadAssignments(grid))
+		if j, dup := hashes[id]; dup {
 			return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
 				"have the same effective config", s.file, j+1,
 				p.Points[j].Label(), i+1, pt.Label())
 		}
-		hashes[pt.Hash] = i
+		hashes[id] = i
 		p.Points = append(p.Points, pt)
 	}
 	return p, nil
@@ -299,18 +302,9 @@ func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	body, hash, err := configYAML(ld)
+	_, hash, err := configYAML(ld)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sweep %s: point %d: %w", s.file, i+1, err)
-	}
-	if opts := workloadAssignments(grid); len(opts) > 0 {
-		// Points that differ only in a workload option share a config:
-		// their identity (the store's key) is the config and the options.
-		for _, a := range opts {
-			body = append(body, "\n"+a.Key+"="+a.Value...)
-		}
-		sum := sha256.Sum256(body)
-		hash = hex.EncodeToString(sum[:8])
 	}
 	pt.Hash = hash
 	for j, a := range grid {
@@ -319,6 +313,24 @@ func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) 
 		}
 	}
 	return pt, ld, nil
+}
+
+// WorkloadBase is a workload's name without the "@k=v,..." of the
+// workload options a point varies (workloadsWith adds it), when each of
+// them is the point's grid value: the model a line of a plot follows
+// across those points.
+func WorkloadBase(name string, grid []Assignment) string {
+	i := strings.LastIndex(name, "@")
+	if i < 0 {
+		return name
+	}
+	for _, kv := range strings.Split(name[i+1:], ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		if g, ok := GridValue(grid, WorkloadAxis+k); !ok || g != v {
+			return name
+		}
+	}
+	return name[:i]
 }
 
 // workloadAssignments are a point's workload.* grid values, in axis order.
@@ -338,11 +350,13 @@ func (s *Spec) workloadsWith(opts []Assignment, r Resolver) ([]*Workload, error)
 	var out []*Workload
 	names := map[string]bool{}
 	for i, ws := range s.Workloads {
+		var read []string
 		for _, a := range opts {
 			name := strings.TrimPrefix(a.Key, WorkloadAxis)
 			if ws.Model == "" || !workloads.Reads(ws.Model, name) {
 				continue
 			}
+			read = append(read, name+"="+a.Value)
 			v, _ := strconv.Atoi(a.Value) // checked with the spec
 			switch name {
 			case "batch":
@@ -364,6 +378,11 @@ func (s *Spec) workloadsWith(opts []Assignment, r Resolver) ([]*Workload, error)
 			}
 			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]%s: %w",
 				s.file, ws.line, i, at, err)
+		}
+		if len(read) > 0 {
+			// The store keys a point's results by config and workload
+			// name: the name carries the options the point varies.
+			tr.Name += "@" + strings.Join(read, ",")
 		}
 		if names[tr.Name] {
 			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+

@@ -162,7 +162,7 @@ func (a *accumulator) selected(r Row) bool {
 // label names the line a row belongs to; keys are the grid keys that
 // distinguish lines.
 func (a *accumulator) label(r Row, keys []string) string {
-	parts := []string{r.Workload}
+	parts := []string{WorkloadBase(r.Workload, r.Grid)}
 	if a.q.By == "layer" {
 		parts[0] += " " + r.Layer
 	}

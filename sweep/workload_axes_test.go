@@ -39,12 +39,17 @@ grid:
 	if len(p.Points) != 4 || len(p.Units()) != 4 {
 		t.Fatalf("%d points, %d units; want 4 and 4", len(p.Points), len(p.Units()))
 	}
+	// The store keys results by (config, workload name): each batch's
+	// workload has a name of its own, the config hash is shared.
 	seen := map[string]bool{}
-	for _, pt := range p.Points {
-		if seen[pt.Hash] {
-			t.Errorf("point %s: hash %s repeats", pt.Label(), pt.Hash)
+	for _, u := range p.Units() {
+		key := u.Point.Hash + " " + u.Workload.Trace.Name
+		if seen[key] {
+			t.Errorf("point %s: unit %s repeats", u.Point.Label(), key)
 		}
-		seen[pt.Hash] = true
+		seen[key] = true
+	}
+	for _, pt := range p.Points {
 		ws := pt.Workloads()
 		if len(ws) != 1 || len(ws[0].Trace.GEMMs) != 1 {
 			t.Fatalf("point %s: workloads %v", pt.Label(), ws)
@@ -52,6 +57,9 @@ grid:
 		g := ws[0].Trace.GEMMs[0]
 		batch, _ := GridValue(pt.Grid, "workload.batch")
 		want := map[string]int{"1": 128, "4": 512}[batch]
+		if ws[0].Trace.Name != "bert-base@batch="+batch {
+			t.Errorf("point %s: workload named %s", pt.Label(), ws[0].Trace.Name)
+		}
 		if !strings.HasSuffix(g.Name, "ffn1") || g.N != want {
 			t.Errorf("point %s: row %s N %d, want ffn1 with N %d", pt.Label(), g.Name, g.N, want)
 		}
@@ -87,6 +95,23 @@ func TestWorkloadAxesRefuseWhatChangesNothing(t *testing.T) {
 		_, err := planWith(t, c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.spec, err, c.want)
+		}
+	}
+}
+
+// TestWorkloadBase: a plot's line follows a model across the points that
+// vary its options; a name whose "@..." is not the point's options stays.
+func TestWorkloadBase(t *testing.T) {
+	grid := []Assignment{{"workload.batch", "4"}, {"gpu.sm_count", "54"}}
+	for _, c := range []struct{ name, want string }{
+		{"bert-base@batch=4", "bert-base"},
+		{"bert-base@batch=8", "bert-base@batch=8"},
+		{"bert-base@seq=4", "bert-base@seq=4"},
+		{"my@trace", "my@trace"},
+		{"plain", "plain"},
+	} {
+		if got := WorkloadBase(c.name, grid); got != c.want {
+			t.Errorf("WorkloadBase(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
