@@ -64,6 +64,28 @@ func OperandLayout(elemBits, contig int) Layout {
 	return l
 }
 
+// CongruousLayout is the layout CUTLASS's sm80 kernels give an operand
+// tile whose contiguous dimension is M or N (A column-major, B
+// row-major: ColumnMajorTensorOpMultiplicandCongruous and its row-major
+// twin in default_mma_core_sm80.h), contig elements of elemBits wide. A
+// tile that is not a whole number of 128-B lines along its contiguous
+// dimension (the swizzle's unit) is left unswizzled.
+func CongruousLayout(elemBits, contig int) Layout {
+	l := Layout{Kind: Congruous, ElemBits: elemBits, Contig: contig}
+	if l.Validate() != nil {
+		return Layout{Kind: Unswizzled, ElemBits: elemBits, Contig: contig}
+	}
+	return l
+}
+
+// Unswizzled is l without CUTLASS's permutation: the same tile, rows of
+// Contig elements laid end to end (what an unswizzled kernel would use;
+// the reference the swizzle's bank-conflict savings are measured
+// against).
+func (l Layout) Unswizzled() Layout {
+	return Layout{Kind: Unswizzled, ElemBits: l.ElemBits, Contig: l.Contig, Pitch: l.Pitch}
+}
+
 // Validate reports a layout the functions below cannot map.
 func (l Layout) Validate() error {
 	switch {
@@ -193,4 +215,29 @@ func FragmentPattern(name string, l Layout, rows, contig int,
 	}
 	return Pattern{Name: name, BytesPerInstr: mats * 8 * accessBytes,
 		Wavefronts: waves}
+}
+
+// ScalarFragmentPattern is the shared-memory side of a warp loading rows
+// [0, rows) of K x outer elements [0, outer) of an M- or N-major tile of
+// 32-bit elements with LDS.32, as CUTLASS's warp iterator for
+// TensorOpMultiplicandCongruous<32, 32> does (ldmatrix.trans transposes
+// 16-bit elements only): each instruction gives thread t the element at
+// outer index t/4, K index t%4 of an 8 x 4 block (an m16n8k8 TF32
+// fragment register), one phase of 32 4-byte addresses. The pattern is
+// the whole fragment as one access; rows and outer are rounded up to
+// whole blocks.
+func ScalarFragmentPattern(name string, l Layout, rows, outer int,
+	cfg SharedMemoryConfig) Pattern {
+	waves, instrs := 0, 0
+	addrs := make([]uint64, 32)
+	for k0 := 0; k0 < rows; k0 += 4 {
+		for o0 := 0; o0 < outer; o0 += 8 {
+			for t := range addrs {
+				addrs[t] = l.Offset(o0+t/4, k0+t%4)
+			}
+			waves += Wavefronts(addrs, 4, cfg)
+			instrs++
+		}
+	}
+	return Pattern{Name: name, BytesPerInstr: instrs * 32 * 4, Wavefronts: waves}
 }

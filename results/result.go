@@ -72,6 +72,9 @@ type LayerResult struct {
 	// pattern and which operand it prunes (weights or activations).
 	Pattern       string `json:"pattern,omitempty"`
 	SparseOperand string `json:"sparse_operand,omitempty"`
+	// Layout is the row's operand layout (nn, nt, tn, tt) when it names
+	// one; absent, the row ran tn (A row-major, B column-major).
+	Layout string `json:"layout,omitempty"`
 	// DualSide marks the hypothetical dual-side mode; Masks says where its
 	// masks came from and DualProducts is the mean products per MMA their
 	// intersection leaves.

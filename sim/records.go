@@ -134,6 +134,11 @@ func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (ker
 	s := kernel.Shape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
 		Precision: g.Precision,
 		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
+	lay, err := kernel.ParseLayout(g.Layout)
+	if err != nil {
+		return s, err
+	}
+	s.Layout = lay
 	if !s.Sparse {
 		return s, nil
 	}
@@ -144,6 +149,7 @@ func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (ker
 	s.Pattern = pat
 	if g.SparseOperand == workloads.OperandActivations {
 		s.M, s.N = s.N, s.M
+		s.Layout = s.Layout.Transposed()
 	}
 	s.Dual = cfg.TensorCore.DualSide
 	return s, nil
@@ -235,7 +241,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
 		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(),
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
-		CyclesSpread: cyclesSpread}
+		CyclesSpread: cyclesSpread, Layout: g.Layout}
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
 		res.SparseOperand = workloads.OperandWeights

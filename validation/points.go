@@ -47,6 +47,11 @@ type Point struct {
 	Harness string
 	// Harnesses is Harness per mode.
 	Harnesses map[tensorcore.Mode]string
+	// Layout is the layout column as written: A's, B's and C's layouts
+	// in CUTLASS profiler naming (n column-major, t row-major: "nnn" for
+	// --A=f16:column --B=f16:column --C=f32:column); empty when the
+	// source does not say (the row then runs tn). See Row.
+	Layout string
 }
 
 // Harnesses are the values of the harness column: how a time was taken.
@@ -64,7 +69,7 @@ var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 	"k", "dense", "sparse", "unit", "speedup", "source"}
 
 // optionalColumns may follow the required ones, in this order.
-var optionalColumns = []string{"kernel", "clock", "harness"}
+var optionalColumns = []string{"kernel", "clock", "harness", "layout"}
 
 // MaxPointsBytes bounds a points file: the shared collection is a few KB
 // (about 200 bytes a row), so 16 MiB holds some 80000 measurements; the
@@ -163,7 +168,8 @@ func checkHeader(header []string) error {
 func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11],
-		Clock: strings.TrimSpace(rec[13]), Harness: strings.TrimSpace(rec[14])}
+		Clock: strings.TrimSpace(rec[13]), Harness: strings.TrimSpace(rec[14]),
+		Layout: strings.TrimSpace(rec[15])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
 	}
@@ -243,6 +249,9 @@ func (p Point) check() error {
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
+	if err := p.checkLayout(); err != nil {
+		return err
+	}
 	units, ok := kindUnits[p.Kind]
 	if !ok {
 		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth, "+
@@ -280,8 +289,8 @@ func (p Point) check() error {
 		}
 	}
 	if p.Kind == "gemm" {
-		g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
-			Precision: p.Precision, Sparsity: workloads.Dense, Count: 1, Batch: 1}
+		g := p.Row()
+		g.Sparsity, g.SparseOperand = workloads.Dense, ""
 		if err := g.Validate(); err != nil {
 			return fmt.Errorf("gemm row: %v", err)
 		}
@@ -468,4 +477,45 @@ func pinnedPlan(name string) (tile string, splitK int) {
 		}
 	}
 	return name, 1
+}
+
+// checkLayout: the layout column is empty or three letters n/t (A, B, C)
+// on a gemm row.
+func (p Point) checkLayout() error {
+	if p.Layout == "" {
+		return nil
+	}
+	if p.Kind != "gemm" {
+		return fmt.Errorf("column layout: %q on a %s row (only gemm rows have operands)", p.Layout, p.Kind)
+	}
+	if len(p.Layout) != 3 || strings.Trim(p.Layout, "nt") != "" {
+		return fmt.Errorf("column layout: %q: want three letters n or t (A's, B's "+
+			"and C's layout in CUTLASS profiler naming, e.g. nnn for --A=f16:column "+
+			"--B=f16:column --C=f32:column)", p.Layout)
+	}
+	return nil
+}
+
+// Row is the trace row a gemm point runs as. stcsim writes D row-major,
+// so a measurement with a column-major C (the library's dense CUTLASS
+// 2.x kernels) runs as CUTLASS runs it internally (device::Gemm's
+// column-major-output specialisation and GemmUniversalAdapter transpose
+// the problem): D^T = B^T A^T, N x M x K, A's and B's layouts swapped and
+// flipped (nn becomes tt), the measured A (the one 2:4 prunes) becoming
+// the row's B (sparse_operand activations).
+func (p Point) Row() workloads.GEMM {
+	g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
+		Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
+		Count: 1, Batch: 1}
+	if p.Layout == "" {
+		return g
+	}
+	g.Layout = p.Layout[:2]
+	if p.Layout[2] == 'n' {
+		flip := map[byte]byte{'n': 't', 't': 'n'}
+		g.M, g.N = g.N, g.M
+		g.Layout = string([]byte{flip[p.Layout[1]], flip[p.Layout[0]]})
+		g.SparseOperand = workloads.OperandActivations
+	}
+	return g
 }

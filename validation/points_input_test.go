@@ -83,3 +83,40 @@ func TestSharedPointsLoad(t *testing.T) {
 		t.Fatalf("a100-public.csv: %d points, %v", len(pts), err)
 	}
 }
+
+// The layout column: three letters on a gemm row; a column-major C runs
+// the transposed problem as CUTLASS does (N x M, nn becoming tt, the
+// measured A the row's B), a row-major C the problem as given.
+func TestPointsLayout(t *testing.T) {
+	hdr := pointsHeader[:len(pointsHeader)-1] + ",harness,layout\n"
+	row := func(prec, layout string) string {
+		return hdr + "g,A100," + prec + ",gemm,3456,4096,8192,986,,us,,x,,,," + layout + "\n"
+	}
+	for _, c := range []struct {
+		layout, want string
+		m, n         int
+		operand      string
+	}{{"", "", 3456, 4096, ""}, {"nnn", "tt", 4096, 3456, "activations"},
+		{"ntn", "nt", 4096, 3456, "activations"}, {"tnn", "tn", 4096, 3456, "activations"},
+		{"ttt", "tt", 3456, 4096, ""}, {"ntt", "nt", 3456, 4096, ""}} {
+		pts, err := ParsePoints(strings.NewReader(row("fp16", c.layout)), "p.csv")
+		if err != nil {
+			t.Fatalf("%s: %v", c.layout, err)
+		}
+		g := pts[0].Row()
+		if g.Layout != c.want || g.M != c.m || g.N != c.n || g.SparseOperand != c.operand {
+			t.Errorf("%s: row %dx%d layout %q operand %q, want %dx%d %q %q", c.layout,
+				g.M, g.N, g.Layout, g.SparseOperand, c.m, c.n, c.want, c.operand)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{row("fp16", "nn"), `p.csv:2: column layout: "nn": want three letters`},
+		{row("fp16", "nxn"), `column layout: "nxn"`},
+		{row("int8", "nnn"), "layout tt at int8"},
+		{hdr + "bw,A100,fp16,bandwidth,,,,1500,,GB/s,,x,,,,nnn\n", `column layout: "nnn" on a bandwidth row`},
+	} {
+		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+}

@@ -662,11 +662,7 @@ func (v *validator) gemms(points []Point) error {
 	return nil
 }
 
-func gemmOf(p Point) workloads.GEMM {
-	return workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
-		Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
-		Count: 1, Batch: 1}
-}
+func gemmOf(p Point) workloads.GEMM { return p.Row() }
 
 func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, boost *gemmResult, pin *sim.LayerResult) {
 	kind := "gemm_" + m.String() + "_time"

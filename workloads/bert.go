@@ -11,7 +11,10 @@ type bertSpec struct {
 // the fused QKV projection, the attention scores (Q x K^T) and context
 // (P x V) as batched GEMMs over batch x heads, the attention output
 // projection, FFN1 and FFN2; then the pooler on the [CLS] token. Linear
-// layers put tokens (batch x seq) on N.
+// layers put tokens (batch x seq) on N. Every GEMM but the context is tn
+// (K is the fastest index of both row-major factors: W and x, K and Q);
+// the context is nn: A = V^T reads the row-major V [keys, d] along M,
+// B = P^T reads the row-major P [queries, keys] along K.
 func bertGen(s bertSpec) generator {
 	return func(o Options) ([]layer, error) {
 		if s.hidden%s.heads != 0 {
@@ -37,8 +40,8 @@ func bertGen(s bertSpec) generator {
 					batch: o.Batch * s.heads,
 					note:  "K x Q^T per head: M = keys, N = queries, K = head dim; activations, dense"},
 				layer{name: p + "attention.context", m: d, n: o.Seq, k: o.Seq,
-					batch: o.Batch * s.heads,
-					note:  "V^T x P^T per head: M = head dim, N = queries, K = keys; activations, dense"},
+					batch: o.Batch * s.heads, layout: LayoutNN,
+					note: "V^T x P^T per head: M = head dim, N = queries, K = keys; activations, dense"},
 				linear(p+"attention.output", s.hidden, s.hidden, tokens),
 				linear(p+"ffn1", s.ffn, s.hidden, tokens),
 				linear(p+"ffn2", s.hidden, s.ffn, tokens))

@@ -19,7 +19,7 @@ import (
 var (
 	requiredColumns = []string{"name", "m", "n", "k", "precision",
 		"sparsity", "count", "batch"}
-	optionalColumns = []string{"weights", "note", "unpadded_m", "unpadded_k", "sparse_operand"}
+	optionalColumns = []string{"weights", "note", "unpadded_m", "unpadded_k", "sparse_operand", "layout"}
 )
 
 // ParseCSV reads a CSV trace. name is the file name used in errors and as
@@ -131,7 +131,7 @@ func (g *GEMM) fields() (map[string]*int, map[string]*string, map[string]encodin
 			"unpadded_k": &g.UnpaddedK},
 		map[string]*string{"name": &g.Name,
 			"sparsity": &g.Sparsity, "weights": &g.Weights, "note": &g.Note,
-			"sparse_operand": &g.SparseOperand},
+			"sparse_operand": &g.SparseOperand, "layout": &g.Layout},
 		map[string]encoding.TextUnmarshaler{"precision": &g.Precision}
 }
 
@@ -217,7 +217,7 @@ func (t *Trace) WriteCSVProvenance(w io.Writer, p *TraceProvenance) error {
 		rec := []string{g.Name, strconv.Itoa(g.M), strconv.Itoa(g.N),
 			strconv.Itoa(g.K), g.Precision.String(), g.Sparsity,
 			strconv.Itoa(g.Count), strconv.Itoa(g.Batch), g.Weights, g.Note,
-			optInt(g.UnpaddedM), optInt(g.UnpaddedK), g.SparseOperand}
+			optInt(g.UnpaddedM), optInt(g.UnpaddedK), g.SparseOperand, g.Layout}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("write trace %s: %w", t.Name, err)
 		}

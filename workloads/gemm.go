@@ -28,6 +28,10 @@ type GEMM struct {
 	// D^T = B^T A^T so the sparse operand is the MMA's A, as libraries do
 	// for 2:4 activations).
 	SparseOperand string `json:"sparse_operand,omitempty"`
+	// Layout is the operands' memory layouts in CUTLASS profiler naming
+	// (nn, nt, tn, tt: A's letter, then B's; n column-major, t
+	// row-major); empty is LayoutDefault. See Layouts.
+	Layout string `json:"layout,omitempty"`
 	// Count is how many times the GEMM runs per network pass.
 	Count int `json:"count"`
 	// Batch is the batched-GEMM count (independent GEMMs of this shape in
@@ -133,6 +137,36 @@ func (g GEMM) SparseApplied(minOut, minIn int) bool {
 		return false
 	}
 	return true
+}
+
+// Operand layouts a trace row may name, in CUTLASS profiler naming: the
+// first letter is A's layout, the second B's; n is column-major, t
+// row-major. With A the M x K operand and B the K x N one, t for A and n
+// for B keep K contiguous.
+const (
+	LayoutNN = "nn"
+	LayoutNT = "nt"
+	LayoutTN = "tn"
+	LayoutTT = "tt"
+	// LayoutDefault is what a PyTorch nn.Linear gives, y = x W^T with
+	// row-major x [tokens, in] and W [out, in], run as D = W x^T (M =
+	// out, N = tokens, K = in): A = W is row-major (t) and B = x^T is
+	// x read column-major (n). Convolutions in channels-last (NHWC
+	// activations, KRSC weights) give the same: C, the fastest index of
+	// both, is the fastest of K.
+	LayoutDefault = LayoutTN
+)
+
+// Layouts lists the layouts a row may name.
+func Layouts() []string { return []string{LayoutNN, LayoutNT, LayoutTN, LayoutTT} }
+
+// RowLayout is the layout the row runs with (LayoutDefault when it names
+// none).
+func (g GEMM) RowLayout() string {
+	if g.Layout == "" {
+		return LayoutDefault
+	}
+	return g.Layout
 }
 
 // Sparse operands a trace row may name.

@@ -131,13 +131,20 @@ type layer struct {
 	out, in  int
 	prunable bool
 	note     string
+	// layout is the operands' layout (empty: LayoutDefault, what
+	// weights x channels-last or row-major activations give).
+	layout string
 }
 
 // gemm turns the layer into a row: the ASP rule decides the sparsity,
 // and a pruned layer's M and K are padded to the sparse kernel's needs.
 func (l layer) gemm(precision tensorcore.Precision) GEMM {
 	g := GEMM{Name: l.name, M: l.m, N: l.n, K: l.k, Precision: precision,
-		Sparsity: Dense, Count: 1, Batch: max(l.batch, 1), Note: l.note}
+		Sparsity: Dense, Count: 1, Batch: max(l.batch, 1), Note: l.note,
+		Layout: l.layout}
+	if g.Layout == "" {
+		g.Layout = LayoutDefault
+	}
 	if l.prunable && ASPEligible(l.out, l.in) {
 		g.Sparsity = SparsityFor(precision)
 		g = Pad(g)

@@ -283,3 +283,24 @@ func TestWithPrecision(t *testing.T) {
 		t.Error("WithPrecision(fp64) accepted")
 	}
 }
+
+// Every built-in layer names its layout: tn for weights x activations
+// (W row-major, x read K-major) and the attention scores (K x Q^T), nn
+// for the attention context (V^T x P^T: V read along M, P along K).
+func TestModelLayouts(t *testing.T) {
+	for _, name := range Models() {
+		tr, err := Model(name, 2, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range tr.GEMMs {
+			want := LayoutTN
+			if strings.Contains(g.Name, "attention.context") {
+				want = LayoutNN
+			}
+			if g.Layout != want {
+				t.Errorf("%s %s: layout %q, want %s", name, g.Name, g.Layout, want)
+			}
+		}
+	}
+}

@@ -32,6 +32,12 @@ func TestParseCSV(t *testing.T) {
 	if !reflect.DeepEqual(tr, want) {
 		t.Errorf("got %+v\nwant %+v", tr, want)
 	}
+	// The layout column, empty or named.
+	tr, err = ParseCSV(strings.NewReader(csvHeader[:len(csvHeader)-1]+",layout\n"+
+		"a,16,16,16,fp16,2:4,1,1,nt\nb,16,16,16,fp16,2:4,1,1,\n"), "l.csv")
+	if err != nil || tr.GEMMs[0].Layout != LayoutNT || tr.GEMMs[1].RowLayout() != LayoutTN {
+		t.Errorf("layout column: %+v, %v", tr, err)
+	}
 	// Columns in any order.
 	tr, err = ParseCSV(strings.NewReader("k,n,m,batch,count,sparsity,precision,name\n"+
 		"3,2,1,1,1,dense,int8,x\n"), "o.csv")
@@ -74,6 +80,10 @@ func TestParseCSVErrors(t *testing.T) {
 		{"hash name", csvHeader + "\"#a\",16,16,16,fp16,2:4,1,1\n", 2, 1, "name: must not start with '#'"},
 		{"duplicate name", csvHeader + row + "b,32,16,16,fp16,2:4,1,1\n" + row, 4, 1,
 			`name: layer name "a" is already used by line 2`},
+		{"layout", "name,m,n,k,precision,sparsity,count,batch,layout\n" +
+			"a,16,16,16,fp16,2:4,1,1,nx\n", 2, 25, `layout: unknown layout "nx" (want one of nn, nt, tn, tt`},
+		{"int8 layout", "name,m,n,k,precision,sparsity,count,batch,layout\n" +
+			"a,16,16,16,int8,dense,1,1,nn\n", 2, 27, "layout: layout nn at int8: CUTLASS's sm80 int8 tensor-op kernels (dense and sparse) are tn only"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,6 +127,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"duplicate name", "{\"gemms\": [\n" + g + ",\n" + g + "]}", 3, 1,
 			`name: layer name "a" is already used by the GEMM on line 2`},
 		{"k not in groups", strings.Replace(`{"gemms": [`+g+`]}`, `"k":16`, `"k":18`, 1), 1, 42, "k: K=18 is not a whole number"},
+		{"bad layout", strings.Replace(`{"gemms": [`+g+`]}`, `"batch":1`, `"batch":1,"layout":"TN"`, 1), 1, 110, `layout: unknown layout "TN"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

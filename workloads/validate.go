@@ -3,9 +3,12 @@ package workloads
 import (
 	"fmt"
 	"math/big"
+	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // ParseError is a bad trace file or row: it names the file, the 1-based
@@ -84,6 +87,9 @@ func (g *GEMM) check() *fieldError {
 		return badField("sparse_operand", "unknown sparse operand %s (want "+
 			"%s or %s)", quote.Q(g.SparseOperand), OperandWeights, OperandActivations)
 	}
+	if fe := g.checkLayout(); fe != nil {
+		return fe
+	}
 	if fe := g.checkGroups(); fe != nil {
 		return fe
 	}
@@ -100,6 +106,28 @@ func (g *GEMM) check() *fieldError {
 	if total.Cmp(big.NewInt(MaxMACs)) > 0 {
 		return badField("count", "m x n x k x batch x count = %s MACs is "+
 			"above the limit %d", total, int64(MaxMACs))
+	}
+	return nil
+}
+
+// checkLayout: the layout is one of Layouts, and one CUTLASS ships for
+// the row's precision. Its sm80 INT8 tensor-op kernels, dense (16832) and
+// sparse (16864), come in tn only (python/cutlass_library/generator.py:
+// GenerateSM80_TensorOp_16832_TN, GenerateSM80_SparseTensorOp_16864_TN):
+// ldmatrix.trans transposes 16-bit elements, so an 8-bit operand that is
+// not K-contiguous cannot be loaded into an IMMA fragment that way.
+func (g *GEMM) checkLayout() *fieldError {
+	if g.Layout == "" {
+		return nil
+	}
+	if !slices.Contains(Layouts(), g.Layout) {
+		return badField("layout", "unknown layout %s (want one of %s: A's "+
+			"then B's layout, n column-major, t row-major)", quote.Q(g.Layout),
+			strings.Join(Layouts(), ", "))
+	}
+	if g.Precision == tensorcore.INT8 && g.Layout != LayoutTN {
+		return badField("layout", "layout %s at int8: CUTLASS's sm80 int8 "+
+			"tensor-op kernels (dense and sparse) are tn only", g.Layout)
 	}
 	return nil
 }

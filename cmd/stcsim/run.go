@@ -45,6 +45,7 @@ type runFlags struct {
 	seq       int
 	precision string
 	operand   string
+	layout    string
 	mode      string
 	format    string
 	out       string
@@ -75,6 +76,9 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
 		"prune: weights or activations (run as the transposed GEMM); "+
 		"default each trace row's own (weights)")
+	fs.StringVar(&f.layout, "layout", "", "operand layout of every row, in CUTLASS "+
+		"profiler naming: nn, nt, tn or tt (A's then B's; n column-major, t row-major); "+
+		"default each row's own (tn: nn.Linear's, both operands K-contiguous)")
 	fs.StringVar(&f.mode, "mode", "both", "dense, sparse or both")
 	fs.StringVar(&f.format, "format", "table", "standard output: table, csv or json")
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
@@ -272,7 +276,10 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 				return job, fmt.Errorf("--precision: %v", err)
 			}
 		}
-		if job.Workloads[i], err = f.sparseOperand(t); err != nil {
+		if t, err = f.sparseOperand(t); err != nil {
+			return job, err
+		}
+		if job.Workloads[i], err = f.withLayout(t); err != nil {
 			return job, err
 		}
 	}
@@ -354,6 +361,22 @@ func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 		if out.GEMMs[i].Sparsity != workloads.Dense {
 			out.GEMMs[i].SparseOperand = f.operand
 		}
+	}
+	return out, nil
+}
+
+// withLayout gives every row the --layout, if set.
+func (f *runFlags) withLayout(t *workloads.Trace) (*workloads.Trace, error) {
+	if f.layout == "" {
+		return t, nil
+	}
+	if !slices.Contains(workloads.Layouts(), f.layout) {
+		return nil, fmt.Errorf("--layout %s: want one of %s", configs.Quote(f.layout),
+			strings.Join(workloads.Layouts(), ", "))
+	}
+	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	for i := range out.GEMMs {
+		out.GEMMs[i].Layout = f.layout
 	}
 	return out, nil
 }

@@ -357,7 +357,10 @@ func newSmemNeed(g *GPU) *smemNeed {
 		for part, list := range [][]isa.Instr{prog.Prologue, prog.Body} {
 			for _, in := range list {
 				switch in.Op {
-				case isa.OpLDSM:
+				case isa.OpLDSM, isa.OpLDS:
+					if in.Operand == isa.OperandD {
+						continue
+					}
 					v := uint64(n.sm.LDSMPattern(in.Operand).WavefrontsOf(int(in.Bytes)))
 					if part == 0 {
 						l.prologue += v

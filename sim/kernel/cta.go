@@ -109,8 +109,14 @@ func (c *CTA) fullRowBytes(op isa.Operand) int {
 	p := c.Plan
 	switch op {
 	case isa.OperandA:
+		if !p.Shape.Layout.KMajorA() {
+			return p.Tile.BM * p.ElemBytes
+		}
 		return p.Tile.BK * p.Pattern.N / p.Pattern.M * p.ElemBytes
 	case isa.OperandB:
+		if !p.Shape.Layout.KMajorB() {
+			return p.Tile.BN * p.ElemBytes
+		}
 		return p.Tile.BK * p.ElemBytes
 	}
 	return p.MetaStageB

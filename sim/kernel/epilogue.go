@@ -22,8 +22,9 @@ type ClassRegion struct {
 
 // StageRegions are the global-memory tiles of k-step k: A values (rows of
 // the kept K/2 for sparse), A metadata (one contiguous block per tile and
-// k-step: the reordered layout CUTLASS and cuSPARSELt use) and B (K-major,
-// as nn.Linear activations are).
+// k-step: the reordered layout CUTLASS and cuSPARSELt use, whatever A's
+// layout) and B, each laid out as the shape's Layout says (tn: both
+// K-major, as nn.Linear's operands are).
 func (c *CTA) StageRegions(k int) []ClassRegion {
 	p, g := c.Plan, c.Plan.Shape
 	e := p.ElemBytes
@@ -35,12 +36,9 @@ func (c *CTA) StageRegions(k int) []ClassRegion {
 	keep := func(v int) int { return v * p.Pattern.N / p.Pattern.M }
 	rowsA := max(0, min(p.Tile.BM, g.M-c.TileM*p.Tile.BM))
 	rowsB := max(0, min(p.Tile.BN, g.N-c.TileN*p.Tile.BN))
-	pitchA := uint64(keep(p.PaddedK) * e)
-	aOff := uint64(c.batch) * uint64(g.M) * pitchA
-	regions := []ClassRegion{{memory.AValues, memory.Region{
-		Base: baseA + aOff + uint64(c.TileM*p.Tile.BM)*pitchA +
-			uint64(keep(k0)*e),
-		Rows: rowsA, RowBytes: keep(kLen) * e, Pitch: pitchA}}}
+	regions := []ClassRegion{{memory.AValues, operandTile(baseA, c.batch,
+		g.M, keep(p.PaddedK), c.TileM*p.Tile.BM, rowsA, keep(k0), keep(kLen),
+		e, g.Layout.KMajorA())}}
 	if g.Sparse && kLen > 0 {
 		tileIdx := uint64((c.batch*p.TilesM+c.TileM)*CeilDiv(p.PaddedK,
 			p.Tile.BK) + k0/p.Tile.BK)
@@ -61,11 +59,9 @@ func (c *CTA) bRegions(k0, kLen, rowsB int) []ClassRegion {
 	if g.Dual {
 		keep = func(v int) int { return v * p.Pattern.N / p.Pattern.M }
 	}
-	pitchB := uint64(keep(p.PaddedK) * e)
-	bOff := uint64(c.batch) * uint64(g.N) * pitchB
-	regions := []ClassRegion{{memory.BOperand, memory.Region{
-		Base: baseB + bOff + uint64(c.TileN*p.Tile.BN)*pitchB + uint64(keep(k0)*e),
-		Rows: rowsB, RowBytes: keep(kLen) * e, Pitch: pitchB}}}
+	regions := []ClassRegion{{memory.BOperand, operandTile(baseB, c.batch,
+		g.N, keep(p.PaddedK), c.TileN*p.Tile.BN, rowsB, keep(k0), keep(kLen),
+		e, g.Layout.KMajorB())}}
 	if g.Dual && kLen > 0 {
 		block := uint64(p.metaBytes(p.Tile.BN, keep(p.Tile.BK)))
 		tileIdx := uint64((c.batch*p.TilesN+c.TileN)*CeilDiv(p.PaddedK,
@@ -75,6 +71,30 @@ func (c *CTA) bRegions(k0, kLen, rowsB int) []ClassRegion {
 			RowBytes: p.metaBytes(rowsB, keep(kLen)), Pitch: block}})
 	}
 	return regions
+}
+
+// operandTile is the global region of one operand's stage tile: rows
+// [row0, row0+rows) of its outer dimension (M of A, N of B; outer rows
+// in all) by its K elements [k0, k0+kLen) of a matrix k elements deep,
+// batch-th of the batched GEMM, elements of e bytes. K-major (A t, B n):
+// each region row is one outer row's K slice, pitch k x e. Outer-major
+// (A n, B t): each region row is one K index's slice of the outer rows,
+// pitch outer x e, so a copy's 16-B vectors run along M or N.
+func operandTile(base uint64, batch, outer, k, row0, rows, k0, kLen, e int,
+	kMajor bool) memory.Region {
+	if kMajor {
+		pitch := uint64(k * e)
+		return memory.Region{Base: base + uint64(batch)*uint64(outer)*pitch +
+			uint64(row0)*pitch + uint64(k0*e), Rows: rows, RowBytes: kLen * e,
+			Pitch: pitch}
+	}
+	pitch := uint64(outer * e)
+	if rows == 0 {
+		kLen = 0
+	}
+	return memory.Region{Base: base + uint64(batch)*uint64(k)*pitch +
+		uint64(k0)*pitch + uint64(row0*e), Rows: kLen, RowBytes: rows * e,
+		Pitch: pitch}
 }
 
 // outputRegion is the CTA's tile of D (row-major M x N), or of the split-K

@@ -23,6 +23,8 @@ type Shape struct {
 	Dual     bool
 	Products int
 	Masks    string // dual-side: where the masks came from
+	// Layout is the operands' global layout (zero: tn).
+	Layout Layout
 }
 
 // Mode is the datapath the GEMM runs on.
@@ -297,20 +299,58 @@ func (p *Plan) warpWork() {
 	p.regsPerThr = min(255, acc+frag+40)
 }
 
-// smemPatterns lays the stage's tiles out as CUTLASS's sm80 TN kernels
-// do (A and B crosswise over K, the metadata column-major) and derives the
-// wavefronts of one warp's ldmatrix loads per k-step from them.
+// smemPatterns lays the stage's tiles out as CUTLASS's sm80 kernels do
+// for the shape's layout (default_mma_core_sm80.h and its sparse twin: a
+// K-major operand crosswise, an M- or N-major one congruous; the metadata
+// column-major) and derives the wavefronts of one warp's fragment loads
+// per k-step from them.
 func (p *Plan) smemPatterns(mc memory.Config) {
-	cfg := mc.SharedMemory
-	t := p.Tile
+	p.layoutA, p.layoutB, p.layoutE = p.operandLayouts()
+	p.fragmentPatterns(mc.SharedMemory)
+	p.FillWaves = p.stageFillWaves(mc)
+}
+
+// operandLayouts are the shared-memory layouts of A, B and the metadata.
+func (p *Plan) operandLayouts() (a, b, e memory.Layout) {
+	t, lay := p.Tile, p.Shape.Layout
 	bits := 8 * p.ElemBytes
-	keptK := t.BK * p.Pattern.N / p.Pattern.M
-	p.layoutA = memory.OperandLayout(bits, keptK)
-	p.layoutB = memory.OperandLayout(bits, t.BK)
-	p.layoutE = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
+	a = memory.OperandLayout(bits, p.keptBK())
+	if !lay.KMajorA() {
+		a = memory.CongruousLayout(bits, t.BM)
+	}
+	b = memory.OperandLayout(bits, t.BK)
+	if !lay.KMajorB() {
+		b = memory.CongruousLayout(bits, t.BN)
+	}
+	e = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
 		Contig: max(1, p.MetaStageB/2)}
-	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, keptK, cfg)
+	return a, b, e
+}
+
+// keptBK is the K extent of A's stage tile: BK, or its kept part when
+// sparse.
+func (p *Plan) keptBK() int { return p.Tile.BK * p.Pattern.N / p.Pattern.M }
+
+// fragmentPatterns sets the warp's fragment-load patterns over the
+// stage's layouts: a K-major operand's 8x8 matrices are 8 of its rows at
+// one 16-B vector of K (ldmatrix), an M- or N-major one's are 8 K rows at
+// one 16-B vector of M or N (ldmatrix.trans, FragTrans).
+func (p *Plan) fragmentPatterns(cfg memory.SharedMemoryConfig) {
+	t, lay := p.Tile, p.Shape.Layout
+	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, p.keptBK(), cfg)
+	switch {
+	case p.FragScalar(isa.OperandA):
+		a = memory.ScalarFragmentPattern("lds.32 A", p.layoutA, p.keptBK(), t.WarpM, cfg)
+	case !lay.KMajorA():
+		a = memory.FragmentPattern("ldsm.trans A", p.layoutA, p.keptBK(), t.WarpM, cfg)
+	}
 	b := memory.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
+	switch {
+	case p.FragScalar(isa.OperandB):
+		b = memory.ScalarFragmentPattern("lds.32 B", p.layoutB, t.BK, t.WarpN, cfg)
+	case !lay.KMajorB():
+		b = memory.FragmentPattern("ldsm.trans B", p.layoutB, t.BK, t.WarpN, cfg)
+	}
 	p.LDSMA, p.LDSMB = a, b
 	p.LDSM = memory.Pattern{Name: "ldsm.x4 A+B",
 		BytesPerInstr: a.BytesPerInstr + b.BytesPerInstr,
@@ -319,21 +359,54 @@ func (p *Plan) smemPatterns(mc memory.Config) {
 		p.MetaLDSM = memory.PatternFromAddrs("ldsm E",
 			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
 	}
-	p.FillWaves = p.stageFillWaves(mc)
+}
+
+// FragTrans reports whether op's fragments are transposed on the way to
+// the registers: its tile in shared memory runs along M or N, and the MMA
+// wants K in each thread's registers (ldmatrix.trans; LDS.32 for 32-bit
+// elements, FragScalar).
+func (p *Plan) FragTrans(op isa.Operand) bool {
+	switch op {
+	case isa.OperandA:
+		return !p.Shape.Layout.KMajorA()
+	case isa.OperandB:
+		return !p.Shape.Layout.KMajorB()
+	}
+	return false
+}
+
+// FragScalar reports whether op's fragments load with LDS.32, one
+// element per thread, rather than ldmatrix: a 32-bit (TF32) operand whose
+// tile runs along M or N, which ldmatrix.trans cannot transpose.
+func (p *Plan) FragScalar(op isa.Operand) bool {
+	return p.ElemBytes == 4 && p.FragTrans(op)
+}
+
+// FragInstrBytes is what one of op's fragment-load instructions moves for
+// the warp: 512 B for an LDSM.x4, 128 B for an LDS.32.
+func (p *Plan) FragInstrBytes(op isa.Operand) int {
+	if p.FragScalar(op) {
+		return 32 * 4
+	}
+	return ChunkBytes
 }
 
 // stageFillWaves is the bank-array wavefronts of writing one full stage
 // as its lines arrive in crossbar packets (rows line-aligned, as the
-// operands of a GEMM whose K is a multiple of 64 elements are).
+// operands of a GEMM whose K, M and N are multiples of 64 elements are).
 func (p *Plan) stageFillWaves(mc memory.Config) int {
 	f := memory.NewFiller(mc)
 	t := p.Tile
 	const pitch = 1 << 16
-	keptK := t.BK * p.Pattern.N / p.Pattern.M
-	waves := f.Plan(memory.Region{Rows: t.BM, RowBytes: keptK * p.ElemBytes,
-		Pitch: pitch}, p.layoutA).Wavefronts
-	waves += f.Plan(memory.Region{Rows: t.BN, RowBytes: t.BK * p.ElemBytes,
-		Pitch: pitch}, p.layoutB).Wavefronts
+	tile := func(outer, k int, kMajor bool) memory.Region {
+		if kMajor {
+			return memory.Region{Rows: outer, RowBytes: k * p.ElemBytes, Pitch: pitch}
+		}
+		return memory.Region{Rows: k, RowBytes: outer * p.ElemBytes, Pitch: pitch}
+	}
+	lay := p.Shape.Layout
+	waves := f.Plan(tile(t.BM, p.keptBK(), lay.KMajorA()), p.layoutA).Wavefronts
+	waves += f.Plan(tile(t.BN, t.BK, lay.KMajorB()), p.layoutB).Wavefronts
 	if p.MetaStageB > 0 {
 		waves += f.Plan(memory.Region{Rows: 1, RowBytes: p.MetaStageB,
 			Pitch: pitch}, p.layoutE).Wavefronts

@@ -131,15 +131,23 @@ func (g *progGen) prologue() {
 // into buffer b.
 func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
 	src := [4]isa.RegSpan{{First: g.ptrS, N: 1}}
-	for m := 0; m < g.mI; m++ {
+	if g.p.FragScalar(isa.OperandA) {
+		g.scalarLoads(list, isa.OperandA, g.bufA[b], g.mI*g.aRegs)
+	}
+	for m := 0; m < g.mI && !g.p.FragScalar(isa.OperandA); m++ {
 		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandA, Bytes: int32(g.aRegs * 128),
-			Dst: isa.RegSpan{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)}, Src: src})
+			Dst: isa.RegSpan{First: g.bufA[b] + isa.Reg(m*g.aRegs), N: uint8(g.aRegs)}, Src: src,
+			Trans: g.p.FragTrans(isa.OperandA)})
 	}
 	perLDSM := max(1, 4/g.bRegs) // B fragments per LDSM.x4
-	for n := 0; n < g.nI; n += perLDSM {
+	if g.p.FragScalar(isa.OperandB) {
+		g.scalarLoads(list, isa.OperandB, g.bufB[b], g.nI*g.bRegs)
+	}
+	for n := 0; n < g.nI && !g.p.FragScalar(isa.OperandB); n += perLDSM {
 		k := min(perLDSM, g.nI-n)
 		g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandB, Bytes: int32(k * g.bRegs * 128),
-			Dst: isa.RegSpan{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(k * g.bRegs)}, Src: src})
+			Dst: isa.RegSpan{First: g.bufB[b] + isa.Reg(n*g.bRegs), N: uint8(k * g.bRegs)}, Src: src,
+			Trans: g.p.FragTrans(isa.OperandB)})
 	}
 	if g.eRegs > 0 {
 		for e := 0; e < g.eRegs; e += 4 {
@@ -148,6 +156,17 @@ func (g *progGen) loadFragments(list *[]isa.Instr, b int) {
 			g.emit(list, isa.Instr{Op: isa.OpLDSM, Operand: isa.OperandE, Bytes: int32(bytes),
 				Dst: isa.RegSpan{First: g.bufE[b] + isa.Reg(e), N: uint8(k)}, Src: src})
 		}
+	}
+}
+
+// scalarLoads emits the LDS.32 of one k-group's fragment of op: one per
+// register of the regs from first (CUTLASS's warp iterator for
+// TensorOpMultiplicandCongruous<32, 32> loads element by element).
+func (g *progGen) scalarLoads(list *[]isa.Instr, op isa.Operand, first isa.Reg, regs int) {
+	src := [4]isa.RegSpan{{First: g.ptrS, N: 1}}
+	for r := 0; r < regs; r++ {
+		g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: op, Bytes: int32(g.p.FragInstrBytes(op)),
+			Dst: isa.RegSpan{First: first + isa.Reg(r), N: 1}, Src: src, Trans: true})
 	}
 }
 

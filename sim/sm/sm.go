@@ -82,14 +82,15 @@ func (s *SM) Start(now uint64, idx int) {
 // patterns sets the shared-memory patterns of the SM's accesses from
 // their addresses in CUTLASS's sm80 layouts (see kernel.Plan.smemPatterns):
 // per LDSM.x4 of A, of B and of the metadata, the wavefronts of the warp's
-// whole k-step fragment of that operand spread over its 512-byte
-// instructions (rounded up); the epilogue's STS.128/LDS.128 into its
+// whole k-step fragment of that operand spread over its 512-byte LDSM.x4
+// (or, for a TF32 operand along M or N, 128-byte LDS.32) instructions
+// (rounded up); the epilogue's STS.128/LDS.128 into its
 // padded, conflict-free staging tile (4 wavefronts per 512 B).
 func (s *SM) patterns() {
 	p := s.env.Plan
-	s.ldsmA = perInstr("ldsm.x4 A", p.LDSMA)
-	s.ldsmB = perInstr("ldsm.x4 B", p.LDSMB)
-	s.ldsmE = perInstr("ldsm E", p.MetaLDSM)
+	s.ldsmA = perInstr("ldsm.x4 A", p.LDSMA, p.FragInstrBytes(isa.OperandA))
+	s.ldsmB = perInstr("ldsm.x4 B", p.LDSMB, p.FragInstrBytes(isa.OperandB))
+	s.ldsmE = perInstr("ldsm E", p.MetaLDSM, kernel.ChunkBytes)
 	s.staging = memory.Pattern{Name: "epilogue sts/lds.128",
 		BytesPerInstr: kernel.ChunkBytes, Wavefronts: kernel.ChunkBytes / 128}
 }
@@ -105,13 +106,14 @@ func (s *SM) LDSMPattern(op isa.Operand) memory.Pattern {
 	return s.ldsmA
 }
 
-// perInstr spreads a fragment pattern over 512-byte instructions.
-func perInstr(name string, f memory.Pattern) memory.Pattern {
+// perInstr spreads a fragment pattern over instructions of instr bytes
+// (512 for an LDSM.x4, 128 for an LDS.32).
+func perInstr(name string, f memory.Pattern, instr int) memory.Pattern {
 	if f.BytesPerInstr <= 0 {
-		return memory.Pattern{Name: name, BytesPerInstr: kernel.ChunkBytes, Wavefronts: 4}
+		return memory.Pattern{Name: name, BytesPerInstr: instr, Wavefronts: instr / 128}
 	}
-	return memory.Pattern{Name: name, BytesPerInstr: kernel.ChunkBytes,
-		Wavefronts: max(1, kernel.CeilDiv(f.Wavefronts*kernel.ChunkBytes, f.BytesPerInstr))}
+	return memory.Pattern{Name: name, BytesPerInstr: instr,
+		Wavefronts: max(1, kernel.CeilDiv(f.Wavefronts*instr, f.BytesPerInstr))}
 }
 
 // CTA is one threadblock in flight: its warps, its barrier and the

@@ -251,7 +251,7 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 		w.issueMMA(in, now)
 	case isa.OpLDSM, isa.OpLDS:
 		pat := sp.sm.LDSMPattern(in.Operand)
-		if in.Op == isa.OpLDS {
+		if in.Op == isa.OpLDS && in.Operand == isa.OperandD {
 			pat = sp.sm.staging
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))

@@ -13,7 +13,7 @@ type Opcode uint8
 const (
 	OpMMA       Opcode = iota // HMMA.16816 / HMMA.1688.TF32 / IMMA.16832: dense tensor-core MMA
 	OpMMASP                   // HMMA.SP.16832 / IMMA.SP.16864: sparse MMA with metadata operand
-	OpLDSM                    // LDSM.16.M88.x: ldmatrix from shared memory into registers
+	OpLDSM                    // LDSM.16.M88.x (.T: Trans): ldmatrix from shared memory into registers
 	OpLDS                     // LDS: shared-memory load
 	OpSTS                     // STS: shared-memory store
 	OpLDGSTS                  // LDGSTS (cp.async): global to shared copy of 16 B per thread
@@ -82,6 +82,10 @@ type Instr struct {
 	// N is DEPBAR's group count (wait until at most N groups are in
 	// flight).
 	N int32
+	// Trans marks an LDSM that transposes its 8x8 matrices
+	// (ldmatrix.trans, LDSM.16.MT88): the operand's tile runs along M or
+	// N in shared memory and each matrix is 8 K rows of it.
+	Trans bool
 }
 
 // Program is one warp's instruction stream: a prologue, the mainloop
