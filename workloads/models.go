@@ -142,7 +142,9 @@ func (l layer) gemm(precision tensorcore.Precision) GEMM {
 	g := GEMM{Name: l.name, M: l.m, N: l.n, K: l.k, Precision: precision,
 		Sparsity: Dense, Count: 1, Batch: max(l.batch, 1), Note: l.note,
 		Layout: l.layout}
-	if g.Layout == "" {
+	if g.Layout == "" || precision == tensorcore.INT8 {
+		// CUTLASS's sm80 int8 kernels are tn only: an int8 model lays its
+		// operands out for them (a validation row's layout is its own).
 		g.Layout = LayoutDefault
 	}
 	if l.prunable && ASPEligible(l.out, l.in) {
