@@ -8,7 +8,6 @@ import (
 	"github.com/stcsim/stcsim/internal/clock"
 )
 
-
 // Builder builds memory hierarchies (Akita builder style):
 //
 //	h, err := memory.MakeBuilder().WithEngine(e).WithFreq(f).
