@@ -249,13 +249,13 @@ func lossSummary(r *results.LayerResult) string {
 	if r.LossUS == 0 {
 		return "-"
 	}
-	shares := causeShares(r.Loss)
+	shares := r.Loss.Shares()
 	type part struct {
 		name string
 		v    float64
 	}
 	var parts []part
-	for i, c := range causes() {
+	for i, c := range results.CauseNames {
 		parts = append(parts, part{c, shares[i]})
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].v > parts[j].v })

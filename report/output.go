@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/results"
 )
 
@@ -54,81 +55,137 @@ func JSON(rep *results.Report) []byte {
 	return append(b, '\n')
 }
 
-// Columns are the CSV columns, in order: the JSON record keys, with the
-// breakdown and the loss flattened (breakdown_compute, ..., loss_compute,
-// ...: one column per cause of results.Breakdown).
-var Columns = append(append(append(append(append([]string{"workload", "layer", "m", "n",
-	"k", "batch", "precision", "mode", "sparse_applied", "count", "kernel",
-	"split_k", "cycles", "time_us", "tflops", "tc_utilization", "useful_utilization",
-	"dram_read_bytes", "dram_write_bytes", "dram_writeback_bytes",
-	"dram_gbps", "l2_hit_rate", "metadata_bytes", "smem_bytes", "l2_bytes",
-	"bound"}, causeColumns("breakdown_")...), "speedup", "note", "ctas",
-	"waves", "ctas_per_sm", "occupancy_limit", "ideal_speedup", "loss_us"),
-	causeColumns("loss_")...), energyColumns...), append(append([]string{}, costColumns...), "cache")...)
-
-// causes are the JSON names of results.Breakdown's fields.
-func causes() []string { return results.CauseNames }
-
-func causeColumns(prefix string) []string {
-	var out []string
-	for _, c := range causes() {
-		out = append(out, prefix+c)
-	}
-	return out
+// column is one CSV column: its name (the JSON key, nested objects
+// flattened as OBJECT_KEY) and how a record renders it.
+type column struct {
+	name string
+	cell func(r *results.LayerResult) string
 }
 
-// causeShares are a breakdown's shares in causes() order.
-func causeShares(b results.Breakdown) []float64 { return b.Shares() }
-
-// causeValues are a breakdown's shares as CSV fields; empty ones for a
-// nil breakdown.
-func causeValues(b *results.Breakdown, f func(float64) string) []string {
-	out := make([]string, len(causes()))
-	if b == nil {
-		return out
-	}
-	for i, v := range causeShares(*b) {
-		out[i] = f(v)
-	}
-	return out
-}
-
-// Row renders one record as CSV fields in Columns order.
-func Row(r results.LayerResult) []string {
+// columns is the one table of the CSV: every JSON key of a record but the
+// lists (candidates) and the straggler object, which only the JSON has
+// (TestCSVColumnsMatchJSONKeys holds the two to each other).
+var columns = func() []column {
 	i := strconv.Itoa
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
-	opt := func(v float64) string {
+	opt := func(v float64) string { // omitempty in the JSON
 		if v == 0 {
 			return ""
 		}
 		return f(v)
 	}
-	t := CSVText
-	row := []string{t(r.Workload), t(r.Layer), i(r.M), i(r.N), i(r.K), i(r.Batch),
-		r.Precision.String(), r.Mode.String(), strconv.FormatBool(r.SparseApplied),
-		i(r.Count), t(r.Kernel), i(r.SplitK), u(r.Cycles), f(r.TimeUS),
-		f(r.TFLOPS), f(r.TCUtilization), f(r.UsefulUtilization), u(r.DRAMReadBytes),
-		u(r.DRAMWriteBytes), u(r.DRAMWritebackBytes), f(r.DRAMGBps),
-		f(r.L2HitRate), u(r.MetadataBytes), u(r.SmemBytes), u(r.L2Bytes),
-		t(r.Bound)}
-	b := r.Breakdown
-	row = append(row, causeValues(&b, f)...)
-	row = append(row, opt(r.Speedup), t(r.Note), i(r.CTAs), i(r.Waves),
-		i(r.CTAsPerSM), t(r.OccupancyLimit), opt(r.IdealSpeedup), opt(r.LossUS))
-	var loss *results.Breakdown
-	if r.LossUS > 0 {
-		loss = &r.Loss
+	optInt := func(v int) string {
+		if v == 0 {
+			return ""
+		}
+		return i(v)
 	}
-	row = append(row, causeValues(loss, f)...)
-	row = append(row, energyRow(r)...)
-	row = append(row, f(r.AreaMM2), f(r.TFLOPSPerMM2), f(r.TFLOPSPerW), f(r.EnergyDelay))
-	return append(row, t(r.Cache))
-}
+	optBool := func(v bool) string {
+		if !v {
+			return ""
+		}
+		return "true"
+	}
+	t := CSVText
+	var c []column
+	add := func(name string, cell func(r *results.LayerResult) string) {
+		c = append(c, column{name, cell})
+	}
+	causes := func(prefix string, of func(r *results.LayerResult) *results.Breakdown) {
+		for k, name := range results.CauseNames {
+			add(prefix+name, func(r *results.LayerResult) string {
+				if b := of(r); b != nil {
+					return f(b.Shares()[k])
+				}
+				return ""
+			})
+		}
+	}
+	add("workload", func(r *results.LayerResult) string { return t(r.Workload) })
+	add("layer", func(r *results.LayerResult) string { return t(r.Layer) })
+	add("m", func(r *results.LayerResult) string { return i(r.M) })
+	add("n", func(r *results.LayerResult) string { return i(r.N) })
+	add("k", func(r *results.LayerResult) string { return i(r.K) })
+	add("batch", func(r *results.LayerResult) string { return i(r.Batch) })
+	add("precision", func(r *results.LayerResult) string { return r.Precision.String() })
+	add("mode", func(r *results.LayerResult) string { return r.Mode.String() })
+	add("sparse_applied", func(r *results.LayerResult) string { return strconv.FormatBool(r.SparseApplied) })
+	add("pattern", func(r *results.LayerResult) string { return t(r.Pattern) })
+	add("sparse_operand", func(r *results.LayerResult) string { return t(r.SparseOperand) })
+	add("layout", func(r *results.LayerResult) string { return t(r.Layout) })
+	add("dual_side", func(r *results.LayerResult) string { return optBool(r.DualSide) })
+	add("masks", func(r *results.LayerResult) string { return t(r.Masks) })
+	add("dual_products_per_mma", func(r *results.LayerResult) string { return optInt(r.DualProducts) })
+	add("count", func(r *results.LayerResult) string { return i(r.Count) })
+	add("kernel", func(r *results.LayerResult) string { return t(r.Kernel) })
+	add("split_k", func(r *results.LayerResult) string { return i(r.SplitK) })
+	add("cycles", func(r *results.LayerResult) string { return u(r.Cycles) })
+	add("cycles_mean", func(r *results.LayerResult) string { return opt(r.CyclesMean) })
+	add("cycles_spread", func(r *results.LayerResult) string { return opt(r.CyclesSpread) })
+	add("time_us", func(r *results.LayerResult) string { return f(r.TimeUS) })
+	add("tflops", func(r *results.LayerResult) string { return f(r.TFLOPS) })
+	add("tc_utilization", func(r *results.LayerResult) string { return f(r.TCUtilization) })
+	add("useful_utilization", func(r *results.LayerResult) string { return f(r.UsefulUtilization) })
+	add("dram_read_bytes", func(r *results.LayerResult) string { return u(r.DRAMReadBytes) })
+	add("dram_write_bytes", func(r *results.LayerResult) string { return u(r.DRAMWriteBytes) })
+	add("dram_writeback_bytes", func(r *results.LayerResult) string { return u(r.DRAMWritebackBytes) })
+	add("dram_gbps", func(r *results.LayerResult) string { return f(r.DRAMGBps) })
+	add("l2_hit_rate", func(r *results.LayerResult) string { return f(r.L2HitRate) })
+	add("metadata_bytes", func(r *results.LayerResult) string { return u(r.MetadataBytes) })
+	add("smem_bytes", func(r *results.LayerResult) string { return u(r.SmemBytes) })
+	add("l2_bytes", func(r *results.LayerResult) string { return u(r.L2Bytes) })
+	add("bound", func(r *results.LayerResult) string { return t(r.Bound) })
+	causes("breakdown_", func(r *results.LayerResult) *results.Breakdown { return &r.Breakdown })
+	add("speedup", func(r *results.LayerResult) string { return opt(r.Speedup) })
+	add("note", func(r *results.LayerResult) string { return t(r.Note) })
+	add("ctas", func(r *results.LayerResult) string { return i(r.CTAs) })
+	add("waves", func(r *results.LayerResult) string { return i(r.Waves) })
+	add("ctas_per_sm", func(r *results.LayerResult) string { return i(r.CTAsPerSM) })
+	add("occupancy_limit", func(r *results.LayerResult) string { return t(r.OccupancyLimit) })
+	add("ideal_speedup", func(r *results.LayerResult) string { return opt(r.IdealSpeedup) })
+	add("loss_us", func(r *results.LayerResult) string { return opt(r.LossUS) })
+	causes("loss_", func(r *results.LayerResult) *results.Breakdown {
+		if r.LossUS > 0 {
+			return &r.Loss
+		}
+		return nil
+	})
+	add("clock_mhz", func(r *results.LayerResult) string { return i(r.ClockMHz) })
+	add("energy_uj", func(r *results.LayerResult) string { return f(r.EnergyUJ) })
+	add("avg_power_w", func(r *results.LayerResult) string { return f(r.AvgPowerW) })
+	add("above_power_limit", func(r *results.LayerResult) string { return optBool(r.AbovePowerLimit) })
+	add("energy_saving", func(r *results.LayerResult) string { return opt(r.EnergySaving) })
+	for k, class := range (energy.Breakdown{}).Classes() {
+		add("energy_"+class.Name, func(r *results.LayerResult) string {
+			return f(r.Energy.Classes()[k].UJ)
+		})
+	}
+	add("area_mm2", func(r *results.LayerResult) string { return f(r.AreaMM2) })
+	add("tflops_per_mm2", func(r *results.LayerResult) string { return f(r.TFLOPSPerMM2) })
+	add("tflops_per_w", func(r *results.LayerResult) string { return f(r.TFLOPSPerW) })
+	add("energy_delay", func(r *results.LayerResult) string { return f(r.EnergyDelay) })
+	add("cache", func(r *results.LayerResult) string { return t(r.Cache) })
+	return c
+}()
 
-// costColumns are the CSV columns of a record's area and efficiencies
-// (results.Cost).
-var costColumns = []string{"area_mm2", "tflops_per_mm2", "tflops_per_w", "energy_delay"}
+// Columns are the CSV columns, in order (the names of columns).
+var Columns = func() []string {
+	out := make([]string, len(columns))
+	for k, c := range columns {
+		out[k] = c.name
+	}
+	return out
+}()
+
+// Row renders one record as CSV fields in Columns order.
+func Row(r results.LayerResult) []string {
+	out := make([]string, len(columns))
+	for k, c := range columns {
+		out[k] = c.cell(&r)
+	}
+	return out
+}
 
 // CSVText neutralises a text field for spreadsheets: one beginning with
 // =, +, -, @, a tab or a carriage return (a formula to Excel, LibreOffice

@@ -190,7 +190,7 @@ func lossCell(r results.LayerResult) string {
 // topCause is a breakdown's largest cause and its share (the first in
 // causes() order on a tie).
 func topCause(b results.Breakdown) (string, float64) {
-	names, shares := causes(), causeShares(b)
+	names, shares := results.CauseNames, b.Shares()
 	best := 0
 	for i, v := range shares {
 		if v > shares[best] {
