@@ -89,8 +89,8 @@ func (m *model) kStep(perSM, all int) float64 {
 // the epilogue's write of D.
 func (m *model) wave(perSM, all int) float64 {
 	cfg, p := m.cfg, m.p
-	fill := float64(cfg.SM.CTALaunchLatency+cfg.Memory.DRAM.Latency+
-		cfg.Memory.L2.FarLatency+p.Datapath.Latency)
+	fill := float64(cfg.SM.CTALaunchLatency + cfg.Memory.DRAM.Latency +
+		cfg.Memory.L2.FarLatency + p.Datapath.Latency)
 	out := p.OutBytes
 	if p.SplitK > 1 {
 		out = kernel.AccumulatorBytes
