@@ -1,0 +1,142 @@
+package fast_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/fast"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+func config(t testing.TB, sets ...string) *configs.Config {
+	t.Helper()
+	ld, err := configs.Load(nil, append([]string{"gpu.sm_count=16"}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ld.Config
+}
+
+func shape(m, n, k int, sparse bool) kernel.Shape {
+	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16}
+	if sparse {
+		g.Sparse, g.Pattern = true, tensorcore.Pattern{N: 2, M: 4}
+	}
+	return g
+}
+
+// best is the plan the selection's pre-model ranks first.
+func best(t testing.TB, cfg *configs.Config, g kernel.Shape) *kernel.Plan {
+	t.Helper()
+	plans, rejected := selection.Rank(cfg, g)
+	if len(plans) == 0 {
+		t.Fatalf("no plan for %+v: %v", g, rejected)
+	}
+	return plans[0]
+}
+
+// family is the GEMMs the tiers are compared over: M, N, K each 256,
+// 1024 or 4096 (skinny ones included), dense and 2:4 sparse FP16.
+func family() []kernel.Shape {
+	var out []kernel.Shape
+	dims := []int{256, 1024, 4096}
+	for _, m := range dims {
+		for _, n := range dims {
+			for _, k := range dims {
+				out = append(out, shape(m, n, k, false), shape(m, n, k, true))
+			}
+		}
+	}
+	return out
+}
+
+// relErr is fast's error against the instruction tier's cycles.
+func relErr(t *testing.T, cfg *configs.Config, p *kernel.Plan) (float64, uint64, uint64) {
+	t.Helper()
+	want, err := gpu.Simulate(cfg, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fast.Time(cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return float64(got.Cycles)/float64(want.Cycles) - 1, got.Cycles, want.Cycles
+}
+
+// A short family of the long tier's comparison (fast_long_test.go):
+// six GEMMs, dense and sparse, errors -5.3 to -11.3 % measured
+// 2026-12-04, so the bound is 12 %.
+func TestAgreesOnShortFamily(t *testing.T) {
+	cfg := config(t)
+	for _, s := range [][3]int{{1024, 1024, 1024}, {2048, 2048, 512}, {256, 4096, 1024}} {
+		for _, sparse := range []bool{false, true} {
+			p := best(t, cfg, shape(s[0], s[1], s[2], sparse))
+			e, got, want := relErr(t, cfg, p)
+			t.Logf("%v sparse=%v %s: fast %d, instruction %d (%+.1f %%)", s, sparse, p.Name(), got, want, 100*e)
+			if math.Abs(e) > 0.12 {
+				t.Errorf("%s: error %.1f %% over the measured 12 %%", p.Name(), 100*e)
+			}
+		}
+	}
+}
+
+// A sparse-datapath sweep keeps its order: both tiers rank four B
+// operand widths the same (ties in the instruction tier allow either
+// order in the fast one).
+func TestSweepOrderPreserved(t *testing.T) {
+	g := shape(2048, 2048, 1024, true)
+	widths := []int{16, 32, 64, 128}
+	var fastC, instC []uint64
+	for _, w := range widths {
+		cfg := config(t, fmt.Sprintf("tensorcore.fp16.b_operand_bytes_per_clk=%d", w))
+		p := best(t, cfg, g)
+		_, got, want := relErr(t, cfg, p)
+		fastC, instC = append(fastC, got), append(instC, want)
+	}
+	t.Logf("b_bytes_per_clk %v: fast %v, instruction %v", widths, fastC, instC)
+	for i := range widths {
+		for j := range widths {
+			if instC[i] < instC[j] && fastC[i] > fastC[j] {
+				t.Errorf("instruction tier: %d B/clk faster than %d; fast tier: slower",
+					widths[i], widths[j])
+			}
+		}
+	}
+}
+
+// More L2 or DRAM bandwidth never makes a kernel slower.
+func TestMoreBandwidthNeverSlower(t *testing.T) {
+	g := shape(2048, 2048, 2048, true)
+	base := config(t)
+	p := best(t, base, g)
+	ref, err := fast.Time(base, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for set, v := range map[string]int{
+		"l2.bytes_per_clk=%d":    base.Memory.L2.BytesPerClk,
+		"dram.bandwidth_gbps=%d": int(base.Memory.DRAM.BandwidthGBps),
+	} {
+		r, err := fast.Time(config(t, fmt.Sprintf(set, 2*v)), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Cycles > ref.Cycles {
+			t.Errorf("%s: %d cycles at twice the bandwidth, %d at base", set, r.Cycles, ref.Cycles)
+		}
+	}
+}
+
+func TestRefusesKSample(t *testing.T) {
+	cfg := config(t)
+	p := best(t, cfg, shape(1024, 1024, 4096, false)).WithKSteps(2)
+	if _, err := fast.Time(cfg, p); err == nil {
+		t.Error("a K sample was timed as a kernel")
+	}
+}
