@@ -1,0 +1,60 @@
+package kernel
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// TestScheduleNamesRoundTrip checks that every schedule's kernel name
+// parses (configs.ParseKernel) back to the same tile, schedule and
+// split factor, and that each schedule has its own record value.
+func TestScheduleNamesRoundTrip(t *testing.T) {
+	tile := configs.TileConfig{BM: 128, BN: 128, BK: 32, WarpM: 64, WarpN: 64, Stages: 4}
+	seen := map[string]bool{}
+	for _, c := range []struct {
+		s     Schedule
+		split int
+	}{{DataParallel, 1}, {ParallelSplitK, 3}, {SerialSplitK, 4}, {StreamK, 1}} {
+		p := &Plan{Tile: tile, SplitK: c.split, Schedule: c.s}
+		k, err := configs.ParseKernel(p.Name())
+		if err != nil {
+			t.Fatalf("%v: %s does not parse: %v", c.s, p.Name(), err)
+		}
+		if k.Tile != tile.Name() || ScheduleOf(k) != c.s {
+			t.Errorf("%s parses to tile %s schedule %v, want %s %v",
+				p.Name(), k.Tile, ScheduleOf(k), tile.Name(), c.s)
+		}
+		if c.split > 1 && k.N != c.split {
+			t.Errorf("%s parses to %d splits, want %d", p.Name(), k.N, c.split)
+		}
+		if seen[c.s.String()] {
+			t.Errorf("two schedules print %q", c.s)
+		}
+		seen[c.s.String()] = true
+	}
+}
+
+// TestNewSetsSchedule checks that New names what runs: parallel split-K
+// for a split factor above 1, data-parallel otherwise, in the name too.
+func TestNewSetsSchedule(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Shape{M: 1024, N: 1024, K: 4096, Batch: 1, Precision: tensorcore.FP16}
+	for split, want := range map[int]Schedule{1: DataParallel, 4: ParallelSplitK} {
+		p, err := New(ld.Config, g, denseTile, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Schedule != want {
+			t.Errorf("split %d: schedule %v, want %v", split, p.Schedule, want)
+		}
+		if k, _ := configs.ParseKernel(p.Name()); ScheduleOf(k) != want {
+			t.Errorf("split %d: name %s names schedule %v, want %v",
+				split, p.Name(), ScheduleOf(k), want)
+		}
+	}
+}
