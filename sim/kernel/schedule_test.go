@@ -58,3 +58,51 @@ func TestNewSetsSchedule(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelSplitKCoversKOnce checks, for several K and split
+// factors, that the k-steps of a tile's CTAs (walked through CTACoord as
+// the launch walks them) add up to ceil(K / BK): every k-tile once,
+// none twice, none dropped, and every split has at least one.
+func TestParallelSplitKCoversKOnce(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{32, 96, 1000, 4096, 4100} {
+		for _, split := range []int{1, 2, 3, 5, 8} {
+			g := Shape{M: 300, N: 260, K: k, Batch: 2, Precision: tensorcore.FP16}
+			p, err := New(ld.Config, g, denseTile, split)
+			if split*denseTile.BK > k {
+				if err == nil {
+					t.Errorf("K %d split %d: want an error, K too short", k, split)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("K %d split %d: %v", k, split, err)
+			}
+			want := (k + denseTile.BK - 1) / denseTile.BK
+			steps := map[[3]int]int{}
+			for i := 0; i < p.CTAs; i++ {
+				b, tm, tn, s := p.CTACoord(i)
+				if p.StepsOf(s) < 1 {
+					t.Errorf("K %d split %d: split %d has no k-step", k, split, s)
+				}
+				steps[[3]int{b, tm, tn}] += p.StepsOf(s)
+			}
+			if len(steps) != 2*3*3 {
+				t.Errorf("K %d split %d: %d tiles, want 18", k, split, len(steps))
+			}
+			for tile, n := range steps {
+				if n != want {
+					t.Errorf("K %d split %d: tile %v runs %d k-steps, want %d",
+						k, split, tile, n, want)
+				}
+			}
+			if p.TotalKSteps() != 18*want {
+				t.Errorf("K %d split %d: TotalKSteps %d, want %d", k, split,
+					p.TotalKSteps(), 18*want)
+			}
+		}
+	}
+}
