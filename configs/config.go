@@ -282,15 +282,21 @@ func (k KernelConfig) validate(c *Config) check.List {
 		if f.v == "" {
 			continue
 		}
-		tile, split, err := ParseKernelName(f.v)
+		k, err := ParseKernel(f.v)
 		switch {
 		case err != nil:
 			l.Add(f.key, "%v", err)
-		case !names[tile]:
+		case !names[k.Tile]:
 			l.Add(f.key, "%q is not a candidate (have %s; add _splitkN "+
-				"to pin split-K)", tile, strings.Join(all, ", "))
-		case split > 64:
-			l.Add(f.key, "split-K %d of %q must be in 1..64", split, f.v)
+				"to pin split-K)", k.Tile, strings.Join(all, ", "))
+		case k.N > 64:
+			l.Add(f.key, "split-K %d of %q must be in 1..64", k.N, f.v)
+		case k.Suffix == SuffixSerialK || k.Suffix == SuffixStreamK:
+			// The names parse (sim/kernel.Schedule has them) but the SM
+			// does not run these schedules yet (issue 32): refuse them
+			// rather than run data-parallel under their name.
+			l.Add(f.key, "%q: the %s schedule is not modelled yet (issue "+
+				"32); use TILE or TILE_splitkN", f.v, k.Suffix[1:])
 		}
 	}
 	return l
@@ -308,20 +314,60 @@ func (k KernelConfig) Forced(mode tensorcore.Mode) string {
 	return k.Force
 }
 
+// Kernel-name suffixes, one per schedule that is not data-parallel
+// (sim/kernel.Schedule names them in Plan.Name).
+const (
+	SuffixSplitK  = "_splitk"  // _splitkN: parallel split-K, N splits and a reduction pass
+	SuffixSerialK = "_serialk" // _serialkN: serial split-K, N splits in turn on a semaphore
+	SuffixStreamK = "_streamk" // _streamk: stream-K
+)
+
+// KernelName is a kernel name as results print it, parsed: TILE,
+// TILE_splitkN, TILE_serialkN or TILE_streamk.
+type KernelName struct {
+	Tile   string
+	Suffix string // "" (the tile alone) or one of the Suffix constants
+	N      int    // the splits of _splitkN and _serialkN; 0 otherwise
+}
+
+// ParseKernel parses a kernel name; a split suffix without a whole N >= 1
+// after it, or anything after _streamk, is an error.
+func ParseKernel(s string) (KernelName, error) {
+	for _, suf := range []string{SuffixSplitK, SuffixSerialK} {
+		i := strings.LastIndex(s, suf)
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(s[i+len(suf):])
+		if err != nil || n < 1 {
+			return KernelName{}, fmt.Errorf("%q: the split-K suffix must be "+
+				"%sN with N >= 1", s, suf)
+		}
+		return KernelName{Tile: s[:i], Suffix: suf, N: n}, nil
+	}
+	if i := strings.LastIndex(s, SuffixStreamK); i >= 0 {
+		if i+len(SuffixStreamK) != len(s) {
+			return KernelName{}, fmt.Errorf("%q: the stream-K suffix is %s "+
+				"with nothing after it", s, SuffixStreamK)
+		}
+		return KernelName{Tile: s[:i], Suffix: SuffixStreamK}, nil
+	}
+	return KernelName{Tile: s}, nil
+}
+
 // ParseKernelName splits a kernel name as results print it, TILE or
-// TILE_splitkN, into the tile's name and the split-K factor (0 when the
-// name does not give one).
+// TILE_splitkN, into the tile's name and the parallel split-K factor (0
+// when the name does not give one). Serial split-K and stream-K names
+// are rejected by Validate, so callers past it never see them.
 func ParseKernelName(s string) (tile string, splitK int, err error) {
-	i := strings.LastIndex(s, "_splitk")
-	if i < 0 {
-		return s, 0, nil
+	k, err := ParseKernel(s)
+	if err != nil {
+		return "", 0, err
 	}
-	n, err := strconv.Atoi(s[i+len("_splitk"):])
-	if err != nil || n < 1 {
-		return "", 0, fmt.Errorf("%q: the split-K suffix must be _splitkN "+
-			"with N >= 1", s)
+	if k.Suffix != SuffixSplitK {
+		return k.Tile, 0, nil
 	}
-	return s[:i], n, nil
+	return k.Tile, k.N, nil
 }
 
 func (t TileConfig) validate(c *Config) check.List {

@@ -108,9 +108,15 @@ func TestBadSets(t *testing.T) {
 		"kernel.candidates[99].bm=64": "candidates[99",
 		"tensorcore.fidelity=fast":    "batched, instruction",
 		"sim.memory_granularity=x":    "fast, detailed",
-		"kernel.force_dense=64x64x64_32x32_s6_splitkx": "key kernel.force_dense: \"64x64x64_32x32_s6_splitkx\": the split-K suffix",
-		"kernel.force_sparse=9x9x9_splitk2":            "key kernel.force_sparse: \"9x9x9\" is not a candidate",
-		"kernel.force=64x64x64_32x32_s6_splitk99":      "split-K 99",
+		"kernel.force_dense=64x64x64_32x32_s6_splitkx":   "key kernel.force_dense: \"64x64x64_32x32_s6_splitkx\": the split-K suffix",
+		"kernel.force_sparse=9x9x9_splitk2":              "key kernel.force_sparse: \"9x9x9\" is not a candidate",
+		"kernel.force=64x64x64_32x32_s6_splitk99":        "split-K 99",
+		"kernel.force=64x64x64_32x32_s6_serialk0":        "key kernel.force: \"64x64x64_32x32_s6_serialk0\": the split-K suffix must be _serialkN",
+		"kernel.force_dense=64x64x64_32x32_s6_serialkx":  "the split-K suffix must be _serialkN",
+		"kernel.force=64x64x64_32x32_s6_streamk2":        "the stream-K suffix is _streamk with nothing after it",
+		"kernel.force=9x9x9_streamk":                     "\"9x9x9\" is not a candidate",
+		"kernel.force=64x64x64_32x32_s6_streamk":         "key kernel.force: \"64x64x64_32x32_s6_streamk\": the streamk schedule is not modelled yet",
+		"kernel.force_sparse=64x64x64_32x32_s6_serialk2": "the serialk schedule is not modelled yet",
 	} {
 		if !strings.Contains(set, "=") {
 			set += "=[1]"
@@ -118,6 +124,28 @@ func TestBadSets(t *testing.T) {
 		_, err := Load(nil, []string{set})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--set %s: want error containing %q, got %v", set, want, err)
+		}
+	}
+}
+
+// TestParseKernel checks names against hand-written expectations: each
+// schedule's suffix, the tile before it, and the splits after it.
+func TestParseKernel(t *testing.T) {
+	for s, want := range map[string]KernelName{
+		"128x128x32_64x64_s4":           {Tile: "128x128x32_64x64_s4"},
+		"128x128x32_64x64_s4_splitk3":   {"128x128x32_64x64_s4", SuffixSplitK, 3},
+		"128x128x32_64x64_s4_serialk16": {"128x128x32_64x64_s4", SuffixSerialK, 16},
+		"128x128x32_64x64_s4_streamk":   {"128x128x32_64x64_s4", SuffixStreamK, 0},
+	} {
+		got, err := ParseKernel(s)
+		if err != nil || got != want {
+			t.Errorf("ParseKernel(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"t_splitk", "t_splitk0", "t_serialk", "t_serialk-1",
+		"t_serialk2x", "t_streamk1", "t_streamk_splitk"} {
+		if k, err := ParseKernel(s); err == nil {
+			t.Errorf("ParseKernel(%q) = %+v, want an error", s, k)
 		}
 	}
 }

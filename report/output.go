@@ -120,6 +120,7 @@ var columns = func() []column {
 	add("count", func(r *results.LayerResult) string { return i(r.Count) })
 	add("kernel", func(r *results.LayerResult) string { return t(r.Kernel) })
 	add("split_k", func(r *results.LayerResult) string { return i(r.SplitK) })
+	add("schedule", func(r *results.LayerResult) string { return t(r.Schedule) })
 	add("cycles", func(r *results.LayerResult) string { return u(r.Cycles) })
 	add("cycles_mean", func(r *results.LayerResult) string { return opt(r.CyclesMean) })
 	add("cycles_spread", func(r *results.LayerResult) string { return opt(r.CyclesSpread) })

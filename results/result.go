@@ -78,12 +78,15 @@ type LayerResult struct {
 	// DualSide marks the hypothetical dual-side mode; Masks says where its
 	// masks came from and DualProducts is the mean products per MMA their
 	// intersection leaves.
-	DualSide      bool    `json:"dual_side,omitempty"`
-	Masks         string  `json:"masks,omitempty"`
-	DualProducts  int     `json:"dual_products_per_mma,omitempty"`
-	Count         int     `json:"count"`
-	Kernel        string  `json:"kernel"`
-	SplitK        int     `json:"split_k"`
+	DualSide     bool   `json:"dual_side,omitempty"`
+	Masks        string `json:"masks,omitempty"`
+	DualProducts int    `json:"dual_products_per_mma,omitempty"`
+	Count        int    `json:"count"`
+	Kernel       string `json:"kernel"`
+	SplitK       int    `json:"split_k"`
+	// Schedule is how the kernel divided the GEMM among CTAs:
+	// data_parallel or split_k_parallel (sim/kernel.Schedule; docs/sm.md).
+	Schedule      string  `json:"schedule"`
 	Cycles        uint64  `json:"cycles"`
 	TimeUS        float64 `json:"time_us"`
 	TFLOPS        float64 `json:"tflops"`

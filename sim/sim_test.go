@@ -108,6 +108,10 @@ func TestForcedKernelIsUsed(t *testing.T) {
 		if !strings.HasPrefix(r.Kernel, tile) {
 			t.Errorf("%s used %s, want %s", r.Mode, r.Kernel, tile)
 		}
+		if want := map[bool]string{false: "data_parallel", true: "split_k_parallel"}[r.SplitK > 1]; r.Schedule != want {
+			t.Errorf("%s ran %s (split-K %d) under schedule %q, want %q", r.Mode,
+				r.Kernel, r.SplitK, r.Schedule, want)
+		}
 	}
 }
 
@@ -118,6 +122,9 @@ func TestSplitKForSkinnyDeepGEMM(t *testing.T) {
 	r := run(t, job).Results[0]
 	if r.SplitK < 2 {
 		t.Fatalf("kernel %s: want split-K for a 4-tile, deep GEMM", r.Kernel)
+	}
+	if r.Schedule != "split_k_parallel" {
+		t.Errorf("kernel %s: schedule %q, want split_k_parallel", r.Kernel, r.Schedule)
 	}
 	if r.DRAMWriteBytes+r.DRAMWritebackBytes < 256*256*2 {
 		t.Fatalf("D not written: %d B", r.DRAMWriteBytes+r.DRAMWritebackBytes)

@@ -35,6 +35,70 @@ func (g Shape) Mode() tensorcore.Mode {
 	return tensorcore.Dense
 }
 
+// Schedule is how a kernel divides its GEMM among CTAs.
+type Schedule int
+
+const (
+	// DataParallel: one CTA per output tile, each over all of K.
+	DataParallel Schedule = iota
+	// ParallelSplitK: SplitK CTAs per tile, each over a share of K,
+	// writing partials that a separate reduction pass adds
+	// (CUTLASS kernel::GemmSplitKParallel).
+	ParallelSplitK
+	// SerialSplitK: SplitK CTAs per tile that add their shares in turn
+	// through a semaphore (CUTLASS GemmUniversal, kSerial). Named, not
+	// yet run: configs refuses its kernel names.
+	SerialSplitK
+	// StreamK: persistent CTAs with even shares of all MAC-loop
+	// iterations (CUTLASS GemmUniversalStreamk). Named, not yet run.
+	StreamK
+)
+
+// String is the schedule as records print it.
+func (s Schedule) String() string {
+	switch s {
+	case DataParallel:
+		return "data_parallel"
+	case ParallelSplitK:
+		return "split_k_parallel"
+	case SerialSplitK:
+		return "split_k_serial"
+	case StreamK:
+		return "stream_k"
+	}
+	return fmt.Sprintf("Schedule(%d)", int(s))
+}
+
+// suffix is the schedule's kernel-name suffix, with its split factor.
+func (s Schedule) suffix(splitK int) string {
+	switch s {
+	case ParallelSplitK:
+		return fmt.Sprintf("%s%d", configs.SuffixSplitK, splitK)
+	case SerialSplitK:
+		return fmt.Sprintf("%s%d", configs.SuffixSerialK, splitK)
+	case StreamK:
+		return configs.SuffixStreamK
+	}
+	return ""
+}
+
+// ScheduleOf is the schedule a parsed kernel name asks for.
+func ScheduleOf(k configs.KernelName) Schedule {
+	switch k.Suffix {
+	case configs.SuffixSplitK:
+		if k.N > 1 {
+			return ParallelSplitK
+		}
+	case configs.SuffixSerialK:
+		if k.N > 1 {
+			return SerialSplitK
+		}
+	case configs.SuffixStreamK:
+		return StreamK
+	}
+	return DataParallel
+}
+
 // Plan is a GEMM mapped onto one tile configuration: everything the
 // SM needs to run its CTAs.
 type Plan struct {
@@ -42,9 +106,10 @@ type Plan struct {
 	// itself.
 	KSampled bool
 
-	Shape  Shape
-	Tile   configs.TileConfig
-	SplitK int
+	Shape    Shape
+	Tile     configs.TileConfig
+	SplitK   int
+	Schedule Schedule // what runs: set from SplitK by New
 
 	Inst       tensorcore.Shape // MMA instruction shape
 	Pattern    tensorcore.Pattern
@@ -213,6 +278,10 @@ func (p *Plan) grid(cfg *configs.Config) error {
 	}
 	p.LastKSteps = tiles - (p.SplitK-1)*p.KSteps
 	p.kPerSplit = p.KSteps * t.BK
+	p.Schedule = DataParallel
+	if p.SplitK > 1 {
+		p.Schedule = ParallelSplitK
+	}
 	p.CTAs = p.TilesM * p.TilesN * p.SplitK * g.Batch
 	p.Warps = t.Warps()
 	p.Swizzle = swizzleWidth(p.TilesN)
@@ -462,11 +531,7 @@ func (p *Plan) fit(cfg *configs.Config) error {
 
 // Name is the kernel identifier reported in results.
 func (p *Plan) Name() string {
-	n := p.Tile.Name()
-	if p.SplitK > 1 {
-		n += fmt.Sprintf("_splitk%d", p.SplitK)
-	}
-	return n
+	return p.Tile.Name() + p.Schedule.suffix(p.SplitK)
 }
 
 // CTACoord maps a CTA's launch index to its output tile and K split, in
