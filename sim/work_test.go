@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/sm"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -42,5 +43,52 @@ func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
 	}
 	if w := gemmWork(t, cfg, 256, 256, 1<<30); w < 3e8 {
 		t.Errorf("256x256x2^30: work %.3g, below the default --max-work", w)
+	}
+}
+
+// The work estimate counts the warp k-steps a job really simulates
+// (issue 35 item 1): over the settings that multiply or cut the work (the
+// jitter ensemble, detailed memory, the fast-forward, wave extrapolation,
+// fewer SMs) the estimate is within 2x of the warp k-steps the SMs
+// counted running it. Not parallel: the SMs' meter is process-wide, and
+// a sequential test runs alone.
+func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simulations")
+	}
+	for _, c := range []struct {
+		sets    []string
+		m, n, k int
+	}{
+		{nil, 512, 512, 512},
+		{nil, 1024, 1024, 1024},
+		{[]string{"sim.jitter_runs=4"}, 512, 512, 512},
+		{[]string{"sim.memory_granularity=detailed"}, 256, 256, 256},
+		{[]string{"sim.fast_forward=false"}, 1024, 1024, 1024},
+		{[]string{"sim.extrapolate_waves=false"}, 1024, 1024, 512},
+		{[]string{"sim.extrapolate_waves=false"}, 4096, 2048, 256},
+		{[]string{"gpu.sm_count=27"}, 1024, 1024, 1024},
+	} {
+		ld, err := configs.Load(nil, c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
+			M: c.m, N: c.n, K: c.k, Precision: tensorcore.FP16,
+			Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
+		job := Job{Workloads: []*workloads.Trace{tr},
+			Modes: []tensorcore.Mode{tensorcore.Sparse}}
+		est := EstimateKSteps(ld.Config, job)
+		before := sm.WarpStepsSimulated()
+		if _, err := Run(ld, job); err != nil {
+			t.Fatal(err)
+		}
+		got := float64(sm.WarpStepsSimulated() - before)
+		t.Logf("%v %dx%dx%d: estimate %.4g, simulated %.4g (%.2f)", c.sets,
+			c.m, c.n, c.k, est, got, est/got)
+		if est > 2*got || est < got/2 {
+			t.Errorf("%v %dx%dx%d: estimate %.4g warp k-steps, simulated %.4g",
+				c.sets, c.m, c.n, c.k, est, got)
+		}
 	}
 }

@@ -126,6 +126,9 @@ func (w *Warp) current() *isa.Instr {
 			return &list[w.pc]
 		}
 		w.pc = 0
+		if w.section == 1 {
+			warpStepsSimulated.Add(1)
+		}
 		switch {
 		case w.section == 1 && w.iter+1 < w.CTA.Steps:
 			w.iter++
