@@ -155,7 +155,7 @@ type KernelConfig struct {
 	// over Force for that mode.
 	Force       string `yaml:"force"`
 	ForceDense  string `yaml:"force_dense"`
-	ForceSparse string `yaml:"force_sparse"`
+	ForceSparse string `yaml:"force_sparse" mode:"sparse"`
 	// SplitK lists the split-K factors the heuristic may try.
 	SplitK []int `yaml:"split_k"`
 	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.

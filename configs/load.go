@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 //go:embed *.yaml
@@ -370,4 +371,46 @@ func (ld *Loaded) YAML() []byte {
 		panic(fmt.Sprintf("encode config: %v", err))
 	}
 	return b.Bytes()
+}
+
+// HashFor is the hash of the config as a record of the mode reads it:
+// for dense, the fields tagged mode:"sparse" (read only by the sparse
+// path: docs/user-guide.md, the cache) are zeroed first; for any other
+// mode it is Hash.
+func (ld *Loaded) HashFor(mode tensorcore.Mode) string {
+	if mode != tensorcore.Dense {
+		return ld.Hash()
+	}
+	c := *ld.Config // a copy: the fields zeroed are values in it
+	for _, path := range SparseOnlyFields() {
+		zeroField(reflect.ValueOf(&c).Elem(), path)
+	}
+	return (&Loaded{Config: &c}).Hash()
+}
+
+// SparseOnlyFields are the Go field paths (indices from Config) of the
+// fields tagged mode:"sparse", found through nested struct values.
+func SparseOnlyFields() [][]int {
+	var out [][]int
+	var walk func(t reflect.Type, at []int)
+	walk = func(t reflect.Type, at []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			p := append(append([]int{}, at...), i)
+			if f.Tag.Get("mode") == "sparse" {
+				out = append(out, p)
+			} else if f.Type.Kind() == reflect.Struct {
+				walk(f.Type, p)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), nil)
+	return out
+}
+
+// zeroField sets the field at path (struct values only, no pointers) to
+// its zero value.
+func zeroField(v reflect.Value, path []int) {
+	f := v.FieldByIndex(path)
+	f.Set(reflect.Zero(f.Type()))
 }

@@ -72,9 +72,9 @@ type Events struct {
 	// SparseSelect is the selector muxes' energy per selection per 2:1
 	// mux level passed (a sparse MMA's multiply picks the activation its
 	// kept value meets through ceil(log2 fan-in) levels, once per pass).
-	SparseSelect float64 `yaml:"sparse_select_pj_per_fma"`
+	SparseSelect float64 `yaml:"sparse_select_pj_per_fma" mode:"sparse"`
 	// MetadataDecode is one sparse MMA's metadata decode.
-	MetadataDecode float64 `yaml:"metadata_decode_pj_per_mma"`
+	MetadataDecode float64 `yaml:"metadata_decode_pj_per_mma" mode:"sparse"`
 	RFRead         float64 `yaml:"rf_read_pj_per_byte"`
 	RFWrite        float64 `yaml:"rf_write_pj_per_byte"`
 	Issue          float64 `yaml:"issue_pj_per_instruction"`

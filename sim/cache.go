@@ -18,14 +18,15 @@ type Cache interface {
 const cacheFormat = "layer-record-v1"
 
 // cacheKey names one record: the simulator build (Job.CacheSalt), the
-// effective config (its hash covers every key, the fidelity controls
-// among them), the workload's name, the GEMM row as written, the mode,
+// effective config as the mode reads it (configs.Loaded.HashFor: a dense
+// record's key leaves out the fields tagged mode:"sparse"; every other key,
+// the fidelity controls among them, is in), the workload's name, the GEMM row as written, the mode,
 // and the content of the row's weight file. Anything else a record
 // depends on is in these.
 func (r *runner) cacheKey(j layerJob, weights map[string]string) string {
 	gemm, _ := json.Marshal(j.gemm)
 	return simcache.Key([]byte(cacheFormat), []byte(r.job.CacheSalt),
-		[]byte(r.ld.Hash()), []byte(j.workload), gemm,
+		[]byte(r.ld.HashFor(j.mode)), []byte(j.workload), gemm,
 		[]byte(j.mode.String()), []byte(weights[j.gemm.Weights]))
 }
 
@@ -46,6 +47,7 @@ func (r *runner) cached(jobs []layerJob, weights map[string]string) []*LayerResu
 		if json.Unmarshal(data, &rec) != nil || rec.Mode != j.mode || rec.Layer != j.gemm.Name {
 			continue
 		}
+		r.addCost(&rec) // the area is this config's, not the cached one's
 		found[i] = &rec
 	}
 	return found

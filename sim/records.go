@@ -256,9 +256,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
 	res.Power = r.power(k)
-	if a, err := r.cfg.AreaModel(); err == nil { // the config loaded: it has an area
-		res.Cost = results.NewCost(a.GPUMM2, res.TFLOPS, res.AvgPowerW, res.EnergyUJ, res.TimeUS)
-	}
+	r.addCost(&res)
 	if k.PowerNote != "" {
 		res.Note = joinNote(res.Note, k.PowerNote)
 	}
@@ -472,5 +470,14 @@ func addEnergySavings(rep *Report) {
 			tp.EnergySaving = d.Total() / tp.EnergyUJ
 		}
 		rep.Totals[i].TotalPower = tp
+	}
+}
+
+// addCost fills a record's cost from the config's area model. It is
+// outside the cached part of a record: the area depends on sparse-only
+// keys (metadata_bits_per_clk) a dense record's cache key leaves out.
+func (r *runner) addCost(res *LayerResult) {
+	if a, err := r.cfg.AreaModel(); err == nil { // the config loaded: it has an area
+		res.Cost = results.NewCost(a.GPUMM2, res.TFLOPS, res.AvgPowerW, res.EnergyUJ, res.TimeUS)
 	}
 }

@@ -43,7 +43,7 @@ type PrecisionConfig struct {
 	SelectorFanIn int `yaml:"selector_fan_in"`
 	// MetadataBitsPerClk is the read and decode rate of the metadata
 	// register.
-	MetadataBitsPerClk int `yaml:"metadata_bits_per_clk"`
+	MetadataBitsPerClk int `yaml:"metadata_bits_per_clk" mode:"sparse"`
 	// AccumulatePerClk is the accumulator elements (of C/D) the
 	// accumulation stage reads, adds and writes per cycle.
 	AccumulatePerClk int `yaml:"accumulate_per_clk"`
@@ -52,9 +52,9 @@ type PrecisionConfig struct {
 	// from the rates above; an instruction's latency is the sum of the
 	// fills plus its longest occupancy.
 	OperandLatency    int `yaml:"operand_latency"`
-	DecodeLatency     int `yaml:"metadata_decode_latency"`
-	MuxLevelLatency   int `yaml:"mux_level_latency"` // per 2:1 level: ceil(log2 fan-in) levels
-	DotLatency        int `yaml:"dot_latency"`       // multiply and add tree
+	DecodeLatency     int `yaml:"metadata_decode_latency" mode:"sparse"`
+	MuxLevelLatency   int `yaml:"mux_level_latency" mode:"sparse"` // per 2:1 level: ceil(log2 fan-in) levels
+	DotLatency        int `yaml:"dot_latency"`                     // multiply and add tree
 	AccumulateLatency int `yaml:"accumulate_latency"`
 
 	// DenseShape is the dense mma instruction; the sparse instruction of a
