@@ -22,6 +22,10 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.KSampled {
 		return nil, fmt.Errorf("fast tier: plan %s is a K sample, not a kernel", p.Name())
 	}
+	if p.Schedule != kernel.DataParallel && p.Schedule != kernel.ParallelSplitK {
+		return nil, fmt.Errorf("fast tier: plan %s: the %s schedule is not modelled here",
+			p.Name(), p.Schedule)
+	}
 	if p.CTAs <= 0 || p.Occupancy <= 0 {
 		return nil, fmt.Errorf("fast tier: plan %s has %d CTAs at %d per SM",
 			p.Name(), p.CTAs, p.Occupancy)

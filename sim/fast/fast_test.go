@@ -140,3 +140,26 @@ func TestRefusesKSample(t *testing.T) {
 		t.Error("a K sample was timed as a kernel")
 	}
 }
+
+// Schedules the tier does not model are refused, not mistimed.
+func TestRefusesOtherSchedules(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ld.Config
+	plans, _ := selection.Rank(cfg, shape(1024, 1024, 1024, false))
+	if len(plans) == 0 {
+		t.Fatal("no plan")
+	}
+	p := *plans[0]
+	if _, err := fast.Time(cfg, &p); err != nil {
+		t.Fatalf("data-parallel plan refused: %v", err)
+	}
+	for _, s := range []kernel.Schedule{kernel.SerialSplitK, kernel.StreamK} {
+		p.Schedule = s
+		if _, err := fast.Time(cfg, &p); err == nil {
+			t.Errorf("schedule %s timed", s)
+		}
+	}
+}
