@@ -24,6 +24,7 @@ type Bar struct {
 	lastPct int       // last logged percentage step (plain mode)
 	ended   bool
 	stop    chan struct{} // ends the terminal redraw loop
+	work    func() string // how far the running items are, inside (Work)
 }
 
 // Plain mode logs at most one line per 10 % step, and at least one every
@@ -99,6 +100,27 @@ func (b *Bar) tick() {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Work sets what the bar's lines add after the item count: how far the
+// items still running are (the simulator's warp k-steps against their
+// estimate), so that a run of one long GEMM shows progress, not only
+// "still running".
+func (b *Bar) Work(f func() string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.work = f
+}
+
+// workText is the Work suffix of a line, empty without one.
+func (b *Bar) workText() string {
+	if b.work == nil {
+		return ""
+	}
+	return "; " + b.work()
 }
 
 // Add records n more items done.
@@ -189,9 +211,9 @@ func (b *Bar) barLine(now time.Time) string {
 		frac = 1
 	}
 	fill := int(frac * barWidth)
-	return fmt.Sprintf("%s [%s%s] %d/%d %3.0f%% %s ETA %s", b.label,
+	return fmt.Sprintf("%s [%s%s] %d/%d %3.0f%% %s ETA %s%s", b.label,
 		strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill),
-		b.done, b.total, 100*frac, round(now.Sub(b.start)), b.eta(now))
+		b.done, b.total, 100*frac, round(now.Sub(b.start)), b.eta(now), b.workText())
 }
 
 func (b *Bar) plainLine(now time.Time) string {
@@ -199,8 +221,8 @@ func (b *Bar) plainLine(now time.Time) string {
 	if b.total > 0 {
 		pct = 100 * b.done / b.total
 	}
-	return fmt.Sprintf("%s: %d/%d (%d%%) elapsed %s, ETA %s", b.label,
-		b.done, b.total, pct, round(now.Sub(b.start)), b.eta(now))
+	return fmt.Sprintf("%s: %d/%d (%d%%) elapsed %s, ETA %s%s", b.label,
+		b.done, b.total, pct, round(now.Sub(b.start)), b.eta(now), b.workText())
 }
 
 // eta extrapolates the mean time per item so far.

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,23 @@ func TestPlainHeartbeatWhileOneItemRuns(t *testing.T) {
 	b.tick() // after Done: nothing
 	if strings.Count(out.String(), "still running") != 1 {
 		t.Errorf("a heartbeat after Done:\n%s", out.String())
+	}
+}
+
+// A heartbeat says how far the running item is, from the Work callback.
+func TestHeartbeatCarriesTheWorkMeter(t *testing.T) {
+	var out bytes.Buffer
+	b := newBar(&out, false, 1, "GEMMs", fakeClock(40*time.Second))
+	steps := 0
+	b.Work(func() string { steps += 1000; return fmt.Sprintf("simulated %d warp k-steps", steps) })
+	b.tick()
+	b.tick()
+	b.Done()
+	if got := strings.Count(out.String(), "; simulated "); got != 2 {
+		t.Fatalf("%d heartbeats with the work meter, want 2:\n%s", got, out.String())
+	}
+	if !strings.Contains(out.String(), "simulated 2000 warp k-steps (still running)") {
+		t.Errorf("the meter does not advance:\n%s", out.String())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/selection"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // WarpStepsPerSecond is the simulation speed the work estimate converts
@@ -61,6 +62,11 @@ func EstimateKSteps(cfg *configs.Config, job Job) float64 {
 	}
 	return total * float64(selection.EnsembleRuns(cfg))
 }
+
+// WarpStepsSimulated is the number of warp k-steps the process's SMs have
+// simulated so far (sim/sm's work meter): progress lines compare its
+// growth with EstimateKSteps.
+func WarpStepsSimulated() uint64 { return sm.WarpStepsSimulated() }
 
 // EstimateSeconds converts simulated work to seconds on one core.
 func EstimateSeconds(work float64) float64 { return work / WarpStepsPerSecond }

@@ -144,3 +144,17 @@ func checkTracePath(path string) error {
 	}
 	return checkOutFile("--trace-db", path)
 }
+
+// workMeter renders the work simulated since it was made, against the
+// estimate est (warp k-steps, sim.EstimateKSteps; 0: not known), for a
+// progress bar's lines.
+func workMeter(est float64) func() string {
+	start := sim.WarpStepsSimulated()
+	return func() string {
+		done := float64(sim.WarpStepsSimulated() - start)
+		if est > 0 {
+			return fmt.Sprintf("simulated %.3g of about %.3g warp k-steps", done, est)
+		}
+		return fmt.Sprintf("simulated %.3g warp k-steps", done)
+	}
+}

@@ -547,6 +547,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
+	bar.Work(workMeter(sim.EstimateKSteps(ld.Config, job)))
 	rep, err := sim.Run(ld, job)
 	if err != nil {
 		bar.Stop()

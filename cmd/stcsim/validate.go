@@ -109,6 +109,7 @@ func runValidate(args []string) int {
 		simCache = sc // a nil *simcache.Cache would be a non-nil interface
 	}
 	bar := progress.New(0, "validation GEMMs simulated", *quiet)
+	bar.Work(workMeter(0))
 	rep, err := validation.Run(pts, validation.Options{Configs: cf.configs,
 		Sets: cf.sets, Calibrated: splitList(*calibrated), MaxWork: maxWork,
 		Conditions: *conds, FixedCosts: *fixedCosts, Cache: simCache, CacheSalt: salt,
