@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/selection"
@@ -89,8 +90,12 @@ func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
 	if len(plans) == 0 {
 		return 0
 	}
-	work, full := 0.0, 0.0
+	work, full, retime := 0.0, 0.0, 0.0
 	for _, p := range plans {
+		// Under power_capped, the chosen kernel is simulated again at
+		// each clock the cap tries (selection.CapClock), whole in K.
+		retime = math.Max(retime, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
+			float64(p.TotalKSteps())/float64(p.CTAs)*float64(p.Warps))
 		// waves: the launch has waves enough to be extrapolated; a sample
 		// without them is the whole kernel. The fast-forward's left-out
 		// k-steps are counted as simulated (their L2 touch is O(K);
@@ -115,8 +120,18 @@ func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
 				float64(k*p.Warps))
 		}
 	}
+	if cfg.GPU.ClockPolicy == energy.PowerCapped {
+		work += RetimedClocks * retime
+	}
 	return work + full
 }
+
+// RetimedClocks is how many clocks besides the first a power-capped
+// kernel is simulated at: energy.HighestFitting tries the predicted clock
+// and then one step up (it fits) or down until one fits; one step is the
+// common case (the V/f prediction is usually right), counted as two runs
+// so that a miss by one step is still within the estimate.
+const RetimedClocks = 2
 
 // simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
 // the first waves when extrapolating (as gpu.ExtrapolatedLaunch decides).

@@ -59,15 +59,18 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 	for _, c := range []struct {
 		sets    []string
 		m, n, k int
+		dense   bool
 	}{
-		{nil, 512, 512, 512},
-		{nil, 1024, 1024, 1024},
-		{[]string{"sim.jitter_runs=4"}, 512, 512, 512},
-		{[]string{"sim.memory_granularity=detailed"}, 256, 256, 256},
-		{[]string{"sim.fast_forward=false"}, 1024, 1024, 1024},
-		{[]string{"sim.extrapolate_waves=false"}, 1024, 1024, 512},
-		{[]string{"sim.extrapolate_waves=false"}, 4096, 2048, 256},
-		{[]string{"gpu.sm_count=27"}, 1024, 1024, 1024},
+		{nil, 512, 512, 512, false},
+		{nil, 1024, 1024, 1024, false},
+		{[]string{"sim.jitter_runs=4"}, 512, 512, 512, false},
+		{[]string{"sim.memory_granularity=detailed"}, 256, 256, 256, false},
+		{[]string{"sim.fast_forward=false"}, 1024, 1024, 1024, false},
+		{[]string{"sim.extrapolate_waves=false"}, 1024, 1024, 512, false},
+		{[]string{"sim.extrapolate_waves=false"}, 4096, 2048, 256, false},
+		{[]string{"gpu.sm_count=27"}, 1024, 1024, 1024, false},
+		// A dense kernel above the 400 W limit at 1410 MHz: re-timed.
+		{[]string{"gpu.clock_policy=power_capped"}, 2048, 2048, 1024, true},
 	} {
 		ld, err := configs.Load(nil, c.sets)
 		if err != nil {
@@ -78,6 +81,9 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 			Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
 		job := Job{Workloads: []*workloads.Trace{tr},
 			Modes: []tensorcore.Mode{tensorcore.Sparse}}
+		if c.dense {
+			job.Modes = []tensorcore.Mode{tensorcore.Dense}
+		}
 		est := EstimateKSteps(ld.Config, job)
 		before := sm.WarpStepsSimulated()
 		if _, err := Run(ld, job); err != nil {
