@@ -70,6 +70,12 @@ type L2Config struct {
 	// on streaming reads (tag and bank pipeline bubbles).
 	Efficiency float64 `yaml:"efficiency"`
 	Hash       string  `yaml:"hash"`
+	// WritebackEntries is how many dirty victim lines a slice holds on
+	// their way to DRAM. A write or fill that evicts a dirty line while
+	// every entry is still draining waits for the oldest to reach its
+	// channel, so a burst of stores into an L2 full of dirty lines runs
+	// at DRAM write bandwidth, not at the slices'.
+	WritebackEntries int `yaml:"writeback_entries"`
 }
 
 // CrossbarConfig is the SM-to-L2 crossbar.
@@ -155,6 +161,7 @@ func (c *Config) Validate() check.List {
 			l2.BytesPerClk, float64(l2.BytesPerClk)*l2.Efficiency, float64(MinL2BytesPerClk))
 	}
 	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
+	l.Positive("l2.writeback_entries", l2.WritebackEntries)
 	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
 	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e")
 	l.Positive("dram.channels", c.DRAM.Channels)
