@@ -238,9 +238,13 @@ func (f *fast) lineL2(q *request, line, mask uint64) float64 {
 		at = f.evict(at, sl, ev)
 	}
 	lat := f.p.hitLatency(q.sm, sl)
-	end := f.slice[sl].reserve(at, bytes)
-	q.cur.slice = end - at - bytes/f.p.sliceRate
-	q.cur.lat = lat + bytes/f.p.sliceRate
+	cost := bytes // in read bytes of slice time
+	if q.write {
+		cost *= f.p.writeCost
+	}
+	end := f.slice[sl].reserve(at, cost)
+	q.cur.slice = end - at - cost/f.p.sliceRate
+	q.cur.lat = lat + cost/f.p.sliceRate
 	q.cur.sectors = bits.OnesCount64(mask)
 	if q.write {
 		f.stats.L2HitSectors += uint64(bits.OnesCount64(mask))

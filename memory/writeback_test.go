@@ -12,11 +12,11 @@ import (
 // storeBurst has every SM write its share of ws bytes from cycle 0, in
 // 4 KB requests, 8 in flight (a streaming store kernel), and returns
 // when the last is accepted.
-func storeBurst(t *testing.T, cfg Config, sms int, ws uint64) uint64 {
+func storeBurst(t *testing.T, cfg Config, gran string, sms int, ws uint64) uint64 {
 	t.Helper()
 	e := akita.NewSerialEngine()
 	h, err := MakeBuilder().WithEngine(e).WithFreq(clock.MHz(1410).Freq).
-		WithConfig(cfg).WithNumSMs(sms).WithGranularity("fast").Build("Memory")
+		WithConfig(cfg).WithNumSMs(sms).WithGranularity(gran).Build("Memory")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestWritebackQueueBoundsStoreBursts(t *testing.T) {
 	for _, n := range []int{1, cfg.L2.WritebackEntries, 1 << 14} {
 		c := cfg
 		c.L2.WritebackEntries = n
-		times[n] = storeBurst(t, c, 108, ws)
+		times[n] = storeBurst(t, c, "fast", 108, ws)
 		t.Logf("%6d entries: %d cycles (%.0f B/clk over all of it)", n,
 			times[n], float64(ws)/float64(times[n]))
 	}
@@ -79,5 +79,33 @@ func TestWritebackQueueBoundsStoreBursts(t *testing.T) {
 	if times[1] < times[cfg.L2.WritebackEntries] ||
 		times[cfg.L2.WritebackEntries] < times[1<<14] {
 		t.Errorf("fewer entries faster: %v", fmt.Sprint(times))
+	}
+}
+
+// TestWriteRatioSlowsStoresOnly: stores of a fifth of the L2 (no
+// evictions) from 108 SMs are slice-bound; at l2.write_ratio 0.25 the
+// slices take four read slots per byte written, so the burst takes
+// 2.5-4.5x as long (the ports and latency do not scale), in both
+// granularities, while the same bytes read take no longer.
+func TestWriteRatioSlowsStoresOnly(t *testing.T) {
+	cfg := testConfig(t, "a100-40gb")
+	ws := uint64(cfg.L2.SizeKB) * 1024 / 5
+	slow := cfg
+	slow.L2.WriteRatio = 0.25
+	for _, gran := range []string{"fast", "detailed"} {
+		t.Run(gran, func(t *testing.T) {
+			base, got := storeBurst(t, cfg, gran, 108, ws), storeBurst(t, slow, gran, 108, ws)
+			if r := float64(got) / float64(base); r < 2.5 || r > 4.5 {
+				t.Errorf("write_ratio 0.25: %d cycles against %d (%.2fx), want 2.5-4.5x",
+					got, base, r)
+			}
+		})
+	}
+	read := func(c Config) uint64 {
+		cycles, _, _ := micro{cfg: c, clk: clock.MHz(1410), numSMs: 108}.stream(ws, false, false)
+		return cycles
+	}
+	if base, got := read(cfg), read(slow); got != base {
+		t.Errorf("reads: %d cycles at write_ratio 0.25, %d at 1", got, base)
 	}
 }

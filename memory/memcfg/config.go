@@ -66,6 +66,10 @@ type L2Config struct {
 	NearLatency        int `yaml:"near_latency"`
 	FarLatency         int `yaml:"far_latency"`
 	BytesPerClk        int `yaml:"bytes_per_clk"`
+	// WriteRatio is the slices' store bandwidth as a fraction of
+	// BytesPerClk: a slice serves reads and writes in one stream, a
+	// written byte taking 1/WriteRatio of a read byte's slot.
+	WriteRatio float64 `yaml:"write_ratio"`
 	// Efficiency is the fraction of BytesPerClk that the slices sustain
 	// on streaming reads (tag and bank pipeline bubbles).
 	Efficiency float64 `yaml:"efficiency"`
@@ -152,6 +156,9 @@ func (c *Config) Validate() check.List {
 	l.Positive("l2.near_latency", l2.NearLatency)
 	l.Positive("l2.far_latency", l2.FarLatency)
 	l.Positive("l2.bytes_per_clk", l2.BytesPerClk)
+	if !(l2.WriteRatio > 0 && l2.WriteRatio <= 1) {
+		l.Add("l2.write_ratio", "must be in (0, 1] (got %g)", l2.WriteRatio)
+	}
 	if !(l2.Efficiency > 0 && l2.Efficiency <= 1) {
 		l.Add("l2.efficiency", "must be in (0, 1] (got %g)", l2.Efficiency)
 	} else if l2.BytesPerClk > 0 && float64(l2.BytesPerClk)*l2.Efficiency < MinL2BytesPerClk {
