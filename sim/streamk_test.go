@@ -42,7 +42,6 @@ func scheduled(t *testing.T, sms int, g kernel.Shape, s kernel.Schedule, split i
 	return nil
 }
 
-
 func fp16(m, n, k int) kernel.Shape {
 	return kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16}
 }
