@@ -89,6 +89,7 @@ func TestStreamKMatchesDataParallelOnWholeWaves(t *testing.T) {
 	g := fp16(512, 1024, 2048)
 	dp := scheduled(t, 16, g, kernel.DataParallel, 1)
 	sk := scheduled(t, 16, g, kernel.StreamK, 1)
+	t.Logf("data-parallel %d cycles, stream-K %d", dp.Cycles, sk.Cycles)
 	if d := float64(sk.Cycles)/float64(dp.Cycles) - 1; d > 0.02 || d < -0.02 {
 		t.Errorf("stream-K %d cycles, data-parallel %d: %.1f %% apart, want within 2 %%", sk.Cycles, dp.Cycles, 100*d)
 	}
