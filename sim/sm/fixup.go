@@ -67,12 +67,12 @@ func (c *CTA) poll(now uint64) {
 func (c *CTA) released(at uint64) {
 	c.fix.done, c.fix.polling = true, false
 	c.SM.env.Count.FixupWait += at - c.fix.since
-	go_ := at + uint64(c.SM.env.Config.SM.BarrierLatency)
+	resume := at + uint64(c.SM.env.Config.SM.BarrierLatency)
 	for _, w := range c.Warps {
 		if w.atWait {
 			w.atWait = false
-			w.earliest = max(w.earliest, go_)
-			w.SP.wake(go_)
+			w.earliest = max(w.earliest, resume)
+			w.SP.wake(resume)
 		}
 	}
 }
