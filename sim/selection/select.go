@@ -100,12 +100,39 @@ func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 // Rank is the candidates kernel selection simulates, best first by the
 // pre-model (estimate): at most kernel.simulated_candidates of them. The
 // work estimate counts the same list.
+//
+// Stream-K candidates (kernel.stream_k) are not ranked against the
+// others: the pre-model would count their balanced k-steps and not their
+// per-tile prologues and fix-up, and crowd out the data-parallel tiles.
+// Each kept tile's stream-K twin is simulated beside it instead, when its
+// decomposition has stream-K CTAs (otherwise it runs the same
+// data-parallel tiles); a pinned stream-K kernel is ranked alone.
 func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	plans, rejected := Candidates(cfg, g)
+	all, rejected := Candidates(cfg, g)
+	twins := map[string]*kernel.Plan{}
+	var plans []*kernel.Plan
+	for _, p := range all {
+		if p.Schedule == kernel.StreamK {
+			twins[p.Tile.Name()] = p
+			continue
+		}
+		plans = append(plans, p)
+	}
+	if len(plans) == 0 { // stream-K pinned
+		plans, twins = all, nil
+	}
 	sort.SliceStable(plans, func(i, j int) bool {
 		return Estimate(cfg, plans[i]) < Estimate(cfg, plans[j])
 	})
-	return plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))], rejected
+	kept := plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+	out := slices.Clone(kept)
+	for _, p := range kept {
+		if t := twins[p.Tile.Name()]; t != nil && t.StreamK().SKBlocks > 0 {
+			out = append(out, t)
+			delete(twins, p.Tile.Name())
+		}
+	}
+	return out, rejected
 }
 
 // Estimate is the cheap pre-model that ranks candidates before the best

@@ -49,3 +49,43 @@ func TestScheduleKeysDriveCandidates(t *testing.T) {
 		}
 	}
 }
+
+// With kernel.stream_k, Rank keeps the pre-model's best non-stream-K
+// kernels and adds each kept tile's stream-K twin where its
+// decomposition has stream-K CTAs: on 1.25 waves (640x1024x2048 on 16
+// SMs) the twins come in beside the data-parallel tiles; on whole waves
+// (512x1024x2048) there are none to add.
+func TestRankSimulatesStreamKBesideItsTile(t *testing.T) {
+	for _, c := range []struct {
+		m    int
+		twin bool
+	}{{640, true}, {512, false}} {
+		ld, err := configs.Load(nil, []string{"kernel.stream_k=true", "gpu.sm_count=16"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := kernel.Shape{M: c.m, N: 1024, K: 2048, Batch: 1, Precision: tensorcore.FP16}
+		plans, _ := Rank(ld.Config, g)
+		tiles := map[string]bool{}
+		var sk []string
+		for _, p := range plans {
+			if p.Schedule == kernel.StreamK {
+				sk = append(sk, p.Tile.Name())
+			} else {
+				tiles[p.Tile.Name()] = true
+			}
+		}
+		if len(plans)-len(sk) != ld.Config.Kernel.SimulatedCandidates {
+			t.Errorf("M %d: %d ranked kernels besides stream-K, want %d", c.m, len(plans)-len(sk),
+				ld.Config.Kernel.SimulatedCandidates)
+		}
+		for _, name := range sk {
+			if !tiles[name] {
+				t.Errorf("M %d: stream-K %s ranked without its tile", c.m, name)
+			}
+		}
+		if (len(sk) > 0) != c.twin {
+			t.Errorf("M %d: stream-K twins %v, want some: %v", c.m, sk, c.twin)
+		}
+	}
+}
