@@ -158,6 +158,13 @@ type KernelConfig struct {
 	ForceSparse string `yaml:"force_sparse" mode:"sparse"`
 	// SplitK lists the split-K factors the heuristic may try.
 	SplitK []int `yaml:"split_k"`
+	// SerialSplitK: the heuristic also tries each split factor as serial
+	// split-K (TILE_serialkN: the splits add into D in turn through a
+	// semaphore, no reduction pass) beside the parallel one.
+	SerialSplitK bool `yaml:"serial_split_k"`
+	// StreamK: the heuristic also tries each tile as stream-K
+	// (TILE_streamk, CUTLASS 2.x's GemmUniversalStreamk decomposition).
+	StreamK bool `yaml:"stream_k"`
 	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.
 	Beta float64 `yaml:"beta"`
 	// SimulatedCandidates is how many of the pre-model's best candidates
@@ -288,15 +295,11 @@ func (k KernelConfig) validate(c *Config) check.List {
 			l.Add(f.key, "%v", err)
 		case !names[k.Tile]:
 			l.Add(f.key, "%q is not a candidate (have %s; add _splitkN "+
-				"to pin split-K)", k.Tile, strings.Join(all, ", "))
+				"to pin split-K, _serialkN or _streamk)", k.Tile, strings.Join(all, ", "))
 		case k.N > 64:
 			l.Add(f.key, "split-K %d of %q must be in 1..64", k.N, f.v)
-		case k.Suffix == SuffixSerialK || k.Suffix == SuffixStreamK:
-			// The names parse (sim/kernel.Schedule has them) but the SM
-			// does not run these schedules yet (issue 32): refuse them
-			// rather than run data-parallel under their name.
-			l.Add(f.key, "%q: the %s schedule is not modelled yet (issue "+
-				"32); use TILE or TILE_splitkN", f.v, k.Suffix[1:])
+		case k.Suffix == SuffixSerialK && k.N < 2:
+			l.Add(f.key, "%q: serial split-K needs N >= 2 splits", f.v)
 		}
 	}
 	return l
@@ -355,10 +358,10 @@ func ParseKernel(s string) (KernelName, error) {
 	return KernelName{Tile: s}, nil
 }
 
-// ParseKernelName splits a kernel name as results print it, TILE or
-// TILE_splitkN, into the tile's name and the parallel split-K factor (0
-// when the name does not give one). Serial split-K and stream-K names
-// are rejected by Validate, so callers past it never see them.
+// ParseKernelName splits a kernel name as results print it into the
+// tile's name and the parallel split-K factor (0 when the name does not
+// give one: a TILE, TILE_serialkN or TILE_streamk name; ParseKernel has
+// the schedule).
 func ParseKernelName(s string) (tile string, splitK int, err error) {
 	k, err := ParseKernel(s)
 	if err != nil {

@@ -115,8 +115,9 @@ func TestBadSets(t *testing.T) {
 		"kernel.force_dense=64x64x64_32x32_s6_serialkx":  "the split-K suffix must be _serialkN",
 		"kernel.force=64x64x64_32x32_s6_streamk2":        "the stream-K suffix is _streamk with nothing after it",
 		"kernel.force=9x9x9_streamk":                     "\"9x9x9\" is not a candidate",
-		"kernel.force=64x64x64_32x32_s6_streamk":         "key kernel.force: \"64x64x64_32x32_s6_streamk\": the streamk schedule is not modelled yet",
-		"kernel.force_sparse=64x64x64_32x32_s6_serialk2": "the serialk schedule is not modelled yet",
+		"kernel.force_sparse=64x64x64_32x32_s6_serialk1": "key kernel.force_sparse: \"64x64x64_32x32_s6_serialk1\": serial split-K needs N >= 2 splits",
+		"kernel.stream_k=maybe":                          "kernel.stream_k",
+		"kernel.serial_split_k=2":                        "kernel.serial_split_k",
 	} {
 		if !strings.Contains(set, "=") {
 			set += "=[1]"

@@ -324,7 +324,9 @@ var breakdownParts = []struct {
 		func(b results.Breakdown) float64 {
 			return b.Barrier + b.Dependence + b.Issue + b.RegisterFile + b.TensorPipe
 		}},
-	{"launch, tail, wave quantization", func(b results.Breakdown) float64 { return b.Launch + b.Tail + b.Waves }},
+	{"launch, tail, wave quantization, fix-up", func(b results.Breakdown) float64 {
+		return b.Launch + b.Tail + b.Waves + b.Fixup
+	}},
 }
 
 // breakdownTop is the tallest layer time per pass (time x count) of

@@ -41,6 +41,10 @@ type Breakdown struct {
 	// Waves: wave quantization, an SM with no CTA left to run while
 	// others still work.
 	Waves float64 `json:"wave_quantization"`
+	// Fixup: a flag in global memory, serial split-K's semaphore or a
+	// stream-K tile's earlier peers (the polls until it held the value),
+	// and the fence before signalling one.
+	Fixup float64 `json:"fixup"`
 }
 
 // Cause is one share of a Breakdown, named as in the JSON and CSV
@@ -54,13 +58,14 @@ type Cause struct {
 // (TestCauseNamesAreTheFields holds them to the struct).
 var CauseNames = []string{"compute", "smem", "l2_bandwidth", "l2_latency",
 	"dram_bandwidth", "dram_latency", "barrier", "dependence", "issue",
-	"register_file", "tensor_pipe", "launch", "tail", "wave_quantization"}
+	"register_file", "tensor_pipe", "launch", "tail", "wave_quantization",
+	"fixup"}
 
 // Shares are the breakdown's shares in CauseNames order.
 func (b Breakdown) Shares() []float64 {
 	return []float64{b.Compute, b.Smem, b.L2Bandwidth, b.L2Latency,
 		b.DRAMBandwidth, b.DRAMLatency, b.Barrier, b.Dependence, b.Issue,
-		b.RegisterFile, b.TensorPipe, b.Launch, b.Tail, b.Waves}
+		b.RegisterFile, b.TensorPipe, b.Launch, b.Tail, b.Waves, b.Fixup}
 }
 
 // BreakdownOf is the breakdown with shares in CauseNames order.
@@ -68,7 +73,7 @@ func BreakdownOf(s []float64) Breakdown {
 	return Breakdown{Compute: s[0], Smem: s[1], L2Bandwidth: s[2], L2Latency: s[3],
 		DRAMBandwidth: s[4], DRAMLatency: s[5], Barrier: s[6], Dependence: s[7],
 		Issue: s[8], RegisterFile: s[9], TensorPipe: s[10], Launch: s[11],
-		Tail: s[12], Waves: s[13]}
+		Tail: s[12], Waves: s[13], Fixup: s[14]}
 }
 
 // Causes are the breakdown's named shares in CauseNames order.

@@ -86,11 +86,20 @@ type LayerResult struct {
 	SplitK       int    `json:"split_k"`
 	// Schedule is how the kernel divided the GEMM among CTAs:
 	// data_parallel or split_k_parallel (sim/kernel.Schedule; docs/sm.md).
-	Schedule      string  `json:"schedule"`
-	Cycles        uint64  `json:"cycles"`
-	TimeUS        float64 `json:"time_us"`
-	TFLOPS        float64 `json:"tflops"`
-	TCUtilization float64 `json:"tc_utilization"`
+	Schedule string `json:"schedule"`
+	// TailCycles are the cycles the kernel ran with some SM idle for
+	// good (its last wave's, or last partial CTAs', time alone);
+	// FixupBytes and FixupWaitCycles the fix-up's traffic (partial sums,
+	// a serial split's D read back, flags) and the cycles its CTAs waited
+	// on flags, summed over CTAs: 0 but for serial split-K and stream-K
+	// (docs/sm.md).
+	TailCycles      uint64  `json:"tail_cycles"`
+	FixupBytes      uint64  `json:"fixup_bytes"`
+	FixupWaitCycles uint64  `json:"fixup_wait_cycles"`
+	Cycles          uint64  `json:"cycles"`
+	TimeUS          float64 `json:"time_us"`
+	TFLOPS          float64 `json:"tflops"`
+	TCUtilization   float64 `json:"tc_utilization"`
 	// UsefulUtilization is the layer's own work (2·M·N·K·batch of the
 	// unpadded GEMM, the multiplies a sparse kernel skips counted as done)
 	// per second against the dense peak of its precision at the clock it

@@ -56,7 +56,7 @@ func checkKernels(cfg *configs.Config, g workloads.GEMM, m tensorcore.Mode) erro
 	if err != nil {
 		return err
 	}
-	if plans, rejected := selection.EachCandidate(cfg, s, kernel.PlanFit, true); len(plans) == 0 {
+	if plans, rejected := selection.EachCandidate(cfg, s, kernel.PlanFitAs, true); len(plans) == 0 {
 		return fmt.Errorf("%w (change the config or the row: kernel.candidates, "+
 			"kernel.force*, shared_memory.carveout_kb, the pattern)", selection.NoKernelError(cfg, s, rejected))
 	}

@@ -89,7 +89,8 @@ func checkKCover(p *kernel.Plan) string {
 	}
 	covered := 0
 	for s := 0; s < p.SplitK; s++ {
-		c := kernel.CTA{Plan: p, Split: s}
+		// split s's first CTA (launches are split-major: CTACoord)
+		c := kernel.NewCTA(p, s*p.TilesM*p.TilesN*p.Shape.Batch)
 		if p.StepsOf(s) < 1 {
 			return fmt.Sprintf("split %d has no k-step", s)
 		}

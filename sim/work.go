@@ -92,6 +92,15 @@ func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
 	}
 	work, full, retime := 0.0, 0.0, 0.0
 	for _, p := range plans {
+		if !p.Schedule.Cuttable() {
+			// Serial split-K and stream-K are simulated whole, every
+			// CTA and k-step with no fast path, and that sample is the
+			// record (selection.SampleEstimate).
+			steps := float64(p.TotalKSteps() * p.Warps)
+			work += steps
+			retime = math.Max(retime, steps)
+			continue
+		}
 		// Under power_capped, the chosen kernel is simulated again at
 		// each clock the cap tries (selection.CapClock), whole in K.
 		retime = math.Max(retime, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*

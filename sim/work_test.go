@@ -49,7 +49,7 @@ func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
 // The work estimate counts the warp k-steps a job really simulates
 // (issue 35 item 1): over the settings that multiply or cut the work (the
 // jitter ensemble, detailed memory, the fast-forward, wave extrapolation,
-// fewer SMs) the estimate is within 2x of the warp k-steps the SMs
+// fewer SMs, the schedules simulated whole) the estimate is within 2x of the warp k-steps the SMs
 // counted running it. Not parallel: the SMs' meter is process-wide, and
 // a sequential test runs alone.
 func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
@@ -69,6 +69,9 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		{[]string{"sim.extrapolate_waves=false"}, 1024, 1024, 512, false},
 		{[]string{"sim.extrapolate_waves=false"}, 4096, 2048, 256, false},
 		{[]string{"gpu.sm_count=27"}, 1024, 1024, 1024, false},
+		// Stream-K and serial split-K: simulated whole, no fast path.
+		{[]string{"kernel.stream_k=true", "gpu.sm_count=16"}, 640, 1024, 2048, false},
+		{[]string{"kernel.force=128x128x64_64x64_s3_serialk2"}, 512, 512, 2048, false},
 		// A dense kernel above the 400 W limit at 1410 MHz: re-timed.
 		{[]string{"gpu.clock_policy=power_capped"}, 2048, 2048, 1024, true},
 	} {

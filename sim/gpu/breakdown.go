@@ -54,7 +54,7 @@ func Shares(busy uint64, idle [sm.NumReasons]uint64) results.Breakdown {
 		Barrier: f(sm.WhyBarrier), Dependence: f(sm.WhyDependence), Issue: f(sm.WhyIssue),
 		RegisterFile: f(sm.WhyRegFile), TensorPipe: f(sm.WhyCompute),
 		Launch: f(sm.WhyLaunch, sm.WhyStage), Tail: f(sm.WhyTail),
-		Waves: f(sm.WhyWaves)}
+		Waves: f(sm.WhyWaves), Fixup: f(sm.WhyFixup)}
 }
 
 // SetAccount sets the result's raw tensor-core account, busy and idle

@@ -81,6 +81,13 @@ func Build(cfg *configs.Config, plan *kernel.Plan) (*GPU, error) {
 	}
 	g.cal.At = g.sms[0].At
 	g.launchLimit = plan.CTAs
+	if !plan.Schedule.Cuttable() {
+		// Serial split-K and stream-K CTAs wait on each other through
+		// flags, and stream-K's run several tiles: the fast paths, which
+		// take CTAs as independent and alike, are off (see fast-paths.md).
+		g.env.Flags = flags{}
+		return g, nil
+	}
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
 	}

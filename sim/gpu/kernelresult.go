@@ -60,6 +60,14 @@ type Result struct {
 	// Straggler: the SM that ran on alone at the end (straggler.go; a
 	// record extended in K does not report it, its end being a fit).
 	Straggler straggler
+	// TailCycles: the kernel's time with some SM idle for good
+	// (tailCycles). FixupBytes and FixupWait: the fix-up's traffic
+	// (partial sums, a serial split's D read back, flags) and the cycles
+	// CTAs waited on flags, summed over CTAs (0 but for serial split-K and
+	// stream-K).
+	TailCycles uint64
+	FixupBytes uint64
+	FixupWait  uint64
 }
 
 // Simulate builds a GPU for the plan, runs the kernel and, for
@@ -80,8 +88,8 @@ func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 	if err != nil {
 		return nil, err
 	}
-	if above > 0 {
-		g.WatchBelow(above)
+	if above > 0 && plan.Schedule.Cuttable() {
+		g.WatchBelow(above) // the pruner's bounds take CTAs as independent
 	}
 	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()
@@ -93,7 +101,7 @@ func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 		return nil, err
 	}
 	end := g.EndCycle
-	if plan.SplitK > 1 {
+	if plan.Schedule == kernel.ParallelSplitK {
 		end = g.reduce(end)
 	}
 	pre := g.mem.Stats()
@@ -108,6 +116,8 @@ func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 	r.Busy, r.Idle = g.Acct.Busy, g.closedIdle(end)
 	r.TCBusy = g.tcBusy()
 	r.Straggler = g.straggler()
+	r.TailCycles = g.tailCycles()
+	r.FixupBytes, r.FixupWait = g.FixupBytes, g.FixupWait
 	r.SmemBytes = g.smemBytes()
 	r.FlushCycles = flushed - end
 	r.WritebackBytes = post.DRAMWriteBytes - pre.DRAMWriteBytes

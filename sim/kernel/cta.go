@@ -18,6 +18,12 @@ type CTA struct {
 	TileN int
 	Split int
 	Steps int // k-steps of this CTA's split (the last split takes the remainder)
+	// KStart is the first k-step of the tile the CTA's segment runs.
+	KStart int
+	// Segs are the CTA's segments (one but for stream-K) and Seg the one
+	// running; the fields above are Segs[Seg]'s.
+	Segs []Segment
+	Seg  int
 	// Regions caches the global tiles of the k-steps in flight, one slot
 	// per stage.
 	Regions []stageTiles
@@ -32,14 +38,44 @@ type stageTiles struct {
 // NewCTA is CTA idx of plan p: its coordinates and the global
 // tiles its copies read.
 func NewCTA(p *Plan, idx int) CTA {
-	c := CTA{Plan: p, Index: idx}
-	c.batch, c.TileM, c.TileN, c.Split = p.CTACoord(idx)
-	c.Steps = p.StepsOf(c.Split)
+	c := CTA{Plan: p, Index: idx, Segs: p.segments(idx)}
+	c.enter(0)
 	c.Regions = make([]stageTiles, p.Tile.Stages+1)
 	for i := range c.Regions {
 		c.Regions[i].k = -1
 	}
 	return c
+}
+
+// enter makes segment i the CTA's running one.
+func (c *CTA) enter(i int) {
+	s := c.Segs[i]
+	c.Seg, c.batch, c.TileM, c.TileN, c.Split = i, s.Batch, s.TileM, s.TileN, s.Split
+	c.Steps, c.KStart = s.Steps, s.KStart
+	for j := range c.Regions {
+		c.Regions[j].k = -1
+	}
+}
+
+// Advance moves the CTA on to its next segment; false when the running
+// one was its last.
+func (c *CTA) Advance() bool {
+	if c.Seg+1 >= len(c.Segs) {
+		return false
+	}
+	c.enter(c.Seg + 1)
+	return true
+}
+
+// Last says whether the running segment is the CTA's last.
+func (c *CTA) Last() bool { return c.Seg == len(c.Segs)-1 }
+
+// Epi is the running segment's epilogue.
+func (c *CTA) Epi() Epilogue { return c.Segs[c.Seg].Epi }
+
+// Program is warp w's stream for the running segment.
+func (c *CTA) Program(w int) *isa.Program {
+	return c.Plan.ProgramFor(w, c.Epi(), c.Last())
 }
 
 // Tiles are the global tiles of k-step k (cached per stage slot).
@@ -155,6 +191,10 @@ func (c *CTA) EpilogueRegion(w int, chunk int, base uint64) memory.Region {
 	if base == BaseSplit {
 		ob = AccumulatorBytes
 	}
+	split := 0
+	if base == BaseSplit {
+		split = c.Split
+	}
 	warpsM := p.Tile.BM / p.Tile.WarpM
 	wm, wn := w%warpsM, w/warpsM
 	rowBytes := p.Tile.WarpN * ob
@@ -181,7 +221,32 @@ func (c *CTA) EpilogueRegion(w int, chunk int, base uint64) memory.Region {
 		return memory.Region{}
 	}
 	pitch := uint64(g.N * ob)
-	off := uint64(c.Split*g.Batch+c.batch) * uint64(g.M) * pitch
+	off := uint64(split*g.Batch+c.batch) * uint64(g.M) * pitch
 	return memory.Region{Base: base + off + uint64(row)*pitch + uint64(col*ob),
 		Rows: nrows, RowBytes: ncols * ob, Pitch: pitch}
+}
+
+// PartialChunks is the 512-byte chunks of one warp's FP32 accumulators.
+func (p *Plan) PartialChunks() int {
+	return CeilDiv(p.Tile.WarpM*p.Tile.WarpN*AccumulatorBytes, ChunkBytes)
+}
+
+// PartialRegion is chunk j of warp w's accumulators in the stream-K
+// workspace slot of the running segment's flag (its tile's first peer):
+// CUTLASS's BlockStripedReduce lays the tile's accumulator fragments out
+// thread-striped, so each warp instruction's 16 B per thread is one
+// contiguous 512-byte run, warp after warp.
+func (c *CTA) PartialRegion(w, chunk int) memory.Region {
+	p := c.Plan
+	slot := uint64(p.Tile.BM * p.Tile.BN * AccumulatorBytes)
+	off := uint64(c.Epi().Flag)*slot + uint64(chunk*p.Warps+w)*ChunkBytes
+	return memory.Region{Base: BasePartials + off, Rows: 1, RowBytes: ChunkBytes,
+		Pitch: ChunkBytes}
+}
+
+// FlagRegion is the 4-byte flag of the running segment: a semaphore per
+// tile (serial split-K) or a barrier per first peer (stream-K).
+func (c *CTA) FlagRegion() memory.Region {
+	return memory.Region{Base: BaseFlags + uint64(c.Epi().Flag)*4, Rows: 1,
+		RowBytes: 4, Pitch: 4}
 }

@@ -13,6 +13,10 @@ const (
 	BaseD     uint64 = 5 << 40
 	BaseSplit uint64 = 6 << 40
 	baseBMeta uint64 = 7 << 40
+	// BasePartials is stream-K's workspace of partial tiles and BaseFlags
+	// the flags (semaphores, barriers) serial split-K and stream-K wait on.
+	BasePartials uint64 = 8 << 40
+	BaseFlags    uint64 = 9 << 40
 )
 
 type ClassRegion struct {
@@ -28,7 +32,7 @@ type ClassRegion struct {
 func (c *CTA) StageRegions(k int) []ClassRegion {
 	p, g := c.Plan, c.Plan.Shape
 	e := p.ElemBytes
-	k0 := c.Split*p.kPerSplit + k*p.Tile.BK
+	k0 := (c.KStart + k) * p.Tile.BK
 	kLen := max(0, min(p.Tile.BK, p.PaddedK-k0))
 	if !g.Sparse {
 		kLen = max(0, min(p.Tile.BK, g.K-k0))

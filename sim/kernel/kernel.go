@@ -46,11 +46,12 @@ const (
 	// (CUTLASS kernel::GemmSplitKParallel).
 	ParallelSplitK
 	// SerialSplitK: SplitK CTAs per tile that add their shares in turn
-	// through a semaphore (CUTLASS GemmUniversal, kSerial). Named, not
-	// yet run: configs refuses its kernel names.
+	// through a semaphore in global memory, each adding to the D its
+	// predecessor wrote (CUTLASS GemmUniversal, kSplitKSerial).
 	SerialSplitK
 	// StreamK: persistent CTAs with even shares of all MAC-loop
-	// iterations (CUTLASS GemmUniversalStreamk). Named, not yet run.
+	// iterations, partial tiles fixed up through a workspace (CUTLASS
+	// GemmUniversalStreamk and ThreadblockSwizzleStreamK; streamk.go).
 	StreamK
 )
 
@@ -68,6 +69,12 @@ func (s Schedule) String() string {
 	}
 	return fmt.Sprintf("Schedule(%d)", int(s))
 }
+
+// Cuttable says whether the schedule's plans can be cut in K
+// (WithKSteps) and extrapolated over waves: each CTA is one tile's K
+// range with no wait on another CTA. Serial split-K and stream-K are
+// neither (their CTAs wait on each other and stream-K's cross tiles).
+func (s Schedule) Cuttable() bool { return s == DataParallel || s == ParallelSplitK }
 
 // suffix is the schedule's kernel-name suffix, with its split factor.
 func (s Schedule) suffix(splitK int) string {
@@ -121,7 +128,7 @@ type Plan struct {
 	TilesN     int
 	KSteps     int // k-steps of a CTA of every split but the last
 	LastKSteps int // k-steps of a CTA of the last split (its share and the rest)
-	kPerSplit  int // logical K per split but the last (kSteps x BK)
+	splitSteps int // k-steps per split but the last, of the whole plan (a K sample's CTAs start where the plan's do)
 	PaddedK    int // K rounded up to the sparse kernel's granularity
 	CTAs       int
 	Warps      int
@@ -139,6 +146,11 @@ type Plan struct {
 	regsPerThr  int
 	beta        float64        // epilogue reads C when not 0
 	Programs    []*isa.Program // per warp, built on first use
+	// variants are the warps' programs for other epilogues (serial
+	// split-K, stream-K), built on first use; streamK is the stream-K
+	// decomposition (nil for the other schedules).
+	variants map[progKey]*isa.Program
+	streamK  *StreamKMap
 	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
 	// ldmatrix patterns over them, per k-step.
 	layoutA, layoutB, layoutE memory.Layout
@@ -161,9 +173,16 @@ func (p *Plan) Program(w int) *isa.Program {
 // accumulatorBytes is the size of one accumulator element (FP32 or INT32).
 const AccumulatorBytes = 4
 
-// New maps a GEMM onto a tile; it fails when the tile cannot run it.
+// New maps a GEMM onto a tile, data-parallel or (splitK > 1) parallel
+// split-K; it fails when the tile cannot run it.
 func New(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {
-	p, err := PlanFit(cfg, g, t, splitK)
+	return NewAs(cfg, g, t, splitK, defaultSchedule(splitK))
+}
+
+// NewAs is New with the schedule named: serial split-K takes splitK > 1,
+// stream-K splitK 1.
+func NewAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s Schedule) (*Plan, error) {
+	p, err := PlanFitAs(cfg, g, t, splitK, s)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +190,31 @@ func New(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan,
 	return p, nil
 }
 
+// defaultSchedule is the schedule of a split factor without a name:
+// parallel split-K above 1.
+func defaultSchedule(splitK int) Schedule {
+	if splitK > 1 {
+		return ParallelSplitK
+	}
+	return DataParallel
+}
+
 // PlanFit is New without the shared-memory access patterns: all
 // that decides whether the tile can run the GEMM (sim.Check asks only
 // that), at a small part of the cost.
 func PlanFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {
-	p := &Plan{Shape: g, Tile: t, SplitK: splitK,
+	return PlanFitAs(cfg, g, t, splitK, defaultSchedule(splitK))
+}
+
+// PlanFitAs is PlanFit with the schedule named (see NewAs).
+func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s Schedule) (*Plan, error) {
+	switch {
+	case (s == SerialSplitK || s == ParallelSplitK) && splitK < 2:
+		return nil, fmt.Errorf("tile %s: %s needs a split factor above 1, got %d", t.Name(), s, splitK)
+	case (s == StreamK || s == DataParallel) && splitK != 1:
+		return nil, fmt.Errorf("tile %s: %s takes no split factor, got %d", t.Name(), s, splitK)
+	}
+	p := &Plan{Shape: g, Tile: t, SplitK: splitK, Schedule: s,
 		ElemBytes: g.Precision.ElementBytes(),
 		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
 		OutBytes: g.Precision.ElementBytes(),
@@ -202,6 +241,9 @@ func PlanFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*P
 	p.warpWork()
 	if err := p.fit(cfg); err != nil {
 		return nil, err
+	}
+	if p.Schedule == StreamK {
+		p.planStreamK(cfg.GPU.SMCount)
 	}
 	return p, nil
 }
@@ -277,11 +319,7 @@ func (p *Plan) grid(cfg *configs.Config) error {
 			t.Name(), p.SplitK, p.SplitK*t.BK, g.K)
 	}
 	p.LastKSteps = tiles - (p.SplitK-1)*p.KSteps
-	p.kPerSplit = p.KSteps * t.BK
-	p.Schedule = DataParallel
-	if p.SplitK > 1 {
-		p.Schedule = ParallelSplitK
-	}
+	p.splitSteps = p.KSteps
 	p.CTAs = p.TilesM * p.TilesN * p.SplitK * g.Batch
 	p.Warps = t.Warps()
 	p.Swizzle = swizzleWidth(p.TilesN)
@@ -296,8 +334,12 @@ func (p *Plan) StepsOf(split int) int {
 	return p.KSteps
 }
 
-// TotalKSteps is the k-steps of all the kernel's CTAs.
+// TotalKSteps is the k-steps of all the kernel's CTAs (every schedule
+// covers each tile's K once).
 func (p *Plan) TotalKSteps() int {
+	if p.Schedule == StreamK {
+		return p.TilesM * p.TilesN * p.Shape.Batch * p.streamK.ItersPerTile
+	}
 	perTile := (p.SplitK-1)*p.KSteps + p.LastKSteps
 	return p.TilesM * p.TilesN * p.Shape.Batch * perTile
 }
@@ -305,6 +347,9 @@ func (p *Plan) TotalKSteps() int {
 // WithKSteps is the plan cut to k k-steps per CTA (the last split keeps
 // its extra k-steps), for samples that are shorter in K.
 func (p *Plan) WithKSteps(k int) *Plan {
+	if !p.Schedule.Cuttable() {
+		panic("kernel: a " + p.Schedule.String() + " plan is not cut in K")
+	}
 	cut := *p
 	cut.LastKSteps = k + p.LastKSteps - p.KSteps
 	cut.KSteps = k

@@ -39,13 +39,21 @@ func (g *progGen) alloc(n int) isa.Reg {
 	return r
 }
 
-// buildProgram is warp w's stream for plan p.
+// buildProgram is warp w's stream for plan p (its plain epilogue, the
+// CTA's last segment).
 func buildProgram(p *Plan, w int) *isa.Program {
-	g := &progGen{p: p, warp: w}
+	e := p.plainEpilogue()
+	return buildVariant(p, progKey{warp: w, waits: e.Waits(), source: e.Source,
+		dest: e.Dest, signal: e.Signal != SignalNone, last: true})
+}
+
+// buildVariant is the stream of one program variant (progKey).
+func buildVariant(p *Plan, k progKey) *isa.Program {
+	g := &progGen{p: p, warp: k.warp}
 	g.layout()
 	g.prologue()
 	g.body()
-	g.epilogue()
+	g.epilogue(k)
 	g.prog.Regs = int(g.next)
 	return &g.prog
 }
@@ -252,27 +260,102 @@ func interleave(other, mmas []isa.Instr) []isa.Instr {
 	return append(out, other[i:]...)
 }
 
-// epilogue emits CUTLASS's default epilogue, one m16 row block of the
-// warp tile per iteration: C loaded when beta != 0, accumulators
-// converted to the output type, staged through shared memory (STS, BAR,
-// LDS) and stored row-major (STG).
-func (g *progGen) epilogue() {
+// epilogue emits a segment's epilogue: the flag wait, the partial sums
+// added (stream-K), the tile stored (to D or a split-K plane, or as
+// partial sums to the stream-K workspace), the flag signalled, and EXIT
+// or, when the CTA has more segments, NEXT.
+func (g *progGen) epilogue(k progKey) {
 	list := &g.prog.Epilogue
+	if k.waits {
+		g.emit(list, isa.Instr{Op: isa.OpWAIT})
+	}
+	if k.source&SourcePartials != 0 {
+		g.partials(list, true)
+	}
+	if k.dest == DestPartials {
+		g.partials(list, false)
+		g.emit(list, isa.Instr{Op: isa.OpBAR})
+	} else {
+		g.storeTile(list, k)
+	}
+	if k.signal {
+		if g.warp == 0 {
+			g.emit(list, isa.Instr{Op: isa.OpSIGNAL})
+		}
+		if !k.last {
+			g.emit(list, isa.Instr{Op: isa.OpBAR})
+		}
+	}
+	if k.last {
+		g.emit(list, isa.Instr{Op: isa.OpEXIT})
+		return
+	}
+	g.emit(list, isa.Instr{Op: isa.OpNEXT})
+}
+
+// partialBuffer is the chunks of partial sums a warp has in flight at
+// once when it loads them (registers: 4 per chunk).
+const partialBuffer = 8
+
+// partials emits the accumulators' exchange with the stream-K workspace
+// straight from and to the registers, 16 B per thread per instruction
+// (CUTLASS's BlockStripedReduce, no shared-memory staging): with load,
+// LDG each chunk and add it into the accumulators (FADD per register);
+// without, STG each chunk.
+func (g *progGen) partials(list *[]isa.Instr, load bool) {
+	chunks := g.p.PartialChunks()
+	accN := g.mI * g.nI * AccRegsPerMMA
+	if !load {
+		for j := 0; j < chunks; j++ {
+			acc := g.acc + isa.Reg((4*j)%accN)
+			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Space: isa.SpacePartials,
+				Chunk: int32(j), Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: acc, N: 4}}})
+		}
+		return
+	}
+	buf := g.alloc(partialBuffer * 4)
+	for j0 := 0; j0 < chunks; j0 += partialBuffer {
+		n := min(partialBuffer, chunks-j0)
+		for j := 0; j < n; j++ {
+			g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Space: isa.SpacePartials,
+				Chunk: int32(j0 + j), Bytes: ChunkBytes, Dst: isa.RegSpan{First: buf + isa.Reg(4*j), N: 4}})
+		}
+		for j := 0; j < n; j++ {
+			for r := 0; r < 4; r++ {
+				acc := g.acc + isa.Reg((4*(j0+j)+r)%accN)
+				g.emit(list, isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: acc, N: 1},
+					Src: [4]isa.RegSpan{{First: acc, N: 1}, {First: buf + isa.Reg(4*j+r), N: 1}}})
+			}
+		}
+	}
+}
+
+// storeTile emits CUTLASS's default epilogue, one m16 row block of the
+// warp tile per iteration: the source (C when beta != 0, or D as the
+// previous serial split left it) loaded, accumulators converted to the
+// output type, staged through shared memory (STS, BAR, LDS) and stored
+// row-major (STG) to D or, FP32, to a split-K plane.
+func (g *progGen) storeTile(list *[]isa.Instr, k progKey) {
 	p := g.p
 	ob := p.OutBytes
-	if p.SplitK > 1 {
-		ob = AccumulatorBytes
+	space := isa.SpaceD
+	if k.dest == DestSplitK {
+		ob, space = AccumulatorBytes, isa.SpaceSplitK
 	}
 	rowBlock := p.Inst.M * p.Tile.WarpN * ob
 	chunks := CeilDiv(rowBlock, ChunkBytes)
 	tmp := g.alloc(chunks * 4)
 	cReg := g.alloc(chunks * 4)
-	readC := p.SplitK == 1 && p.beta != 0
+	readC := k.source&(SourceC|SourceD) != 0
+	srcSpace := isa.SpaceC
+	if k.source&SourceD != 0 {
+		srcSpace = isa.SpaceD
+	}
 	for m := 0; m < g.mI; m++ {
 		accs := isa.RegSpan{First: g.acc + isa.Reg(m*g.nI*AccRegsPerMMA), N: uint8(min(255, g.nI*AccRegsPerMMA))}
 		if readC {
 			for j := 0; j < chunks; j++ {
-				g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Chunk: int32(m*chunks + j),
+				g.emit(list, isa.Instr{Op: isa.OpLDG, Operand: isa.OperandC, Space: srcSpace, Chunk: int32(m*chunks + j),
 					Bytes: ChunkBytes, Dst: isa.RegSpan{First: cReg + isa.Reg(4*j), N: 4}})
 			}
 		}
@@ -298,10 +381,9 @@ func (g *progGen) epilogue() {
 				Dst: isa.RegSpan{First: tmp + isa.Reg(4*j), N: 4}, Src: [4]isa.RegSpan{{First: g.ptrS, N: 1}}})
 		}
 		for j := 0; j < chunks; j++ {
-			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Chunk: int32(m*chunks + j),
+			g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Space: space, Chunk: int32(m*chunks + j),
 				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: tmp + isa.Reg(4*j), N: 4}}})
 		}
 		g.emit(list, isa.Instr{Op: isa.OpBAR})
 	}
-	g.emit(list, isa.Instr{Op: isa.OpEXIT})
 }

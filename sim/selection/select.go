@@ -14,34 +14,36 @@ import (
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
-// Candidates lists every (tile, split-K) of the library that can run
-// the GEMM, with why the others cannot.
+// Candidates lists every (tile, split-K, schedule) of the library that
+// can run the GEMM, with why the others cannot.
 func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	return EachCandidate(cfg, g, kernel.New, false)
+	return EachCandidate(cfg, g, kernel.NewAs, false)
 }
 
-// EachCandidate plans every library tile x split-K that may run g with
-// plan; with first it stops at the first that fits.
+// variant is one kernel of a tile: a split factor and a schedule.
+type variant struct {
+	split int
+	s     kernel.Schedule
+}
+
+// EachCandidate plans every library tile x split-K x schedule that may
+// run g with plan; with first it stops at the first that fits.
 func EachCandidate(cfg *configs.Config, g kernel.Shape,
-	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int) (*kernel.Plan, error),
+	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int, kernel.Schedule) (*kernel.Plan, error),
 	first bool) ([]*kernel.Plan, []string) {
 	var plans []*kernel.Plan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
-	tile, split, _ := configs.ParseKernelName(cfg.Kernel.Forced(g.Mode()))
+	pin, _ := configs.ParseKernel(cfg.Kernel.Forced(g.Mode()))
 	for _, t := range cfg.Kernel.Candidates {
 		if !t.Supports(g.Mode(), g.Precision) {
 			continue
 		}
-		if tile != "" && t.Name() != tile {
+		if pin.Tile != "" && t.Name() != pin.Tile {
 			continue
 		}
-		factors := SplitFactors(cfg, g, t)
-		if split > 0 {
-			factors = []int{split} // pinned: the heuristic's limits do not apply
-		}
-		for _, sk := range factors {
-			p, err := plan(cfg, g, t, sk)
+		for _, v := range variants(cfg, g, t, pin) {
+			p, err := plan(cfg, g, t, v.split, v.s)
 			if err != nil {
 				rejected = append(rejected, err.Error())
 				continue
@@ -53,6 +55,32 @@ func EachCandidate(cfg *configs.Config, g kernel.Shape,
 		}
 	}
 	return plans, rejected
+}
+
+// variants are the kernels of tile t worth trying: the pinned one when
+// the name gives a schedule, else each split factor (SplitFactors) as
+// parallel split-K and, with kernel.serial_split_k, as serial split-K,
+// and with kernel.stream_k the stream-K kernel.
+func variants(cfg *configs.Config, g kernel.Shape, t configs.TileConfig, pin configs.KernelName) []variant {
+	if pin.Suffix != "" { // pinned: the heuristic's limits do not apply
+		s := kernel.ScheduleOf(pin)
+		return []variant{{max(1, pin.N), s}}
+	}
+	var out []variant
+	for _, f := range SplitFactors(cfg, g, t) {
+		if f == 1 {
+			out = append(out, variant{1, kernel.DataParallel})
+			continue
+		}
+		out = append(out, variant{f, kernel.ParallelSplitK})
+		if cfg.Kernel.SerialSplitK {
+			out = append(out, variant{f, kernel.SerialSplitK})
+		}
+	}
+	if cfg.Kernel.StreamK {
+		out = append(out, variant{1, kernel.StreamK})
+	}
+	return out
 }
 
 // SplitFactors are the split-K factors worth trying: split-K only pays
@@ -72,12 +100,39 @@ func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 // Rank is the candidates kernel selection simulates, best first by the
 // pre-model (estimate): at most kernel.simulated_candidates of them. The
 // work estimate counts the same list.
+//
+// Stream-K candidates (kernel.stream_k) are not ranked against the
+// others: the pre-model would count their balanced k-steps and not their
+// per-tile prologues and fix-up, and crowd out the data-parallel tiles.
+// Each kept tile's stream-K twin is simulated beside it instead, when its
+// decomposition has stream-K CTAs (otherwise it runs the same
+// data-parallel tiles); a pinned stream-K kernel is ranked alone.
 func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	plans, rejected := Candidates(cfg, g)
+	all, rejected := Candidates(cfg, g)
+	twins := map[string]*kernel.Plan{}
+	var plans []*kernel.Plan
+	for _, p := range all {
+		if p.Schedule == kernel.StreamK {
+			twins[p.Tile.Name()] = p
+			continue
+		}
+		plans = append(plans, p)
+	}
+	if len(plans) == 0 { // stream-K pinned
+		plans, twins = all, nil
+	}
 	sort.SliceStable(plans, func(i, j int) bool {
 		return Estimate(cfg, plans[i]) < Estimate(cfg, plans[j])
 	})
-	return plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))], rejected
+	kept := plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+	out := slices.Clone(kept)
+	for _, p := range kept {
+		if t := twins[p.Tile.Name()]; t != nil && t.StreamK().SKBlocks > 0 {
+			out = append(out, t)
+			delete(twins, p.Tile.Name())
+		}
+	}
+	return out, rejected
 }
 
 // Estimate is the cheap pre-model that ranks candidates before the best
@@ -103,9 +158,13 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	dram := dramBytes / dramBytesPerClk(cfg)
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
 		float64(p.Tile.Stages)*max(tc, smem)
-	if p.SplitK > 1 {
+	switch p.Schedule {
+	case kernel.ParallelSplitK: // the reduction pass
 		fill += float64(cfg.SM.KernelLaunchLatency) +
 			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/dramBytesPerClk(cfg)
+	case kernel.SerialSplitK: // each split after the first reads D and writes it again
+		fill += float64((p.SplitK-1)*2*g.Batch*g.M*g.N*p.OutBytes) /
+			float64(cfg.Memory.L2.BytesPerClk)
 	}
 	return max(smTime, l2, dram) + fill
 }
@@ -128,7 +187,11 @@ const SampleKSteps = 96
 // SampledWhole says whether a plan's selection sample runs its whole K
 // (else two shorter samples are fitted in K: sampleEstimate). The work
 // estimate and K extrapolation (longInK) follow the same rule.
-func SampledWhole(p *kernel.Plan) bool { return p.LastKSteps <= 2*SampleKSteps }
+// Serial split-K and stream-K plans, which cannot be cut in K, are always
+// sampled whole (and with no fast path: the sample is the full run).
+func SampledWhole(p *kernel.Plan) bool {
+	return !p.Schedule.Cuttable() || p.LastKSteps <= 2*SampleKSteps
+}
 
 // SampleEstimate predicts a plan's cycles from wave-extrapolated samples
 // (as sim.extrapolate_waves: the first waves, then the steady rate), so

@@ -20,6 +20,7 @@ const (
 	WhyDRAMBW                   // a cp.async stage from DRAM: queueing beyond its latency
 	WhyTail                     // after a sub-partition's last MMA of a CTA: its epilogue, split-K reduction
 	WhyWaves                    // the SM had no CTA left to run while others still worked
+	WhyFixup                    // a flag in global memory (serial split-K's semaphore, stream-K's peers), or the fence before signalling one
 	NumReasons
 )
 

@@ -29,9 +29,22 @@ type Env struct {
 	Serial    uint64 // distinguishes simulations in traces
 	// Finished frees a finished CTA's slot (the GPU's dispatcher).
 	Finished func(c *CTA, at uint64)
+	// Flags are the flags in global memory that serial split-K and
+	// stream-K CTAs wait on and signal (the GPU's; nil when the
+	// schedule has none).
+	Flags Flags
 	// Hooks are the in-run fast paths watching the SM (empty when none
 	// is on).
 	Hooks []Hook
+}
+
+// Flags are the values of the kernel's flags in global memory as the
+// L2 holds them: Value is a flag's value now, Set and Add change it once a
+// store or reduction reaches the L2.
+type Flags interface {
+	Value(flag int) int
+	Set(flag, v int)
+	Add(flag, v int)
 }
 
 // TieSource gives the sub-cycle offset of each event an SM schedules
@@ -45,6 +58,12 @@ type Counters struct {
 	RFRead   uint64                 // register-file bytes read
 	RFWrite  uint64                 // register-file bytes written
 	Acct     Account                // the tensor cores' busy and idle cycles
+	// The fix-up of serial split-K and stream-K: bytes its loads and
+	// stores move (partial sums, the previous split's D, flags), the
+	// cycles CTAs waited on flags, and the flag polls.
+	FixupBytes uint64
+	FixupWait  uint64
+	FlagPolls  uint64
 }
 
 // mmas is the MMAs issued so far.

@@ -130,6 +130,7 @@ type CTA struct {
 	// stored is storeDone as a func value, made once per CTA rather
 	// than once per STG.
 	stored func(uint64)
+	fix    fixup // the running segment's flag wait (fixup.go)
 }
 
 func newCTA(s *SM, idx int) *CTA {
@@ -144,7 +145,7 @@ func (c *CTA) launch(now uint64) {
 		c.Index, c.TileM, c.TileN, c.Split))
 	nsp := len(c.SM.SPs)
 	for w := 0; w < c.Plan.Warps; w++ {
-		wp := c.SM.newWarp(c, w, c.Plan.Program(w), now)
+		wp := c.SM.newWarp(c, w, c.CTA.Program(w), now)
 		c.Warps = append(c.Warps, wp)
 		c.SM.SPs[w%nsp].add(wp, now)
 	}
@@ -185,6 +186,11 @@ func (c *CTA) warpExited(now uint64) {
 func (c *CTA) storeDone(at uint64) {
 	c.stores--
 	c.lastDone = max(c.lastDone, at)
+	if c.stores == 0 && c.fix.fenced != nil {
+		w := c.fix.fenced
+		c.fix.fenced = nil
+		w.SP.wake(at)
+	}
 	c.maybeFinish()
 }
 

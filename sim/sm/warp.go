@@ -80,8 +80,12 @@ type Warp struct {
 	open     *cpGroup
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
 	atBarrier bool
-	released  uint64      // the cycle the last barrier let the warp go on
-	lastA     isa.RegSpan // previous MMA's A operand (register reuse cache)
+	// atWait: waiting at WAIT for the CTA's flag; seg is the CTA segment
+	// the warp runs.
+	atWait   bool
+	seg      int
+	released uint64      // the cycle the last barrier let the warp go on
+	lastA    isa.RegSpan // previous MMA's A operand (register reuse cache)
 	// operands caches when the registers of instruction operands.in are
 	// ready and, once asked, what they wait on; setReady, the only writer
 	// of ready, clears it.
@@ -188,6 +192,13 @@ func (w *Warp) readyAt(in *isa.Instr, now uint64) (uint64, Reason) {
 	if w.atBarrier {
 		return Never, WhyBarrier
 	}
+	if w.atWait {
+		return Never, WhyFixup
+	}
+	if in.Op == isa.OpSIGNAL && w.CTA.stores > 0 {
+		w.CTA.fix.fenced = w // woken by the last store's acceptance
+		return Never, WhyFixup
+	}
 	at, why := w.earliest, WhyIssue
 	if at == w.released {
 		why = WhyBarrier // the barrier's latency after the last arrival
@@ -283,6 +294,13 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 		w.load(in, now)
 	case isa.OpSTG:
 		w.store(in, now)
+	case isa.OpWAIT:
+		w.wait(now)
+	case isa.OpSIGNAL:
+		w.CTA.signal(now)
+	case isa.OpNEXT:
+		w.next(now)
+		return
 	case isa.OpEXIT:
 		w.section = 3
 		sp.exited = true
@@ -330,14 +348,19 @@ func (w *Warp) retireGroups(n int) {
 	w.groups = append(w.groups[:0], w.groups[done:]...)
 }
 
-// load issues an LDG of the epilogue's C through L1.
+// load issues an LDG of the epilogue's source through L1: C, D as the
+// previous serial split left it, or stream-K partial sums (those two
+// counted as fix-up bytes).
 func (w *Warp) load(in *isa.Instr, now uint64) {
 	c := w.CTA
-	r := c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseC)
+	r := w.region(in)
 	w.setReady(in.Dst, Never)
 	if r.Rows == 0 {
 		w.setReady(in.Dst, now+1)
 		return
+	}
+	if in.Space != isa.SpaceC {
+		c.SM.env.Count.FixupBytes += uint64(r.Bytes())
 	}
 	dst := in.Dst
 	c.SM.env.Mem.Read(now, c.SM.ID, memory.CRead, r, true, func(at uint64) {
@@ -346,18 +369,33 @@ func (w *Warp) load(in *isa.Instr, now uint64) {
 	})
 }
 
-// store issues an STG of the epilogue's D (or split-K partials) to L2.
+// store issues an STG of the epilogue's D (or split-K partials, or
+// stream-K partial sums: fix-up bytes, as is a serial split's D that a
+// later split reads back) to L2.
 func (w *Warp) store(in *isa.Instr, now uint64) {
 	c := w.CTA
-	base := kernel.BaseD
-	if c.Plan.SplitK > 1 {
-		base = kernel.BaseSplit
-	}
-	r := c.EpilogueRegion(w.id, int(in.Chunk), base)
+	r := w.region(in)
 	w.SP.useRegs(now, w.rfSpans(in))
 	if r.Rows == 0 {
 		return
 	}
+	if in.Space == isa.SpacePartials || (in.Space == isa.SpaceD && c.Epi().Signal == kernel.SignalSet && c.Epi().Value != 0) {
+		c.SM.env.Count.FixupBytes += uint64(r.Bytes())
+	}
 	c.stores++
 	c.SM.env.Mem.Write(now, c.SM.ID, memory.DWrite, r, c.stored)
+}
+
+// region is the global region an LDG or STG chunk of the warp covers.
+func (w *Warp) region(in *isa.Instr) memory.Region {
+	c := w.CTA
+	switch in.Space {
+	case isa.SpaceC:
+		return c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseC)
+	case isa.SpaceSplitK:
+		return c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseSplit)
+	case isa.SpacePartials:
+		return c.PartialRegion(w.id, int(in.Chunk))
+	}
+	return c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseD)
 }

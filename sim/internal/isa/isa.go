@@ -25,12 +25,35 @@ const (
 	OpLDG                     // LDG: global load through L1 (the epilogue's C)
 	OpSTG                     // STG: global store (the epilogue's D)
 	OpEXIT                    // EXIT
+	// OpWAIT: the CTA waits until its segment's flag in global memory
+	// holds the value it waits for (thread 0 polls it with
+	// ld.acquire.gpu, then the CTA syncs: CUTLASS's Semaphore::wait,
+	// Barrier::wait_eq); every warp runs it, warp 0 polls.
+	OpWAIT
+	// OpSIGNAL: once the CTA's stores are visible, warp 0 updates the
+	// segment's flag (st.release / red.release.add: Semaphore::release,
+	// Barrier::arrive_inc).
+	OpSIGNAL
+	// OpNEXT: the branch to the CTA's next segment (a stream-K CTA's
+	// next tile); the cp.async groups are drained by then.
+	OpNEXT
 	NumOpcodes
 )
 
 var opNames = [NumOpcodes]string{"MMA", "MMA.SP", "LDSM", "LDS", "STS",
 	"LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR.SYNC", "ALU", "BRA", "LDG", "STG",
-	"EXIT"}
+	"EXIT", "WAIT", "SIGNAL", "NEXT"}
+
+// Space is the global buffer an LDG or STG addresses.
+type Space uint8
+
+// The global buffers of a GEMM's epilogue.
+const (
+	SpaceD        Space = iota // D (the zero value: an STG's default)
+	SpaceC                     // C
+	SpaceSplitK                // the parallel split-K workspace (FP32 planes)
+	SpacePartials              // the stream-K workspace of partial tiles (FP32)
+)
 
 func (o Opcode) String() string {
 	if o < NumOpcodes {
@@ -82,6 +105,8 @@ type Instr struct {
 	// N is DEPBAR's group count (wait until at most N groups are in
 	// flight).
 	N int32
+	// Space is the buffer an LDG or STG addresses.
+	Space Space
 	// Trans marks an LDSM that transposes its 8x8 matrices
 	// (ldmatrix.trans, LDSM.16.MT88): the operand's tile runs along M or
 	// N in shared memory and each matrix is 8 K rows of it.
