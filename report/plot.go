@@ -47,6 +47,7 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 			if fig == nil {
 				continue // nothing to show (e.g. a dense-only run)
 			}
+			fig.p.Title.Text += tierLabel(rows)
 			out, err := savePlot(fig, dir, name)
 			if err != nil {
 				return files, err
@@ -55,6 +56,17 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 		}
 	}
 	return files, nil
+}
+
+// tierLabel marks a figure with fast-tier records in it (sim.fidelity:
+// fast), so that no one reads it as the instruction-level SM's.
+func tierLabel(rows []results.LayerResult) string {
+	for _, r := range rows {
+		if r.Fidelity == configs.FidelityFast {
+			return " (fast tier)"
+		}
+	}
+	return ""
 }
 
 // savePlot writes the figure as PNG and SVG, atomically, and returns the

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -415,9 +416,25 @@ func writeLegend(out io.Writer, rep *results.Report, unit string) {
 			desc += "; as changed by --set " + strings.Join(p.Sets, ", --set ")
 		}
 		wrap(out, "  config: ", desc)
+		if n := fastRecords(rep); n > 0 {
+			wrap(out, "  tier: ", fmt.Sprintf("%d of %d records timed by the fast tier "+
+				"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM",
+				n, len(rep.Results)))
+		}
 		if len(p.FidelityChanges) > 0 {
 			wrap(out, "  fidelity: ", "simulated with settings off the defaults, which "+
 				"change what is simulated (docs/sm.md): "+strings.Join(p.FidelityChanges, ", "))
 		}
 	}
+}
+
+// fastRecords counts the records the fast tier timed.
+func fastRecords(rep *results.Report) int {
+	n := 0
+	for _, r := range rep.Results {
+		if r.Fidelity == configs.FidelityFast {
+			n++
+		}
+	}
+	return n
 }

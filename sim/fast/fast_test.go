@@ -82,6 +82,10 @@ func TestAgreesOnShortFamily(t *testing.T) {
 			if math.Abs(e) > 0.12 {
 				t.Errorf("%s: error %.1f %% over the measured 12 %%", p.Name(), 100*e)
 			}
+			if stated := fast.MeasuredError.WorstPct; 100*math.Abs(e) > stated {
+				t.Errorf("%s: error %.1f %% over the stated %.1f %% (fast.MeasuredError)",
+					p.Name(), 100*e, stated)
+			}
 		}
 	}
 }
