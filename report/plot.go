@@ -40,6 +40,9 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 		on := plotOf{w: w, rows: rows, rep: rep, cfg: cfg, top: breakdownTop(rows)}
 		for _, k := range workloadPlots {
 			name := base + "-" + k.suffix
+			if strings.HasPrefix(k.suffix, "breakdown") && allFast(rows) {
+				continue // the fast tier makes no breakdown
+			}
 			fig, err := k.draw(on)
 			if err != nil {
 				return files, fmt.Errorf("plot %s: %w", name, err)
@@ -67,6 +70,15 @@ func tierLabel(rows []results.LayerResult) string {
 		}
 	}
 	return ""
+}
+
+func allFast(rows []results.LayerResult) bool {
+	for _, r := range rows {
+		if r.Fidelity != configs.FidelityFast {
+			return false
+		}
+	}
+	return len(rows) > 0
 }
 
 // savePlot writes the figure as PNG and SVG, atomically, and returns the

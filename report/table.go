@@ -408,6 +408,11 @@ func writeLegend(out io.Writer, rep *results.Report, unit string) {
 	wrap(out, "  ", "details per record (kernel, split-K, CTAs, waves, "+
 		"occupancy, DRAM and L2 traffic, time breakdown, loss against the "+
 		"ideal speedup): --format csv or json, or --out DIR.")
+	if n := fastRecords(rep); n > 0 {
+		wrap(out, "  tier: ", fmt.Sprintf("%d of %d records timed by the fast tier "+
+			"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM",
+			n, len(rep.Results)))
+	}
 	if p := rep.Provenance; p != nil {
 		desc := rep.Config + ": " + p.ConfigDescription
 		if len(p.Sets) > 0 {
@@ -416,11 +421,6 @@ func writeLegend(out io.Writer, rep *results.Report, unit string) {
 			desc += "; as changed by --set " + strings.Join(p.Sets, ", --set ")
 		}
 		wrap(out, "  config: ", desc)
-		if n := fastRecords(rep); n > 0 {
-			wrap(out, "  tier: ", fmt.Sprintf("%d of %d records timed by the fast tier "+
-				"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM",
-				n, len(rep.Results)))
-		}
 		if len(p.FidelityChanges) > 0 {
 			wrap(out, "  fidelity: ", "simulated with settings off the defaults, which "+
 				"change what is simulated (docs/sm.md): "+strings.Join(p.FidelityChanges, ", "))
