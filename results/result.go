@@ -122,8 +122,8 @@ type LayerResult struct {
 	// Fidelity is the tier that timed the record: "instruction" (the
 	// instruction-level SM) or "fast" (sim/fast, sim.fidelity=fast);
 	// FidelityErrorPct, on fast records, is that tier's stated error (the
-	// largest per-GEMM |error| against the instruction tier its long test
-	// measured, fast.MeasuredError).
+	// largest per-kernel |error| against the instruction tier its long
+	// tests measured, fast.StatedErrorPct).
 	Fidelity         string  `json:"fidelity"`
 	FidelityErrorPct float64 `json:"fidelity_error_pct,omitempty"`
 	// Straggler is the SM that ran on alone after every other SM had

@@ -76,6 +76,6 @@ type (
 	WeightsSource  = results.WeightsSource
 )
 
-// FastTierError is the fast tier's stated error (fast.MeasuredError) in
-// words: what config show prints and fast records carry.
-func FastTierError() string { return fast.MeasuredError.String() }
+// FastTierError is the fast tier's stated error (fast.ErrorStatement) in
+// words: what config show prints.
+func FastTierError() string { return fast.ErrorStatement() }

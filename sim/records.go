@@ -307,7 +307,7 @@ func addFidelity(res *LayerResult, k *gpu.Result) {
 	res.Fidelity = configs.FidelityInstruction
 	if k.Fidelity == configs.FidelityFast {
 		res.Fidelity = configs.FidelityFast
-		res.FidelityErrorPct = fast.MeasuredError.WorstPct
+		res.FidelityErrorPct = fast.StatedErrorPct()
 		res.Bound = ""
 	}
 	if n := selection.FastNote(k); n != "" {

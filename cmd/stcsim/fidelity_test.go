@@ -118,10 +118,10 @@ func TestRefineReRunsTheBestPoints(t *testing.T) {
 }
 
 // config show states the fast tier's measured error under
-// sim.fidelity=fast (fast.MeasuredError, the long test's numbers), and
+// sim.fidelity=fast (fast.ErrorStatement, the long tests' numbers), and
 // nothing of it otherwise; a fast run's stderr says which tier timed it.
 func TestFastTierIsStated(t *testing.T) {
-	stated := fast.MeasuredError.String()
+	stated := fast.ErrorStatement()
 	out, code := captureStdout(t, func() int { return dispatch([]string{"config", "show", "--set", "sim.fidelity=fast"}) })
 	if code != exitOK || !strings.Contains(out, stated) || !strings.Contains(out, "TestAgreesWithInstructionTier") {
 		t.Errorf("config show under fast: exit %d, no %q in\n%s", code, stated, out)

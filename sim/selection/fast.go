@@ -68,8 +68,9 @@ func FastNote(k *gpu.Result) string {
 	case k.FastRefused != "":
 		return fmt.Sprintf("sim.fidelity=fast, timed at instruction level: %s", k.FastRefused)
 	case k.Fidelity == configs.FidelityFast:
-		return "fast tier, " + fast.MeasuredError.String() + ": it leaves the breakdown, " +
-			"traffic, utilization and event energy zero (energy is static only)"
+		return fmt.Sprintf("timed by the fast tier, measured within %.1f %% of the instruction "+
+			"tier per kernel (fidelity_error_pct; config show says where): its breakdown, traffic, "+
+			"utilization and event energy are zero (energy is static only)", fast.StatedErrorPct())
 	}
 	return ""
 }
