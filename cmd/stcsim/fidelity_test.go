@@ -115,6 +115,18 @@ func TestRefineReRunsTheBestPoints(t *testing.T) {
 	for w, s := range instrSp {
 		t.Logf("%s B/clk: fast %.4f, instruction %.4f", w, fastSp[w], s)
 	}
+	// The plot of the store labels the fast figure and draws each tier's
+	// points as a line of its own.
+	svg := filepath.Join(dir, "p.svg")
+	if code := dispatch([]string{"plot", db, "--x", "tensorcore.fp16.b_operand_bytes_per_clk", "--out", svg}); code != exitOK {
+		t.Fatalf("plot: exit %d", code)
+	}
+	data, _ := os.ReadFile(svg)
+	for _, want := range []string{"(fast tier)", "tiny, sim.fidelity=fast", "tiny, sim.fidelity=instruction"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the plot lacks %q", want)
+		}
+	}
 }
 
 // config show states the fast tier's measured error under
