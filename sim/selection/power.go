@@ -13,6 +13,7 @@ import (
 // clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
 // chosen kernel at the highest clock of the V/f table that keeps its
 // average power within power.limit_w.
+//
 // Under sim.fidelity=fast the fast tier selects and times it
 // (SelectFast).
 func Run(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
@@ -31,6 +32,8 @@ func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu
 	return k, err
 }
 
+// runSelected selects the kernel on the instruction-level SM and
+// applies the clock policy.
 func runSelected(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
 	k, err := Select(cfg, g, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
