@@ -75,6 +75,7 @@ var Bounds = []Bound{
 	{"l2.near_latency", 1, 100000},
 	{"l2.far_latency", 1, 100000},
 	{"l2.bytes_per_clk", 1, 1 << 20},
+	{"l2.writeback_entries", 1, 1 << 16},
 	{"crossbar.port_bytes_per_clk", 1, 1 << 16},
 	{"dram.channels", 1, 1024},
 	{"dram.bandwidth_gbps", 1, 1e6},

@@ -210,6 +210,15 @@ func (a *agent) issue(now akita.VTimeInSec, cyc uint64) bool {
 	return progress
 }
 
+// sliceCost is the slice credit op takes: its bytes, a write's weighted
+// by 1 / l2.write_ratio.
+func (a *agent) sliceCost(op *lineOp) float64 {
+	if op.write {
+		return float64(op.bytes) * a.p.writeCost
+	}
+	return float64(op.bytes)
+}
+
 // issueSM sends an SM's queued requests while its port has credit. The
 // crossbar keeps a queue per destination slice, so a request whose slice
 // is busy does not block the ones behind it: the first issueWindow
@@ -224,7 +233,7 @@ func (a *agent) issueSM(now akita.VTimeInSec, sm int) bool {
 			continue
 		}
 		a.credit[sm] -= float64(op.bytes)
-		a.slCredit[op.slice] -= float64(op.bytes)
+		a.slCredit[op.slice] -= a.sliceCost(op)
 		a.portSpent[sm] += float64(op.bytes) / a.p.portRate
 		q[i] = nil
 		progress = true

@@ -66,7 +66,8 @@ func newDetailed(engine akita.Engine, clk clock.Clock, p params) *detailed {
 			WithNumMSHREntry(sliceMSHR).
 			WithNumReqPerCycle(sliceReqPerCycle).
 			WithMaxInflightFetch(sliceMSHR).
-			WithMaxInflightEviction(sliceMSHR).
+			// The slices' blocks are sectors: a line's entry is its sectors.
+			WithMaxInflightEviction(p.wbEntries * int(p.lineBytes/p.secBytes)).
 			WithBankLatency(sliceBankLatency).
 			WithLowModuleFinder(&channelFinder{p: &d.agent.p, slice: i,
 				channels: d.channels}).

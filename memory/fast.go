@@ -25,6 +25,7 @@ type fast struct {
 	slice []calendar
 	chans []calendar
 	ports []server
+	wbq   []wbQueue // per slice
 	stats Stats
 	free  []*cpDone // cp.async completions to reuse
 	// freeDone: Read, Write and Flush completions to reuse
@@ -41,11 +42,20 @@ func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
 		slice:         newCalendars(p.slices, p.sliceRate),
 		chans:         newCalendars(p.cfg.DRAM.Channels, p.chanRate),
 		ports:         newServers(p.numSMs, p.portRate),
+		wbq:           make([]wbQueue, p.slices),
 	}
 	for i := range f.l2 {
 		f.l2[i] = newTagArray(p.l2Sets, p.l2Ways)
+		f.wbq[i].free = make([]float64, max(p.wbEntries, 1))
 	}
 	return f
+}
+
+// wbQueue is a slice's write-back queue: when each entry is free again
+// (its victim written to DRAM), in the order the entries were taken.
+type wbQueue struct {
+	free []float64
+	head int // the oldest entry
 }
 
 func newServers(n int, rate float64) []server {
@@ -225,12 +235,16 @@ func (f *fast) lineL2(q *request, line, mask uint64) float64 {
 	f.stats.PerClass[q.class].L2Bytes += uint64(bytes)
 	miss, ev := f.l2[sl].access(local, mask, q.write, q.class)
 	if ev.sectors != 0 {
-		f.writeBack(at, sl, ev)
+		at = f.evict(at, sl, ev)
 	}
 	lat := f.p.hitLatency(q.sm, sl)
-	end := f.slice[sl].reserve(at, bytes)
-	q.cur.slice = end - at - bytes/f.p.sliceRate
-	q.cur.lat = lat + bytes/f.p.sliceRate
+	cost := bytes // in read bytes of slice time
+	if q.write {
+		cost *= f.p.writeCost
+	}
+	end := f.slice[sl].reserve(at, cost)
+	q.cur.slice = end - at - cost/f.p.sliceRate
+	q.cur.lat = lat + cost/f.p.sliceRate
 	q.cur.sectors = bits.OnesCount64(mask)
 	if q.write {
 		f.stats.L2HitSectors += uint64(bits.OnesCount64(mask))
@@ -267,6 +281,19 @@ func (f *fast) fill(q *request, at float64, line, miss uint64,
 	q.cur.channel = end - at - bytes/f.p.chanRate
 	q.cur.lat += bytes/f.p.chanRate + f.p.dramExtra
 	return end + f.p.dramExtra, end + lat + f.p.dramExtra
+}
+
+// evict moves a dirty victim into its slice's write-back queue and
+// returns when it has left the line: at once while an entry is free,
+// else when the queue's oldest entry has drained to DRAM (the queue is
+// in order, as a slice's miss queue is). The entry stays taken until
+// the victim's channel has written it.
+func (f *fast) evict(at float64, sl int, ev eviction) float64 {
+	q := &f.wbq[sl]
+	start := max(at, q.free[q.head])
+	q.free[q.head] = f.writeBack(start, sl, ev)
+	q.head = (q.head + 1) % len(q.free)
+	return start
 }
 
 // writeBack books a dirty victim's sectors on its DRAM channel; it is off

@@ -108,6 +108,8 @@ type params struct {
 	nearLat, farLat     float64
 	dramExtra           float64 // DRAM access beyond an L2 hit
 	l1Lat               float64
+	wbEntries           int     // dirty victims a slice holds on the way to DRAM
+	writeCost           float64 // a written byte's share of slice time, in read bytes
 }
 
 func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
@@ -134,7 +136,9 @@ func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
 		nearLat:   float64(l2.NearLatency), farLat: float64(l2.FarLatency),
 		dramExtra: float64(cfg.DRAM.Latency) -
 			float64(l2.NearLatency+l2.FarLatency)/2,
-		l1Lat: float64(cfg.L1.HitLatency),
+		l1Lat:     float64(cfg.L1.HitLatency),
+		wbEntries: l2.WritebackEntries,
+		writeCost: 1 / l2.WriteRatio,
 	}
 }
 

@@ -66,10 +66,20 @@ type L2Config struct {
 	NearLatency        int `yaml:"near_latency"`
 	FarLatency         int `yaml:"far_latency"`
 	BytesPerClk        int `yaml:"bytes_per_clk"`
+	// WriteRatio is the slices' store bandwidth as a fraction of
+	// BytesPerClk: a slice serves reads and writes in one stream, a
+	// written byte taking 1/WriteRatio of a read byte's slot.
+	WriteRatio float64 `yaml:"write_ratio"`
 	// Efficiency is the fraction of BytesPerClk that the slices sustain
 	// on streaming reads (tag and bank pipeline bubbles).
 	Efficiency float64 `yaml:"efficiency"`
 	Hash       string  `yaml:"hash"`
+	// WritebackEntries is how many dirty victim lines a slice holds on
+	// their way to DRAM. A write or fill that evicts a dirty line while
+	// every entry is still draining waits for the oldest to reach its
+	// channel, so a burst of stores into an L2 full of dirty lines runs
+	// at DRAM write bandwidth, not at the slices'.
+	WritebackEntries int `yaml:"writeback_entries"`
 }
 
 // CrossbarConfig is the SM-to-L2 crossbar.
@@ -146,6 +156,9 @@ func (c *Config) Validate() check.List {
 	l.Positive("l2.near_latency", l2.NearLatency)
 	l.Positive("l2.far_latency", l2.FarLatency)
 	l.Positive("l2.bytes_per_clk", l2.BytesPerClk)
+	if !(l2.WriteRatio > 0 && l2.WriteRatio <= 1) {
+		l.Add("l2.write_ratio", "must be in (0, 1] (got %g)", l2.WriteRatio)
+	}
 	if !(l2.Efficiency > 0 && l2.Efficiency <= 1) {
 		l.Add("l2.efficiency", "must be in (0, 1] (got %g)", l2.Efficiency)
 	} else if l2.BytesPerClk > 0 && float64(l2.BytesPerClk)*l2.Efficiency < MinL2BytesPerClk {
@@ -155,6 +168,7 @@ func (c *Config) Validate() check.List {
 			l2.BytesPerClk, float64(l2.BytesPerClk)*l2.Efficiency, float64(MinL2BytesPerClk))
 	}
 	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
+	l.Positive("l2.writeback_entries", l2.WritebackEntries)
 	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
 	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e")
 	l.Positive("dram.channels", c.DRAM.Channels)
