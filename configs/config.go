@@ -195,7 +195,20 @@ type SimConfig struct {
 	// the others with seeded CTA dispatch offsets and same-cycle tie
 	// orders; the selection and the reported cycles use the mean.
 	JitterRuns int `yaml:"jitter_runs"`
+	// Fidelity is the tier that times every kernel: "instruction" (the
+	// instruction-level SM) or "fast" (sim/fast's analytical tier, with
+	// a per-kernel fallback to instruction where it refuses a plan).
+	Fidelity string `yaml:"fidelity"`
 }
+
+// The tiers sim.fidelity selects.
+const (
+	FidelityInstruction = "instruction"
+	FidelityFast        = "fast"
+)
+
+// Fidelities are the values sim.fidelity takes.
+var Fidelities = []string{FidelityInstruction, FidelityFast}
 
 // Validate checks the whole config; paths are full keys.
 func (c *Config) Validate() check.List {
@@ -218,6 +231,7 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memcfg.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
+	l.OneOf("sim.fidelity", c.Sim.Fidelity, Fidelities...)
 	l = append(l, c.checkBounds()...)
 	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)
 	l = append(l, c.Power.Validate().Prefix("power")...)

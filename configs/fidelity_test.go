@@ -17,6 +17,7 @@ func TestFidelityChanges(t *testing.T) {
 		{[]string{"kernel.simulated_candidates=1"}, []string{"kernel.simulated_candidates=1 (default 3)"}},
 		{[]string{"sim.fast_forward=false", "sim.jitter_runs=3"},
 			[]string{"sim.fast_forward=false (default true)", "sim.jitter_runs=3 (default 1)"}},
+		{[]string{"sim.fidelity=fast"}, []string{"sim.fidelity=fast (default instruction)"}},
 	} {
 		ld, err := Load(nil, c.sets)
 		if err != nil {
@@ -28,6 +29,28 @@ func TestFidelityChanges(t *testing.T) {
 		}
 		if strings.Join(got, "; ") != strings.Join(c.want, "; ") {
 			t.Errorf("%v: %q, want %q", c.sets, got, c.want)
+		}
+	}
+}
+
+// sim.fidelity takes instruction (the default) or fast; anything else is
+// an error that names the key and the values it takes.
+func TestSimFidelityValidated(t *testing.T) {
+	def, err := Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.Config.Sim.Fidelity != FidelityInstruction {
+		t.Errorf("default sim.fidelity %q, want instruction", def.Config.Sim.Fidelity)
+	}
+	if _, err := Load(nil, []string{"sim.fidelity=fast"}); err != nil {
+		t.Errorf("sim.fidelity=fast: %v", err)
+	}
+	for _, v := range []string{"analytical", "Fast", ""} {
+		_, err := Load(nil, []string{"sim.fidelity=" + v})
+		if err == nil || !strings.Contains(err.Error(), "sim.fidelity") ||
+			!strings.Contains(err.Error(), "instruction, fast") {
+			t.Errorf("sim.fidelity=%q: %v, want an error naming the key and its values", v, err)
 		}
 	}
 }

@@ -25,6 +25,13 @@ func Markdown(rep *results.Report, ld *configs.Loaded, plots []string) []byte {
 		"is in `config.yaml`; sources: %s. Per-layer numbers are in "+
 		"`results.csv` and `results.json`.\n\n", rep.Version, cfg.Name,
 		cfg.Description, strings.Join(ld.Sources, ", "))
+	if n := fastRecords(rep); n > 0 {
+		fmt.Fprintf(&b, "**Fast tier:** %d of %d records were timed by the analytical tier "+
+			"(`sim.fidelity: fast`, docs/fast-paths.md), not the instruction-level SM: "+
+			"their `fidelity` is `fast`, their breakdown, traffic and event energy are zero "+
+			"and their error against the instruction tier is stated in their `note`.\n\n",
+			n, len(rep.Results))
+	}
 	writeRoofs(&b, rep, cfg)
 	writeTotals(&b, rep)
 	writeEnergy(&b, rep)

@@ -170,6 +170,8 @@ var columns = func() []column {
 	add("tflops_per_w", func(r *results.LayerResult) string { return f(r.TFLOPSPerW) })
 	add("energy_delay", func(r *results.LayerResult) string { return f(r.EnergyDelay) })
 	add("cache", func(r *results.LayerResult) string { return t(r.Cache) })
+	add("fidelity", func(r *results.LayerResult) string { return t(r.Fidelity) })
+	add("fidelity_error_pct", func(r *results.LayerResult) string { return opt(r.FidelityErrorPct) })
 	return c
 }()
 

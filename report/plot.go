@@ -40,6 +40,9 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 		on := plotOf{w: w, rows: rows, rep: rep, cfg: cfg, top: breakdownTop(rows)}
 		for _, k := range workloadPlots {
 			name := base + "-" + k.suffix
+			if strings.HasPrefix(k.suffix, "breakdown") && allFast(rows) {
+				continue // the fast tier makes no breakdown
+			}
 			fig, err := k.draw(on)
 			if err != nil {
 				return files, fmt.Errorf("plot %s: %w", name, err)
@@ -47,6 +50,7 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 			if fig == nil {
 				continue // nothing to show (e.g. a dense-only run)
 			}
+			fig.p.Title.Text += tierLabel(rows)
 			out, err := savePlot(fig, dir, name)
 			if err != nil {
 				return files, err
@@ -55,6 +59,26 @@ func WritePlots(dir string, rep *results.Report, cfg *configs.Config) ([]string,
 		}
 	}
 	return files, nil
+}
+
+// tierLabel marks a figure with fast-tier records in it (sim.fidelity:
+// fast), so that no one reads it as the instruction-level SM's.
+func tierLabel(rows []results.LayerResult) string {
+	for _, r := range rows {
+		if r.Fidelity == configs.FidelityFast {
+			return " (fast tier)"
+		}
+	}
+	return ""
+}
+
+func allFast(rows []results.LayerResult) bool {
+	for _, r := range rows {
+		if r.Fidelity != configs.FidelityFast {
+			return false
+		}
+	}
+	return len(rows) > 0
 }
 
 // savePlot writes the figure as PNG and SVG, atomically, and returns the

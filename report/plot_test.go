@@ -384,3 +384,44 @@ func pngWidth(t *testing.T, path string) int {
 	}
 	return img.Bounds().Dx()
 }
+
+// A figure or report with fast-tier records says so: "(fast tier)" in
+// every figure's title, no time-breakdown figure (the tier makes none),
+// a line in report.md and in the table's legend; one without says nothing.
+func TestFastTierIsLabelled(t *testing.T) {
+	ld := loadDefault(t)
+	for _, fastRun := range []bool{true, false} {
+		rep := sampleReport(3)
+		if fastRun {
+			for i := range rep.Results {
+				rep.Results[i].Fidelity, rep.Results[i].Breakdown = configs.FidelityFast, results.Breakdown{}
+			}
+		}
+		dir := t.TempDir()
+		files, err := WritePlots(dir, rep, ld.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f, ".svg") {
+				continue
+			}
+			svg, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(svg), "fast tier)"); got != fastRun {
+				t.Errorf("fast records %v: %s says fast tier: %v", fastRun, f, got)
+			}
+			if fastRun && strings.Contains(f, "-breakdown-") {
+				t.Errorf("%s: a time breakdown of fast-tier records", f)
+			}
+		}
+		var table bytes.Buffer
+		Table(&table, rep)
+		md := string(Markdown(rep, ld, files))
+		if got := strings.Contains(md, "**Fast tier:**") && strings.Contains(table.String(), "timed by the fast tier"); got != fastRun {
+			t.Errorf("fast records %v: report.md and table say fast tier: %v", fastRun, got)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -407,6 +408,11 @@ func writeLegend(out io.Writer, rep *results.Report, unit string) {
 	wrap(out, "  ", "details per record (kernel, split-K, CTAs, waves, "+
 		"occupancy, DRAM and L2 traffic, time breakdown, loss against the "+
 		"ideal speedup): --format csv or json, or --out DIR.")
+	if n := fastRecords(rep); n > 0 {
+		wrap(out, "  tier: ", fmt.Sprintf("%d of %d records timed by the fast tier "+
+			"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM",
+			n, len(rep.Results)))
+	}
 	if p := rep.Provenance; p != nil {
 		desc := rep.Config + ": " + p.ConfigDescription
 		if len(p.Sets) > 0 {
@@ -420,4 +426,15 @@ func writeLegend(out io.Writer, rep *results.Report, unit string) {
 				"change what is simulated (docs/sm.md): "+strings.Join(p.FidelityChanges, ", "))
 		}
 	}
+}
+
+// fastRecords counts the records the fast tier timed.
+func fastRecords(rep *results.Report) int {
+	n := 0
+	for _, r := range rep.Results {
+		if r.Fidelity == configs.FidelityFast {
+			n++
+		}
+	}
+	return n
 }

@@ -128,6 +128,13 @@ type LayerResult struct {
 	// ("hit": simulated by an earlier run of the same build, config, row
 	// and mode) or was simulated and stored ("miss"); empty with no cache.
 	Cache string `json:"cache,omitempty"`
+	// Fidelity is the tier that timed the record: "instruction" (the
+	// instruction-level SM) or "fast" (sim/fast, sim.fidelity=fast);
+	// FidelityErrorPct, on fast records, is that tier's stated error (the
+	// largest per-kernel |error| against the instruction tier its long
+	// tests measured, fast.StatedErrorPct).
+	Fidelity         string  `json:"fidelity"`
+	FidelityErrorPct float64 `json:"fidelity_error_pct,omitempty"`
 	// Straggler is the SM that ran on alone after every other SM had
 	// finished, when that took at least 2 % of Cycles (in the reported
 	// run; absent otherwise and for records extended in K).

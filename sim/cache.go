@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
 )
 
@@ -15,7 +16,7 @@ type Cache interface {
 
 // cacheFormat names the layout of a cached record; a change of
 // LayerResult that old entries would not fill changes it.
-const cacheFormat = "layer-record-v1"
+const cacheFormat = "layer-record-v2" // v2: fidelity
 
 // cacheKey names one record: the simulator build (Job.CacheSalt), the
 // effective config as the mode reads it (configs.Loaded.HashFor: a dense
@@ -89,4 +90,17 @@ func CacheCounts(rep *Report) (hits, misses int) {
 		}
 	}
 	return hits, misses
+}
+
+// FidelityCounts are the records of a report the fast tier timed and
+// those the instruction-level SM timed.
+func FidelityCounts(rep *Report) (fast, instruction int) {
+	for _, r := range rep.Results {
+		if r.Fidelity == configs.FidelityFast {
+			fast++
+		} else {
+			instruction++
+		}
+	}
+	return fast, instruction
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/fast"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -74,3 +75,7 @@ type (
 	WorkloadSource = results.WorkloadSource
 	WeightsSource  = results.WeightsSource
 )
+
+// FastTierError is the fast tier's stated error (fast.ErrorStatement) in
+// words: what config show prints.
+func FastTierError() string { return fast.ErrorStatement() }

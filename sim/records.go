@@ -9,6 +9,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/fast"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/selection"
@@ -268,6 +269,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
 	}
 	explainLaunch(&res, k.Plan, r.cfg.GPU.SMCount)
+	addFidelity(&res, k)
 	if k.Plan.PaddedK != g.K {
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.Plan.PaddedK))
@@ -298,6 +300,20 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 			"(its first sample queued): raised to their time per added k-step")
 	}
 	return res
+}
+
+// addFidelity says which tier timed the record; a fast record carries
+// the tier's stated error and no bound (the tier makes no breakdown).
+func addFidelity(res *LayerResult, k *gpu.Result) {
+	res.Fidelity = configs.FidelityInstruction
+	if k.Fidelity == configs.FidelityFast {
+		res.Fidelity = configs.FidelityFast
+		res.FidelityErrorPct = fast.StatedErrorPct()
+		res.Bound = ""
+	}
+	if n := selection.FastNote(k); n != "" {
+		res.Note = joinNote(res.Note, n)
+	}
 }
 
 // usefulUtilization is the layer's own work per second (the unpadded
@@ -407,7 +423,8 @@ func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
 // explainLoss fills a sparse record's loss decomposition against the
 // dense record of the same layer.
 func explainLoss(s *LayerResult, d LayerResult) {
-	if s.IdealSpeedup == 0 {
+	// The fast tier makes no breakdown to divide the loss by.
+	if s.IdealSpeedup == 0 || s.Fidelity == configs.FidelityFast || d.Fidelity == configs.FidelityFast {
 		return
 	}
 	ideal := d.TimeUS / s.IdealSpeedup

@@ -90,6 +90,11 @@ func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
 	if len(plans) == 0 {
 		return 0
 	}
+	if cfg.Sim.Fidelity == configs.FidelityFast {
+		if _, refused := selection.FastTimes(cfg, plans); refused == "" {
+			return 0 // no instruction simulated
+		}
+	}
 	work, full, retime := 0.0, 0.0, 0.0
 	for _, p := range plans {
 		if !p.Schedule.Cuttable() {

@@ -170,7 +170,10 @@ func (a *accumulator) label(r Row, keys []string) string {
 		parts = append(parts, r.Mode.String())
 	}
 	for _, k := range keys {
-		v, _ := GridValue(r.Grid, k)
+		v, ok := GridValue(r.Grid, k)
+		if !ok && k == FidelityKey {
+			v = r.Fidelity // a fast point beside its refined copy (--refine)
+		}
 		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, ", ")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/sim"
 )
@@ -104,6 +105,18 @@ func reportCache(cmd string, rep *sim.Report, quiet bool) {
 	}
 	fmt.Fprintf(os.Stderr, "stcsim %s: cache: %d of %d records reused, %d simulated\n",
 		cmd, hits, hits+misses, misses)
+}
+
+// reportTier prints which tier timed the run's records, when the config
+// asks for the fast tier or any record came from it (a record of an
+// instruction-tier run says so in its fidelity field).
+func reportTier(cmd string, ld *configs.Loaded, rep *sim.Report, quiet bool) {
+	fast, instr := sim.FidelityCounts(rep)
+	if quiet || (fast == 0 && ld.Config.Sim.Fidelity != configs.FidelityFast) {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "stcsim %s: fidelity: %d records on the fast tier (%s), "+
+		"%d at instruction level\n", cmd, fast, sim.FastTierError(), instr)
 }
 
 func runCache(args []string) int {

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 )
 
 func init() {
@@ -57,6 +58,10 @@ func runConfig(args []string) int {
 	}
 	os.Stdout.Write(ld.YAML())
 	fmt.Println()
+	if ld.Config.Sim.Fidelity == configs.FidelityFast {
+		fmt.Printf("# sim.fidelity: fast: every kernel is timed by the analytical tier (sim/fast), "+
+			"%s; a GEMM it refuses is timed at instruction level\n\n", sim.FastTierError())
+	}
 	if err := writeDatapaths(os.Stdout, ld, "# "); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
 		return exitInternal

@@ -89,6 +89,7 @@ func runPlot(args []string) int {
 	pc, err := sweep.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
 	if err == nil {
 		fillPlotDefaults(&o, *x, *y, *by, where, pc)
+		labelTier(&o, selectedRows(rows, q))
 		err = drawPlot(*out, o, rows, q)
 	}
 	if err != nil {
@@ -154,6 +155,24 @@ func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc
 		o.BaselineX, o.BaselineLabel = pc.Baseline, pc.Base+" default ("+pc.Baseline+")"
 	}
 	o.Caption = pc.Caption()
+}
+
+// labelTier marks a plot with fast-tier records in it (sim.fidelity:
+// fast): the title says so and the caption how many records and the
+// tier's stated error.
+func labelTier(o *report.LineOptions, rows []sweep.Row) {
+	n := 0
+	for _, r := range rows {
+		if r.Fidelity == configs.FidelityFast {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	o.Title += " (fast tier)"
+	o.Caption = append(o.Caption, fmt.Sprintf("fast tier: %d of %d records timed by sim/fast "+
+		"(sim.fidelity: fast), %s; the rest at instruction level", n, len(rows), sim.FastTierError()))
 }
 
 // selectedRows are the rows a query's --where keeps.

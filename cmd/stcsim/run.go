@@ -558,6 +558,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	if err == nil {
 		err = report.CheckFinite(rep)
 		reportCache("run", rep, f.quiet)
+		reportTier("run", ld, rep, f.quiet)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)

@@ -67,7 +67,7 @@ var workloadResolver = sweep.Resolver{
 }
 
 func runSweep(args []string) int {
-	fs := newFlagSet("sweep", "SPEC.yaml [--db FILE] [--jobs N] [--shard i/n] [--quiet]")
+	fs := newFlagSet("sweep", "SPEC.yaml [--db FILE] [--jobs N] [--shard i/n] [--refine N] [--quiet]")
 	db := fs.String("db", "", "results store (SQLite); default NAME.db "+
 		"in the current directory, NAME being the sweep file's")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "points simulated at once")
@@ -76,6 +76,9 @@ func runSweep(args []string) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	dryRun := fs.Bool("dry-run", false, "check the sweep and list its points "+
 		"without running anything")
+	refine := fs.Int("refine", 0, "after a fast sweep (sim.fidelity: fast), re-run its N best "+
+		"points (by sparse speedup, or total time in one mode) at sim.fidelity=instruction, "+
+		"stored as points of their own, and say how much each moved")
 	var maxWork float64
 	addMaxWork(fs, &maxWork)
 	var cache cacheFlags
@@ -97,6 +100,12 @@ func runSweep(args []string) int {
 			return usageError(fs, "%v", err)
 		}
 	}
+	if *refine < 0 {
+		return usageError(fs, "--refine %d: must be >= 0", *refine)
+	}
+	if *refine > 0 && *shard != "" {
+		return usageError(fs, "--refine and --shard: refine after merging the shards' stores")
+	}
 	if !(maxWork > 0) {
 		return usageError(fs, "--max-work %g: must be > 0", maxWork)
 	}
@@ -117,6 +126,9 @@ func runSweep(args []string) int {
 	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, &work))
 	if err == nil {
 		err = checkShard(plan, sh)
+	}
+	if err == nil {
+		err = sweep.CheckRefinable(plan, *refine)
 	}
 	if err == nil {
 		// An existing store must be one, and must not hold these points
@@ -154,10 +166,68 @@ func runSweep(args []string) int {
 		}
 	}
 	code = executeSweep(plan, *db, opt, *quiet)
+	if code == exitOK && *refine > 0 {
+		code = refineSweep(plan, *db, opt, *refine, maxWork, *quiet)
+	}
 	if h, n := reused.counts(); n > 0 && !*quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: cache: %d of %d records reused, %d simulated\n", h, n, n-h)
 	}
 	return code
+}
+
+// refineSweep re-runs the n best points of a finished fast sweep at
+// instruction level into the same store and prints how each moved.
+func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork float64, quiet bool) int {
+	obj := sweep.ObjectiveOf(plan)
+	before, code := storedScores(db, obj)
+	if code != exitOK {
+		return code
+	}
+	var work float64
+	best := obj.Best(plan, before, n)
+	refined, err := plan.Refined(best, workCheck(maxWork, &work))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return exitUsage
+	}
+	if !quiet {
+		fmt.Fprintf(os.Stderr, "stcsim sweep: refining the %d best points by %s at %s=%s (estimated work %s)\n",
+			len(refined.Points), obj.Name, sweep.FidelityKey, configs.FidelityInstruction, sim.DescribeWork(work))
+	}
+	if code := executeSweep(refined, db, opt, quiet); code != exitOK {
+		return code
+	}
+	after, code := storedScores(db, obj)
+	if code != exitOK {
+		return code
+	}
+	fmt.Printf("refined %d of %d points at %s=%s (objective: %s):\n", len(refined.Points),
+		len(plan.Points), sweep.FidelityKey, configs.FidelityInstruction, obj.Name)
+	for i, q := range refined.Points {
+		pt := best[i]
+		f, in := before[pt.Hash], after[q.Hash]
+		fmt.Printf("  point %d  %s  fast %.4g  instruction %.4g  (%+.1f %%)  config %s -> %s\n",
+			pt.Index+1, pt.Label(), f, in, 100*(in/f-1), pt.Hash, q.Hash)
+	}
+	return exitOK
+}
+
+// storedScores reads the objective of every point in the store.
+func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
+	st, err := sweep.Open(db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return nil, storeExit(err)
+	}
+	totals, err := st.Totals()
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		return nil, exitInternal
+	}
+	return obj.Scores(totals), exitOK
 }
 
 // cacheTally counts a sweep's cached records across its workers, and

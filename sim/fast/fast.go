@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 )
@@ -14,10 +15,14 @@ import (
 // concurrency of its wave; a wave adds its pipeline fill and epilogue,
 // and the kernel its launch and, for split-K, the reduction pass.
 //
-// The result fills Plan, Cycles, Waves, TCUnits and ClockMHz. It does
-// not fill the breakdown, the tensor-core account, memory statistics,
-// shared-memory bytes or activity counts (left zero), nor does it apply
-// a power-capped clock: it runs at gpu.clock_mhz.
+// The result fills Plan, Cycles, Waves, TCUnits and ClockMHz, and of
+// the activity counts only the precision and the SMs powered (so the
+// energy model gives the static energy). It does not fill the
+// breakdown, the tensor-core account, memory statistics, shared-memory
+// bytes or the event counts (left zero), nor does it apply a
+// power-capped clock: it runs at gpu.clock_mhz. It refuses (an error)
+// what it does not model: K samples, serial split-K and stream-K
+// schedules, dual-side sparse.
 func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.KSampled {
 		return nil, fmt.Errorf("fast tier: plan %s is a K sample, not a kernel", p.Name())
@@ -25,6 +30,10 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.Schedule != kernel.DataParallel && p.Schedule != kernel.ParallelSplitK {
 		return nil, fmt.Errorf("fast tier: plan %s: the %s schedule is not modelled here",
 			p.Name(), p.Schedule)
+	}
+	if p.Shape.Dual {
+		return nil, fmt.Errorf("fast tier: plan %s: dual-side sparse is not held to the instruction tier",
+			p.Name())
 	}
 	if p.CTAs <= 0 || p.Occupancy <= 0 {
 		return nil, fmt.Errorf("fast tier: plan %s has %d CTAs at %d per SM",
@@ -46,7 +55,8 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	}
 	return &gpu.Result{Plan: p, Cycles: uint64(cycles + 0.5), Waves: waves,
 		TCUnits:  sms * cfg.SM.SubPartitions,
-		ClockMHz: cfg.GPU.ClockMHz}, nil
+		ClockMHz: cfg.GPU.ClockMHz, Fidelity: configs.FidelityFast,
+		Act: energy.Counts{Precision: p.Shape.Precision, SMs: sms}}, nil
 }
 
 // model holds one plan's per-CTA, per-k-step costs.

@@ -5,25 +5,82 @@ package fast_test
 import (
 	"math"
 	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/sim/fast"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // The fast tier against the instruction-level SM, per GEMM, on 16 SMs,
-// each GEMM on the plan the pre-model ranks first. measuredBound is the
-// largest error this family showed (the goal is 10 %, not met: split-K and K=256 GEMMs are under-timed); the test
-// fails if any GEMM is further off.
+// each GEMM on the plan the pre-model ranks first. fast.FamilyError is
+// what this family showed (the goal is 10 % per GEMM, not met:
+// split-K and K=256 GEMMs are under-timed); the test fails if the
+// family's error is outside it, so that what config show prints and
+// fast records carry stays true.
 func TestAgreesWithInstructionTier(t *testing.T) {
-	const measuredBound = 0.35 // worst measured 2026-12-04: -33.9 % (256x256x1024, split-K 4)
 	cfg := config(t)
-	worst := 0.0
+	var errs []float64
 	for _, g := range family() {
 		p := best(t, cfg, g)
 		e, got, want := relErr(t, cfg, p)
-		worst = max(worst, math.Abs(e))
+		errs = append(errs, e)
 		t.Logf("%dx%dx%d sparse=%v %s: fast %d, instruction %d (%+.1f %%)",
 			g.M, g.N, g.K, g.Sparse, p.Name(), got, want, 100*e)
-		if math.Abs(e) > measuredBound {
-			t.Errorf("%s: error %.1f %% over the measured %.1f %%", p.Name(), 100*e, 100*measuredBound)
+	}
+	holdsTo(t, fast.FamilyError, errs)
+}
+
+// The README's first command (ResNet-50 and BERT-Large at batch 32, both
+// modes, the A100-40GB) on both tiers, each selecting its own kernel:
+// per layer record, the error is within fast.SuiteError.
+func TestReferenceSuiteAgrees(t *testing.T) {
+	var job sim.Job
+	for _, m := range []string{"resnet50", "bert-large"} {
+		w, err := workloads.Model(m, 32, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Workloads = append(job.Workloads, w)
+	}
+	job.Modes = tensorcore.Modes
+	reps := map[string]*sim.Report{}
+	for _, f := range configs.Fidelities {
+		ld, err := configs.Load(nil, []string{"sim.fidelity=" + f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[f], err = sim.Run(ld, job); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Logf("%d GEMMs, worst error %.1f %%", len(family()), 100*worst)
+	var errs []float64
+	for i, in := range reps[configs.FidelityInstruction].Results {
+		f := reps[configs.FidelityFast].Results[i]
+		e := float64(f.Cycles)/float64(in.Cycles) - 1
+		errs = append(errs, e)
+		t.Logf("%s %s %s: fast %d (%s), instruction %d (%s): %+.1f %%",
+			in.Workload, in.Layer, in.Mode, f.Cycles, f.Kernel, in.Cycles, in.Kernel, 100*e)
+	}
+	holdsTo(t, fast.SuiteError, errs)
+}
+
+// holdsTo fails if errs (fractions) fall outside the stated measurement
+// (to its one decimal place).
+func holdsTo(t *testing.T, m fast.Measurement, errs []float64) {
+	t.Helper()
+	above := func(x, stated float64) bool { return math.Round(10*x)/10 > stated }
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	for _, e := range errs {
+		lo, hi, sum = min(lo, 100*e), max(hi, 100*e), sum+100*math.Abs(e)
+	}
+	mape := sum / float64(len(errs))
+	t.Logf("%s: %d kernels, error %+.2f to %+.2f %%, MAPE %.2f %%", m.What, len(errs), lo, hi, mape)
+	if above(max(-lo, hi), m.WorstPct) || above(mape, m.MAPEPct) || above(hi, m.MaxPct) || above(-lo, -m.MinPct) {
+		t.Errorf("%s: error %+.1f to %+.1f %%, MAPE %.1f %%; stated %v", m.What, lo, hi, mape, m)
+	}
+	if len(errs) != m.N {
+		t.Errorf("%d kernels compared, the measurement says %d", len(errs), m.N)
+	}
 }

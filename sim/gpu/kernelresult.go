@@ -57,6 +57,11 @@ type Result struct {
 	// candidates what the selection simulated, best first.
 	RunCycles  []uint64
 	Candidates []results.Candidate
+	// Fidelity is the tier that timed the kernel (configs.Fidelities);
+	// FastRefused, under sim.fidelity=fast, is why the fast tier handed
+	// the GEMM to the instruction tier.
+	Fidelity    string
+	FastRefused string
 	// Straggler: the SM that ran on alone at the end (straggler.go; a
 	// record extended in K does not report it, its end being a fit).
 	Straggler straggler

@@ -13,7 +13,28 @@ import (
 // clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
 // chosen kernel at the highest clock of the V/f table that keeps its
 // average power within power.limit_w.
+//
+// Under sim.fidelity=fast the fast tier selects and times it
+// (SelectFast).
 func Run(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
+	if cfg.Sim.Fidelity == configs.FidelityFast {
+		return SelectFast(cfg, g, obs)
+	}
+	return runInstruction(cfg, g, obs)
+}
+
+// runInstruction is Run on the instruction-level SM.
+func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := runSelected(cfg, g, obs)
+	if k != nil {
+		k.Fidelity = configs.FidelityInstruction
+	}
+	return k, err
+}
+
+// runSelected selects the kernel on the instruction-level SM and
+// applies the clock policy.
+func runSelected(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
 	k, err := Select(cfg, g, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
 		return k, err
