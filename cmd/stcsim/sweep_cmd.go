@@ -113,8 +113,8 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
-	var work float64
-	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, &work))
+	est := &unitEstimates{work: map[unitKey]float64{}}
+	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, est))
 	if err == nil {
 		err = checkShard(plan, sh)
 	}
@@ -127,13 +127,14 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
+	work := est.total(plan.Units())
 	if work > warnWork && !*quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: warning: estimated work %s "+
 			"over all points (spread over --jobs and shards)\n", sim.DescribeWork(work))
 	}
 	if *dryRun {
 		if !*quiet {
-			listPoints(plan, sh, *jobs)
+			listPoints(plan, sh, *jobs, est)
 		}
 		return exitOK
 	}
@@ -186,21 +187,57 @@ func (c *cacheTally) counts() (hits, seen int) {
 	return c.hits, c.seen
 }
 
+// unitKey names a unit of a plan: a point and one of its workloads.
+type unitKey struct {
+	point    *sweep.Point
+	workload *sweep.Workload
+}
+
+// unitEstimates are the units' estimated work, as workCheck finds it
+// (from several goroutines).
+type unitEstimates struct {
+	mu   sync.Mutex
+	work map[unitKey]float64
+}
+
+func (u *unitEstimates) set(k unitKey, w float64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.work[k] = w
+}
+
+func (u *unitEstimates) get(k unitKey) float64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.work[k]
+}
+
+// total is the units' work summed in their order (the same sum every
+// time).
+func (u *unitEstimates) total(units []sweep.Unit) float64 {
+	t := 0.0
+	for _, x := range units {
+		t += u.get(unitKey{x.Point, x.Workload})
+	}
+	return t
+}
+
 // workCheck refuses a point whose estimated work for one workload is
-// above maxWork, and sums the estimates into total.
-func workCheck(maxWork float64, total *float64) sweep.PointCheck {
+// above maxWork and keeps each unit's estimate in units (for the
+// warning's total and the dry run's list: a config is not loaded twice).
+func workCheck(maxWork float64, units *unitEstimates) sweep.PointCheck {
 	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
 		for _, w := range ws {
 			est := sim.EstimateWork(ld.Config, sim.Job{
 				Workloads: []*workloads.Trace{w.Trace},
 				Modes:     pt.Modes()})
+			units.set(unitKey{pt, w}, est)
 			if est > maxWork {
 				return fmt.Errorf("point %d (%s) workload %s: estimated "+
 					"work %s is above --max-work %.3g; raise --max-work to "+
 					"run it anyway", pt.Index+1, pt.Label(), w.Trace.Name,
 					sim.DescribeWork(est), maxWork)
 			}
-			*total += est
 		}
 		return nil
 	}
@@ -216,8 +253,9 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 }
 
 // listPoints prints the plan: one line per point of the shard with its
-// estimated simulation time (sim.EstimateWork), and the shard's total.
-func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int) {
+// estimated simulation time (sim.EstimateWork, as workCheck kept it in
+// est), and the shard's total.
+func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) {
 	units := sh.Select(plan.Units())
 	fmt.Printf("sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
 		len(plan.Points), len(plan.Workloads), len(plan.Units()))
@@ -227,12 +265,7 @@ func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int) {
 	fmt.Println("; all configs valid")
 	total := 0.0
 	for _, u := range units {
-		sec := 0.0
-		if ld, err := u.Point.Load(); err == nil { // checked by the plan
-			sec = sim.EstimateSeconds(sim.EstimateWork(ld.Config,
-				sim.Job{Workloads: []*workloads.Trace{u.Workload.Trace},
-					Modes: u.Point.Modes()}))
-		}
+		sec := sim.EstimateSeconds(est.get(unitKey{u.Point, u.Workload}))
 		total += sec
 		fmt.Printf("  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
 			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec))
