@@ -28,15 +28,28 @@ const WarpStepsPerSecond = 8e3
 // for 1.02e4 (19.7x); docs/log/2026-12-04-work.md.
 const DetailedMemoryFactor = 18
 
+// TouchCost is the cost of one CTA k-step the fast-forward leaves out, in
+// warp k-steps: its tiles are still looked up in the L2 tags
+// (memory.Toucher), so that what later waves find there is the full
+// run's. Measured 2026-12-04 on the 2-core machine (loaded, about 10
+// runnable jobs) with 256x256xK sparse, 128x128x64_64x64_s3 pinned, K
+// extrapolation off: K = 262144 left out 16308 CTA k-steps in 0.39 s of
+// CPU, K = 1048576 65460 in 0.98 s, both simulating 2608 warp k-steps:
+// 12 us per k-step left out, 0.096 of a warp k-step at
+// WarpStepsPerSecond (docs/log/2026-12-04-bad-input.md).
+const TouchCost = 0.1
+
 // EstimateWork is the simulated work of a job, in warp k-steps of the
 // fast memory path: the warp k-steps EstimateKSteps counts, each costing
-// DetailedMemoryFactor under sim.memory_granularity=detailed.
+// DetailedMemoryFactor under sim.memory_granularity=detailed, and the
+// CTA k-steps the fast-forward leaves out at TouchCost each.
 func EstimateWork(cfg *configs.Config, job Job) float64 {
-	w := EstimateKSteps(cfg, job)
+	w := estimate(cfg, job)
+	steps := w.steps
 	if cfg.Sim.MemoryGranularity == "detailed" {
-		w *= DetailedMemoryFactor
+		steps *= DetailedMemoryFactor
 	}
-	return w
+	return steps + TouchCost*w.touched
 }
 
 // EstimateKSteps is the number of warp k-steps a job simulates: for each
@@ -46,9 +59,27 @@ func EstimateWork(cfg *configs.Config, job Job) float64 {
 // and all of it sim.jitter_runs times (the selection ensemble,
 // selection.EnsembleRuns). It runs no simulation; a GEMM no kernel can
 // run counts nothing (the run reports it).
-func EstimateKSteps(cfg *configs.Config, job Job) float64 {
+func EstimateKSteps(cfg *configs.Config, job Job) float64 { return estimate(cfg, job).steps }
+
+// work is an estimate: warp k-steps simulated, and CTA k-steps the
+// fast-forward leaves out (whose tiles are touched in the L2 tags).
+type work struct{ steps, touched float64 }
+
+func (w *work) add(x work) { w.steps += x.steps; w.touched += x.touched }
+
+func (w work) times(f float64) work { return work{w.steps * f, w.touched * f} }
+
+// most is the costlier of two runs.
+func most(a, b work) work {
+	if b.steps+TouchCost*b.touched > a.steps+TouchCost*a.touched {
+		return b
+	}
+	return a
+}
+
+func estimate(cfg *configs.Config, job Job) work {
 	seen := map[kernel.Shape]bool{}
-	total := 0.0
+	var total work
 	for _, w := range job.Workloads {
 		for _, g := range w.GEMMs {
 			for _, m := range job.Modes {
@@ -57,11 +88,11 @@ func EstimateKSteps(cfg *configs.Config, job Job) float64 {
 					continue
 				}
 				seen[s] = true
-				total += shapeWork(cfg, s)
+				total.add(shapeWork(cfg, s))
 			}
 		}
 	}
-	return total * float64(selection.EnsembleRuns(cfg))
+	return total.times(float64(selection.EnsembleRuns(cfg)))
 }
 
 // WarpStepsSimulated is the number of warp k-steps the process's SMs have
@@ -85,45 +116,75 @@ func DescribeWork(work float64) string {
 	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
 }
 
-func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
+func shapeWork(cfg *configs.Config, g kernel.Shape) work {
 	plans, _ := selection.Rank(cfg, g)
 	if len(plans) == 0 {
-		return 0
+		return work{}
 	}
-	work, full, retime := 0.0, 0.0, 0.0
+	var total, full, retime work
 	for _, p := range plans {
+		long := selection.LongInK(cfg, p)
 		// Under power_capped, the chosen kernel is simulated again at
-		// each clock the cap tries (selection.CapClock), whole in K.
-		retime = math.Max(retime, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-			float64(p.TotalKSteps())/float64(p.CTAs)*float64(p.Warps))
+		// each clock the cap tries (selection.CapClock), as its full
+		// simulation (a long-K one counted whole in K: an over-count).
+		if long {
+			retime = most(retime, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
+				float64(p.TotalKSteps()) / float64(p.CTAs) * float64(p.Warps)})
+		} else {
+			retime = most(retime, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
+		}
 		// waves: the launch has waves enough to be extrapolated; a sample
-		// without them is the whole kernel. The fast-forward's left-out
-		// k-steps are counted as simulated (their L2 touch is O(K);
-		// an over-count: issue 35 item 1, not yet modelled).
+		// without them is the whole kernel.
 		_, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 		whole := selection.SampledWhole(p)
-		samples := selection.SampleKSteps/2 + selection.SampleKSteps
 		if whole {
-			samples = p.KSteps
+			total.add(runWork(cfg, p, true))
+		} else { // two K samples, never fast-forwarded
+			total.add(work{steps: simulatedCTAs(cfg, p, true) *
+				float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
 		}
-		work += simulatedCTAs(cfg, p, true) * float64(samples*p.Warps)
 		// The record: the samples themselves under the default
 		// extrapolations or where the sample was the whole kernel, else
 		// a run of its own.
 		if reuse := (cfg.Sim.ExtrapolateWaves && (whole || cfg.Sim.ExtrapolateKSteps)) ||
 			(whole && !waves); !reuse {
-			k := p.KSteps
-			if selection.LongInK(cfg, p) {
-				k = selection.SampleKSteps/2 + selection.SampleKSteps
+			if long {
+				full = most(full, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
+					float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
+			} else {
+				full = most(full, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
 			}
-			full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-				float64(k*p.Warps))
 		}
 	}
 	if cfg.GPU.ClockPolicy == energy.PowerCapped {
-		work += RetimedClocks * retime
+		total.add(retime.times(RetimedClocks))
 	}
-	return work + full
+	total.add(full)
+	return total
+}
+
+// runWork is one simulation of the whole-K plan p, with wave
+// extrapolation as extrapolate says: every simulated CTA's k-steps, but
+// where the run is fast-forwarded (gpu.FastForwards) the CTAs of its
+// last wave, which run with no CTA left to launch, simulate only
+// gpu.FastForwardKept of theirs and the rest are touched. (The earlier
+// waves' CTAs start and end while others wait to launch, which the
+// fast-forward's window does not allow; some of them are shortened too
+// where their wave holds still, which this leaves counted.)
+func runWork(cfg *configs.Config, p *kernel.Plan, extrapolate bool) work {
+	n, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
+	if !extrapolate {
+		n, waves = p.CTAs, false
+	}
+	steps := float64(p.TotalKSteps()) / float64(p.CTAs)
+	if !gpu.FastForwards(cfg, p, extrapolate && waves) {
+		return work{steps: float64(n) * steps * float64(p.Warps)}
+	}
+	slots := max(1, cfg.GPU.SMCount*p.Occupancy)
+	last := float64(n - (kernel.CeilDiv(n, slots)-1)*slots)
+	kept := math.Min(steps, float64(gpu.FastForwardKept(p)))
+	return work{steps: (float64(n)-last)*steps*float64(p.Warps) + last*kept*float64(p.Warps),
+		touched: last * (steps - kept)}
 }
 
 // RetimedClocks is how many clocks besides the first a power-capped
