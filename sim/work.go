@@ -203,3 +203,30 @@ func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float6
 	n, _ := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 	return float64(n)
 }
+
+// The work of `stcsim micro tc` in warp k-steps (WarpStepsPerSecond's
+// unit), per tensor-core event. Measured 2026-12-04 on the 2-core
+// machine (loaded) over the 8 precisions and modes, A100-40GB (432
+// tensor cores), with /usr/bin/time: under tensorcore.fidelity=instruction
+// --mmas 16384 took 22.2 s of user CPU and 65536 89.2 s (1.70e8 more
+// MMAs: 0.39 us each); --chain 1048576 10.4 s against 0.35 s for the
+// default 64 (8.4e6 more: 1.2 us each); batched, --mmas 1 --chain
+// 1048576 2.63 s and 262144 0.88 s (6.3e6 more: 0.28 us each). A batched
+// throughput run is one event per tensor core.
+const (
+	MicroMMACost          = 0.0031 // an MMA through the stages (instruction fidelity)
+	MicroChainCost        = 0.0096 // a dependent MMA, instruction fidelity
+	MicroBatchedChainCost = 0.0022 // a dependent MMA, batched
+)
+
+// EstimateMicroTC is the work of `stcsim micro tc` over runs
+// precision x mode combinations with mmas independent MMAs per tensor
+// core and a dependent chain of chain MMAs.
+func EstimateMicroTC(cfg *configs.Config, runs, mmas, chain int) float64 {
+	tcs := float64(cfg.GPU.SMCount * cfg.SM.SubPartitions)
+	w := tcs*MicroBatchedChainCost + float64(chain)*MicroBatchedChainCost
+	if cfg.TensorCore.Fidelity == "instruction" {
+		w = tcs*float64(mmas)*MicroMMACost + float64(chain)*MicroChainCost
+	}
+	return float64(runs) * w
+}

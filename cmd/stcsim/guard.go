@@ -37,12 +37,20 @@ func checkWork(cfg *configs.Config, job sim.Job, max float64, what string) error
 	if !(max > 0) || math.IsInf(max, 1) {
 		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
 	}
-	w := sim.EstimateWork(cfg, job)
+	return checkEstimate(sim.EstimateWork(cfg, job), max, what,
+		"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true shortens large ones)")
+}
+
+// checkEstimate refuses estimated work w above max, saying what to do
+// (hint), and warns above warnWork.
+func checkEstimate(w, max float64, what, hint string) error {
+	if !(max > 0) || math.IsInf(max, 1) {
+		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
+	}
 	if w > max {
 		return fmt.Errorf("%s: estimated work %s is above --max-work %.3g; "+
-			"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true "+
-			"shortens large ones), or raise --max-work to run it anyway",
-			what, sim.DescribeWork(w), max)
+			"%s, or raise --max-work to run it anyway",
+			what, sim.DescribeWork(w), max, hint)
 	}
 	if w > warnWork {
 		fmt.Fprintf(os.Stderr, "stcsim: warning: %s: estimated work %s\n",
