@@ -81,15 +81,7 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		// A dense kernel above the 400 W limit at 1410 MHz: re-timed.
 		{[]string{"gpu.clock_policy=power_capped"}, 2048, 2048, 1024, true},
 	} {
-		ld, err := configs.Load(nil, c.sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
-			M: c.m, N: c.n, K: c.k, Precision: tensorcore.FP16,
-			Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
-		job := Job{Workloads: []*workloads.Trace{tr},
-			Modes: []tensorcore.Mode{tensorcore.Sparse}}
+		ld, job := oneGEMM(t, c.sets, c.m, c.n, c.k)
 		if c.dense {
 			job.Modes = []tensorcore.Mode{tensorcore.Dense}
 		}
@@ -127,4 +119,19 @@ func TestWorkEstimateCountsTheTouchedKSteps(t *testing.T) {
 	if w := gemmWork(t, ld.Config, 256, 256, 1<<30); w < TouchCost*4*(1<<30)/64 {
 		t.Errorf("256x256x2^30: work %.3g, below the touch of 4 CTAs' k-steps", w)
 	}
+}
+
+// oneGEMM is the config of sets and a job of one FP16 2:4 GEMM in
+// sparse mode.
+func oneGEMM(t *testing.T, sets []string, m, n, k int) (*configs.Loaded, Job) {
+	t.Helper()
+	ld, err := configs.Load(nil, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
+		M: m, N: n, K: k, Precision: tensorcore.FP16,
+		Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
+	return ld, Job{Workloads: []*workloads.Trace{tr},
+		Modes: []tensorcore.Mode{tensorcore.Sparse}}
 }

@@ -59,6 +59,30 @@ func checkEstimate(w, max float64, what, hint string) error {
 	return nil
 }
 
+// defaultMaxMemory is the default --max-memory in bytes: two thirds of
+// the 24 GB development machine, so that a run refused by it would have
+// pushed that machine into swap or out of memory.
+const defaultMaxMemory = 16e9
+
+func addMaxMemory(fs *flag.FlagSet, v *float64) {
+	fs.Float64Var(v, "max-memory", defaultMaxMemory, "refuse a job whose "+
+		"estimated peak heap is above this many bytes (sim.EstimateMemory)")
+}
+
+// checkMemory refuses a job whose estimated peak heap is above max.
+func checkMemory(cfg *configs.Config, job sim.Job, max float64, what string) error {
+	if !(max > 0) || math.IsInf(max, 1) {
+		return fmt.Errorf("--max-memory %g: must be a finite number > 0", max)
+	}
+	if b := sim.EstimateMemory(cfg, job); b > max {
+		return fmt.Errorf("%s: estimated peak memory %s is above --max-memory "+
+			"%.3g bytes; shrink l2.size_kb or gpu.sm_count, use "+
+			"sim.memory_granularity=fast, or raise --max-memory to run it anyway",
+			what, sim.DescribeMemory(b), max)
+	}
+	return nil
+}
+
 // checkOutDir checks that dir can hold a run's output: it is a directory
 // or does not exist yet, and the directory it is (or would be made) in is
 // writable.
