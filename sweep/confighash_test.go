@@ -2,6 +2,9 @@ package sweep
 
 import (
 	"bytes"
+	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -50,5 +53,44 @@ func TestSectionEncoderIsMarshal(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("nothing encoded")
+	}
+}
+
+// Points are planned in parallel chunks; the error is still the first in
+// grid order, within a chunk and across chunks (points 35 and 50 fail
+// below, 35 is named; with the first valid, the check at 3 fails before
+// the config at 35), and a same-config pair across chunks is found.
+func TestPlanReportsTheFirstFailingPoint(t *testing.T) {
+	var vals []string
+	for i := 1; i <= 60; i++ {
+		v := strconv.Itoa(i)
+		if i == 35 || i == 50 {
+			v = "0"
+		}
+		vals = append(vals, v)
+	}
+	grid := "workloads: [{gemms: [64x64x64]}]\ngrid: {gpu.sm_count: [" + strings.Join(vals, ", ") + "]}\n"
+	s, err := Parse([]byte(grid), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Plan(Resolver{}); err == nil || !strings.Contains(err.Error(), "point 35 (gpu.sm_count=0)") {
+		t.Errorf("error %v, want point 35's", err)
+	}
+	check := func(pt *Point, _ *configs.Loaded, _ []*Workload) error {
+		if pt.Index == 2 {
+			return errors.New("check refuses point 3")
+		}
+		return nil
+	}
+	if _, err := s.PlanChecked(Resolver{}, check); err == nil || err.Error() != "check refuses point 3" {
+		t.Errorf("error %v, want point 3's check", err)
+	}
+	dup := "workloads: [{gemms: [64x64x64]}]\ngrid: {gpu.sm_count: [" + strings.Join(vals[:34], ", ") + ", 3]}\n"
+	if s, err = Parse([]byte(dup), "x.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Plan(Resolver{}); err == nil || !strings.Contains(err.Error(), "points 3 (gpu.sm_count=3) and 35") {
+		t.Errorf("error %v, want points 3 and 35 the same", err)
 	}
 }
