@@ -186,7 +186,7 @@ type Resolver struct {
 }
 
 // MaxPoints bounds a sweep's grid: each point's config is loaded and
-// checked before anything runs (a few milliseconds each).
+// checked before anything runs (about a millisecond of CPU each).
 const MaxPoints = 100000
 
 // PointCheck, when given to PlanChecked, is called with each point's
