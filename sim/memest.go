@@ -8,7 +8,6 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory/memcfg"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 )
 
 // The memory a run needs: the Go heap at its peak (live data and the
@@ -46,20 +45,12 @@ const (
 // copies in flight of the kernel among its candidates that holds the
 // most. It runs no simulation.
 func EstimateMemory(cfg *configs.Config, job Job) float64 {
-	var sims []float64
-	seen := map[kernel.Shape]bool{}
-	for _, w := range job.Workloads {
-		for _, g := range w.GEMMs {
-			for _, m := range job.Modes {
-				s, err := shapeOf(cfg, g, m)
-				if err != nil || seen[s] {
-					continue
-				}
-				seen[s] = true
-				sims = append(sims, simulationMemory(cfg, s))
-			}
-		}
-	}
+	_, sims := scan(cfg, job)
+	return memoryOf(sims, job)
+}
+
+// memoryOf is MemBase and the largest simulations that run at once.
+func memoryOf(sims []float64, job Job) float64 {
 	sort.Sort(sort.Reverse(sort.Float64Slice(sims)))
 	workers := runtime.GOMAXPROCS(0)
 	if job.Observer != nil {
@@ -72,15 +63,15 @@ func EstimateMemory(cfg *configs.Config, job Job) float64 {
 	return total
 }
 
-// simulationMemory is the heap one GEMM's simulation holds.
-func simulationMemory(cfg *configs.Config, g kernel.Shape) float64 {
+// simulationMemory is the heap one GEMM's simulation holds (plans: its
+// ranked candidates).
+func simulationMemory(cfg *configs.Config, plans []*kernel.Plan) float64 {
 	sms := float64(cfg.GPU.SMCount)
 	l2 := float64(cfg.Memory.L2.SizeKB) * 1024
 	b := sms*MemPerSM + l2*MemPerL2Byte
 	if cfg.Sim.MemoryGranularity == memcfg.Detailed {
 		b += sms*DetailedPerSM + l2*DetailedPerL2Byte
 	}
-	plans, _ := selection.Rank(cfg, g)
 	lines := 0.0
 	for _, p := range plans {
 		resident := min(p.CTAs, cfg.GPU.SMCount*p.Occupancy)

@@ -43,8 +43,9 @@ const TouchCost = 0.1
 // fast memory path: the warp k-steps EstimateKSteps counts, each costing
 // DetailedMemoryFactor under sim.memory_granularity=detailed, and the
 // CTA k-steps the fast-forward leaves out at TouchCost each.
-func EstimateWork(cfg *configs.Config, job Job) float64 {
-	w := estimate(cfg, job)
+func EstimateWork(cfg *configs.Config, job Job) float64 { return workOf(cfg, estimate(cfg, job)) }
+
+func workOf(cfg *configs.Config, w work) float64 {
 	steps := w.steps
 	if cfg.Sim.MemoryGranularity == "detailed" {
 		steps *= DetailedMemoryFactor
@@ -78,8 +79,24 @@ func most(a, b work) work {
 }
 
 func estimate(cfg *configs.Config, job Job) work {
+	w, _ := scan(cfg, job)
+	return w
+}
+
+// Estimates is EstimateWork and EstimateMemory from one ranking of each
+// GEMM's candidates.
+func Estimates(cfg *configs.Config, job Job) (work, memory float64) {
+	w, sims := scan(cfg, job)
+	return workOf(cfg, w), memoryOf(sims, job)
+}
+
+// scan ranks each distinct GEMM's candidates once: the job's work (all
+// of it sim.jitter_runs times: the selection ensemble) and each GEMM
+// simulation's memory.
+func scan(cfg *configs.Config, job Job) (work, []float64) {
 	seen := map[kernel.Shape]bool{}
 	var total work
+	var sims []float64
 	for _, w := range job.Workloads {
 		for _, g := range w.GEMMs {
 			for _, m := range job.Modes {
@@ -88,11 +105,13 @@ func estimate(cfg *configs.Config, job Job) work {
 					continue
 				}
 				seen[s] = true
-				total.add(shapeWork(cfg, s))
+				plans, _ := selection.Rank(cfg, s)
+				total.add(shapeWork(cfg, plans))
+				sims = append(sims, simulationMemory(cfg, plans))
 			}
 		}
 	}
-	return total.times(float64(selection.EnsembleRuns(cfg)))
+	return total.times(float64(selection.EnsembleRuns(cfg))), sims
 }
 
 // WarpStepsSimulated is the number of warp k-steps the process's SMs have
@@ -116,8 +135,7 @@ func DescribeWork(work float64) string {
 	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
 }
 
-func shapeWork(cfg *configs.Config, g kernel.Shape) work {
-	plans, _ := selection.Rank(cfg, g)
+func shapeWork(cfg *configs.Config, plans []*kernel.Plan) work {
 	if len(plans) == 0 {
 		return work{}
 	}

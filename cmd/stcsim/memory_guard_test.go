@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,29 @@ func TestRunMaxMemory(t *testing.T) {
 	} {
 		_, stderr, code := capture(t, func() int {
 			return dispatch(append([]string{"run", "--quiet", "--no-cache"}, c.args...))
+		})
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// sweep refuses a point whose estimated peak memory, --jobs units of it
+// at once, is above --max-memory, by its dry run too, naming the point.
+func TestSweepMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "s.yaml", "workloads: [{name: w, gemms: [256x256x256]}]\n"+
+		"grid: {gpu.sm_count: [4, 8]}\n")
+	db := filepath.Join(dir, "s.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-memory", "1e7"}, "point 1 (gpu.sm_count=4) workload w: estimated peak memory"},
+		{[]string{"--max-memory", "NaN"}, "must be a finite number"},
+	} {
+		_, stderr, code := capture(t, func() int {
+			return dispatch(append([]string{"sweep", spec, "--dry-run", "--db", db, "--jobs", "2"}, c.args...))
 		})
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 saying %q", c.args, code, stderr, c.want)

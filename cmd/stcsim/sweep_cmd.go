@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -76,8 +77,9 @@ func runSweep(args []string) int {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	dryRun := fs.Bool("dry-run", false, "check the sweep and list its points "+
 		"without running anything")
-	var maxWork float64
+	var maxWork, maxMemory float64
 	addMaxWork(fs, &maxWork)
+	addMaxMemory(fs, &maxMemory)
 	var cache cacheFlags
 	cache.add(fs)
 	pos, code, ok := parseArgs(fs, args)
@@ -100,6 +102,9 @@ func runSweep(args []string) int {
 	if !(maxWork > 0) {
 		return usageError(fs, "--max-work %g: must be > 0", maxWork)
 	}
+	if !(maxMemory > 0) || math.IsInf(maxMemory, 1) {
+		return usageError(fs, "--max-memory %g: must be a finite number > 0", maxMemory)
+	}
 	if *db == "" {
 		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
 	}
@@ -114,7 +119,7 @@ func runSweep(args []string) int {
 		return exitUsage
 	}
 	est := &unitEstimates{work: map[unitKey]float64{}}
-	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, est))
+	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, maxMemory, *jobs, est))
 	if err == nil {
 		err = checkShard(plan, sh)
 	}
@@ -223,15 +228,23 @@ func (u *unitEstimates) total(units []sweep.Unit) float64 {
 }
 
 // workCheck refuses a point whose estimated work for one workload is
-// above maxWork and keeps each unit's estimate in units (for the
+// above maxWork, or whose estimated peak memory, jobs of it at once, is
+// above maxMemory, and keeps each unit's work in units (for the
 // warning's total and the dry run's list: a config is not loaded twice).
-func workCheck(maxWork float64, units *unitEstimates) sweep.PointCheck {
+func workCheck(maxWork, maxMemory float64, jobs int, units *unitEstimates) sweep.PointCheck {
 	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
 		for _, w := range ws {
-			est := sim.EstimateWork(ld.Config, sim.Job{
+			est, mem := sim.Estimates(ld.Config, sim.Job{
 				Workloads: []*workloads.Trace{w.Trace},
 				Modes:     pt.Modes()})
 			units.set(unitKey{pt, w}, est)
+			if mem *= float64(jobs); mem > maxMemory {
+				return fmt.Errorf("point %d (%s) workload %s: estimated "+
+					"peak memory %s with --jobs %d is above --max-memory %.3g "+
+					"bytes; lower --jobs, or raise --max-memory to run it anyway",
+					pt.Index+1, pt.Label(), w.Trace.Name, sim.DescribeMemory(mem),
+					jobs, maxMemory)
+			}
 			if est > maxWork {
 				return fmt.Errorf("point %d (%s) workload %s: estimated "+
 					"work %s is above --max-work %.3g; raise --max-work to "+
