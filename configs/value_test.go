@@ -93,3 +93,26 @@ func TestTreeDecodesAsItsText(t *testing.T) {
 		}
 	}
 }
+
+// boundFor keeps its answers; they are findBound's for every number of
+// every built-in config, asked twice (the second from the memo).
+func TestBoundMemoIsFindBound(t *testing.T) {
+	for _, name := range Builtin() {
+		ld, err := Load([]string{name}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		walkNumbers(reflect.ValueOf(*ld.Config), "", func(path string, _ float64, isInt bool) {
+			for i := 0; i < 2; i++ {
+				if got, want := boundFor(path, isInt), findBound(path, isInt); got != want {
+					t.Errorf("%s: %s: boundFor %+v, findBound %+v", name, path, got, want)
+				}
+			}
+			n++
+		})
+		if n < 100 {
+			t.Errorf("%s: %d numbers walked", name, n)
+		}
+	}
+}
