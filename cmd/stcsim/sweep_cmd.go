@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -269,22 +270,24 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 // estimated simulation time (sim.EstimateWork, as workCheck kept it in
 // est), and the shard's total.
 func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) {
+	w := bufio.NewWriter(os.Stdout) // up to 10^5 lines, in a few hundred writes
+	defer w.Flush()
 	units := sh.Select(plan.Units())
-	fmt.Printf("sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
+	fmt.Fprintf(w, "sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
 		len(plan.Points), len(plan.Workloads), len(plan.Units()))
 	if sh.N > 1 {
-		fmt.Printf(", %d in shard %d/%d", len(units), sh.I, sh.N)
+		fmt.Fprintf(w, ", %d in shard %d/%d", len(units), sh.I, sh.N)
 	}
-	fmt.Println("; all configs valid")
+	fmt.Fprintln(w, "; all configs valid")
 	total := 0.0
 	for _, u := range units {
 		sec := sim.EstimateSeconds(est.get(unitKey{u.Point, u.Workload}))
 		total += sec
-		fmt.Printf("  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
+		fmt.Fprintf(w, "  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
 			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec))
 	}
 	par := max(1, min(jobs, runtime.NumCPU(), len(units)))
-	fmt.Printf("estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
+	fmt.Fprintf(w, "estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
 		"free cores (from the points' sizes; points already in the store "+
 		"are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
 		jobs, par)
