@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/stcsim/stcsim/configs/check"
 )
@@ -95,6 +97,34 @@ var unbounded = map[string]bool{"sim.seed": true}
 
 // boundFor is the range of a key: its table entry, or the generic one.
 func boundFor(path string, isInt bool) Bound {
+	// Every load checks every number's bound (a sweep loads a config per
+	// point): the answer for a key is kept.
+	k := boundKey{path, isInt}
+	if b, ok := boundMemo.Load(k); ok {
+		return b.(Bound)
+	}
+	b := findBound(path, isInt)
+	if boundMemoSize.Add(1) <= boundMemoMax {
+		boundMemo.Store(k, b)
+	}
+	return b
+}
+
+type boundKey struct {
+	path  string
+	isInt bool
+}
+
+var (
+	boundMemo     sync.Map
+	boundMemoSize atomic.Int64
+)
+
+// boundMemoMax bounds the memo: the schema's numeric keys, list elements
+// included, are a few hundred.
+const boundMemoMax = 1 << 16
+
+func findBound(path string, isInt bool) Bound {
 	ks := strings.Split(normaliseIndices(path), ".")
 	for i, ps := range boundParts {
 		if partsMatch(ps, ks) {

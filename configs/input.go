@@ -2,6 +2,7 @@ package configs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -178,6 +179,20 @@ func isDecimal(s string) bool {
 // not safe for concurrent Value calls). It is what a sweep stores as a point's grid value, so
 // that the stored value is the simulated one.
 func (ld *Loaded) Value(path string) (string, bool) {
+	// The key's own field encoded alone: the same text as in the whole
+	// config's encoding, at a small part of the cost (a sweep asks this
+	// of every point's grid keys).
+	if f, ok := fieldAt(reflect.ValueOf(ld.Config).Elem(), path); ok {
+		var n yaml.Node
+		if err := n.Encode(f.Interface()); err == nil {
+			return renderValue(&n)
+		}
+	}
+	return ld.encodedValue(path)
+}
+
+// encodedValue is Value read from the whole config's encoding.
+func (ld *Loaded) encodedValue(path string) (string, bool) {
 	if ld.encoded == nil {
 		var n yaml.Node
 		if err := n.Encode(ld.Config); err != nil {
@@ -203,6 +218,12 @@ func (ld *Loaded) Value(path string) (string, bool) {
 			cur = cur.Content[idx]
 		}
 	}
+	return renderValue(cur)
+}
+
+// renderValue is a node as Value renders it: a scalar, or a list of
+// scalars in flow style.
+func renderValue(cur *yaml.Node) (string, bool) {
 	switch cur.Kind {
 	case yaml.ScalarNode:
 		return cur.Value, true
@@ -217,4 +238,50 @@ func (ld *Loaded) Value(path string) (string, bool) {
 		return "[" + strings.Join(parts, ", ") + "]", true
 	}
 	return "", false
+}
+
+// fieldAt is the field of v (a struct) at a dotted key path with [i]
+// list indexes, found by the fields' yaml names (inline structs
+// searched through); false where the path names no field, or a field
+// left out of the encoding when empty (omitempty).
+func fieldAt(v reflect.Value, path string) (reflect.Value, bool) {
+	for _, part := range strings.Split(path, ".") {
+		name, idx, err := splitPart(part)
+		if err != nil || v.Kind() != reflect.Struct {
+			return reflect.Value{}, false
+		}
+		if v, err = yamlField(v, name); err != nil {
+			return reflect.Value{}, false
+		}
+		if idx >= 0 {
+			if v.Kind() != reflect.Slice || idx >= v.Len() {
+				return reflect.Value{}, false
+			}
+			v = v.Index(idx)
+		}
+	}
+	return v, true
+}
+
+var errNoField = errors.New("no such field")
+
+// yamlField is struct v's field of yaml name name.
+func yamlField(v reflect.Value, name string) (reflect.Value, error) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case strings.Contains(opts, "inline"):
+			if x, err := yamlField(v.Field(i), name); err == nil {
+				return x, nil
+			}
+		case tag == name && f.IsExported():
+			if strings.Contains(opts, "omitempty") {
+				return reflect.Value{}, errNoField
+			}
+			return v.Field(i), nil
+		}
+	}
+	return reflect.Value{}, errNoField
 }

@@ -104,14 +104,10 @@ func Load(specs []string, sets []string) (*Loaded, error) {
 
 func (ld *Loaded) finish(specs, sets []string) error {
 	cfg := &Config{}
-	body, err := yaml.Marshal(ld.tree)
-	if err != nil {
-		return &Error{Problems: []string{fmt.Sprintf("encode the merged "+
-			"config: %v", err)}}
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(body))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil {
+	// Every node of the tree was checked against the schema when its
+	// file or --set was read (checkNode: known keys, types, number
+	// forms), so it decodes as it is (a sweep loads a config per point).
+	if err := ld.tree.Decode(cfg); err != nil {
 		return &Error{Problems: []string{err.Error()}}
 	}
 	if errs := cfg.Validate(); len(errs) > 0 {
@@ -211,17 +207,14 @@ func (ld *Loaded) mergeSource(spec string) error {
 	if err != nil {
 		return err
 	}
-	root, err := ParseDocument(data, label)
+	sum := sha256.Sum256(data)
+	root, err := checkedDocument(data, label, sum)
 	if err != nil {
-		return err
-	}
-	if err := checkNode(label, root, reflect.TypeOf(Config{}), ""); err != nil {
 		return err
 	}
 	if err := ld.mergeBase(spec, label, root); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(data)
 	ld.Files = append(ld.Files, SourceFile{Source: label,
 		SHA256: hex.EncodeToString(sum[:])})
 	ld.record(label, root, "")

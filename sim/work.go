@@ -28,15 +28,29 @@ const WarpStepsPerSecond = 8e3
 // for 1.02e4 (19.7x); docs/log/2026-12-04-work.md.
 const DetailedMemoryFactor = 18
 
+// TouchCost is the cost of one CTA k-step the fast-forward leaves out, in
+// warp k-steps: its tiles are still looked up in the L2 tags
+// (memory.Toucher), so that what later waves find there is the full
+// run's. Measured 2026-12-04 on the 2-core machine (loaded, about 10
+// runnable jobs) with 256x256xK sparse, 128x128x64_64x64_s3 pinned, K
+// extrapolation off: K = 262144 left out 16308 CTA k-steps in 0.39 s of
+// CPU, K = 1048576 65460 in 0.98 s, both simulating 2608 warp k-steps:
+// 12 us per k-step left out, 0.096 of a warp k-step at
+// WarpStepsPerSecond (docs/log/2026-12-04-bad-input.md).
+const TouchCost = 0.1
+
 // EstimateWork is the simulated work of a job, in warp k-steps of the
 // fast memory path: the warp k-steps EstimateKSteps counts, each costing
-// DetailedMemoryFactor under sim.memory_granularity=detailed.
-func EstimateWork(cfg *configs.Config, job Job) float64 {
-	w := EstimateKSteps(cfg, job)
+// DetailedMemoryFactor under sim.memory_granularity=detailed, and the
+// CTA k-steps the fast-forward leaves out at TouchCost each.
+func EstimateWork(cfg *configs.Config, job Job) float64 { return workOf(cfg, estimate(cfg, job)) }
+
+func workOf(cfg *configs.Config, w work) float64 {
+	steps := w.steps
 	if cfg.Sim.MemoryGranularity == "detailed" {
-		w *= DetailedMemoryFactor
+		steps *= DetailedMemoryFactor
 	}
-	return w
+	return steps + TouchCost*w.touched
 }
 
 // EstimateKSteps is the number of warp k-steps a job simulates: for each
@@ -46,9 +60,43 @@ func EstimateWork(cfg *configs.Config, job Job) float64 {
 // and all of it sim.jitter_runs times (the selection ensemble,
 // selection.EnsembleRuns). It runs no simulation; a GEMM no kernel can
 // run counts nothing (the run reports it).
-func EstimateKSteps(cfg *configs.Config, job Job) float64 {
+func EstimateKSteps(cfg *configs.Config, job Job) float64 { return estimate(cfg, job).steps }
+
+// work is an estimate: warp k-steps simulated, and CTA k-steps the
+// fast-forward leaves out (whose tiles are touched in the L2 tags).
+type work struct{ steps, touched float64 }
+
+func (w *work) add(x work) { w.steps += x.steps; w.touched += x.touched }
+
+func (w work) times(f float64) work { return work{w.steps * f, w.touched * f} }
+
+// most is the costlier of two runs.
+func most(a, b work) work {
+	if b.steps+TouchCost*b.touched > a.steps+TouchCost*a.touched {
+		return b
+	}
+	return a
+}
+
+func estimate(cfg *configs.Config, job Job) work {
+	w, _ := scan(cfg, job)
+	return w
+}
+
+// Estimates is EstimateWork and EstimateMemory from one ranking of each
+// GEMM's candidates.
+func Estimates(cfg *configs.Config, job Job) (work, memory float64) {
+	w, sims := scan(cfg, job)
+	return workOf(cfg, w), memoryOf(sims, job)
+}
+
+// scan ranks each distinct GEMM's candidates once: the job's work (all
+// of it sim.jitter_runs times: the selection ensemble) and each GEMM
+// simulation's memory.
+func scan(cfg *configs.Config, job Job) (work, []float64) {
 	seen := map[kernel.Shape]bool{}
-	total := 0.0
+	var total work
+	var sims []float64
 	for _, w := range job.Workloads {
 		for _, g := range w.GEMMs {
 			for _, m := range job.Modes {
@@ -57,11 +105,13 @@ func EstimateKSteps(cfg *configs.Config, job Job) float64 {
 					continue
 				}
 				seen[s] = true
-				total += shapeWork(cfg, s)
+				plans, _ := selection.Rank(cfg, s)
+				total.add(shapeWork(cfg, plans))
+				sims = append(sims, simulationMemory(cfg, plans))
 			}
 		}
 	}
-	return total * float64(selection.EnsembleRuns(cfg))
+	return total.times(float64(selection.EnsembleRuns(cfg))), sims
 }
 
 // WarpStepsSimulated is the number of warp k-steps the process's SMs have
@@ -85,59 +135,88 @@ func DescribeWork(work float64) string {
 	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
 }
 
-func shapeWork(cfg *configs.Config, g kernel.Shape) float64 {
-	plans, _ := selection.Rank(cfg, g)
+func shapeWork(cfg *configs.Config, plans []*kernel.Plan) work {
 	if len(plans) == 0 {
-		return 0
+		return work{}
 	}
 	if cfg.Sim.Fidelity == configs.FidelityFast {
 		if _, refused := selection.FastTimes(cfg, plans); refused == "" {
-			return 0 // no instruction simulated
+			return work{} // no instruction simulated
 		}
 	}
-	work, full, retime := 0.0, 0.0, 0.0
+	var total, full, retime work
 	for _, p := range plans {
 		if !p.Schedule.Cuttable() {
 			// Serial split-K and stream-K are simulated whole, every
 			// CTA and k-step with no fast path, and that sample is the
 			// record (selection.SampleEstimate).
-			steps := float64(p.TotalKSteps() * p.Warps)
-			work += steps
-			retime = math.Max(retime, steps)
+			steps := work{steps: float64(p.TotalKSteps() * p.Warps)}
+			total.add(steps)
+			retime = most(retime, steps)
 			continue
 		}
+		long := selection.LongInK(cfg, p)
 		// Under power_capped, the chosen kernel is simulated again at
-		// each clock the cap tries (selection.CapClock), whole in K.
-		retime = math.Max(retime, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-			float64(p.TotalKSteps())/float64(p.CTAs)*float64(p.Warps))
+		// each clock the cap tries (selection.CapClock), as its full
+		// simulation (a long-K one counted whole in K: an over-count).
+		if long {
+			retime = most(retime, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
+				float64(p.TotalKSteps()) / float64(p.CTAs) * float64(p.Warps)})
+		} else {
+			retime = most(retime, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
+		}
 		// waves: the launch has waves enough to be extrapolated; a sample
-		// without them is the whole kernel. The fast-forward's left-out
-		// k-steps are counted as simulated (their L2 touch is O(K);
-		// an over-count: issue 35 item 1, not yet modelled).
+		// without them is the whole kernel.
 		_, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 		whole := selection.SampledWhole(p)
-		samples := selection.SampleKSteps/2 + selection.SampleKSteps
 		if whole {
-			samples = p.KSteps
+			total.add(runWork(cfg, p, true))
+		} else { // two K samples, never fast-forwarded
+			total.add(work{steps: simulatedCTAs(cfg, p, true) *
+				float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
 		}
-		work += simulatedCTAs(cfg, p, true) * float64(samples*p.Warps)
 		// The record: the samples themselves under the default
 		// extrapolations or where the sample was the whole kernel, else
 		// a run of its own.
 		if reuse := (cfg.Sim.ExtrapolateWaves && (whole || cfg.Sim.ExtrapolateKSteps)) ||
 			(whole && !waves); !reuse {
-			k := p.KSteps
-			if selection.LongInK(cfg, p) {
-				k = selection.SampleKSteps/2 + selection.SampleKSteps
+			if long {
+				full = most(full, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
+					float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
+			} else {
+				full = most(full, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
 			}
-			full = math.Max(full, simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves)*
-				float64(k*p.Warps))
 		}
 	}
 	if cfg.GPU.ClockPolicy == energy.PowerCapped {
-		work += RetimedClocks * retime
+		total.add(retime.times(RetimedClocks))
 	}
-	return work + full
+	total.add(full)
+	return total
+}
+
+// runWork is one simulation of the whole-K plan p, with wave
+// extrapolation as extrapolate says: every simulated CTA's k-steps, but
+// where the run is fast-forwarded (gpu.FastForwards) the CTAs of its
+// last wave, which run with no CTA left to launch, simulate only
+// gpu.FastForwardKept of theirs and the rest are touched. (The earlier
+// waves' CTAs start and end while others wait to launch, which the
+// fast-forward's window does not allow; some of them are shortened too
+// where their wave holds still, which this leaves counted.)
+func runWork(cfg *configs.Config, p *kernel.Plan, extrapolate bool) work {
+	n, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
+	if !extrapolate {
+		n, waves = p.CTAs, false
+	}
+	steps := float64(p.TotalKSteps()) / float64(p.CTAs)
+	if !gpu.FastForwards(cfg, p, extrapolate && waves) {
+		return work{steps: float64(n) * steps * float64(p.Warps)}
+	}
+	slots := max(1, cfg.GPU.SMCount*p.Occupancy)
+	last := float64(n - (kernel.CeilDiv(n, slots)-1)*slots)
+	kept := math.Min(steps, float64(gpu.FastForwardKept(p)))
+	return work{steps: (float64(n)-last)*steps*float64(p.Warps) + last*kept*float64(p.Warps),
+		touched: last * (steps - kept)}
 }
 
 // RetimedClocks is how many clocks besides the first a power-capped
@@ -155,4 +234,31 @@ func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float6
 	}
 	n, _ := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 	return float64(n)
+}
+
+// The work of `stcsim micro tc` in warp k-steps (WarpStepsPerSecond's
+// unit), per tensor-core event. Measured 2026-12-04 on the 2-core
+// machine (loaded) over the 8 precisions and modes, A100-40GB (432
+// tensor cores), with /usr/bin/time: under tensorcore.fidelity=instruction
+// --mmas 16384 took 22.2 s of user CPU and 65536 89.2 s (1.70e8 more
+// MMAs: 0.39 us each); --chain 1048576 10.4 s against 0.35 s for the
+// default 64 (8.4e6 more: 1.2 us each); batched, --mmas 1 --chain
+// 1048576 2.63 s and 262144 0.88 s (6.3e6 more: 0.28 us each). A batched
+// throughput run is one event per tensor core.
+const (
+	MicroMMACost          = 0.0031 // an MMA through the stages (instruction fidelity)
+	MicroChainCost        = 0.0096 // a dependent MMA, instruction fidelity
+	MicroBatchedChainCost = 0.0022 // a dependent MMA, batched
+)
+
+// EstimateMicroTC is the work of `stcsim micro tc` over runs
+// precision x mode combinations with mmas independent MMAs per tensor
+// core and a dependent chain of chain MMAs.
+func EstimateMicroTC(cfg *configs.Config, runs, mmas, chain int) float64 {
+	tcs := float64(cfg.GPU.SMCount * cfg.SM.SubPartitions)
+	w := tcs*MicroBatchedChainCost + float64(chain)*MicroBatchedChainCost
+	if cfg.TensorCore.Fidelity == "instruction" {
+		w = tcs*float64(mmas)*MicroMMACost + float64(chain)*MicroChainCost
+	}
+	return float64(runs) * w
 }

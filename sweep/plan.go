@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -69,8 +72,26 @@ func configYAML(ld *configs.Loaded) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("encode config: %w", err)
 	}
+	return body, bodyHash(body), nil
+}
+
+func bodyHash(body []byte) string {
 	sum := sha256.Sum256(body)
-	return body, hex.EncodeToString(sum[:8]), nil
+	return hex.EncodeToString(sum[:8])
+}
+
+// configHash is configYAML's hash, the config encoded by enc (nil:
+// yaml.Marshal).
+func configHash(ld *configs.Loaded, enc *sectionEncoder) (string, error) {
+	if enc == nil {
+		_, h, err := configYAML(ld)
+		return h, err
+	}
+	body, err := enc.marshal(ld.Config)
+	if err != nil {
+		return "", fmt.Errorf("encode config: %w", err)
+	}
+	return bodyHash(body), nil
 }
 
 // Label is the point's grid values as "k=v k=v" (or "base" for an empty
@@ -165,7 +186,7 @@ type Resolver struct {
 }
 
 // MaxPoints bounds a sweep's grid: each point's config is loaded and
-// checked before anything runs (a few milliseconds each).
+// checked before anything runs (about a millisecond of CPU each).
 const MaxPoints = 100000
 
 // PointCheck, when given to PlanChecked, is called with each point's
@@ -177,7 +198,13 @@ type PointCheck func(pt *Point, ld *configs.Loaded, ws []*Workload) error
 // sweep up front, naming the key.
 func (s *Spec) Plan(r Resolver) (*Plan, error) { return s.PlanChecked(r, nil) }
 
-// PlanChecked is Plan with a check of every point.
+// PlanChecked is Plan with a check of every point. check may be called
+// from several goroutines at once, and for points after one that fails.
+//
+// The points are loaded and checked in chunks of planChunk, each chunk's
+// in parallel (a sweep's planning is most of a large dry run: issue 35
+// item 3); what the plan holds and the error it returns, the first in
+// grid order, are those of checking the points one after another.
 func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 	p := &Plan{Spec: s, Modes: s.modes}
 	if n, ok := s.pointCount(); !ok {
@@ -186,40 +213,101 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 	}
 	byOptions := map[string][]*Workload{} // the workloads per workload.* values
 	hashes := map[string]int{}
-	for i, grid := range s.combinations() {
-		pt, ld, err := s.point(i, grid)
-		if err == nil {
-			opts := workloadAssignments(grid)
+	enc := newSectionEncoder()
+	combos := s.combinations()
+	for lo := 0; lo < len(combos); lo += planChunk {
+		res := make([]plannedPoint, min(planChunk, len(combos)-lo))
+		parallel(len(res), func(j int) {
+			r := &res[j]
+			r.pt, r.ld, r.err = s.point(lo+j, combos[lo+j], enc)
+		})
+		if lo == 0 && res[0].err == nil {
+			// The spliced encoding is held to yaml.Marshal by a test;
+			// should a config ever encode otherwise, the whole plan
+			// marshals each config instead.
+			if _, h, err := configYAML(res[0].ld); err == nil && h != res[0].pt.Hash {
+				enc = nil
+				for j := range res {
+					if res[j].err == nil {
+						_, res[j].pt.Hash, res[j].err = configYAML(res[j].ld)
+					}
+				}
+			}
+		}
+		// The workloads, in order (a model is built once per workload.*
+		// options); past a point that failed nothing matters.
+		for j := range res {
+			if res[j].err != nil {
+				break
+			}
+			pt := res[j].pt
+			opts := workloadAssignments(combos[lo+j])
 			key := fmt.Sprint(opts)
 			if pt.workloads = byOptions[key]; pt.workloads == nil {
-				if pt.workloads, err = s.workloadsWith(opts, r); err != nil {
-					return nil, err
+				if pt.workloads, res[j].err = s.workloadsWith(opts, r); res[j].err != nil {
+					break
 				}
 				byOptions[key] = pt.workloads
 			}
 			if p.Workloads == nil {
 				p.Workloads = pt.workloads
 			}
-			err = p.checkPoint(pt, ld)
 		}
-		if err == nil && check != nil {
-			err = check(pt, ld, pt.workloads)
+		parallel(len(res), func(j int) {
+			r := &res[j]
+			if r.err != nil || r.pt.workloads == nil {
+				return
+			}
+			r.err = p.checkPoint(r.pt, r.ld)
+			if r.err == nil && check != nil {
+				r.err = check(r.pt, r.ld, r.pt.workloads)
+			}
+		})
+		for j := range res {
+			pt, i := res[j].pt, lo+j
+			if res[j].err != nil {
+				return nil, res[j].err
+			}
+			// Points that differ only in a workload option share a config
+			// (their workloads' names differ: workloadsWith).
+			id := pt.Hash + fmt.Sprint(workloadAssignments(combos[i]))
+			if k, dup := hashes[id]; dup {
+				return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
+					"have the same effective config", s.file, k+1,
+					p.Points[k].Label(), i+1, pt.Label())
+			}
+			hashes[id] = i
+			p.Points = append(p.Points, pt)
 		}
-		if err != nil {
-			return nil, err
-		}
-		// Points that differ only in a workload option share a config
-		// (their workloads' names differ: workloadsWith).
-		id := pt.Hash + fmt.Sprint(workloadAssignments(grid))
-		if j, dup := hashes[id]; dup {
-			return nil, fmt.Errorf("sweep %s: points %d (%s) and %d (%s) "+
-				"have the same effective config", s.file, j+1,
-				p.Points[j].Label(), i+1, pt.Label())
-		}
-		hashes[id] = i
-		p.Points = append(p.Points, pt)
 	}
 	return p, nil
+}
+
+// planChunk is how many points are loaded at once: their configs are
+// dropped once checked, so that a plan's memory does not grow with them.
+const planChunk = 32
+
+// plannedPoint is one point being planned.
+type plannedPoint struct {
+	pt  *Point
+	ld  *configs.Loaded
+	err error
+}
+
+// parallel calls f(0..n-1) on as many goroutines as the process may run.
+func parallel(n int, f func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1)) - 1; j < n; j = int(next.Add(1)) - 1 {
+				f(j)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // checkPoint runs sim.Check on the point with every workload, so a row
@@ -290,7 +378,7 @@ func (s *Spec) combinations() [][]Assignment {
 	return out
 }
 
-func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) {
+func (s *Spec) point(i int, grid []Assignment, enc *sectionEncoder) (*Point, *configs.Loaded, error) {
 	sets := append([]string{}, s.Set...)
 	for _, a := range grid {
 		if !strings.HasPrefix(a.Key, WorkloadAxis) {
@@ -302,7 +390,7 @@ func (s *Spec) point(i int, grid []Assignment) (*Point, *configs.Loaded, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	_, hash, err := configYAML(ld)
+	hash, err := configHash(ld, enc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sweep %s: point %d: %w", s.file, i+1, err)
 	}

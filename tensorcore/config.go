@@ -3,6 +3,8 @@ package tensorcore
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"github.com/stcsim/stcsim/configs/check"
 )
@@ -69,17 +71,28 @@ type PrecisionConfig struct {
 // Shape is an MMA instruction shape mMnNkK.
 type Shape struct{ M, N, K int }
 
-func (s Shape) String() string { return fmt.Sprintf("m%dn%dk%d", s.M, s.N, s.K) }
+func (s Shape) String() string {
+	return "m" + strconv.Itoa(s.M) + "n" + strconv.Itoa(s.N) + "k" + strconv.Itoa(s.K)
+}
 
 // FMAs is the number of multiply-adds of one instruction of this shape.
 func (s Shape) FMAs() int { return s.M * s.N * s.K }
 
 // ParseShape reads "m16n8k16".
 func ParseShape(s string) (Shape, error) {
+	// Cut by hand (not fmt.Sscanf: every kernel plan parses its
+	// shapes, and a sweep plans thousands); String gives back s only for
+	// the canonical form (no sign, no leading zero).
 	var sh Shape
-	n, err := fmt.Sscanf(s, "m%dn%dk%d", &sh.M, &sh.N, &sh.K)
-	if err != nil || n != 3 || sh.M <= 0 || sh.N <= 0 || sh.K <= 0 ||
-		sh.String() != s {
+	rest, ok := strings.CutPrefix(s, "m")
+	m, rest, okN := strings.Cut(rest, "n")
+	n, k, okK := strings.Cut(rest, "k")
+	var e1, e2, e3 error
+	sh.M, e1 = strconv.Atoi(m)
+	sh.N, e2 = strconv.Atoi(n)
+	sh.K, e3 = strconv.Atoi(k)
+	if !ok || !okN || !okK || e1 != nil || e2 != nil || e3 != nil ||
+		sh.M <= 0 || sh.N <= 0 || sh.K <= 0 || sh.String() != s {
 		return Shape{}, fmt.Errorf("bad MMA shape %q (want like m16n8k16)", s)
 	}
 	return sh, nil

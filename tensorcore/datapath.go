@@ -3,7 +3,10 @@ package tensorcore
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Stage is one stage of the tensor-core pipeline as derived for one
@@ -91,6 +94,41 @@ func DualShape(dense Shape, p Pattern) (Shape, error) {
 // keep); 0 takes the expectation for independent masks, m*n*K*(N/M)^2 of
 // the DualShape.
 func Derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products int) (Datapath, error) {
+	k := deriveKey{*p, name, m, pat, products}
+	if v, ok := deriveMemo.Load(k); ok {
+		d := v.(Datapath)
+		d.Stages, d.Constraints = slices.Clone(d.Stages), slices.Clone(d.Constraints)
+		return d, nil
+	}
+	d, err := derive(p, name, m, pat, products)
+	if err == nil && deriveMemoSize.Add(1) <= deriveMemoMax {
+		c := d
+		c.Stages, c.Constraints = slices.Clone(d.Stages), slices.Clone(d.Constraints)
+		deriveMemo.Store(k, c)
+	}
+	return d, err
+}
+
+// Every kernel plan derives its datapath (kernel selection plans each
+// candidate of each GEMM, a sweep's dry run each point's), from a few
+// distinct descriptions: Derive keeps what it derived, by its
+// arguments, and hands out copies.
+type deriveKey struct {
+	p        PrecisionConfig
+	name     Precision
+	m        Mode
+	pat      Pattern
+	products int
+}
+
+var (
+	deriveMemo     sync.Map
+	deriveMemoSize atomic.Int64
+)
+
+const deriveMemoMax = 1 << 14
+
+func derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products int) (Datapath, error) {
 	dense, err := ParseShape(p.DenseShape)
 	if err != nil {
 		return Datapath{}, fmt.Errorf("%s: %w", name, err)

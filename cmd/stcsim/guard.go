@@ -37,16 +37,48 @@ func checkWork(cfg *configs.Config, job sim.Job, max float64, what string) error
 	if !(max > 0) || math.IsInf(max, 1) {
 		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
 	}
-	w := sim.EstimateWork(cfg, job)
+	return checkEstimate(sim.EstimateWork(cfg, job), max, what,
+		"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true shortens large ones)")
+}
+
+// checkEstimate refuses estimated work w above max, saying what to do
+// (hint), and warns above warnWork.
+func checkEstimate(w, max float64, what, hint string) error {
+	if !(max > 0) || math.IsInf(max, 1) {
+		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
+	}
 	if w > max {
 		return fmt.Errorf("%s: estimated work %s is above --max-work %.3g; "+
-			"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true "+
-			"shortens large ones), or raise --max-work to run it anyway",
-			what, sim.DescribeWork(w), max)
+			"%s, or raise --max-work to run it anyway",
+			what, sim.DescribeWork(w), max, hint)
 	}
 	if w > warnWork {
 		fmt.Fprintf(os.Stderr, "stcsim: warning: %s: estimated work %s\n",
 			what, sim.DescribeWork(w))
+	}
+	return nil
+}
+
+// defaultMaxMemory is the default --max-memory in bytes: two thirds of
+// the 24 GB development machine, so that a run refused by it would have
+// pushed that machine into swap or out of memory.
+const defaultMaxMemory = 16e9
+
+func addMaxMemory(fs *flag.FlagSet, v *float64) {
+	fs.Float64Var(v, "max-memory", defaultMaxMemory, "refuse a job whose "+
+		"estimated peak heap is above this many bytes (sim.EstimateMemory)")
+}
+
+// checkMemory refuses a job whose estimated peak heap is above max.
+func checkMemory(cfg *configs.Config, job sim.Job, max float64, what string) error {
+	if !(max > 0) || math.IsInf(max, 1) {
+		return fmt.Errorf("--max-memory %g: must be a finite number > 0", max)
+	}
+	if b := sim.EstimateMemory(cfg, job); b > max {
+		return fmt.Errorf("%s: estimated peak memory %s is above --max-memory "+
+			"%.3g bytes; shrink l2.size_kb or gpu.sm_count, use "+
+			"sim.memory_granularity=fast, or raise --max-memory to run it anyway",
+			what, sim.DescribeMemory(b), max)
 	}
 	return nil
 }

@@ -27,9 +27,10 @@ func TestRunRefusesBadInputUpFront(t *testing.T) {
 		{[]string{"--set", "description=caf\xe9"}, "not UTF-8"},
 		{[]string{"--trace-db", "/nonexistent/dir/t.sqlite3"}, "--trace-db"},
 		{[]string{"--gemm", "1073741824x1073741824x1073741824"}, "above the limit"},
-		// K extrapolation bounds a deep GEMM's work; simulated in full it
-		// is refused before anything runs.
-		{[]string{"--gemm", "256x256x1073741824", "--set", "sim.extrapolate_ksteps=false"}, "--max-work"},
+		// K extrapolation and the fast-forward bound a deep GEMM's work;
+		// simulated in full it is refused before anything runs.
+		{[]string{"--gemm", "256x256x1073741824", "--set", "sim.extrapolate_ksteps=false",
+			"--set", "sim.fast_forward=false"}, "--max-work"},
 		{[]string{"--set", "dram.bandwidth_gbps=1e-6"}, "must be in"},
 		{[]string{"--config", "/dev/zero"}, "not a regular file"},
 		{[]string{"--out", file}, "not a directory"},

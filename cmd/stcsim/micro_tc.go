@@ -43,6 +43,8 @@ func runMicroTC(args []string) int {
 		"independent MMAs per tensor core in the throughput run")
 	chain := fs.Int("chain", unit.DefaultMicroOptions.Chain,
 		"length of the dependent chain in the latency run")
+	var maxWork float64
+	addMaxWork(fs, &maxWork)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -58,6 +60,12 @@ func runMicroTC(args []string) int {
 	ld, code := cf.load()
 	if ld == nil {
 		return code
+	}
+	w := sim.EstimateMicroTC(ld.Config, len(precs)*len(modes), *mmas, *chain)
+	if err := checkEstimate(w, maxWork, "the benchmark", "lower --mmas or --chain "+
+		"(tensorcore.fidelity=instruction simulates every MMA of --mmas)"); err != nil {
+		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", err)
+		return exitUsage
 	}
 	out, err := microTC(ld, precs, modes, unit.MicroOptions{MMAsPerTC: *mmas, Chain: *chain})
 	if err != nil {

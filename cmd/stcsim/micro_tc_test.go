@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,32 @@ func TestMicroTCUsageErrors(t *testing.T) {
 		})
 		if code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+// micro tc bounds its work as run does (issue 35 item 2): a million MMAs
+// per tensor core through the stages (about 23 minutes of one core) is
+// refused under --max-work 1e6 before anything runs, and named; the
+// default benchmark, some 9 warp k-steps, runs under --max-work 100; a
+// bound that is not a finite positive number is a usage error.
+func TestMicroTCMaxWork(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--mmas", "1048576", "--set", "tensorcore.fidelity=instruction", "--max-work", "1e6"},
+			exitUsage, "above --max-work"},
+		{[]string{"--chain", "1048576", "--max-work", "1000"}, exitUsage, "lower --mmas or --chain"},
+		{[]string{"--precision", "fp16", "--mode", "dense", "--max-work", "100"}, exitOK, ""},
+		{[]string{"--max-work", "NaN"}, exitUsage, "finite number"},
+	} {
+		_, stderr, code := capture(t, func() int {
+			return dispatch(append([]string{"micro", "tc"}, c.args...))
+		})
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d saying %q", c.args, code, stderr, c.code, c.want)
 		}
 	}
 }

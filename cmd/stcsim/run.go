@@ -56,6 +56,7 @@ type runFlags struct {
 	traceDB   string
 	traceAll  bool
 	maxWork   float64
+	maxMemory float64
 	monURL    string // the monitor's address, once started
 	cache     cacheFlags
 }
@@ -95,6 +96,7 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&f.traceAll, "trace-candidates", false, "with --trace-db: "+
 		"also trace the kernel-selection samples, marked as candidates")
 	addMaxWork(fs, &f.maxWork)
+	addMaxMemory(fs, &f.maxMemory)
 }
 
 func runRun(args []string) int {
@@ -122,6 +124,9 @@ func runRun(args []string) int {
 	}
 	if err == nil {
 		err = checkWork(ld.Config, job, f.maxWork, "the job")
+	}
+	if err == nil {
+		err = checkMemory(ld.Config, job, f.maxMemory, "the job")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)

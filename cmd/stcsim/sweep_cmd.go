@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -79,8 +81,9 @@ func runSweep(args []string) int {
 	refine := fs.Int("refine", 0, "after a fast sweep (sim.fidelity: fast), re-run its N best "+
 		"points (by sparse speedup, or total time in one mode) at sim.fidelity=instruction, "+
 		"stored as points of their own, and say how much each moved")
-	var maxWork float64
+	var maxWork, maxMemory float64
 	addMaxWork(fs, &maxWork)
+	addMaxMemory(fs, &maxMemory)
 	var cache cacheFlags
 	cache.add(fs)
 	pos, code, ok := parseArgs(fs, args)
@@ -109,6 +112,9 @@ func runSweep(args []string) int {
 	if !(maxWork > 0) {
 		return usageError(fs, "--max-work %g: must be > 0", maxWork)
 	}
+	if !(maxMemory > 0) || math.IsInf(maxMemory, 1) {
+		return usageError(fs, "--max-memory %g: must be a finite number > 0", maxMemory)
+	}
 	if *db == "" {
 		*db = strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])) + ".db"
 	}
@@ -122,8 +128,8 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
-	var work float64
-	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, &work))
+	est := &unitEstimates{work: map[unitKey]float64{}}
+	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, maxMemory, *jobs, est))
 	if err == nil {
 		err = checkShard(plan, sh)
 	}
@@ -139,13 +145,14 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
+	work := est.total(plan.Units())
 	if work > warnWork && !*quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: warning: estimated work %s "+
 			"over all points (spread over --jobs and shards)\n", sim.DescribeWork(work))
 	}
 	if *dryRun {
 		if !*quiet {
-			listPoints(plan, sh, *jobs)
+			listPoints(plan, sh, *jobs, est)
 		}
 		return exitOK
 	}
@@ -167,7 +174,7 @@ func runSweep(args []string) int {
 	}
 	code = executeSweep(plan, *db, opt, *quiet)
 	if code == exitOK && *refine > 0 {
-		code = refineSweep(plan, *db, opt, *refine, maxWork, *quiet)
+		code = refineSweep(plan, *db, opt, *refine, maxWork, maxMemory, *quiet)
 	}
 	if h, n := reused.counts(); n > 0 && !*quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: cache: %d of %d records reused, %d simulated\n", h, n, n-h)
@@ -177,19 +184,20 @@ func runSweep(args []string) int {
 
 // refineSweep re-runs the n best points of a finished fast sweep at
 // instruction level into the same store and prints how each moved.
-func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork float64, quiet bool) int {
+func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork, maxMemory float64, quiet bool) int {
 	obj := sweep.ObjectiveOf(plan)
 	before, code := storedScores(db, obj)
 	if code != exitOK {
 		return code
 	}
-	var work float64
+	est := &unitEstimates{work: map[unitKey]float64{}}
 	best := obj.Best(plan, before, n)
-	refined, err := plan.Refined(best, workCheck(maxWork, &work))
+	refined, err := plan.Refined(best, workCheck(maxWork, maxMemory, opt.Jobs, est))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
+	work := est.total(refined.Units())
 	if !quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: refining the %d best points by %s at %s=%s (estimated work %s)\n",
 			len(refined.Points), obj.Name, sweep.FidelityKey, configs.FidelityInstruction, sim.DescribeWork(work))
@@ -256,21 +264,65 @@ func (c *cacheTally) counts() (hits, seen int) {
 	return c.hits, c.seen
 }
 
+// unitKey names a unit of a plan: a point and one of its workloads.
+type unitKey struct {
+	point    *sweep.Point
+	workload *sweep.Workload
+}
+
+// unitEstimates are the units' estimated work, as workCheck finds it
+// (from several goroutines).
+type unitEstimates struct {
+	mu   sync.Mutex
+	work map[unitKey]float64
+}
+
+func (u *unitEstimates) set(k unitKey, w float64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.work[k] = w
+}
+
+func (u *unitEstimates) get(k unitKey) float64 {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.work[k]
+}
+
+// total is the units' work summed in their order (the same sum every
+// time).
+func (u *unitEstimates) total(units []sweep.Unit) float64 {
+	t := 0.0
+	for _, x := range units {
+		t += u.get(unitKey{x.Point, x.Workload})
+	}
+	return t
+}
+
 // workCheck refuses a point whose estimated work for one workload is
-// above maxWork, and sums the estimates into total.
-func workCheck(maxWork float64, total *float64) sweep.PointCheck {
+// above maxWork, or whose estimated peak memory, jobs of it at once, is
+// above maxMemory, and keeps each unit's work in units (for the
+// warning's total and the dry run's list: a config is not loaded twice).
+func workCheck(maxWork, maxMemory float64, jobs int, units *unitEstimates) sweep.PointCheck {
 	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
 		for _, w := range ws {
-			est := sim.EstimateWork(ld.Config, sim.Job{
+			est, mem := sim.Estimates(ld.Config, sim.Job{
 				Workloads: []*workloads.Trace{w.Trace},
 				Modes:     pt.Modes()})
+			units.set(unitKey{pt, w}, est)
+			if mem *= float64(jobs); mem > maxMemory {
+				return fmt.Errorf("point %d (%s) workload %s: estimated "+
+					"peak memory %s with --jobs %d is above --max-memory %.3g "+
+					"bytes; lower --jobs, or raise --max-memory to run it anyway",
+					pt.Index+1, pt.Label(), w.Trace.Name, sim.DescribeMemory(mem),
+					jobs, maxMemory)
+			}
 			if est > maxWork {
 				return fmt.Errorf("point %d (%s) workload %s: estimated "+
 					"work %s is above --max-work %.3g; raise --max-work to "+
 					"run it anyway", pt.Index+1, pt.Label(), w.Trace.Name,
 					sim.DescribeWork(est), maxWork)
 			}
-			*total += est
 		}
 		return nil
 	}
@@ -286,29 +338,27 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 }
 
 // listPoints prints the plan: one line per point of the shard with its
-// estimated simulation time (sim.EstimateWork), and the shard's total.
-func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int) {
+// estimated simulation time (sim.EstimateWork, as workCheck kept it in
+// est), and the shard's total.
+func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) {
+	w := bufio.NewWriter(os.Stdout) // up to 10^5 lines, in a few hundred writes
+	defer w.Flush()
 	units := sh.Select(plan.Units())
-	fmt.Printf("sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
+	fmt.Fprintf(w, "sweep %s: %d points x %d workloads = %d units", plan.Spec.Label(),
 		len(plan.Points), len(plan.Workloads), len(plan.Units()))
 	if sh.N > 1 {
-		fmt.Printf(", %d in shard %d/%d", len(units), sh.I, sh.N)
+		fmt.Fprintf(w, ", %d in shard %d/%d", len(units), sh.I, sh.N)
 	}
-	fmt.Println("; all configs valid")
+	fmt.Fprintln(w, "; all configs valid")
 	total := 0.0
 	for _, u := range units {
-		sec := 0.0
-		if ld, err := u.Point.Load(); err == nil { // checked by the plan
-			sec = sim.EstimateSeconds(sim.EstimateWork(ld.Config,
-				sim.Job{Workloads: []*workloads.Trace{u.Workload.Trace},
-					Modes: u.Point.Modes()}))
-		}
+		sec := sim.EstimateSeconds(est.get(unitKey{u.Point, u.Workload}))
 		total += sec
-		fmt.Printf("  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
+		fmt.Fprintf(w, "  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
 			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec))
 	}
 	par := max(1, min(jobs, runtime.NumCPU(), len(units)))
-	fmt.Printf("estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
+	fmt.Fprintf(w, "estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
 		"free cores (from the points' sizes; points already in the store "+
 		"are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
 		jobs, par)

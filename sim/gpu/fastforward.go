@@ -4,9 +4,12 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/memcfg"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/sm"
 )
 
@@ -118,17 +121,13 @@ type ffSnap struct {
 // run is fast-forwarded as an untraced one (the same record); its
 // timeline is simulated time, without the stretches left out.
 func newFastForward(g *GPU) *fastForward {
-	if !g.cfg.Sim.FastForward || g.waves != nil || g.plan.KSampled {
+	if !FastForwards(g.cfg, g.plan, g.waves != nil) {
 		return nil
 	}
 	if _, ok := g.mem.(memory.Toucher); !ok {
 		return nil
 	}
-	f := &fastForward{g: g, state: make([]ffCTA, g.launchLimit)}
-	if f.leftAt(min(g.plan.KSteps, g.plan.LastKSteps), f.warmK()+ffWindow) < ffMinSkip {
-		return nil
-	}
-	return f
+	return &fastForward{g: g, state: make([]ffCTA, g.launchLimit)}
 }
 
 func (g *GPU) snap() ffSnap {
@@ -375,4 +374,27 @@ func (f *fastForward) offsetCycles() uint64 {
 		return 0
 	}
 	return uint64(f.offset + 0.5)
+}
+
+// FastForwards says whether a run of p under cfg is fast-forwarded
+// (newFastForward's rule without the run): the switch is on, the run is
+// not wave-extrapolated (extrapolated: the run's waves are) nor a K
+// sample, the memory model touches tags (the fast one), and the CTAs are
+// long enough to leave something out. The work estimate (sim.EstimateKSteps)
+// asks it.
+func FastForwards(cfg *configs.Config, p *kernel.Plan, extrapolated bool) bool {
+	if !cfg.Sim.FastForward || extrapolated || p.KSampled ||
+		cfg.Sim.MemoryGranularity != memcfg.Fast {
+		return false
+	}
+	warm := p.Tile.Stages + ffWarmExtra
+	return min(p.KSteps, p.LastKSteps)-(warm+ffWindow+1)-p.Tile.Stages-ffTail >= ffMinSkip
+}
+
+// FastForwardKept is the fewest k-steps a CTA of a fast-forwarded run
+// simulates when its wave holds still: its warm-up (the pipeline's fill
+// and ffWarmExtra), the measuring window and the barrier the skip lands
+// at, and the drain (the last stages' copies and ffTail).
+func FastForwardKept(p *kernel.Plan) int {
+	return p.Tile.Stages + ffWarmExtra + ffWindow + 1 + p.Tile.Stages + ffTail
 }

@@ -419,6 +419,19 @@ func (p *Plan) warpWork() {
 // column-major) and derives the wavefronts of one warp's fragment loads
 // per k-step from them.
 func (p *Plan) smemPatterns(mc memory.Config) {
+	key := p.patternKey(mc)
+	if v, ok := patternMemo.Load(key); ok {
+		p.setPatterns(v.(smemPatterns))
+		return
+	}
+	p.computePatterns(mc)
+	if patternMemoSize.Add(1) <= patternMemoMax {
+		patternMemo.Store(key, p.patterns())
+	}
+}
+
+// computePatterns is smemPatterns without the memo (patternmemo.go).
+func (p *Plan) computePatterns(mc memory.Config) {
 	p.layoutA, p.layoutB, p.layoutE = p.operandLayouts()
 	p.fragmentPatterns(mc.SharedMemory)
 	p.FillWaves = p.stageFillWaves(mc)
