@@ -246,3 +246,11 @@ func accumulatorBits(tc *tensorcore.Config) (float64, error) {
 	}
 	return m, nil
 }
+
+// Change is "+4.2 %" of v against base.
+func Change(v, base float64) string {
+	if base == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f %%", 100*(v/base-1))
+}

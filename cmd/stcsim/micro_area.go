@@ -66,7 +66,7 @@ func runMicroArea(args []string) int {
 		TCMM2: b.TCMM2, SparseMM2: b.SparseMM2, SMMM2: b.SMMM2, GPUMM2: b.GPUMM2,
 		PathMM: b.PathMM}
 	for _, c := range b.Components {
-		out.Components = append(out.Components, areaComponent{c, keySources(ld, c.Keys)})
+		out.Components = append(out.Components, areaComponent{c, ld.KeySources(c.Keys)})
 	}
 	if out.Base, err = baseAreaChange(ld, b); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro area:", err)
@@ -85,29 +85,6 @@ func runMicroArea(args []string) int {
 	return exitOK
 }
 
-// keySources are the line comments of keys, or of their sub-keys where
-// the key is a section (area.multiplier_um2.fp16, ...).
-func keySources(ld *configs.Loaded, keys []string) []string {
-	var out []string
-	for _, k := range keys {
-		if n := ld.Note(k); n != "" {
-			out = append(out, k+": "+n)
-			continue
-		}
-		found := false
-		for _, p := range tensorcore.Precisions {
-			if n := ld.Note(k + "." + p.String()); n != "" {
-				out = append(out, k+"."+p.String()+": "+n)
-				found = true
-			}
-		}
-		if !found {
-			out = append(out, k+": "+ld.Origin(k)+" (no source comment)")
-		}
-	}
-	return out
-}
-
 // areaChange is an area against the config without the --set overrides.
 type areaChange struct {
 	TCMM2, SMMM2, GPUMM2 float64
@@ -116,20 +93,8 @@ type areaChange struct {
 // baseAreaChange is the area of the same --config files without the
 // --set overrides, or nil when there were none.
 func baseAreaChange(ld *configs.Loaded, b area.Breakdown) (*areaChange, error) {
-	var specs []string
-	sets := false
-	for _, s := range ld.Sources {
-		if strings.HasPrefix(s, "--set ") {
-			sets = true
-			continue
-		}
-		specs = append(specs, s)
-	}
-	if !sets {
-		return nil, nil
-	}
-	base, err := configs.Load(specs, nil)
-	if err != nil {
+	base, err := ld.WithoutSets()
+	if base == nil || err != nil {
 		return nil, err
 	}
 	bb, err := base.Config.AreaModel()
@@ -137,14 +102,6 @@ func baseAreaChange(ld *configs.Loaded, b area.Breakdown) (*areaChange, error) {
 		return nil, err
 	}
 	return &areaChange{TCMM2: bb.TCMM2, SMMM2: bb.SMMM2, GPUMM2: bb.GPUMM2}, nil
-}
-
-// change is "+4.2 %" of v against base.
-func change(v, base float64) string {
-	if base == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%+.2f %%", 100*(v/base-1))
 }
 
 func writeMicroAreaTable(w io.Writer, out *microAreaOutput) {
@@ -161,7 +118,7 @@ func writeMicroAreaTable(w io.Writer, out *microAreaOutput) {
 		out.SparseMM2, 100*out.SparseMM2/out.TCMM2, out.SMMM2, out.GPUMM2, out.PathMM)
 	if b := out.Base; b != nil {
 		fmt.Fprintf(w, "against the config without --set: tensor core %s, SM %s, GPU %s\n",
-			change(out.TCMM2, b.TCMM2), change(out.SMMM2, b.SMMM2), change(out.GPUMM2, b.GPUMM2))
+			area.Change(out.TCMM2, b.TCMM2), area.Change(out.SMMM2, b.SMMM2), area.Change(out.GPUMM2, b.GPUMM2))
 	}
 	fmt.Fprintln(w, "\nper-MMA path energy (pJ at the top voltage):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -211,7 +168,7 @@ func writeAreaSummary(w io.Writer, ld *configs.Loaded, prefix string) error {
 	}{{"tensor core", b.TCMM2, was.TCMM2}, {"SM", b.SMMM2, was.SMMM2}, {"GPU", b.GPUMM2, was.GPUMM2}} {
 		line := fmt.Sprintf("%s  %-11s %10.4f", prefix, r.name, r.v)
 		if base != nil {
-			line += fmt.Sprintf("  (%s against %.4f without --set)", change(r.v, r.base), r.base)
+			line += fmt.Sprintf("  (%s against %.4f without --set)", area.Change(r.v, r.base), r.base)
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -132,7 +132,7 @@ func drawPlot(out string, o report.LineOptions, rows []sweep.Row, q sweep.Query)
 // gave none: a title, a readable X label, the metric's Y label, the 1x
 // line of a ratio metric, the base config's point and the caption.
 func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *sweep.PlotContext) {
-	xWords, per := keyWords(x), "one line per "+by
+	xWords, per := report.KeyWords(x), "one line per "+by
 	if sweep.IsMetric(x) {
 		xWords, per = sweep.Metrics[x], "one point per stored point and "+by
 	}
@@ -225,58 +225,6 @@ func plotFormat(format, out string) (string, error) {
 	return "png", nil
 }
 
-// keyWords is a grid key in words with its unit: dram.bandwidth_gbps ->
-// "DRAM bandwidth (GB/s)"; the raw key stays in the caption and sidecar.
-func keyWords(key string) string {
-	label := axisLabel(key)
-	unit := ""
-	if i := strings.LastIndex(label, " ("); i >= 0 {
-		label, unit = label[:i], label[i:]
-	}
-	parts := strings.Split(label, ".")
-	last := parts[len(parts)-1]
-	for _, u := range keyUnits {
-		if strings.HasPrefix(u.suffix, "_") { // a unit, not a whole name
-			last = strings.TrimSuffix(last, u.suffix)
-		}
-	}
-	section := parts[0]
-	words := strings.Fields(strings.ReplaceAll(section, "_", " "))
-	if len(parts) > 1 {
-		words = append(words, strings.Fields(strings.ReplaceAll(last, "_", " "))...)
-	}
-	for i, w := range words {
-		if up, ok := acronyms[w]; ok {
-			words[i] = up
-		}
-	}
-	if len(words) == 0 {
-		return key
-	}
-	return strings.Join(slices.Compact(words), " ") + unit
-}
-
-var acronyms = map[string]string{"dram": "DRAM", "l1": "L1", "l2": "L2", "sm": "SM",
-	"gpu": "GPU", "hbm": "HBM", "tc": "TC", "fp16": "FP16", "int8": "INT8", "tf32": "TF32",
-	"mhz": "MHz", "kb": "KB", "clk": "clock", "mma": "MMA"}
-
 func fileStem(s string) string {
 	return strings.NewReplacer("/", "_", " ", "_", ":", "_").Replace(s)
-}
-
-// keyUnits are the units of config keys, by the suffix of their last part.
-var keyUnits = []struct{ suffix, unit string }{
-	{"_gbps", "GB/s"}, {"_kb", "KB"}, {"_gb", "GB"}, {"_mhz", "MHz"},
-	{"bytes_per_clk", "B/clock"}, {"latency", "cycles"},
-	{"fma_per_clk", "FMA/clock"}, {"sm_count", "SMs"}, {"_bytes", "B"},
-}
-
-// axisLabel is a grid key with its unit, when the key's name implies one.
-func axisLabel(key string) string {
-	for _, u := range keyUnits {
-		if strings.HasSuffix(key, u.suffix) {
-			return fmt.Sprintf("%s (%s)", key, u.unit)
-		}
-	}
-	return key
 }

@@ -241,7 +241,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, sum, imp, err := loadWorkload(n, f.batch, f.seq)
+		t, sum, imp, err := importer.Resolve(n, f.batch, f.seq)
 		if err != nil {
 			return job, err
 		}
@@ -261,7 +261,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		if f.batchSet {
 			batch = f.batch
 		}
-		t, err := gemmTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
+		t, err := workloads.GEMMTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
 		if err != nil {
 			return job, err
 		}
@@ -428,36 +428,6 @@ func parseModes(m string) ([]tensorcore.Mode, error) {
 	return []tensorcore.Mode{mode}, nil
 }
 
-// loadWorkload resolves a --workload value: a model name, a model file
-// (an ONNX graph or a profiler trace, imported with the run's batch as
-// the graph's symbolic batch dim) or a trace file, with the SHA-256 of
-// its bytes ("" for a model) and how a model file was imported.
-func loadWorkload(name string, batch, seq int) (*workloads.Trace, string, *workloads.Import, error) {
-	for _, m := range workloads.Models() {
-		if m == name {
-			t, err := workloads.Model(name, batch, seq)
-			return t, "", nil, err
-		}
-	}
-	if _, err := os.Stat(name); err != nil {
-		return nil, "", nil, fmt.Errorf("--workload %s: not a model (%s) and not a "+
-			"readable trace file", configs.Quote(name), strings.Join(workloads.Models(), ", "))
-	}
-	if importer.IsModelFile(name) {
-		o := importer.Options{Attach: true} // the graph's 2:4 weights, in memory
-		if importer.Format(name, nil) == importer.FormatONNX {
-			o.Batch = batch
-		}
-		im, err := importer.Load(name, o)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return im.Trace, im.SHA256, im.Import, nil
-	}
-	t, sum, err := workloads.LoadSHA256(name)
-	return t, sum, nil, err
-}
-
 // duplicateWorkload is the error of two workloads with one name: the
 // results and totals are keyed by workload name.
 func duplicateWorkload(first, second, name string) error {
@@ -468,38 +438,6 @@ func duplicateWorkload(first, second, name string) error {
 	return fmt.Errorf("--workload %s and %s are both named %s: workload "+
 		"names must be unique in a run (rename one: a JSON trace's \"name\", "+
 		"a CSV trace's file name)", first, second, configs.Quote(name))
-}
-
-// gemmTrace makes the "gemm" workload of the --gemm flags, each GEMM a
-// batched kernel of batch GEMMs: rows of the precision's sparsity when
-// the run is sparse, dense rows otherwise (a dense run does not ask K to
-// be a whole number of sparsity groups).
-func gemmTrace(specs []string, precision tensorcore.Precision, sparse bool, batch int) (*workloads.Trace, error) {
-	sparsity := workloads.Dense
-	if sparse {
-		sparsity = workloads.SparsityFor(precision)
-	}
-	t := &workloads.Trace{Name: "gemm"}
-	seen := map[string]bool{}
-	for _, s := range specs {
-		m, n, k, err := workloads.ParseGEMM(s)
-		if err != nil {
-			return nil, fmt.Errorf("--gemm: %v", err)
-		}
-		name := fmt.Sprintf("%dx%dx%d", m, n, k)
-		if seen[name] {
-			return nil, fmt.Errorf("--gemm %s given twice: each GEMM runs "+
-				"once (use a trace file's count column to repeat one)", name)
-		}
-		seen[name] = true
-		t.GEMMs = append(t.GEMMs, workloads.GEMM{Name: name, M: m, N: n,
-			K: k, Precision: precision, Sparsity: sparsity, Count: 1,
-			Batch: batch})
-	}
-	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("--gemm: %v", err)
-	}
-	return t, nil
 }
 
 // observe sets up --monitor and --trace-db; the returned function

@@ -61,19 +61,6 @@ func TestSweepCommandsRejectBadInput(t *testing.T) {
 	}
 }
 
-func TestAxisLabel(t *testing.T) {
-	for key, want := range map[string]string{
-		"dram.bandwidth_gbps":            "dram.bandwidth_gbps (GB/s)",
-		"shared_memory.bytes_per_clk":    "shared_memory.bytes_per_clk (B/clock)",
-		"gpu.sm_count":                   "gpu.sm_count (SMs)",
-		"tensorcore.fp16.sparse_pattern": "tensorcore.fp16.sparse_pattern",
-	} {
-		if got := axisLabel(key); got != want {
-			t.Errorf("%s: %q, want %q", key, got, want)
-		}
-	}
-}
-
 // TestSweepMergeExportPlot runs the commands end to end on a tiny sweep
 // through the real simulator: two shards, merge, export, plot.
 func TestSweepMergeExportPlot(t *testing.T) {
@@ -149,16 +136,6 @@ func TestPlotOptionsChecked(t *testing.T) {
 	for s, ok := range map[string]bool{"8x5.5": true, "3x2": true, "0x5": false, "8": false, "8x100": false, "axb": false} {
 		if _, _, err := parseSize(s); (err == nil) != ok {
 			t.Errorf("parseSize(%q): %v", s, err)
-		}
-	}
-	for key, want := range map[string]string{
-		"dram.bandwidth_gbps":         "DRAM bandwidth (GB/s)",
-		"gpu.sm_count":                "GPU SM count (SMs)",
-		"shared_memory.bytes_per_clk": "shared memory bytes per clock (B/clock)",
-		"l2.size_kb":                  "L2 size (KB)",
-	} {
-		if got := keyWords(key); got != want {
-			t.Errorf("keyWords(%s) = %q, want %q", key, got, want)
 		}
 	}
 }

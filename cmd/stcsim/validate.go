@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -78,7 +77,7 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	all := len(pts)
-	if pts, err = selectPoints(pts, *rows, splitList(*kinds)); err != nil {
+	if pts, err = validation.Select(pts, *rows, splitList(*kinds)); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
 		return exitUsage
 	}
@@ -93,7 +92,7 @@ func runValidate(args []string) int {
 			len(pts), all, *points)
 	}
 	if !*quiet {
-		if n := calibratedRows(pts, splitList(*calibrated)); n == 0 {
+		if n := validation.CountCalibrated(pts, splitList(*calibrated)); n == 0 {
 			fmt.Fprintf(os.Stderr, "stcsim validate: note: no row of %s is a calibration "+
 				"row (--calibrated %s): every prediction is reported as held out\n",
 				*points, *calibrated)
@@ -156,36 +155,6 @@ func runValidate(args []string) int {
 	return exitOK
 }
 
-// selectPoints keeps the rows whose id matches rows (a regular
-// expression) and whose kind is one of kinds; none left is an error.
-func selectPoints(pts []validation.Point, rows string, kinds []string) ([]validation.Point, error) {
-	if rows == "" && len(kinds) == 0 {
-		return pts, nil
-	}
-	var re *regexp.Regexp
-	if rows != "" {
-		var err error
-		if re, err = regexp.Compile(rows); err != nil {
-			return nil, fmt.Errorf("--rows %s: not a regular expression", configs.Quote(rows))
-		}
-	}
-	for _, k := range kinds {
-		if !slices.Contains([]string{"peak", "latency", "bandwidth", "mma", "gemm"}, k) {
-			return nil, fmt.Errorf("--kind %s: want peak, latency, bandwidth, mma or gemm", configs.Quote(k))
-		}
-	}
-	var out []validation.Point
-	for _, p := range pts {
-		if (re == nil || re.MatchString(p.ID)) && (len(kinds) == 0 || slices.Contains(kinds, p.Kind)) {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--rows %s --kind %s: no row matches", configs.Quote(rows), configs.Quote(strings.Join(kinds, ",")))
-	}
-	return out, nil
-}
-
 // checkCalibrated requires every id given with --calibrated to name a
 // row of the points file (the default list names rows of
 // a100-public.csv and is not checked against other files).
@@ -212,19 +181,6 @@ func checkCalibrated(fs *flag.FlagSet, pts []validation.Point, ids []string) err
 		}
 	}
 	return nil
-}
-
-// calibratedRows counts the rows whose id is one of ids.
-func calibratedRows(pts []validation.Point, ids []string) int {
-	n := 0
-	for _, p := range pts {
-		if slices.ContainsFunc(ids, func(id string) bool {
-			return id == p.ID || strings.HasPrefix(id, p.ID+":")
-		}) {
-			n++
-		}
-	}
-	return n
 }
 
 func splitList(s string) []string {

@@ -15,7 +15,7 @@ func TestValidateSelectsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := selectPoints(pts, "^gemm-", []string{"gemm"})
+	got, err := validation.Select(pts, "^gemm-", []string{"gemm"})
 	if err != nil || len(got) == 0 {
 		t.Fatalf("^gemm- gemm rows: %d, %v", len(got), err)
 	}
@@ -24,13 +24,13 @@ func TestValidateSelectsRows(t *testing.T) {
 			t.Errorf("selected %s (%s)", p.ID, p.Kind)
 		}
 	}
-	peaks, _ := selectPoints(pts, "", []string{"peak"})
+	peaks, _ := validation.Select(pts, "", []string{"peak"})
 	for _, p := range peaks {
 		if p.Kind != "peak" {
 			t.Errorf("--kind peak selected %s (%s)", p.ID, p.Kind)
 		}
 	}
-	if all, _ := selectPoints(pts, "", nil); len(all) != len(pts) {
+	if all, _ := validation.Select(pts, "", nil); len(all) != len(pts) {
 		t.Errorf("no filter kept %d of %d", len(all), len(pts))
 	}
 	points := filepath.Join("..", "..", "validation", "points", "a100-public.csv")

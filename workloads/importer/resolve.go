@@ -1,0 +1,40 @@
+package importer
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/workloads"
+)
+
+// Resolve resolves a workload named on the command line: a model name, a model file
+// (an ONNX graph or a profiler trace, imported with the run's batch as
+// the graph's symbolic batch dim) or a trace file, with the SHA-256 of
+// its bytes ("" for a model) and how a model file was imported.
+func Resolve(name string, batch, seq int) (*workloads.Trace, string, *workloads.Import, error) {
+	for _, m := range workloads.Models() {
+		if m == name {
+			t, err := workloads.Model(name, batch, seq)
+			return t, "", nil, err
+		}
+	}
+	if _, err := os.Stat(name); err != nil {
+		return nil, "", nil, fmt.Errorf("--workload %s: not a model (%s) and not a "+
+			"readable trace file", quote.Q(name), strings.Join(workloads.Models(), ", "))
+	}
+	if IsModelFile(name) {
+		o := Options{Attach: true} // the graph's 2:4 weights, in memory
+		if Format(name, nil) == FormatONNX {
+			o.Batch = batch
+		}
+		im, err := Load(name, o)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return im.Trace, im.SHA256, im.Import, nil
+	}
+	t, sum, err := workloads.LoadSHA256(name)
+	return t, sum, nil, err
+}
