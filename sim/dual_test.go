@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // TestDualSideRecords: with tensorcore.dual_side the sparse record says it
@@ -75,7 +76,7 @@ func TestDualSideWeightMask(t *testing.T) {
 
 func writeNPYFile(path string, m tensorcore.Matrix) error {
 	var b bytes.Buffer
-	if err := workloads.WriteNPY(&b, []int{m.Rows, m.Cols}, m.Data); err != nil {
+	if err := tensorfile.WriteNPY(&b, []int{m.Rows, m.Cols}, m.Data); err != nil {
 		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)

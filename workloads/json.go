@@ -153,7 +153,7 @@ func (p *jsonParser) trace() (*Trace, error) {
 			if err := json.Unmarshal(raw, &t.Name); err != nil {
 				return nil, p.errAt(off, k, errors.New("want a string"))
 			}
-			if hasControl(t.Name) {
+			if quote.HasControl(t.Name) {
 				return nil, p.errAt(off, k, fmt.Errorf("control character or "+
 					"invalid UTF-8 in %s: printable text only", quote.Q(t.Name)))
 			}

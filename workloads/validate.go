@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -61,7 +60,7 @@ func (g *GEMM) check() *fieldError {
 	}
 	for _, f := range []struct{ field, v string }{{"name", g.Name},
 		{"weights", g.Weights}, {"note", g.Note}} {
-		if hasControl(f.v) {
+		if quote.HasControl(f.v) {
 			return badField(f.field, "control character or invalid UTF-8 in %s", quote.Q(f.v))
 		}
 	}
@@ -151,15 +150,6 @@ func checkUnpadded(field string, v, padded int) *fieldError {
 			padded, v)
 	}
 	return nil
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return true
-		}
-	}
-	return false
 }
 
 // Validate checks every row of the trace.

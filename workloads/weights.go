@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // Weights is a layer's weight as the sparse A operand: the M x K matrix
@@ -130,9 +131,9 @@ func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 	}
 	var t *Tensor
 	if ext == ".npy" {
-		t, err = ReadNPY(r, file)
+		t, err = tensorfile.ReadNPY(r, file)
 	} else {
-		t, err = ReadSafetensors(r, file, tensor)
+		t, err = tensorfile.ReadSafetensors(r, file, tensor)
 	}
 	if err == nil && h != nil {
 		// The readers require the end of the file; hash all of it anyway.
@@ -141,54 +142,6 @@ func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 		}
 	}
 	return t, err
-}
-
-// GEMMView is the tensor as the M x K A operand: a 2-D [out, in] Linear
-// weight as is; a 4-D [out, C, R, S] Conv weight (PyTorch's OIHW layout)
-// as out x (R*S*C) with C fastest, the implicit-GEMM K order of NHWC
-// kernels, so that 2:4 groups run along input channels as NVIDIA ASP
-// prunes them.
-func (t *Tensor) GEMMView() (tensorcore.Matrix, error) {
-	switch len(t.Shape) {
-	case 2:
-		return tensorcore.Matrix{Rows: t.Shape[0], Cols: t.Shape[1],
-			Data: t.Data}, nil
-	case 4:
-		o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
-		m := tensorcore.NewMatrix(o, r*s*c)
-		for oi := range o {
-			for ci := range c {
-				for ri := range r {
-					for si := range s {
-						v := t.Data[((oi*c+ci)*r+ri)*s+si]
-						m.Data[oi*m.Cols+(ri*s+si)*c+ci] = v
-					}
-				}
-			}
-		}
-		return m, nil
-	}
-	return tensorcore.Matrix{}, fmt.Errorf("weight of shape %v: want a 2-D "+
-		"[out, in] Linear or 4-D [out, in, kh, kw] Conv weight", t.Shape)
-}
-
-// fromGEMMView is the inverse of GEMMView: m laid out in t's shape.
-func (t *Tensor) fromGEMMView(m tensorcore.Matrix) []float32 {
-	if len(t.Shape) != 4 {
-		return m.Data
-	}
-	o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
-	out := make([]float32, len(m.Data))
-	for oi := range o {
-		for ci := range c {
-			for ri := range r {
-				for si := range s {
-					out[((oi*c+ci)*r+ri)*s+si] = m.Data[oi*m.Cols+(ri*s+si)*c+ci]
-				}
-			}
-		}
-	}
-	return out
 }
 
 // PruneSummary is what `stcsim prune` reports and writes to summary.json.
@@ -342,7 +295,7 @@ func (r *PruneResult) WriteDir(dir string) error {
 	if r.Compressed != nil {
 		c := r.Compressed
 		if err := writeFile(dir, ValuesFile, func(f *os.File) error {
-			return WriteNPY(f, []int{c.Rows, c.KeptCols()}, c.Values)
+			return tensorfile.WriteNPY(f, []int{c.Rows, c.KeptCols()}, c.Values)
 		}); err != nil {
 			return err
 		}
@@ -355,7 +308,7 @@ func (r *PruneResult) WriteDir(dir string) error {
 			return fmt.Errorf("prune output: %w", err)
 		}
 		if err := writeFile(dir, PrunedFile, func(f *os.File) error {
-			return WriteNPY(f, r.Tensor.Shape, r.Tensor.fromGEMMView(r.Pruned))
+			return tensorfile.WriteNPY(f, r.Tensor.Shape, r.Tensor.FromGEMMView(r.Pruned))
 		}); err != nil {
 			return err
 		}
@@ -501,7 +454,7 @@ func loadPrunedDir(dir string, m, k int, p tensorcore.Pattern) (*Weights, error)
 		return nil, fmt.Errorf("weights %s: %w", dir, err)
 	}
 	defer vf.Close()
-	vals, err := ReadNPY(vf, filepath.Join(dir, ValuesFile))
+	vals, err := tensorfile.ReadNPY(vf, filepath.Join(dir, ValuesFile))
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}

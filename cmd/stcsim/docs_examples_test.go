@@ -17,6 +17,7 @@ import (
 	"github.com/stcsim/stcsim/sweep"
 	"github.com/stcsim/stcsim/validation"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // repoRoot is the module root, two levels above this package.
@@ -159,7 +160,7 @@ func checkCSV(t *testing.T, b docBlock, text string) {
 		for i := range data {
 			data[i] = float32(i%7) - 3
 		}
-		if err := workloads.WriteNPY(f, []int{m, k}, data); err != nil {
+		if err := tensorfile.WriteNPY(f, []int{m, k}, data); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

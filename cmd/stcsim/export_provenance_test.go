@@ -10,6 +10,7 @@ import (
 
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // These tests cover the provenance of trace export and prune, the
@@ -153,7 +154,7 @@ func TestTraceExportRefusesFlagsNothingReads(t *testing.T) {
 func TestPruneRecordsProvenance(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
-	if err := workloads.WriteSafetensors(&b, []workloads.Tensor{
+	if err := tensorfile.WriteSafetensors(&b, []workloads.Tensor{
 		{Name: "a", Shape: []int{1}, Data: []float32{1}},
 		{Name: "layer.weight", Shape: []int{16, 32}, Data: workloads.SyntheticWeights(16, 32, 2).Data}}); err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestPruneRefusesEmptyTensors(t *testing.T) {
 			n *= d
 		}
 		var b bytes.Buffer
-		if err := workloads.WriteNPY(&b, c.shape, make([]float32, n)); err != nil {
+		if err := tensorfile.WriteNPY(&b, c.shape, make([]float32, n)); err != nil {
 			t.Fatal(err)
 		}
 		in := filepath.Join(dir, "w.npy")

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/sweep"
-	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // dirContents is every entry of dir with its contents ("<dir>" for a
@@ -125,7 +125,7 @@ func TestRunRefusesOutThatWouldDestroyInputs(t *testing.T) {
 		}
 	}
 	var npy bytes.Buffer
-	if err := workloads.WriteNPY(&npy, []int{64, 64}, w); err != nil {
+	if err := tensorfile.WriteNPY(&npy, []int{64, 64}, w); err != nil {
 		t.Fatal(err)
 	}
 	wdir := filepath.Join(base, "weights")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // These tests cover trace_cmd.go and prune_cmd.go.
@@ -70,7 +71,7 @@ func TestPruneCommand(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "w.npy")
 	var b bytes.Buffer
-	if err := workloads.WriteNPY(&b, []int{32, 64}, workloads.SyntheticWeights(32, 64, 5).Data); err != nil {
+	if err := tensorfile.WriteNPY(&b, []int{32, 64}, workloads.SyntheticWeights(32, 64, 5).Data); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(in, b.Bytes(), 0o644)
@@ -118,7 +119,7 @@ func TestPrunePatterns(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "w.npy")
 	var b bytes.Buffer
-	if err := workloads.WriteNPY(&b, []int{32, 64}, workloads.SyntheticWeights(32, 64, 5).Data); err != nil {
+	if err := tensorfile.WriteNPY(&b, []int{32, 64}, workloads.SyntheticWeights(32, 64, 5).Data); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(in, b.Bytes(), 0o644)

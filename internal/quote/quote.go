@@ -5,6 +5,7 @@ package quote
 
 import (
 	"fmt"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,4 +25,15 @@ func Q(s string) string {
 		cut--
 	}
 	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
+}
+
+// HasControl reports whether s holds a control character or an invalid
+// UTF-8 byte (read as the replacement character).
+func HasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 	"github.com/stcsim/stcsim/workloads/torchprof"
 )
 
@@ -243,7 +244,7 @@ func writeWeights(dir string, files []weightFile) error {
 		if err != nil {
 			return fmt.Errorf("--weights-out: %w", err)
 		}
-		err = workloads.WriteNPY(out, f.tensor.Shape, f.tensor.Data)
+		err = tensorfile.WriteNPY(out, f.tensor.Shape, f.tensor.Data)
 		if cerr := out.Close(); err == nil {
 			err = cerr
 		}

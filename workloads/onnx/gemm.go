@@ -10,6 +10,7 @@ import (
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx/onnxpb"
+	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
 // operand is a GEMM input that must have a known shape.
@@ -372,7 +373,7 @@ func floats(t *onnxpb.TensorProto, n int64) []float32 {
 			if bf {
 				return math.Float32frombits(uint32(h) << 16)
 			}
-			return workloads.Float16ToFloat32(h)
+			return tensorfile.Float16ToFloat32(h)
 		}
 		if raw == nil { // int32_data holds the 16-bit values
 			for _, x := range t.GetInt32Data() {

@@ -1,4 +1,4 @@
-package workloads
+package tensorfile
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Tensor is a dense tensor read from a weight file, values widened to
@@ -375,7 +376,7 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	}
 	names := make([]string, 0, len(raw))
 	for n := range raw {
-		if hasControl(n) {
+		if quote.HasControl(n) {
 			return nil, fmt.Errorf("safetensors header: tensor name %s: control "+
 				"character or invalid UTF-8 (printable text only)", quote.Q(n))
 		}
@@ -562,4 +563,52 @@ func WriteSafetensors(w io.Writer, tensors []Tensor) error {
 		return fmt.Errorf("write safetensors: %w", err)
 	}
 	return nil
+}
+
+// GEMMView is the tensor as the M x K A operand: a 2-D [out, in] Linear
+// weight as is; a 4-D [out, C, R, S] Conv weight (PyTorch's OIHW layout)
+// as out x (R*S*C) with C fastest, the implicit-GEMM K order of NHWC
+// kernels, so that 2:4 groups run along input channels as NVIDIA ASP
+// prunes them.
+func (t *Tensor) GEMMView() (tensorcore.Matrix, error) {
+	switch len(t.Shape) {
+	case 2:
+		return tensorcore.Matrix{Rows: t.Shape[0], Cols: t.Shape[1],
+			Data: t.Data}, nil
+	case 4:
+		o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+		m := tensorcore.NewMatrix(o, r*s*c)
+		for oi := range o {
+			for ci := range c {
+				for ri := range r {
+					for si := range s {
+						v := t.Data[((oi*c+ci)*r+ri)*s+si]
+						m.Data[oi*m.Cols+(ri*s+si)*c+ci] = v
+					}
+				}
+			}
+		}
+		return m, nil
+	}
+	return tensorcore.Matrix{}, fmt.Errorf("weight of shape %v: want a 2-D "+
+		"[out, in] Linear or 4-D [out, in, kh, kw] Conv weight", t.Shape)
+}
+
+// FromGEMMView is the inverse of GEMMView: m laid out in t's shape.
+func (t *Tensor) FromGEMMView(m tensorcore.Matrix) []float32 {
+	if len(t.Shape) != 4 {
+		return m.Data
+	}
+	o, c, r, s := t.Shape[0], t.Shape[1], t.Shape[2], t.Shape[3]
+	out := make([]float32, len(m.Data))
+	for oi := range o {
+		for ci := range c {
+			for ri := range r {
+				for si := range s {
+					out[((oi*c+ci)*r+ri)*s+si] = m.Data[oi*m.Cols+(ri*s+si)*c+ci]
+				}
+			}
+		}
+	}
+	return out
 }
