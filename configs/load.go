@@ -15,7 +15,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/stcsim/stcsim/area"
 	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -366,31 +368,48 @@ func (ld *Loaded) YAML() []byte {
 	return b.Bytes()
 }
 
-// HashFor is the hash of the config as a record of the mode reads it:
-// for dense, the fields tagged mode:"sparse" (read only by the sparse
-// path: docs/user-guide.md, the cache) are zeroed first; for any other
-// mode it is Hash.
-func (ld *Loaded) HashFor(mode tensorcore.Mode) string {
-	if mode != tensorcore.Dense {
-		return ld.Hash()
-	}
+// SimulationHash is the hash of the config as the simulation of a record
+// of the mode reads it (the simulation cache's key, sim/cache.go): for
+// dense, the fields tagged mode:"sparse" (read only by the sparse path)
+// and those tagged dense:"energy" (read by a dense run only through the
+// energy model) are zeroed first; under gpu.clock_policy=locked the
+// power and area sections are zeroed for every mode, since they set a
+// record's energy, power and cost, which are computed again from the
+// simulation's counts whenever a record is read, and never its timing
+// (under power_capped the power sets the clock, so they stay in).
+func (ld *Loaded) SimulationHash(mode tensorcore.Mode) string {
 	c := *ld.Config // a copy: the fields zeroed are values in it
-	for _, path := range SparseOnlyFields() {
-		zeroField(reflect.ValueOf(&c).Elem(), path)
+	if mode == tensorcore.Dense {
+		for _, path := range append(SparseOnlyFields(), DenseEnergyFields()...) {
+			zeroField(reflect.ValueOf(&c).Elem(), path)
+		}
+	}
+	if c.GPU.ClockPolicy == energy.Locked {
+		c.Power, c.Area = energy.Config{}, area.Config{}
 	}
 	return (&Loaded{Config: &c}).Hash()
 }
 
 // SparseOnlyFields are the Go field paths (indices from Config) of the
 // fields tagged mode:"sparse", found through nested struct values.
-func SparseOnlyFields() [][]int {
+func SparseOnlyFields() [][]int { return taggedFields("mode", "sparse") }
+
+// DenseEnergyFields are the Go field paths of the fields tagged
+// dense:"energy": a dense run reads them only through the area layout
+// that sets its MMAs' operand-path energy (selector_fan_in: the muxes
+// widen the tensor core; docs/area.md), never for its timing.
+func DenseEnergyFields() [][]int { return taggedFields("dense", "energy") }
+
+// taggedFields are the Go field paths (indices from Config) of the
+// fields whose struct tag key has the value, through nested struct values.
+func taggedFields(key, value string) [][]int {
 	var out [][]int
 	var walk func(t reflect.Type, at []int)
 	walk = func(t reflect.Type, at []int) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			p := append(append([]int{}, at...), i)
-			if f.Tag.Get("mode") == "sparse" {
+			if f.Tag.Get(key) == value {
 				out = append(out, p)
 			} else if f.Type.Kind() == reflect.Struct {
 				walk(f.Type, p)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
@@ -16,19 +17,56 @@ type Cache interface {
 
 // cacheFormat names the layout of a cached record; a change of
 // LayerResult that old entries would not fill changes it.
-const cacheFormat = "layer-record-v2" // v2: fidelity
+const cacheFormat = "layer-record-v3" // v2: fidelity; v3: the power inputs beside the record
 
 // cacheKey names one record: the simulator build (Job.CacheSalt), the
-// effective config as the mode reads it (configs.Loaded.HashFor: a dense
-// record's key leaves out the fields tagged mode:"sparse"; every other key,
-// the fidelity controls among them, is in), the workload's name, the GEMM row as written, the mode,
-// and the content of the row's weight file. Anything else a record
-// depends on is in these.
+// effective config as the mode's simulation reads it
+// (configs.Loaded.SimulationHash: a dense record's key leaves out the
+// fields tagged mode:"sparse" and dense:"energy", and under a locked clock
+// no key has the power and area sections; every other key, the fidelity
+// controls among them, is in), the workload's name, the GEMM row as
+// written, the mode, and the content of the row's weight file. Anything
+// else a record depends on is in these, or is made again from the
+// reading run's config when it is read (applyPower: energy, power, cost).
 func (r *runner) cacheKey(j layerJob, weights map[string]string) string {
 	gemm, _ := json.Marshal(j.gemm)
 	return simcache.Key([]byte(cacheFormat), []byte(r.job.CacheSalt),
-		[]byte(r.ld.HashFor(j.mode)), []byte(j.workload), gemm,
+		[]byte(r.ld.SimulationHash(j.mode)), []byte(j.workload), gemm,
 		[]byte(j.mode.String()), []byte(weights[j.gemm.Weights]))
+}
+
+// inflight are the cache keys that a run of this process is simulating
+// now, each with a channel closed when its record is stored (or the run
+// gave up).
+var inflight = &claims{m: map[string]chan struct{}{}}
+
+type claims struct {
+	sync.Mutex
+	m map[string]chan struct{}
+}
+
+// claim marks key as simulated by the caller (mine), or returns the
+// channel that closes when the run that claimed it is done with it.
+func (c *claims) claim(key string) (wait <-chan struct{}, mine bool) {
+	c.Lock()
+	defer c.Unlock()
+	if ch, ok := c.m[key]; ok {
+		return ch, false
+	}
+	c.m[key] = make(chan struct{})
+	return nil, true
+}
+
+// release ends the caller's claims on keys.
+func (c *claims) release(keys []string) {
+	c.Lock()
+	defer c.Unlock()
+	for _, k := range keys {
+		if ch, ok := c.m[k]; ok {
+			close(ch)
+			delete(c.m, k)
+		}
+	}
 }
 
 // cached looks every job's record up; found[i] is job i's record, or nil.
@@ -44,23 +82,31 @@ func (r *runner) cached(jobs []layerJob, weights map[string]string) []*LayerResu
 		if !ok {
 			continue
 		}
-		var rec LayerResult
-		if json.Unmarshal(data, &rec) != nil || rec.Mode != j.mode || rec.Layer != j.gemm.Name {
+		var e cacheEntry
+		if json.Unmarshal(data, &e) != nil || e.Record.Mode != j.mode || e.Record.Layer != j.gemm.Name {
 			continue
 		}
-		r.addCost(&rec) // the area is this config's, not the cached one's
+		rec := e.Record
+		r.applyPower(&rec, e.Power) // this config's energy, power and area
 		found[i] = &rec
 	}
 	return found
 }
 
-// store puts a fresh record in the cache (without its cache field).
-func (r *runner) store(j layerJob, weights map[string]string, rec LayerResult) {
+// cacheEntry is what the cache keeps of a record: the record (without its
+// cache field) and what its power fields are made from.
+type cacheEntry struct {
+	Record LayerResult `json:"record"`
+	Power  powerInputs `json:"power"`
+}
+
+// store puts a fresh record in the cache.
+func (r *runner) store(j layerJob, weights map[string]string, rec LayerResult, in powerInputs) {
 	if r.job.Cache == nil || r.job.Observer != nil {
 		return
 	}
 	rec.Cache = ""
-	data, err := json.Marshal(rec)
+	data, err := json.Marshal(cacheEntry{Record: rec, Power: in})
 	if err != nil {
 		return
 	}

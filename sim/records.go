@@ -50,15 +50,7 @@ func (r *runner) run() (*Report, error) {
 		}
 		weights[w.Name] = ws
 	}
-	hashes := weightHashes(weights)
-	hit := r.cached(jobs, hashes)
-	var todo []layerJob
-	for i, j := range jobs {
-		if hit[i] == nil {
-			todo = append(todo, j)
-		}
-	}
-	kernels, err := r.simulateDistinct(todo)
+	recs, err := r.records(jobs, weightHashes(weights))
 	if err != nil {
 		return nil, err
 	}
@@ -77,23 +69,93 @@ func (r *runner) run() (*Report, error) {
 		src := &rep.Provenance.Workloads[i]
 		src.Weights = weights[src.Name]
 	}
-	for i, j := range jobs {
-		if hit[i] != nil {
-			rec := *hit[i]
-			rec.Cache = "hit"
-			rep.Results = append(rep.Results, rec)
-			continue
-		}
-		rec := r.record(j, kernels[j.shape])
-		if r.job.Cache != nil && r.job.Observer == nil {
-			r.store(j, hashes, rec)
-			rec.Cache = "miss"
-		}
-		rep.Results = append(rep.Results, rec)
-	}
+	rep.Results = recs
 	addSpeedups(rep)
 	addEnergySavings(rep)
 	return rep, nil
+}
+
+// records makes every job's record: read from the cache, or simulated
+// (and stored). A miss that another run of this process is simulating
+// now (the points of a local sweep that share a dense simulation) waits
+// for that run and reads the record it stored, so the simulation is made
+// once; a run simulates everything it claimed before it waits for
+// another's, so two runs never wait on each other.
+func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResult, error) {
+	out := make([]LayerResult, len(jobs))
+	hit := r.cached(jobs, hashes)
+	caching := r.job.Cache != nil && r.job.Observer == nil
+	var own, waiting []int
+	var waits []<-chan struct{}
+	var claimed []string
+	defer func() { inflight.release(claimed) }()
+	for i, j := range jobs {
+		if hit[i] != nil {
+			out[i] = *hit[i]
+			out[i].Cache = "hit"
+			continue
+		}
+		if caching {
+			key := r.cacheKey(j, hashes)
+			if ch, mine := inflight.claim(key); !mine {
+				waiting, waits = append(waiting, i), append(waits, ch)
+				continue
+			}
+			claimed = append(claimed, key)
+		}
+		own = append(own, i)
+	}
+	if err := r.simulateInto(out, jobs, own, hashes, caching); err != nil {
+		return nil, err
+	}
+	inflight.release(claimed)
+	claimed = nil
+	if len(waiting) == 0 {
+		return out, nil
+	}
+	for _, ch := range waits {
+		<-ch
+	}
+	var late []layerJob
+	for _, i := range waiting {
+		late = append(late, jobs[i])
+	}
+	var rest []int
+	for n, rec := range r.cached(late, hashes) {
+		if i := waiting[n]; rec != nil {
+			out[i] = *rec
+			out[i].Cache = "hit"
+		} else { // the other run failed, or its cache is not this one
+			rest = append(rest, i)
+		}
+	}
+	return out, r.simulateInto(out, jobs, rest, hashes, caching)
+}
+
+// simulateInto simulates the jobs at idx (each distinct GEMM once) and
+// puts their records in out, storing them in the cache when caching.
+func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
+	hashes map[string]string, caching bool) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	var todo []layerJob
+	for _, i := range idx {
+		todo = append(todo, jobs[i])
+	}
+	kernels, err := r.simulateDistinct(todo)
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		rec, in := r.record(jobs[i], kernels[jobs[i].shape])
+		if caching {
+			r.store(jobs[i], hashes, rec, in)
+			rec.Cache = "miss"
+		}
+		out[i] = rec
+	}
+	return nil
 }
 
 // layerJobs expands workloads x modes into records, in workload order.
@@ -227,7 +289,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 }
 
 // record turns a simulated kernel into the output record of one layer.
-func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
+func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 	g := j.gemm
 	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
@@ -257,17 +319,13 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
-	res.Power = r.power(k)
-	r.addCost(&res)
+	in := powerInputs{Act: k.Act, ClockMHz: k.ClockMHz, NoteHead: res.Note}
 	if k.PowerNote != "" {
-		res.Note = joinNote(res.Note, k.PowerNote)
+		in.NoteHead = joinNote(in.NoteHead, k.PowerNote)
 	}
-	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
-		res.AbovePowerLimit = true
-		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+
-			"power.limit_w (%.0f W): the board would throttle (gpu.clock_policy="+
-			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
-	}
+	// The notes after the power note, gathered apart so that a record
+	// read from the cache gets its power note again in the same place.
+	res.Note = ""
 	explainLaunch(&res, k.Plan, r.cfg.GPU.SMCount)
 	addFidelity(&res, k)
 	if k.Plan.PaddedK != g.K {
@@ -299,7 +357,48 @@ func (r *runner) record(j layerJob, k *gpu.Result) LayerResult {
 		res.Note = joinNote(res.Note, "the K fit was flatter than the tensor cores allow "+
 			"(its first sample queued): raised to their time per added k-step")
 	}
-	return res
+	in.NoteTail, res.Note = res.Note, ""
+	r.applyPower(&res, in)
+	return res, in
+}
+
+// powerInputs are what a record's power fields (clock, energy, power,
+// the note on a locked clock above the power limit) and cost are made
+// from: the kernel's event counts and clock, and the record's notes before
+// and after the power note. The simulation cache keeps them beside the
+// record, so that a record read from it gets these fields from the
+// reading run's config (configs.Loaded.SimulationHash leaves the power and
+// area sections out of the key under a locked clock).
+type powerInputs struct {
+	Act      energy.Counts `json:"act"`
+	ClockMHz int           `json:"clock_mhz"`
+	NoteHead string        `json:"note_head"`
+	NoteTail string        `json:"note_tail"`
+}
+
+// applyPower fills a record's power fields, its note and its cost from
+// in and the run's config; the static energy runs for the record's
+// cycles (the ensemble mean with sim.jitter_runs > 1), the event classes
+// are run 0's counts.
+func (r *runner) applyPower(res *LayerResult, in powerInputs) {
+	b, err := r.cfg.Power.Energy(in.Act, res.Cycles, in.ClockMHz)
+	if err != nil { // every valid precision has an MMA energy
+		panic(fmt.Sprintf("energy of %s: %v", res.Kernel, err))
+	}
+	uj := b.Total()
+	res.Power = Power{ClockMHz: in.ClockMHz, EnergyUJ: uj, Energy: b,
+		AvgPowerW: energy.Power(uj, res.Cycles, in.ClockMHz)}
+	r.addCost(res)
+	res.Note = in.NoteHead
+	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
+		res.AbovePowerLimit = true
+		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+
+			"power.limit_w (%.0f W): the board would throttle (gpu.clock_policy="+
+			"power_capped models it)", res.AvgPowerW, res.ClockMHz, lim))
+	}
+	if in.NoteTail != "" {
+		res.Note = joinNote(res.Note, in.NoteTail)
+	}
 }
 
 // addFidelity says which tier timed the record; a fast record carries
@@ -439,20 +538,6 @@ func explainLoss(s *LayerResult, d LayerResult) {
 	}
 	loss := results.BreakdownOf(lost)
 	s.LossUS, s.Loss = gap, loss
-}
-
-// power is a kernel's record fields: its clock, energy and power.
-// The static classes run for the record's cycles (the ensemble mean with
-// sim.jitter_runs > 1), the event classes are run 0's counts.
-func (r *runner) power(k *gpu.Result) Power {
-	cycles, _, _ := ensembleCycles(k)
-	b, err := r.cfg.Power.Energy(k.Act, cycles, k.ClockMHz)
-	if err != nil { // every valid precision has an MMA energy
-		panic(fmt.Sprintf("energy of %s: %v", k.Plan.Name(), err))
-	}
-	uj := b.Total()
-	return Power{ClockMHz: k.ClockMHz, EnergyUJ: uj, Energy: b,
-		AvgPowerW: energy.Power(uj, cycles, k.ClockMHz)}
 }
 
 // addEnergySavings fills each sparse record's and total's energy saving

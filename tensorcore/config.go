@@ -42,7 +42,7 @@ type PrecisionConfig struct {
 	// SelectorFanIn is the inputs of each selector mux (one mux per
 	// multiplier): the B candidates a kept A value can be matched with in
 	// one pass. A pattern with M > fan-in takes ceil(M/fan-in) passes.
-	SelectorFanIn int `yaml:"selector_fan_in"`
+	SelectorFanIn int `yaml:"selector_fan_in" dense:"energy"`
 	// MetadataBitsPerClk is the read and decode rate of the metadata
 	// register.
 	MetadataBitsPerClk int `yaml:"metadata_bits_per_clk" mode:"sparse"`
