@@ -8,6 +8,8 @@
 // Every grid value becomes a --set override of configs.Load, so a sweep
 // accepts exactly the keys and values the command line does.
 //
-// It owns the sweep file, the grid and shards, and the results store. It
-// runs each point through sim.Run and must not know the model's insides.
+// It owns the sweep file, the grid and its points, shards, running each
+// unit through sim.Run and committing it to a results store
+// (sweep/store), and refining a fast sweep; it must not know the model's
+// insides, nor how the store keeps its results.
 package sweep

@@ -16,28 +16,17 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/sim"
 )
 
-// Assignment is one grid value of a point: key=value.
-type Assignment struct {
-	Key   string
-	Value string
-}
-
-// Point is one effective config of the sweep.
+// Point is one effective config of the sweep: its identity (place in
+// the grid, grid values, config hash), and how to load it again.
 type Point struct {
-	// Index is the point's place in the grid order (0-based).
-	Index int
-	// Grid are the point's grid values, in axis order, each as the
-	// effective config holds it (the value that is simulated).
-	Grid []Assignment
-	// Hash identifies the effective config: the hex SHA-256 prefix of
-	// its YAML, so two ways of writing the same config share results.
-	Hash string
+	point.Point
 
 	// spec and sets rebuild the effective config on demand: a plan keeps
 	// no config per point, so that its size does not grow with the
@@ -94,30 +83,6 @@ func configHash(ld *configs.Loaded, enc *sectionEncoder) (string, error) {
 	return bodyHash(body), nil
 }
 
-// Label is the point's grid values as "k=v k=v" (or "base" for an empty
-// grid).
-func (p *Point) Label() string {
-	if len(p.Grid) == 0 {
-		return "base"
-	}
-	parts := make([]string, len(p.Grid))
-	for i, a := range p.Grid {
-		parts[i] = a.Key + "=" + a.Value
-	}
-	return strings.Join(parts, " ")
-}
-
-// gridJSON is the grid values as a JSON list of [key, value] pairs, in
-// axis order.
-func (p *Point) gridJSON() string {
-	pairs := make([][2]string, len(p.Grid))
-	for i, a := range p.Grid {
-		pairs[i] = [2]string{a.Key, a.Value}
-	}
-	b, _ := json.Marshal(pairs)
-	return string(b)
-}
-
 // Workload is a resolved workload with the hash of its GEMM list.
 type Workload struct {
 	Trace *workloads.Trace
@@ -128,6 +93,21 @@ type Workload struct {
 type Unit struct {
 	Point    *Point
 	Workload *Workload
+}
+
+// ID is the unit as the store keeps it.
+func (u Unit) ID() point.Unit {
+	return point.Unit{Point: u.Point.Point,
+		Workload: point.Workload{Name: u.Workload.Trace.Name, Hash: u.Workload.Hash}}
+}
+
+// IDs are the units as the store keeps them, in their order.
+func IDs(units []Unit) []point.Unit {
+	out := make([]point.Unit, len(units))
+	for i, u := range units {
+		out[i] = u.ID()
+	}
+	return out
 }
 
 // Plan is a checked sweep: every point validated, every workload loaded.
@@ -345,31 +325,31 @@ func (s *Spec) pointCount() (string, bool) {
 
 // combinations expands the grid axes and zip groups into the points'
 // assignments; the first axis varies slowest.
-func (s *Spec) combinations() [][]Assignment {
+func (s *Spec) combinations() [][]point.Assignment {
 	// Each dimension is a list of options; an option sets one or more keys.
-	var dims [][][]Assignment
+	var dims [][][]point.Assignment
 	for _, ax := range s.Grid {
-		var opts [][]Assignment
+		var opts [][]point.Assignment
 		for _, v := range ax.Values {
-			opts = append(opts, []Assignment{{ax.Key, v}})
+			opts = append(opts, []point.Assignment{{Key: ax.Key, Value: v}})
 		}
 		dims = append(dims, opts)
 	}
 	for _, group := range s.Zip {
-		opts := make([][]Assignment, len(group[0].Values))
+		opts := make([][]point.Assignment, len(group[0].Values))
 		for j := range opts {
 			for _, ax := range group {
-				opts[j] = append(opts[j], Assignment{ax.Key, ax.Values[j]})
+				opts[j] = append(opts[j], point.Assignment{Key: ax.Key, Value: ax.Values[j]})
 			}
 		}
 		dims = append(dims, opts)
 	}
-	out := [][]Assignment{nil}
+	out := [][]point.Assignment{nil}
 	for _, opts := range dims {
-		var next [][]Assignment
+		var next [][]point.Assignment
 		for _, prefix := range out {
 			for _, o := range opts {
-				c := append(append([]Assignment{}, prefix...), o...)
+				c := append(append([]point.Assignment{}, prefix...), o...)
 				next = append(next, c)
 			}
 		}
@@ -378,14 +358,14 @@ func (s *Spec) combinations() [][]Assignment {
 	return out
 }
 
-func (s *Spec) point(i int, grid []Assignment, enc *sectionEncoder) (*Point, *configs.Loaded, error) {
+func (s *Spec) point(i int, grid []point.Assignment, enc *sectionEncoder) (*Point, *configs.Loaded, error) {
 	sets := append([]string{}, s.Set...)
 	for _, a := range grid {
-		if !strings.HasPrefix(a.Key, WorkloadAxis) {
+		if !strings.HasPrefix(a.Key, point.WorkloadAxis) {
 			sets = append(sets, a.Key+"="+a.Value)
 		}
 	}
-	pt := &Point{Index: i, Grid: grid, spec: s, sets: sets}
+	pt := &Point{Point: point.Point{Index: i, Grid: grid}, spec: s, sets: sets}
 	ld, err := pt.Load()
 	if err != nil {
 		return nil, nil, err
@@ -403,29 +383,11 @@ func (s *Spec) point(i int, grid []Assignment, enc *sectionEncoder) (*Point, *co
 	return pt, ld, nil
 }
 
-// WorkloadBase is a workload's name without the "@k=v,..." of the
-// workload options a point varies (workloadsWith adds it), when each of
-// them is the point's grid value: the model a line of a plot follows
-// across those points.
-func WorkloadBase(name string, grid []Assignment) string {
-	i := strings.LastIndex(name, "@")
-	if i < 0 {
-		return name
-	}
-	for _, kv := range strings.Split(name[i+1:], ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		if g, ok := GridValue(grid, WorkloadAxis+k); !ok || g != v {
-			return name
-		}
-	}
-	return name[:i]
-}
-
 // workloadAssignments are a point's workload.* grid values, in axis order.
-func workloadAssignments(grid []Assignment) []Assignment {
-	var out []Assignment
+func workloadAssignments(grid []point.Assignment) []point.Assignment {
+	var out []point.Assignment
 	for _, a := range grid {
-		if strings.HasPrefix(a.Key, WorkloadAxis) {
+		if strings.HasPrefix(a.Key, point.WorkloadAxis) {
 			out = append(out, a)
 		}
 	}
@@ -434,13 +396,13 @@ func workloadAssignments(grid []Assignment) []Assignment {
 
 // workloadsWith resolves the sweep's workloads with the workload.* grid
 // values of a point applied to every model workload that reads them.
-func (s *Spec) workloadsWith(opts []Assignment, r Resolver) ([]*Workload, error) {
+func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, error) {
 	var out []*Workload
 	names := map[string]bool{}
 	for i, ws := range s.Workloads {
 		var read []string
 		for _, a := range opts {
-			name := strings.TrimPrefix(a.Key, WorkloadAxis)
+			name := strings.TrimPrefix(a.Key, point.WorkloadAxis)
 			if ws.Model == "" || !workloads.Reads(ws.Model, name) {
 				continue
 			}

@@ -7,11 +7,10 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
 )
-
-// FidelityKey is the config key a refined point changes.
-const FidelityKey = "sim.fidelity"
 
 // Objective is what a sweep's points are ranked by for refinement: the
 // sparse speedup (geometric mean over the point's workloads of the
@@ -33,7 +32,7 @@ func ObjectiveOf(p *Plan) Objective {
 
 // Scores are the objective of every point the totals hold, by config
 // hash (a point missing a workload's totals has no score).
-func (o Objective) Scores(totals []TotalRow) map[string]float64 {
+func (o Objective) Scores(totals []store.TotalRow) map[string]float64 {
 	type acc struct {
 		logSum, time float64
 		n            int
@@ -100,7 +99,7 @@ func CheckRefinable(p *Plan, n int) error {
 		if ld.Config.Sim.Fidelity != configs.FidelityFast {
 			return fmt.Errorf("--refine %d: point %d (%s) runs at %s=%s; refining re-runs "+
 				"the best points of a fast sweep (set: [%s=fast]) at instruction level",
-				n, pt.Index+1, pt.Label(), FidelityKey, ld.Config.Sim.Fidelity, FidelityKey)
+				n, pt.Index+1, pt.Label(), point.FidelityKey, ld.Config.Sim.Fidelity, point.FidelityKey)
 		}
 	}
 	return nil
@@ -113,13 +112,13 @@ func CheckRefinable(p *Plan, n int) error {
 func (p *Plan) Refined(pts []*Point, check PointCheck) (*Plan, error) {
 	out := &Plan{Spec: p.Spec, Workloads: p.Workloads, Modes: p.Modes}
 	for _, pt := range pts {
-		q := &Point{Index: pt.Index, spec: pt.spec, workloads: pt.workloads,
-			sets: append(append([]string{}, pt.sets...), FidelityKey+"="+configs.FidelityInstruction)}
-		q.Grid = append([]Assignment{}, pt.Grid...)
-		if i := slices.IndexFunc(q.Grid, func(a Assignment) bool { return a.Key == FidelityKey }); i >= 0 {
+		q := &Point{Point: point.Point{Index: pt.Index}, spec: pt.spec, workloads: pt.workloads,
+			sets: append(append([]string{}, pt.sets...), point.FidelityKey+"="+configs.FidelityInstruction)}
+		q.Grid = append([]point.Assignment{}, pt.Grid...)
+		if i := slices.IndexFunc(q.Grid, func(a point.Assignment) bool { return a.Key == point.FidelityKey }); i >= 0 {
 			q.Grid[i].Value = configs.FidelityInstruction
 		} else {
-			q.Grid = append(q.Grid, Assignment{FidelityKey, configs.FidelityInstruction})
+			q.Grid = append(q.Grid, point.Assignment{Key: point.FidelityKey, Value: configs.FidelityInstruction})
 		}
 		ld, err := q.Load()
 		if err != nil {

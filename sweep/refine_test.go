@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -12,12 +14,12 @@ import (
 // the total time over workloads, lower first; a point with no totals
 // is not ranked.
 func TestObjectiveRanksPoints(t *testing.T) {
-	pts := []*Point{{Index: 0, Hash: "a"}, {Index: 1, Hash: "b"}, {Index: 2, Hash: "c"}, {Index: 3, Hash: "d"}}
-	total := func(h, w string, m tensorcore.Mode, us, sp float64) TotalRow {
-		return TotalRow{ConfigHash: h, Total: sim.Total{Workload: w, Mode: m, TimeUS: us, Speedup: sp}}
+	pts := []*Point{{Point: point.Point{Index: 0, Hash: "a"}}, {Point: point.Point{Index: 1, Hash: "b"}}, {Point: point.Point{Index: 2, Hash: "c"}}, {Point: point.Point{Index: 3, Hash: "d"}}}
+	total := func(h, w string, m tensorcore.Mode, us, sp float64) store.TotalRow {
+		return store.TotalRow{ConfigHash: h, Total: sim.Total{Workload: w, Mode: m, TimeUS: us, Speedup: sp}}
 	}
 	both := &Plan{Points: pts, Modes: tensorcore.Modes}
-	totals := []TotalRow{
+	totals := []store.TotalRow{
 		total("a", "x", tensorcore.Sparse, 10, 1.2), total("a", "y", tensorcore.Sparse, 10, 1.2),
 		// b: 2.0 and 1.0, geometric mean 1.41 (arithmetic 1.5).
 		total("b", "x", tensorcore.Sparse, 10, 2.0), total("b", "y", tensorcore.Sparse, 10, 1.0),
@@ -32,7 +34,7 @@ func TestObjectiveRanksPoints(t *testing.T) {
 		t.Errorf("by speedup: %v, want c b a (d has no totals)", hashes(got))
 	}
 	dense := &Plan{Points: pts, Modes: []tensorcore.Mode{tensorcore.Dense}}
-	times := []TotalRow{total("a", "x", tensorcore.Dense, 30, 0), total("b", "x", tensorcore.Dense, 10, 0),
+	times := []store.TotalRow{total("a", "x", tensorcore.Dense, 30, 0), total("b", "x", tensorcore.Dense, 10, 0),
 		total("b", "y", tensorcore.Dense, 15, 0), total("c", "x", tensorcore.Dense, 20, 0)}
 	o = ObjectiveOf(dense)
 	if got := o.Best(dense, o.Scores(times), 2); o.Name != "time_us" || len(got) != 2 ||

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -45,12 +46,12 @@ type Summary struct {
 // cancelled, no new unit starts; units in flight finish and commit. The
 // first simulation or store error stops the run the same way and is
 // returned.
-func Run(ctx context.Context, p *Plan, st *Store, opt Options) (Summary, error) {
+func Run(ctx context.Context, p *Plan, st *store.Store, opt Options) (Summary, error) {
 	units := opt.Shard.Select(p.Units())
 	sum := Summary{Units: len(units)}
 	var todo []Unit
 	for _, u := range units {
-		done, err := st.Done(u, p.Modes)
+		done, err := st.Done(u.ID(), p.Modes)
 		if err != nil {
 			return sum, err
 		}
@@ -129,7 +130,7 @@ dispatch:
 	return sum, ctx.Err()
 }
 
-func runUnit(run RunFunc, st *Store, modes []tensorcore.Mode, u Unit) (bool, error) {
+func runUnit(run RunFunc, st *store.Store, modes []tensorcore.Mode, u Unit) (bool, error) {
 	ld, err := u.Point.Load()
 	if err != nil {
 		return false, err
@@ -146,5 +147,5 @@ func runUnit(run RunFunc, st *Store, modes []tensorcore.Mode, u Unit) (bool, err
 	if err != nil {
 		return false, err
 	}
-	return st.Commit(u, modes, body, rep)
+	return st.Commit(u.ID(), modes, body, rep)
 }

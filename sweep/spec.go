@@ -15,6 +15,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -158,9 +159,6 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 // workload or vary in the grid as workload.NAME, with their bounds.
 var workloadOptions = map[string]int{"batch": workloads.MaxDim, "seq": workloads.MaxDim,
 	"resolution": workloads.MaxResolution}
-
-// WorkloadAxis is the grid-key prefix of a workload option.
-const WorkloadAxis = "workload."
 
 // checkWorkloadOption reads a workload option's value by the rule of an
 // integer config key (decimal digits, 1..its bound), as the --batch,
@@ -375,7 +373,7 @@ func (s *Spec) check() error {
 	// point's value: it would read as applied and change nothing.
 	for i, kv := range s.Set {
 		key, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(strings.TrimSpace(key), WorkloadAxis) {
+		if strings.HasPrefix(strings.TrimSpace(key), point.WorkloadAxis) {
 			return fmt.Errorf("set[%d]: %s is a workload option: give it on the "+
 				"workload (batch:, seq:, resolution:) or vary it in the grid", i, strings.TrimSpace(key))
 		}
@@ -396,7 +394,7 @@ func (s *Spec) checkWorkloadAxes() error {
 		axes = append(axes, g...)
 	}
 	for _, ax := range axes {
-		name, ok := strings.CutPrefix(ax.Key, WorkloadAxis)
+		name, ok := strings.CutPrefix(ax.Key, point.WorkloadAxis)
 		if !ok {
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/testfiles"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/sweep/internal/sweeptest"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -99,10 +101,10 @@ func TestCheckStoreBeforeRun(t *testing.T) {
 	p := mustPlan(t, "workloads: [{name: tiny, gemms: [256x256x256]}]\n")
 	runAll(t, p, db, Options{})
 	before, _ := os.ReadFile(db)
-	if err := CheckStore(db, p.Units(), p.Modes); err != nil {
+	if err := store.CheckStore(db, IDs(p.Units()), p.Modes); err != nil {
 		t.Errorf("the same sweep again: %v", err)
 	}
-	if err := CheckStore(filepath.Join(dir, "new.db"), p.Units(), p.Modes); err != nil {
+	if err := store.CheckStore(filepath.Join(dir, "new.db"), IDs(p.Units()), p.Modes); err != nil {
 		t.Errorf("a new store: %v", err)
 	}
 	for spec, want := range map[string]string{
@@ -110,8 +112,8 @@ func TestCheckStoreBeforeRun(t *testing.T) {
 		"workloads: [{name: tiny, gemms: [256x256x256]}]\nmodes: [dense]\n": "in modes dense,sparse, this sweep asks for dense",
 	} {
 		q := mustPlan(t, spec)
-		err := CheckStore(db, q.Units(), q.Modes)
-		var in *InputError
+		err := store.CheckStore(db, IDs(q.Units()), q.Modes)
+		var in *store.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an InputError %q", spec, err, want)
 		}
@@ -119,14 +121,14 @@ func TestCheckStoreBeforeRun(t *testing.T) {
 			t.Error("CheckStore wrote to the store")
 		}
 		// The run finds it too, before simulating anything, as bad input.
-		st, err := Open(db)
+		st, err := store.Open(db)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ran := 0
 		_, err = Run(t.Context(), q, st, Options{Run: func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 			ran++
-			return fakeRun(ld, job)
+			return sweeptest.FakeRun(ld, job)
 		}})
 		st.Close()
 		if !errors.As(err, &in) || ran != 0 {
@@ -138,7 +140,7 @@ func TestCheckStoreBeforeRun(t *testing.T) {
 	text := filepath.Join(dir, "afile")
 	os.WriteFile(text, []byte("hello\n"), 0o644)
 	for _, bad := range []string{rnd, text, dir} {
-		if err := CheckStore(bad, p.Units(), p.Modes); !errors.Is(err, ErrNotStore) {
+		if err := store.CheckStore(bad, IDs(p.Units()), p.Modes); !errors.Is(err, store.ErrNotStore) {
 			t.Errorf("CheckStore(%s): %v, want ErrNotStore", bad, err)
 		}
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,81 +17,10 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/sweep/internal/sweeptest"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads"
-
-	"github.com/stcsim/stcsim/tensorcore"
 )
-
-// testSpec varies three keys (one grid axis of two values, one zipped
-// pair of two) over two workloads: 2 x 2 points x 2 workloads = 8 units.
-const testSpec = `
-name: test
-configs: [a100-40gb]
-set: ["sim.seed=7"]
-workloads:
-  - name: small
-    gemms: [256x256x256, 512x256x1024]
-  - name: big
-    gemms: [2048x2048x2048]
-    precision: bf16
-modes: [dense, sparse]
-grid:
-  shared_memory.bytes_per_clk: [64, 128]
-zip:
-  - l2.size_kb: [20480, 40960]
-    dram.bandwidth_gbps: [1000, 1555]
-`
-
-// fakeRun stands in for sim.Run: a deterministic report whose numbers
-// depend on the config and the GEMMs, so that results differ per point.
-// STCSIM_FAKE_DELAY_MS slows it down for the interruption tests.
-func fakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
-	if ms, _ := strconv.Atoi(os.Getenv("STCSIM_FAKE_DELAY_MS")); ms > 0 {
-		time.Sleep(time.Duration(ms) * time.Millisecond)
-	}
-	c := ld.Config
-	rep := &sim.Report{Tool: "stcsim", Version: sim.Version, Config: c.Name}
-	for _, tr := range job.Workloads {
-		totals := map[tensorcore.Mode]float64{}
-		for _, g := range tr.GEMMs {
-			flops := 2 * float64(g.M) * float64(g.N) * float64(g.K)
-			bytes := 2 * float64(g.M*g.K+g.K*g.N+g.M*g.N)
-			dense := flops/(float64(c.GPU.SMCount)*1e6) +
-				bytes/(c.Memory.DRAM.BandwidthGBps*1e3) +
-				float64(c.Memory.L2.SizeKB)/1e6 + 1e3/float64(c.Memory.SharedMemory.BytesPerClk)
-			for _, m := range job.Modes {
-				t := dense
-				if m == tensorcore.Sparse {
-					t = dense * 0.6
-				}
-				r := sim.LayerResult{Workload: tr.Name, Layer: g.Name, M: g.M,
-					N: g.N, K: g.K, Batch: 1, Precision: g.Precision, Mode: m,
-					Count: 1, TimeUS: t, TFLOPS: flops / t / 1e6,
-					DRAMGBps: bytes / t / 1e3}
-				watts := 200 + flops/1e9 // energy fields, as sim fills them
-				if m == tensorcore.Sparse {
-					watts *= 0.8
-				}
-				r.Power = sim.Power{ClockMHz: c.GPU.ClockMHz, EnergyUJ: watts * t,
-					AvgPowerW: watts}
-				if m == tensorcore.Sparse {
-					r.Speedup = dense / t
-					r.EnergySaving = (200 + flops/1e9) * dense / r.EnergyUJ
-				}
-				rep.Results = append(rep.Results, r)
-				totals[m] += t
-			}
-		}
-		for _, m := range job.Modes {
-			t := sim.Total{Workload: tr.Name, Mode: m, TimeUS: totals[m]}
-			if m == tensorcore.Sparse {
-				t.Speedup = totals[tensorcore.Dense] / totals[m]
-			}
-			rep.Totals = append(rep.Totals, t)
-		}
-	}
-	return rep, nil
-}
 
 func mustPlan(t *testing.T, spec string) *Plan {
 	t.Helper()
@@ -107,13 +37,13 @@ func mustPlan(t *testing.T, spec string) *Plan {
 
 func runAll(t *testing.T, p *Plan, db string, opt Options) Summary {
 	t.Helper()
-	st, err := Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	if opt.Run == nil {
-		opt.Run = fakeRun
+		opt.Run = sweeptest.FakeRun
 	}
 	sum, err := Run(context.Background(), p, st, opt)
 	if err != nil {
@@ -124,7 +54,7 @@ func runAll(t *testing.T, p *Plan, db string, opt Options) Summary {
 
 func export(t *testing.T, db string) []byte {
 	t.Helper()
-	st, err := OpenExisting(db)
+	st, err := store.OpenExisting(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +66,11 @@ func export(t *testing.T, db string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ExportCSV(rows)
+	return store.ExportCSV(rows)
 }
 
 func TestPlanPoints(t *testing.T) {
-	p := mustPlan(t, testSpec)
+	p := mustPlan(t, sweeptest.Spec)
 	want := []string{
 		"shared_memory.bytes_per_clk=64 l2.size_kb=20480 dram.bandwidth_gbps=1000",
 		"shared_memory.bytes_per_clk=64 l2.size_kb=40960 dram.bandwidth_gbps=1555",
@@ -218,7 +148,7 @@ func TestSpecErrors(t *testing.T) {
 }
 
 func TestResumeSkipsFinished(t *testing.T) {
-	p := mustPlan(t, testSpec)
+	p := mustPlan(t, sweeptest.Spec)
 	db := filepath.Join(t.TempDir(), "r.db")
 	if s := runAll(t, p, db, Options{Jobs: 2}); s.Ran != 8 || s.Skipped != 0 {
 		t.Fatalf("first run: %+v", s)
@@ -227,7 +157,7 @@ func TestResumeSkipsFinished(t *testing.T) {
 	calls := 0
 	count := func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 		calls++
-		return fakeRun(ld, job)
+		return sweeptest.FakeRun(ld, job)
 	}
 	if s := runAll(t, p, db, Options{Jobs: 1, Run: count}); s.Ran != 0 || s.Skipped != 8 {
 		t.Fatalf("second run: %+v", s)
@@ -245,9 +175,9 @@ func TestResumeSkipsFinished(t *testing.T) {
 }
 
 func TestRunStopsOnError(t *testing.T) {
-	p := mustPlan(t, testSpec)
+	p := mustPlan(t, sweeptest.Spec)
 	db := filepath.Join(t.TempDir(), "e.db")
-	st, err := Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +188,7 @@ func TestRunStopsOnError(t *testing.T) {
 		if n == 3 {
 			return nil, fmt.Errorf("boom")
 		}
-		return fakeRun(ld, job)
+		return sweeptest.FakeRun(ld, job)
 	}
 	sum, err := Run(context.Background(), p, st, Options{Jobs: 1, Run: failThird})
 	if err == nil || !strings.Contains(err.Error(), "boom") ||
@@ -274,7 +204,7 @@ func TestRunStopsOnError(t *testing.T) {
 }
 
 func TestShardedMergedEqualsUnsharded(t *testing.T) {
-	p := mustPlan(t, testSpec)
+	p := mustPlan(t, sweeptest.Spec)
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full.db")
 	runAll(t, p, full, Options{Jobs: 2})
@@ -291,7 +221,7 @@ func TestShardedMergedEqualsUnsharded(t *testing.T) {
 			t.Errorf("%d shards ran %d units, want 8", n, total)
 		}
 		out := filepath.Join(dir, fmt.Sprintf("merged%d.db", n))
-		st, err := Open(out)
+		st, err := store.Open(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,19 +247,6 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-func TestExportOrderNumeric(t *testing.T) {
-	rows := storedRows(t)
-	v0, _ := GridValue(rows[0].Grid, "shared_memory.bytes_per_clk")
-	vN, _ := GridValue(rows[len(rows)-1].Grid, "shared_memory.bytes_per_clk")
-	if v0 != "64" || vN != "128" {
-		t.Errorf("order: first %s last %s, want 64 then 128", v0, vN)
-	}
-	js := ExportJSON(rows)
-	if !bytes.Contains(js, []byte(`"shared_memory.bytes_per_clk": "64"`)) {
-		t.Errorf("JSON export lacks grid values:\n%.300s", js)
-	}
-}
-
 // The interruption tests run real sweeps in child processes (this test
 // binary re-executed) so that kill -9 hits a process mid-write.
 
@@ -347,10 +264,10 @@ func childSweep(specPath, db string) int {
 	if err == nil {
 		var p *Plan
 		if p, err = s.Plan(Resolver{}); err == nil {
-			var st *Store
-			if st, err = Open(db); err == nil {
+			var st *store.Store
+			if st, err = store.Open(db); err == nil {
 				_, err = Run(context.Background(), p, st,
-					Options{Jobs: 2, Run: fakeRun})
+					Options{Jobs: 2, Run: sweeptest.FakeRun})
 				if cerr := st.Close(); err == nil {
 					err = cerr
 				}
@@ -376,15 +293,28 @@ func startChild(t *testing.T, spec, db string, delayMS int) *exec.Cmd {
 	return cmd
 }
 
+// pointsIn counts the points committed to the store at db, creating the
+// store the first time. It reads with a connection of its own, closed
+// as the store's own connections are but without Store.Close's
+// checkpoint, which would wait for the writer being killed.
 func pointsIn(t *testing.T, db string) int {
 	t.Helper()
-	st, err := Open(db)
+	if _, err := os.Stat(db); err != nil {
+		st, err := store.Open(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := sql.Open("sqlite3", "file:"+db+"?_busy_timeout=60000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.db.Close()
+	defer conn.Close()
 	var n int
-	if err := st.db.QueryRow(`SELECT count(*) FROM points`).Scan(&n); err != nil {
+	if err := conn.QueryRow(`SELECT count(*) FROM points`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -393,7 +323,7 @@ func pointsIn(t *testing.T, db string) int {
 func writeSpec(t *testing.T) (string, *Plan) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sweep.yaml")
-	if err := os.WriteFile(path, []byte(testSpec), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(sweeptest.Spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Load(path)
@@ -484,7 +414,7 @@ workloads: [{name: tiny, gemms: [256x256x256]}]
 grid: {gpu.sm_count: [54, 108]}
 `)
 	db := filepath.Join(t.TempDir(), "real.db")
-	st, err := Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +457,7 @@ grid: {gpu.sm_count: [54, 108]}
 // BenchmarkCommit measures committing one unit (a 3-GEMM workload in two
 // modes: 6 result rows) in its own transaction.
 func BenchmarkCommit(b *testing.B) {
-	s, err := Parse([]byte(testSpec), "bench.yaml")
+	s, err := Parse([]byte(sweeptest.Spec), "bench.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -536,19 +466,19 @@ func BenchmarkCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	u := p.Units()[0]
-	st, err := Open(filepath.Join(b.TempDir(), "b.db"))
+	st, err := store.Open(filepath.Join(b.TempDir(), "b.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
 	ld, _ := u.Point.Load()
-	rep, _ := fakeRun(ld, sim.Job{
+	rep, _ := sweeptest.FakeRun(ld, sim.Job{
 		Workloads: []*workloads.Trace{u.Workload.Trace}, Modes: p.Modes})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pt := *u.Point
-		pt.Hash = fmt.Sprintf("%016x", i)
-		if _, err := st.Commit(Unit{Point: &pt, Workload: u.Workload}, p.Modes, nil, rep); err != nil {
+		id := u.ID()
+		id.Point.Hash = fmt.Sprintf("%016x", i)
+		if _, err := st.Commit(id, p.Modes, nil, rep); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -55,7 +56,7 @@ grid:
 			t.Fatalf("point %s: workloads %v", pt.Label(), ws)
 		}
 		g := ws[0].Trace.GEMMs[0]
-		batch, _ := GridValue(pt.Grid, "workload.batch")
+		batch, _ := point.GridValue(pt.Grid, "workload.batch")
 		want := map[string]int{"1": 128, "4": 512}[batch]
 		if ws[0].Trace.Name != "bert-base@batch="+batch {
 			t.Errorf("point %s: workload named %s", pt.Label(), ws[0].Trace.Name)
@@ -102,7 +103,7 @@ func TestWorkloadAxesRefuseWhatChangesNothing(t *testing.T) {
 // TestWorkloadBase: a plot's line follows a model across the points that
 // vary its options; a name whose "@..." is not the point's options stays.
 func TestWorkloadBase(t *testing.T) {
-	grid := []Assignment{{"workload.batch", "4"}, {"gpu.sm_count", "54"}}
+	grid := []point.Assignment{{Key: "workload.batch", Value: "4"}, {Key: "gpu.sm_count", Value: "54"}}
 	for _, c := range []struct{ name, want string }{
 		{"bert-base@batch=4", "bert-base"},
 		{"bert-base@batch=8", "bert-base@batch=8"},
@@ -110,8 +111,8 @@ func TestWorkloadBase(t *testing.T) {
 		{"my@trace", "my@trace"},
 		{"plain", "plain"},
 	} {
-		if got := WorkloadBase(c.name, grid); got != c.want {
-			t.Errorf("WorkloadBase(%q) = %q, want %q", c.name, got, c.want)
+		if got := point.WorkloadBase(c.name, grid); got != c.want {
+			t.Errorf("point.WorkloadBase(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
 }

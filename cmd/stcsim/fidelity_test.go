@@ -8,7 +8,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/fast"
-	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -59,7 +60,7 @@ func TestRefineReRunsTheBestPoints(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	st, err := sweep.Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +79,8 @@ func TestRefineReRunsTheBestPoints(t *testing.T) {
 		if tr.Mode != tensorcore.Sparse {
 			continue
 		}
-		w, _ := sweep.GridValue(tr.Grid, "tensorcore.fp16.b_operand_bytes_per_clk")
-		if f, ok := sweep.GridValue(tr.Grid, sweep.FidelityKey); ok && f == configs.FidelityInstruction {
+		w, _ := point.GridValue(tr.Grid, "tensorcore.fp16.b_operand_bytes_per_clk")
+		if f, ok := point.GridValue(tr.Grid, point.FidelityKey); ok && f == configs.FidelityInstruction {
 			instrSp[w] = tr.Speedup
 		} else {
 			fastSp[w] = tr.Speedup
@@ -99,7 +100,7 @@ func TestRefineReRunsTheBestPoints(t *testing.T) {
 		t.Errorf("the worst fast point (%s B/clk, %.3f) was refined; fast %v", worst, fastSp[worst], fastSp)
 	}
 	for _, r := range rows {
-		f, _ := sweep.GridValue(r.Grid, sweep.FidelityKey)
+		f, _ := point.GridValue(r.Grid, point.FidelityKey)
 		want := configs.FidelityFast
 		if f == configs.FidelityInstruction {
 			want = configs.FidelityInstruction

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/store"
 )
 
 func init() {
@@ -41,11 +41,11 @@ func runMerge(args []string) int {
 	if err := checkOutFile("output store", out); err != nil {
 		return usageError(fs, "%v", err)
 	}
-	if err := sweep.CheckInputs(ins...); err != nil {
+	if err := store.CheckInputs(ins...); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
 		return storeExit(err)
 	}
-	st, err := sweep.Open(out)
+	st, err := store.Open(out)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
 		return storeExit(err)
@@ -68,8 +68,8 @@ func runMerge(args []string) int {
 // storeExit is the exit status of a store error: 2 for bad input (a
 // file that is not a store, damaged or conflicting stores), 1 otherwise.
 func storeExit(err error) int {
-	var in *sweep.InputError
-	if errors.As(err, &in) || errors.Is(err, sweep.ErrNotStore) {
+	var in *store.InputError
+	if errors.As(err, &in) || errors.Is(err, store.ErrNotStore) {
 		return exitUsage
 	}
 	return exitInternal

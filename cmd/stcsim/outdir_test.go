@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
 
@@ -62,9 +62,9 @@ func TestStoreCommandsRefuseToOverwriteTheirInput(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sw")
 	os.Mkdir(sub, 0o755)
-	store := func(name string) string {
+	newStore := func(name string) string {
 		p := filepath.Join(sub, name)
-		st, err := sweep.Open(p)
+		st, err := store.Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestStoreCommandsRefuseToOverwriteTheirInput(t *testing.T) {
 		}
 		return p
 	}
-	j1, j3, png := store("j1.db"), store("j3.db"), store("j4.png")
+	j1, j3, png := newStore("j1.db"), newStore("j3.db"), newStore("j4.png")
 	link := filepath.Join(sub, "link.db")
 	if err := os.Symlink("j1.db", link); err != nil {
 		t.Fatal(err)

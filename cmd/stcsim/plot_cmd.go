@@ -13,7 +13,8 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sim"
-	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 )
 
 func init() {
@@ -61,13 +62,13 @@ func runPlot(args []string) int {
 	if err != nil {
 		return usageError(fs, "%v", err)
 	}
-	q := sweep.Query{X: *x, Y: *y, By: *by}
+	q := store.Query{X: *x, Y: *y, By: *by}
 	for _, w := range where {
 		k, v, ok := strings.Cut(w, "=")
 		if !ok || k == "" {
 			return usageError(fs, "--where %s: want KEY=VALUE", configs.Quote(w))
 		}
-		q.Where = append(q.Where, sweep.Assignment{Key: k, Value: v})
+		q.Where = append(q.Where, point.Assignment{Key: k, Value: v})
 	}
 	if *out == "" {
 		*out = fmt.Sprintf("sweep-%s-vs-%s.%s", *y, fileStem(*x), ext)
@@ -86,7 +87,7 @@ func runPlot(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
 		return exitUsage
 	}
-	pc, err := sweep.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
+	pc, err := store.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
 	if err == nil {
 		fillPlotDefaults(&o, *x, *y, *by, where, pc)
 		labelTier(&o, selectedRows(rows, q))
@@ -109,19 +110,19 @@ func runPlot(args []string) int {
 }
 
 // metricList names the metrics --y (and a scatter's --x) take.
-var metricList = strings.Join(slices.Sorted(maps.Keys(sweep.Metrics)), ", ")
+var metricList = strings.Join(slices.Sorted(maps.Keys(store.Metrics)), ", ")
 
 // drawPlot draws lines of Y against a grid key, or a scatter of the
 // stored points when X is a metric too.
-func drawPlot(out string, o report.LineOptions, rows []sweep.Row, q sweep.Query) error {
-	if sweep.IsMetric(q.X) {
-		points, err := sweep.Scatter(rows, q)
+func drawPlot(out string, o report.LineOptions, rows []store.Row, q store.Query) error {
+	if store.IsMetric(q.X) {
+		points, err := store.Scatter(rows, q)
 		if err != nil {
 			return err
 		}
 		return report.ScatterPlot(out, o, points)
 	}
-	series, err := sweep.Series(rows, q)
+	series, err := store.Series(rows, q)
 	if err != nil {
 		return err
 	}
@@ -131,19 +132,19 @@ func drawPlot(out string, o report.LineOptions, rows []sweep.Row, q sweep.Query)
 // fillPlotDefaults gives the options the plot's own words where the user
 // gave none: a title, a readable X label, the metric's Y label, the 1x
 // line of a ratio metric, the base config's point and the caption.
-func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *sweep.PlotContext) {
+func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc *store.PlotContext) {
 	xWords, per := report.KeyWords(x), "one line per "+by
-	if sweep.IsMetric(x) {
-		xWords, per = sweep.Metrics[x], "one point per stored point and "+by
+	if store.IsMetric(x) {
+		xWords, per = store.Metrics[x], "one point per stored point and "+by
 	}
 	if o.XLabel == "" {
 		o.XLabel = xWords
 	}
 	if o.YLabel == "" {
-		o.YLabel = sweep.Metrics[y]
+		o.YLabel = store.Metrics[y]
 	}
 	if o.Title == "" {
-		o.Title = fmt.Sprintf("%s against %s, %s", sweep.Metrics[y], xWords, per)
+		o.Title = fmt.Sprintf("%s against %s, %s", store.Metrics[y], xWords, per)
 		if len(where) > 0 {
 			o.Title += "\n(" + strings.Join(where, ", ") + ")"
 		}
@@ -160,7 +161,7 @@ func fillPlotDefaults(o *report.LineOptions, x, y, by string, where []string, pc
 // labelTier marks a plot with fast-tier records in it (sim.fidelity:
 // fast): the title says so and the caption how many records and the
 // tier's stated error.
-func labelTier(o *report.LineOptions, rows []sweep.Row) {
+func labelTier(o *report.LineOptions, rows []store.Row) {
 	n := 0
 	for _, r := range rows {
 		if r.Fidelity == configs.FidelityFast {
@@ -176,12 +177,12 @@ func labelTier(o *report.LineOptions, rows []sweep.Row) {
 }
 
 // selectedRows are the rows a query's --where keeps.
-func selectedRows(rows []sweep.Row, q sweep.Query) []sweep.Row {
-	var out []sweep.Row
+func selectedRows(rows []store.Row, q store.Query) []store.Row {
+	var out []store.Row
 	for _, r := range rows {
 		keep := true
 		for _, w := range q.Where {
-			v, ok := sweep.GridValue(r.Grid, w.Key)
+			v, ok := point.GridValue(r.Grid, w.Key)
 			keep = keep && ok && v == w.Value
 		}
 		if keep {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/report"
-	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/store"
 )
 
 func init() {
@@ -46,9 +46,9 @@ func runResults(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim results:", err)
 		return exitUsage
 	}
-	data := sweep.ExportCSV(rows)
+	data := store.ExportCSV(rows)
 	if *format == "json" {
-		data = sweep.ExportJSON(rows)
+		data = store.ExportJSON(rows)
 	}
 	if *out != "" {
 		if err := report.WriteAtomic(*out, data); err != nil {
@@ -65,16 +65,16 @@ func runResults(args []string) int {
 }
 
 // readRows reads every result of an existing store, read-only (nothing
-// is created beside it), after checking it (sweep.Store.Check). Closing
+// is created beside it), after checking it (store.Store.Check). Closing
 // the store is checked too: it fails when another process wrote the
 // store while it was read.
-func readRows(path string) ([]sweep.Row, error) {
-	st, err := sweep.OpenReadOnly(path)
+func readRows(path string) ([]store.Row, error) {
+	st, err := store.OpenReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
 	err = st.Check()
-	var rows []sweep.Row
+	var rows []store.Row
 	if err == nil {
 		rows, err = st.Rows()
 	}
@@ -89,12 +89,12 @@ func readRows(path string) ([]sweep.Row, error) {
 
 // checkNotInput refuses an --out FILE that is the input store (by
 // os.SameFile: another spelling, a link), which writing would destroy.
-func checkNotInput(out, store string) error {
+func checkNotInput(out, in string) error {
 	if _, err := os.Stat(out); err != nil {
 		return nil // a new file is no input
 	}
-	if sameFile(out, store) {
-		return fmt.Errorf("--out %s is the input store %s", out, store)
+	if sameFile(out, in) {
+		return fmt.Errorf("--out %s is the input store %s", out, in)
 	}
 	return nil
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -139,7 +141,7 @@ func runSweep(args []string) int {
 	if err == nil {
 		// An existing store must be one, and must not hold these points
 		// with other GEMMs or modes: found now, not after the run starts.
-		err = sweep.CheckStore(*db, sh.Select(plan.Units()), plan.Modes)
+		err = store.CheckStore(*db, sweep.IDs(sh.Select(plan.Units())), plan.Modes)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
@@ -200,7 +202,7 @@ func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork,
 	work := est.total(refined.Units())
 	if !quiet {
 		fmt.Fprintf(os.Stderr, "stcsim sweep: refining the %d best points by %s at %s=%s (estimated work %s)\n",
-			len(refined.Points), obj.Name, sweep.FidelityKey, configs.FidelityInstruction, sim.DescribeWork(work))
+			len(refined.Points), obj.Name, point.FidelityKey, configs.FidelityInstruction, sim.DescribeWork(work))
 	}
 	if code := executeSweep(refined, db, opt, quiet); code != exitOK {
 		return code
@@ -210,7 +212,7 @@ func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork,
 		return code
 	}
 	fmt.Printf("refined %d of %d points at %s=%s (objective: %s):\n", len(refined.Points),
-		len(plan.Points), sweep.FidelityKey, configs.FidelityInstruction, obj.Name)
+		len(plan.Points), point.FidelityKey, configs.FidelityInstruction, obj.Name)
 	for i, q := range refined.Points {
 		pt := best[i]
 		f, in := before[pt.Hash], after[q.Hash]
@@ -222,7 +224,7 @@ func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork,
 
 // storedScores reads the objective of every point in the store.
 func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
-	st, err := sweep.Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return nil, storeExit(err)
@@ -376,7 +378,7 @@ func roundSeconds(sec float64) string {
 }
 
 func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) int {
-	st, err := sweep.Open(db)
+	st, err := store.Open(db)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return storeExit(err)
@@ -428,7 +430,7 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 		}
 		fmt.Fprintln(os.Stderr)
 	}
-	var inputErr *sweep.InputError
+	var inputErr *store.InputError
 	switch {
 	case errors.As(err, &inputErr):
 		// The store conflicts with the sweep (another writer changed it

@@ -73,12 +73,13 @@ func deps(t *testing.T) map[string][]string {
 }
 
 // TestNoEngineBelowTheSimulator: the output contract, the report layer,
-// the config loader and the descriptions of the datapath and the memory
-// hierarchy import neither Akita nor any room of the simulator, so a
-// report or a config can be read without the engine.
+// the sweep results store, the config loader and the descriptions of the
+// datapath and the memory hierarchy import neither Akita nor any room of
+// the simulator, so a report, a store or a config can be read without
+// the engine.
 func TestNoEngineBelowTheSimulator(t *testing.T) {
 	g := deps(t)
-	for _, p := range []string{"results", "report", "configs", "tensorcore", "memory/memcfg", "energy", "area", "workloads"} {
+	for _, p := range []string{"results", "report", "configs", "tensorcore", "memory/memcfg", "energy", "area", "workloads", "sweep/store", "sweep/point"} {
 		d, ok := g[mod+p]
 		if !ok {
 			t.Fatalf("package %s not in the module", p)
@@ -105,6 +106,26 @@ func TestSimulatorRoomsOneWay(t *testing.T) {
 					t.Errorf("%s imports %s, a room above it", low, high)
 				}
 			}
+		}
+	}
+}
+
+// TestSweepStoreBelowThePlanner: cmd -> sweep (planning and running) ->
+// sweep/store (the results store, exports, plot queries) -> sweep/point
+// (the identities both speak of), and sweep/point imports no package of
+// the module.
+func TestSweepStoreBelowThePlanner(t *testing.T) {
+	g := deps(t)
+	for _, low := range []string{"sweep/store", "sweep/point"} {
+		for _, q := range g[mod+low] {
+			if q == mod+"sweep" {
+				t.Errorf("%s imports sweep, the planner above it", low)
+			}
+		}
+	}
+	for _, q := range g[mod+"sweep/point"] {
+		if strings.HasPrefix(q, mod) {
+			t.Errorf("sweep/point imports %s", q)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package sweep
+package store_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/sweep"
+	"github.com/stcsim/stcsim/sweep/internal/sweeptest"
+	"github.com/stcsim/stcsim/sweep/store"
 )
 
 // twoLayers is two points of one workload of two GEMMs, dense and sparse.
@@ -42,13 +46,13 @@ func damagedCopy(t *testing.T, base, dir, name string, stmts ...string) string {
 
 // A store whose tables disagree with one another (a config, totals or
 // results lost, a flat column that is not its record's) is refused by
-// Check, CheckInputs and Merge, naming the store, the table and the
+// Check, store.CheckInputs and Merge, naming the store, the table and the
 // point, and a merge writes nothing.
 func TestCheckFindsInconsistentStores(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.db")
-	runAll(t, mustPlan(t, twoLayers), base, Options{})
-	if err := CheckInputs(base); err != nil {
+	fill(t, mustPlan(t, twoLayers), base, nil)
+	if err := store.CheckInputs(base); err != nil {
 		t.Fatalf("undamaged store: %v", err)
 	}
 	firstSparse := `(SELECT min(rowid) FROM results WHERE mode='sparse')`
@@ -101,7 +105,7 @@ func TestCheckFindsInconsistentStores(t *testing.T) {
 			bad := damagedCopy(t, base, sub, "bad.db", c.stmts...)
 			check := func(what string, err error) {
 				t.Helper()
-				var in *InputError
+				var in *store.InputError
 				if what != "Check" && !errors.As(err, &in) {
 					t.Errorf("%s: %v, want an InputError", what, err)
 				}
@@ -114,8 +118,8 @@ func TestCheckFindsInconsistentStores(t *testing.T) {
 					}
 				}
 			}
-			check("CheckInputs", CheckInputs(bad))
-			ro, err := OpenReadOnly(bad)
+			check("CheckInputs", store.CheckInputs(bad))
+			ro, err := store.OpenReadOnly(bad)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +127,7 @@ func TestCheckFindsInconsistentStores(t *testing.T) {
 			if err := ro.Close(); err != nil {
 				t.Error(err)
 			}
-			out, err := Open(filepath.Join(sub, "out.db"))
+			out, err := store.Open(filepath.Join(sub, "out.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,13 +140,13 @@ func TestCheckFindsInconsistentStores(t *testing.T) {
 	}
 }
 
-// CheckInputs (what stcsim merge runs first) refuses one store given
+// store.CheckInputs (what stcsim merge runs first) refuses one store given
 // twice, whatever the spelling, and through symbolic and hard links;
 // copies are distinct inputs.
 func TestCheckInputsRefusesAStoreTwice(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.db")
-	runAll(t, mustPlan(t, twoPoints), a, Options{})
+	fill(t, mustPlan(t, twoPoints), a, nil)
 	sym, hard := filepath.Join(dir, "sym.db"), filepath.Join(dir, "hard.db")
 	if err := os.Symlink("a.db", sym); err != nil {
 		t.Fatal(err)
@@ -152,14 +156,14 @@ func TestCheckInputsRefusesAStoreTwice(t *testing.T) {
 	}
 	copied := damagedCopy(t, a, dir, "copy.db")
 	for _, again := range []string{a, dir + "/./a.db", sym, hard} {
-		err := CheckInputs(a, copied, again)
-		var in *InputError
+		err := store.CheckInputs(a, copied, again)
+		var in *store.InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), "same store") ||
 			!strings.Contains(err.Error(), a+" and "+again) {
 			t.Errorf("%s after %s: %v, want both named as the same store", again, a, err)
 		}
 	}
-	if err := CheckInputs(a, copied); err != nil {
+	if err := store.CheckInputs(a, copied); err != nil {
 		t.Errorf("a store and its copy: %v", err)
 	}
 }
@@ -211,13 +215,13 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 	dir, outDir := t.TempDir(), t.TempDir()
 	p := mustPlan(t, twoPoints)
 	a := filepath.Join(dir, "a.db")
-	runAll(t, p, a, Options{})
+	fill(t, p, a, nil)
 	b, _ := os.ReadFile(a)
 	trunc := filepath.Join(dir, "trunc.db")
 	os.WriteFile(trunc, b[:len(b)/2], 0o644)
 	before := listing(t, dir)
 
-	ro, err := OpenReadOnly(a)
+	ro, err := store.OpenReadOnly(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,16 +234,16 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 	if err := ro.Close(); err != nil {
 		t.Error(err)
 	}
-	if err := CheckInputs(a); err != nil {
+	if err := store.CheckInputs(a); err != nil {
 		t.Error(err)
 	}
-	if err := CheckStore(a, p.Units(), p.Modes); err != nil {
+	if err := store.CheckStore(a, sweep.IDs(p.Units()), p.Modes); err != nil {
 		t.Error(err)
 	}
-	if err := CheckInputs(trunc); err == nil {
+	if err := store.CheckInputs(trunc); err == nil {
 		t.Error("a truncated store was accepted")
 	}
-	out, err := Open(filepath.Join(outDir, "out.db"))
+	out, err := store.Open(filepath.Join(outDir, "out.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,18 +255,18 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 
 	// A writer holds the store, its commits still in the WAL.
 	w := filepath.Join(dir, "w.db")
-	st, err := Open(w)
+	st, err := store.Open(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), p, st, Options{Run: fakeRun}); err != nil {
+	if _, err := sweep.Run(context.Background(), p, st, sweep.Options{Run: sweeptest.FakeRun}); err != nil {
 		t.Fatal(err)
 	}
 	held := listing(t, dir)
 	if !strings.Contains(strings.Join(held, "\n"), "w.db-wal") {
 		t.Fatalf("the writer has no WAL: %v", held)
 	}
-	ro, err = OpenReadOnly(w)
+	ro, err = store.OpenReadOnly(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +279,7 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 	if err := ro.Close(); err != nil {
 		t.Error(err)
 	}
-	if err := CheckInputs(w); err != nil {
+	if err := store.CheckInputs(w); err != nil {
 		t.Error(err)
 	}
 	sameListing(t, "reading a store being written", listing(t, dir), held)
@@ -289,11 +293,11 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 	}
 
 	// Written while read with immutable=1: Close says so.
-	ro, err = OpenReadOnly(a)
+	ro, err = store.OpenReadOnly(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAll(t, mustPlan(t, "workloads: [{gemms: [64x64x64]}]\ngrid:\n  gpu.sm_count: [32]\n"), a, Options{})
+	fill(t, mustPlan(t, "workloads: [{gemms: [64x64x64]}]\ngrid:\n  gpu.sm_count: [32]\n"), a, nil)
 	if err := ro.Close(); err == nil || !strings.Contains(err.Error(), "changed while it was read") {
 		t.Errorf("store written while read: Close: %v", err)
 	}
@@ -303,8 +307,8 @@ func TestReadOnlyOpensLeaveNoFiles(t *testing.T) {
 	os.WriteFile(x, b, 0o644)
 	os.WriteFile(x+"-wal", nil, 0o644)
 	xb := listing(t, filepath.Dir(x))
-	_, err = OpenReadOnly(x)
-	var in *InputError
+	_, err = store.OpenReadOnly(x)
+	var in *store.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "-wal exists without") {
 		t.Errorf("WAL without -shm: %v", err)
 	}

@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/report"
-	"github.com/stcsim/stcsim/sim"
-
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -20,26 +20,16 @@ import (
 type Row struct {
 	ConfigHash  string
 	ToolVersion string
-	Grid        []Assignment
+	Grid        []point.Assignment
 	seq         int
-	sim.LayerResult
+	results.LayerResult
 }
 
 // TotalRow is one workload's total in one mode at one point.
 type TotalRow struct {
 	ConfigHash string
-	Grid       []Assignment
-	sim.Total
-}
-
-// GridValue returns the point's value of a grid key.
-func GridValue(grid []Assignment, key string) (string, bool) {
-	for _, a := range grid {
-		if a.Key == key {
-			return a.Value, true
-		}
-	}
-	return "", false
+	Grid       []point.Assignment
+	results.Total
 }
 
 // Rows reads every result, in a stable order: by grid values (numbers
@@ -123,7 +113,7 @@ func (s *Store) Totals() ([]TotalRow, error) {
 
 // comparePoint orders results by grid values, then config hash, then
 // workload (the stable order of exports).
-func comparePoint(ga, gb []Assignment, ha, hb, wa, wb string) int {
+func comparePoint(ga, gb []point.Assignment, ha, hb, wa, wb string) int {
 	if c := compareGrid(ga, gb); c != 0 {
 		return c
 	}
@@ -133,21 +123,32 @@ func comparePoint(ga, gb []Assignment, ha, hb, wa, wb string) int {
 	return strings.Compare(wa, wb)
 }
 
-func parseGrid(s string) ([]Assignment, error) {
+// gridJSON is the grid values as stored: a JSON list of [key, value]
+// pairs, in axis order (parseGrid reads it back).
+func gridJSON(grid []point.Assignment) string {
+	pairs := make([][2]string, len(grid))
+	for i, a := range grid {
+		pairs[i] = [2]string{a.Key, a.Value}
+	}
+	b, _ := json.Marshal(pairs)
+	return string(b)
+}
+
+func parseGrid(s string) ([]point.Assignment, error) {
 	var pairs [][2]string
 	if err := json.Unmarshal([]byte(s), &pairs); err != nil {
 		return nil, fmt.Errorf("grid values %q: %w", s, err)
 	}
-	out := make([]Assignment, len(pairs))
+	out := make([]point.Assignment, len(pairs))
 	for i, p := range pairs {
-		out[i] = Assignment{Key: p[0], Value: p[1]}
+		out[i] = point.Assignment{Key: p[0], Value: p[1]}
 	}
 	return out, nil
 }
 
 // compareGrid orders points by their grid values key by key; values that
 // are both numbers compare as numbers.
-func compareGrid(a, b []Assignment) int {
+func compareGrid(a, b []point.Assignment) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i].Key != b[i].Key {
 			return compareStrings(a[i].Key, b[i].Key)
@@ -212,7 +213,7 @@ func ExportCSV(rows []Row) []byte {
 	for _, r := range rows {
 		rec := []string{r.ConfigHash, r.ToolVersion}
 		for _, k := range keys {
-			v, _ := GridValue(r.Grid, k)
+			v, _ := point.GridValue(r.Grid, k)
 			rec = append(rec, report.CSVText(v))
 		}
 		_ = w.Write(append(rec, report.Row(r.LayerResult)...))
@@ -226,7 +227,7 @@ type exportRecord struct {
 	ConfigHash  string            `json:"config_hash"`
 	ToolVersion string            `json:"tool_version"`
 	Grid        map[string]string `json:"grid"`
-	sim.LayerResult
+	results.LayerResult
 }
 
 // ExportJSON renders rows as a JSON array, one object per row with its

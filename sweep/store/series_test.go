@@ -1,61 +1,45 @@
-package sweep
+package store_test
 
 import (
+	"bytes"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stcsim/stcsim/report"
-
+	"github.com/stcsim/stcsim/sweep/point"
+	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
 )
-
-func storedRows(t *testing.T) []Row {
-	t.Helper()
-	p := mustPlan(t, testSpec)
-	db := filepath.Join(t.TempDir(), "s.db")
-	runAll(t, p, db, Options{Jobs: 2})
-	st, err := OpenExisting(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rows, err := st.Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
 
 func TestSeries(t *testing.T) {
 	rows := storedRows(t)
 	tests := []struct {
 		name   string
-		q      Query
+		q      store.Query
 		labels []string
 		xs     []string
 	}{
 		{"speedup per workload, other key fixed",
-			Query{X: "shared_memory.bytes_per_clk", Y: "speedup", By: "workload",
-				Where: []Assignment{{"l2.size_kb", "40960"}}},
+			store.Query{X: "shared_memory.bytes_per_clk", Y: "speedup", By: "workload",
+				Where: []point.Assignment{{Key: "l2.size_kb", Value: "40960"}}},
 			[]string{"big", "small"}, []string{"64", "128"}},
 		{"time per workload and mode, free keys in labels, zipped key not",
-			Query{X: "l2.size_kb", Y: "time_us", By: "workload"},
+			store.Query{X: "l2.size_kb", Y: "time_us", By: "workload"},
 			[]string{"big, dense, shared_memory.bytes_per_clk=64",
 				"big, sparse, shared_memory.bytes_per_clk=64",
 				"small, dense, shared_memory.bytes_per_clk=64"},
 			[]string{"20480", "40960"}},
 		{"tflops per layer",
-			Query{X: "shared_memory.bytes_per_clk", Y: "tflops", By: "layer",
-				Where: []Assignment{{"dram.bandwidth_gbps", "1555"}}},
+			store.Query{X: "shared_memory.bytes_per_clk", Y: "tflops", By: "layer",
+				Where: []point.Assignment{{Key: "dram.bandwidth_gbps", Value: "1555"}}},
 			[]string{"big 2048x2048x2048, dense", "big 2048x2048x2048, sparse",
 				"small 256x256x256, dense"},
 			[]string{"64", "128"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ss, err := Series(rows, tc.q)
+			ss, err := store.Series(rows, tc.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,16 +67,16 @@ func labels(ss []report.Series) []string {
 // its stored layers.
 func TestSeriesValues(t *testing.T) {
 	rows := storedRows(t)
-	where := []Assignment{{"l2.size_kb", "40960"}}
+	where := []point.Assignment{{Key: "l2.size_kb", Value: "40960"}}
 	var dense, sparse, flops, denseE, sparseE float64
 	for _, r := range rows {
 		if r.Workload != "small" {
 			continue
 		}
-		if v, _ := GridValue(r.Grid, "l2.size_kb"); v != "40960" {
+		if v, _ := point.GridValue(r.Grid, "l2.size_kb"); v != "40960" {
 			continue
 		}
-		if v, _ := GridValue(r.Grid, "shared_memory.bytes_per_clk"); v != "64" {
+		if v, _ := point.GridValue(r.Grid, "shared_memory.bytes_per_clk"); v != "64" {
 			continue
 		}
 		if r.Mode == tensorcore.Dense {
@@ -108,7 +92,7 @@ func TestSeriesValues(t *testing.T) {
 		"tflops": flops / dense / 1e6, "energy_saving": denseE / sparseE,
 		"energy_uj": denseE, "avg_power_w": denseE / dense, "clock_mhz": 1410}
 	for metric, w := range want {
-		ss, err := Series(rows, Query{X: "shared_memory.bytes_per_clk",
+		ss, err := store.Series(rows, store.Query{X: "shared_memory.bytes_per_clk",
 			Y: metric, By: "workload", Where: where})
 		if err != nil {
 			t.Fatalf("%s: %v", metric, err)
@@ -132,20 +116,33 @@ func TestSeriesValues(t *testing.T) {
 func TestSeriesErrors(t *testing.T) {
 	rows := storedRows(t)
 	tests := []struct {
-		q    Query
+		q    store.Query
 		want string
 	}{
-		{Query{X: "gpu.sm_count", Y: "speedup", By: "workload"}, "no stored point varies"},
-		{Query{X: "l2.size_kb", Y: "watts", By: "workload"}, "--y"},
-		{Query{X: "l2.size_kb", Y: "speedup", By: "kernel"}, "--by"},
-		{Query{X: "l2.size_kb", Y: "speedup", By: "workload",
-			Where: []Assignment{{"gpu.clock_mhz", "1"}}}, "--where gpu.clock_mhz"},
-		{Query{X: "l2.size_kb", Y: "speedup", By: "workload",
-			Where: []Assignment{{"dram.bandwidth_gbps", "7"}}}, "no stored results match"},
+		{store.Query{X: "gpu.sm_count", Y: "speedup", By: "workload"}, "no stored point varies"},
+		{store.Query{X: "l2.size_kb", Y: "watts", By: "workload"}, "--y"},
+		{store.Query{X: "l2.size_kb", Y: "speedup", By: "kernel"}, "--by"},
+		{store.Query{X: "l2.size_kb", Y: "speedup", By: "workload",
+			Where: []point.Assignment{{Key: "gpu.clock_mhz", Value: "1"}}}, "--where gpu.clock_mhz"},
+		{store.Query{X: "l2.size_kb", Y: "speedup", By: "workload",
+			Where: []point.Assignment{{Key: "dram.bandwidth_gbps", Value: "7"}}}, "no stored results match"},
 	}
 	for _, tc := range tests {
-		if _, err := Series(rows, tc.q); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := store.Series(rows, tc.q); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.q, err, tc.want)
 		}
+	}
+}
+
+func TestExportOrderNumeric(t *testing.T) {
+	rows := storedRows(t)
+	v0, _ := point.GridValue(rows[0].Grid, "shared_memory.bytes_per_clk")
+	vN, _ := point.GridValue(rows[len(rows)-1].Grid, "shared_memory.bytes_per_clk")
+	if v0 != "64" || vN != "128" {
+		t.Errorf("order: first %s last %s, want 64 then 128", v0, vN)
+	}
+	js := store.ExportJSON(rows)
+	if !bytes.Contains(js, []byte(`"shared_memory.bytes_per_clk": "64"`)) {
+		t.Errorf("JSON export lacks grid values:\n%.300s", js)
 	}
 }

@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
-	"github.com/stcsim/stcsim/sim"
-
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -323,11 +323,11 @@ func (s *Store) Close() error {
 // Done reports whether the unit is already in the store. A stored point
 // with the same config and workload name but a different workload content
 // or mode list is an error: the store belongs to another sweep.
-func (s *Store) Done(u Unit, modes []tensorcore.Mode) (bool, error) {
+func (s *Store) Done(u point.Unit, modes []tensorcore.Mode) (bool, error) {
 	var wh, ms string
 	err := s.db.QueryRow(`SELECT workload_hash, modes FROM points
 		WHERE config_hash=? AND workload=?`, u.Point.Hash,
-		u.Workload.Trace.Name).Scan(&wh, &ms)
+		u.Workload.Name).Scan(&wh, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -345,7 +345,7 @@ func (s *Store) Done(u Unit, modes []tensorcore.Mode) (bool, error) {
 // Open accepts (an stcsim store, or an empty file or database) holding
 // none of the units with other GEMMs or modes. Its errors are bad input
 // (ErrNotStore or an InputError).
-func CheckStore(path string, units []Unit, modes []tensorcore.Mode) error {
+func CheckStore(path string, units []point.Unit, modes []tensorcore.Mode) error {
 	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -378,16 +378,16 @@ func CheckStore(path string, units []Unit, modes []tensorcore.Mode) error {
 	return nil
 }
 
-func sameUnit(path string, u Unit, wh, ms string, modes []tensorcore.Mode) error {
+func sameUnit(path string, u point.Unit, wh, ms string, modes []tensorcore.Mode) error {
 	if wh != u.Workload.Hash {
 		return fmt.Errorf("store %s already holds workload %q for config %s "+
 			"(point %d, %s) with different GEMMs; use another --db", path,
-			u.Workload.Trace.Name, u.Point.Hash, u.Point.Index+1, u.Point.Label())
+			u.Workload.Name, u.Point.Hash, u.Point.Index+1, u.Point.Label())
 	}
 	if want := joinModes(modes); ms != want {
 		return fmt.Errorf("store %s holds workload %q for config %s "+
 			"(point %d, %s) in modes %s, this sweep asks for %s; use "+
-			"another --db", path, u.Workload.Trace.Name, u.Point.Hash,
+			"another --db", path, u.Workload.Name, u.Point.Hash,
 			u.Point.Index+1, u.Point.Label(), ms, want)
 	}
 	return nil
@@ -405,28 +405,28 @@ func joinModes(modes []tensorcore.Mode) string {
 // Commit stores a finished unit, its effective config (YAML) and its
 // report in one transaction. It returns false, storing nothing, when
 // another writer committed the unit first.
-func (s *Store) Commit(u Unit, modes []tensorcore.Mode, config []byte, rep *sim.Report) (bool, error) {
+func (s *Store) Commit(u point.Unit, modes []tensorcore.Mode, config []byte, rep *results.Report) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ok, err := s.commit(u, modes, config, rep)
 	if err != nil {
 		return false, fmt.Errorf("store %s: commit point %d (%s) workload "+
 			"%s: %w", s.path, u.Point.Index+1, u.Point.Label(),
-			u.Workload.Trace.Name, err)
+			u.Workload.Name, err)
 	}
 	return ok, nil
 }
 
-func (s *Store) commit(u Unit, modes []tensorcore.Mode, config []byte, rep *sim.Report) (bool, error) {
+func (s *Store) commit(u point.Unit, modes []tensorcore.Mode, config []byte, rep *results.Report) (bool, error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
-	name := u.Workload.Trace.Name
+	name := u.Workload.Name
 	res, err := tx.Exec(`INSERT OR IGNORE INTO points VALUES (?,?,?,?,?,?)`,
 		u.Point.Hash, name, u.Workload.Hash, joinModes(modes),
-		u.Point.gridJSON(), rep.Version)
+		gridJSON(u.Point.Grid), rep.Version)
 	if err != nil {
 		return false, err
 	}
@@ -736,7 +736,7 @@ func (s *Store) Check() error {
 
 // pointCheck is what Check gathers about a point from each table.
 type pointCheck struct {
-	grid      []Assignment
+	grid      []point.Assignment
 	modes     []tensorcore.Mode
 	hasConfig bool
 	perMode   map[tensorcore.Mode]*modeCheck
@@ -755,7 +755,7 @@ type modeCheck struct {
 
 func (p *pointCheck) label(k pointKey) string {
 	return fmt.Sprintf("(workload %s, config %s, %s)", k.workload, k.config,
-		(&Point{Grid: p.grid}).Label())
+		point.Point{Grid: p.grid}.Label())
 }
 
 // mode is the point's accumulator of a mode, nil when the point is not
@@ -906,7 +906,7 @@ func (s *Store) checkResults(pts map[pointKey]*pointCheck) error {
 			return fmt.Sprintf("store %s: table results: point %s layer %s "+
 				"mode %s", s.path, p.label(k), layer, mode)
 		}
-		var r sim.LayerResult
+		var r results.LayerResult
 		if err := json.Unmarshal([]byte(rec), &r); err != nil {
 			return fmt.Errorf("%s: unreadable result record: %v", where(), err)
 		}

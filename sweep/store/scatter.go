@@ -1,10 +1,11 @@
-package sweep
+package store
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -90,9 +91,9 @@ func hasSparseMetrics(r Row, q Query) bool {
 // sparseMetric: the metric exists on sparse records only.
 func sparseMetric(m string) bool { return m == "speedup" || m == "energy_saving" }
 
-func matches(r Row, where []Assignment) bool {
+func matches(r Row, where []point.Assignment) bool {
 	for _, w := range where {
-		if v, _ := GridValue(r.Grid, w.Key); v != w.Value {
+		if v, _ := point.GridValue(r.Grid, w.Key); v != w.Value {
 			return false
 		}
 	}
@@ -105,7 +106,7 @@ func varyingKeys(rows []Row, keys []string) []string {
 	for _, k := range keys {
 		seen := map[string]bool{}
 		for _, r := range rows {
-			v, _ := GridValue(r.Grid, k)
+			v, _ := point.GridValue(r.Grid, k)
 			seen[v] = true
 		}
 		if len(seen) > 1 {
@@ -122,7 +123,7 @@ func pointLabel(r Row, keys []string) string {
 	var parts []string
 	seen := map[string]int{}
 	for _, k := range keys {
-		v, _ := GridValue(r.Grid, k)
+		v, _ := point.GridValue(r.Grid, k)
 		name := k
 		if f := strings.Split(k, "."); len(f) == 3 && f[0] == "tensorcore" {
 			if _, err := tensorcore.ParsePrecision(f[1]); err == nil {

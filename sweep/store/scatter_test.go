@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"math"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/report"
-	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -18,7 +19,7 @@ func scatterRows() []Row {
 		area := 800 + 10*float64(i)
 		for _, layer := range []string{"l1", "l2"} {
 			for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
-				r := sim.LayerResult{Workload: "w", Layer: layer, M: 256, N: 256, K: 256,
+				r := results.LayerResult{Workload: "w", Layer: layer, M: 256, N: 256, K: 256,
 					Count: 2, Mode: m, TimeUS: 10}
 				r.EnergyUJ, r.AreaMM2 = 100, area
 				if m == tensorcore.Sparse {
@@ -28,7 +29,7 @@ func scatterRows() []Row {
 					r.EnergySaving = 100.0 / 80
 				}
 				rows = append(rows, Row{ConfigHash: "c" + b,
-					Grid: []Assignment{{"tensorcore.fp16.b_operand_bytes_per_clk", b}}, LayerResult: r})
+					Grid: []point.Assignment{{Key: "tensorcore.fp16.b_operand_bytes_per_clk", Value: b}}, LayerResult: r})
 			}
 		}
 	}
@@ -99,7 +100,7 @@ func TestScatterErrors(t *testing.T) {
 		{Query{X: "area_mm2", Y: "watts", By: "workload"}, "--y"},
 		{Query{X: "area_mm2", Y: "speedup", By: "kernel"}, "--by"},
 		{Query{X: "area_mm2", Y: "speedup", By: "workload",
-			Where: []Assignment{{"tensorcore.fp16.b_operand_bytes_per_clk", "7"}}}, "no stored results match"},
+			Where: []point.Assignment{{Key: "tensorcore.fp16.b_operand_bytes_per_clk", Value: "7"}}}, "no stored results match"},
 	} {
 		if _, err := Scatter(scatterRows(), tc.q); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.q, err, tc.want)

@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/sweep/point"
 )
 
 // maxGridText bounds a stored grid key or value: a config key or value
@@ -15,7 +16,7 @@ const maxGridText = 1024
 
 // checkGridText refuses a grid that is null or holds an oversized key or
 // value (parseGrid's input as stored).
-func checkGridText(s string, grid []Assignment) error {
+func checkGridText(s string, grid []point.Assignment) error {
 	if strings.TrimSpace(s) == "null" {
 		return fmt.Errorf("grid is null, want a list of [key, value] pairs")
 	}
@@ -32,7 +33,7 @@ func checkGridText(s string, grid []Assignment) error {
 // store's hash already vouches for): every swept key holds the swept
 // value there, so a grid rewritten after the run (a point simulated at
 // 54 SMs relabelled 7) is refused instead of exported.
-func gridAgrees(config []byte, grid []Assignment) error {
+func gridAgrees(config []byte, grid []point.Assignment) error {
 	var doc map[string]any
 	if err := yaml.Unmarshal(config, &doc); err != nil {
 		return fmt.Errorf("config YAML: %v", err)

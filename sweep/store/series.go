@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/report"
-
+	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -39,7 +39,7 @@ const metricNames = "speedup, time_us, tflops, dram_gbps, energy_uj, " +
 // per value of any other varied key), over the points matching Where.
 type Query struct {
 	X, Y, By string
-	Where    []Assignment
+	Where    []point.Assignment
 }
 
 // Series extracts the lines of a sweep plot from a store's rows; X values
@@ -88,8 +88,8 @@ func freeKeys(rows []Row, keys []string, x string) []string {
 		perX := map[string]string{}
 		free := false
 		for _, r := range rows {
-			xv, _ := GridValue(r.Grid, x)
-			kv, _ := GridValue(r.Grid, k)
+			xv, _ := point.GridValue(r.Grid, x)
+			kv, _ := point.GridValue(r.Grid, k)
 			if v, ok := perX[xv]; ok && v != kv {
 				free = true
 				break
@@ -142,11 +142,11 @@ func newAccumulator(q Query) *accumulator {
 }
 
 func (a *accumulator) selected(r Row) bool {
-	if _, ok := GridValue(r.Grid, a.q.X); !ok {
+	if _, ok := point.GridValue(r.Grid, a.q.X); !ok {
 		return false
 	}
 	for _, w := range a.q.Where {
-		if v, _ := GridValue(r.Grid, w.Key); v != w.Value {
+		if v, _ := point.GridValue(r.Grid, w.Key); v != w.Value {
 			return false
 		}
 	}
@@ -162,7 +162,7 @@ func (a *accumulator) selected(r Row) bool {
 // label names the line a row belongs to; keys are the grid keys that
 // distinguish lines.
 func (a *accumulator) label(r Row, keys []string) string {
-	parts := []string{WorkloadBase(r.Workload, r.Grid)}
+	parts := []string{point.WorkloadBase(r.Workload, r.Grid)}
 	if a.q.By == "layer" {
 		parts[0] += " " + r.Layer
 	}
@@ -170,8 +170,8 @@ func (a *accumulator) label(r Row, keys []string) string {
 		parts = append(parts, r.Mode.String())
 	}
 	for _, k := range keys {
-		v, ok := GridValue(r.Grid, k)
-		if !ok && k == FidelityKey {
+		v, ok := point.GridValue(r.Grid, k)
+		if !ok && k == point.FidelityKey {
 			v = r.Fidelity // a fast point beside its refined copy (--refine)
 		}
 		parts = append(parts, k+"="+v)
@@ -180,7 +180,7 @@ func (a *accumulator) label(r Row, keys []string) string {
 }
 
 func (a *accumulator) add(r Row, keys []string) {
-	x, _ := GridValue(r.Grid, a.q.X)
+	x, _ := point.GridValue(r.Grid, a.q.X)
 	lk := lineKey{a.label(r, keys), x}
 	s := a.points[lk]
 	if s == nil {

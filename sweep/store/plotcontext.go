@@ -1,4 +1,4 @@
-package sweep
+package store
 
 import (
 	"crypto/sha256"
