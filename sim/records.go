@@ -254,6 +254,9 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	var mu sync.Mutex
 	done := 0
 	work := make(chan int)
+	if r.job.Progress != nil { // the total from the start, not after the first GEMM
+		r.job.Progress(0, len(shapes))
+	}
 	workers := runtime.GOMAXPROCS(0)
 	if r.job.Observer != nil {
 		workers = 1
