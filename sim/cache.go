@@ -9,7 +9,9 @@ import (
 )
 
 // Cache keeps layer records across runs (internal/simcache is the one
-// the command opens). Job.Cache nil: every record is simulated.
+// the command opens). Job.Cache nil: every record is simulated. An
+// implementation is comparable (a pointer): runs filling the same one
+// share what they simulate at once (inflight).
 type Cache interface {
 	Get(key string) ([]byte, bool)
 	Put(key string, payload []byte)
@@ -35,33 +37,40 @@ func (r *runner) cacheKey(j layerJob, weights map[string]string) string {
 		[]byte(j.mode.String()), []byte(weights[j.gemm.Weights]))
 }
 
-// inflight are the cache keys that a run of this process is simulating
-// now, each with a channel closed when its record is stored (or the run
-// gave up).
-var inflight = &claims{m: map[string]chan struct{}{}}
+// inflight are the records that a run of this process is simulating
+// now for a cache, each with a channel closed when the record is stored
+// (or the run gave up). Only runs filling the same cache wait for each
+// other.
+var inflight = &claims{m: map[claim]chan struct{}{}}
 
 type claims struct {
 	sync.Mutex
-	m map[string]chan struct{}
+	m map[claim]chan struct{}
 }
 
-// claim marks key as simulated by the caller (mine), or returns the
-// channel that closes when the run that claimed it is done with it.
-func (c *claims) claim(key string) (wait <-chan struct{}, mine bool) {
+// claim is one record of one cache.
+type claim struct {
+	cache Cache
+	key   string
+}
+
+// claim marks the record as simulated by the caller (mine), or returns
+// the channel that closes when the run that claimed it is done with it.
+func (c *claims) claim(k claim) (wait <-chan struct{}, mine bool) {
 	c.Lock()
 	defer c.Unlock()
-	if ch, ok := c.m[key]; ok {
+	if ch, ok := c.m[k]; ok {
 		return ch, false
 	}
-	c.m[key] = make(chan struct{})
+	c.m[k] = make(chan struct{})
 	return nil, true
 }
 
-// release ends the caller's claims on keys.
-func (c *claims) release(keys []string) {
+// release ends the caller's claims.
+func (c *claims) release(ks []claim) {
 	c.Lock()
 	defer c.Unlock()
-	for _, k := range keys {
+	for _, k := range ks {
 		if ch, ok := c.m[k]; ok {
 			close(ch)
 			delete(c.m, k)

@@ -84,6 +84,7 @@ func denseRecords(t *testing.T, rep *Report, noCost bool) string {
 // A key tagged sparse-only changes no dense record (so a dense record's
 // cache key may leave it out), and does change the config's hash.
 func TestSparseOnlyKeysLeaveDenseRecords(t *testing.T) {
+	t.Parallel() // its own cache: runs of other caches never wait on it
 	base := []string{"gpu.sm_count=4"}
 	job := gemmJob([3]int{256, 256, 256})
 	ld0, err := configs.Load(nil, base)
@@ -118,6 +119,7 @@ func TestSparseOnlyKeysLeaveDenseRecords(t *testing.T) {
 // cache makes (their cost and energy too: metadata_bits_per_clk and the
 // fan-in move the area, the fan-in the dense MMAs' operand paths).
 func TestSparseOnlySweepHitsDense(t *testing.T) {
+	t.Parallel() // its own cache: runs of other caches never wait on it
 	c, err := simcache.Open(t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +173,7 @@ func records(t *testing.T, rep *Report) []string {
 // limit and the cost made again from the cached counts. Under
 // power_capped the power sets the clock, and a power key misses.
 func TestEnergyKeysReadSimulationsFromTheCache(t *testing.T) {
+	t.Parallel() // its own cache: runs of other caches never wait on it
 	c, err := simcache.Open(t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
@@ -228,6 +231,7 @@ func TestEnergyKeysReadSimulationsFromTheCache(t *testing.T) {
 // from the cache by the other three, which wait for it rather than
 // simulate it again; every record is the one a run without the cache makes.
 func TestConcurrentRunsSimulateASharedRecordOnce(t *testing.T) {
+	t.Parallel() // its own cache: runs of other caches never wait on it
 	c, err := simcache.Open(t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResu
 	caching := r.job.Cache != nil && r.job.Observer == nil
 	var own, waiting []int
 	var waits []<-chan struct{}
-	var claimed []string
+	var claimed []claim
 	defer func() { inflight.release(claimed) }()
 	for i, j := range jobs {
 		if hit[i] != nil {
@@ -96,7 +96,7 @@ func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResu
 			continue
 		}
 		if caching {
-			key := r.cacheKey(j, hashes)
+			key := claim{r.job.Cache, r.cacheKey(j, hashes)}
 			if ch, mine := inflight.claim(key); !mine {
 				waiting, waits = append(waiting, i), append(waits, ch)
 				continue
