@@ -3,6 +3,7 @@ package tensorcore
 import (
 	"fmt"
 	"math/bits"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -191,6 +192,27 @@ func (c *Config) Validate() check.List {
 		l = append(l, p.validate().Prefix(n.String())...)
 	}
 	return l
+}
+
+// Keys are a precision's config keys (their YAML names), in the order
+// of the struct (and of the shipped configs).
+func Keys() []string {
+	t := reflect.TypeFor[PrecisionConfig]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+	}
+	return keys
+}
+
+// Value is the value of the precision's config key (its YAML name; Keys).
+func (p *PrecisionConfig) Value(key string) (any, bool) {
+	for i, k := range Keys() {
+		if k == key {
+			return reflect.ValueOf(p).Elem().Field(i).Interface(), true
+		}
+	}
+	return nil, false
 }
 
 func (p *PrecisionConfig) validate() check.List {

@@ -9,13 +9,6 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-// datapathKeys are the structural keys of a precision, in print order.
-var datapathKeys = []string{"multipliers", "a_operand_bytes_per_clk",
-	"b_operand_bytes_per_clk", "selector_fan_in", "metadata_bits_per_clk",
-	"accumulate_per_clk", "operand_latency", "metadata_decode_latency",
-	"mux_level_latency", "dot_latency", "accumulate_latency", "dense_shape",
-	"sparse_pattern"}
-
 // writeDatapaths prints, each line behind prefix, how every precision's
 // dense and sparse issue interval and latency follow from its structural
 // keys, and where each key's value came from (the comment of the line
@@ -26,7 +19,7 @@ func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 	for _, name := range tensorcore.Precisions {
 		p, _ := ld.Config.TensorCore.Get(name)
 		fmt.Fprintf(w, "%s\n%s%s inputs:\n", prefix, prefix, name)
-		for _, k := range datapathKeys {
+		for _, k := range tensorcore.Keys() {
 			path := "tensorcore." + name.String() + "." + k
 			note := ld.Note(path)
 			switch {
@@ -85,17 +78,6 @@ func provenance(ld *configs.Loaded, name string, keys []string) string {
 }
 
 func keyValue(p *tensorcore.PrecisionConfig, k string) any {
-	return map[string]any{"multipliers": p.Multipliers,
-		"a_operand_bytes_per_clk": p.AOperandBytesPerClk,
-		"b_operand_bytes_per_clk": p.BOperandBytesPerClk,
-		"selector_fan_in":         p.SelectorFanIn,
-		"metadata_bits_per_clk":   p.MetadataBitsPerClk,
-		"accumulate_per_clk":      p.AccumulatePerClk,
-		"operand_latency":         p.OperandLatency,
-		"metadata_decode_latency": p.DecodeLatency,
-		"mux_level_latency":       p.MuxLevelLatency,
-		"dot_latency":             p.DotLatency,
-		"accumulate_latency":      p.AccumulateLatency,
-		"dense_shape":             p.DenseShape,
-		"sparse_pattern":          p.SparsePattern}[k]
+	v, _ := p.Value(k)
+	return v
 }
