@@ -194,6 +194,11 @@ func (c *Config) Validate() check.List {
 	return l
 }
 
+// MinFanIn and MaxFanIn bound selector_fan_in: a mux picks from at least
+// two inputs; 64 is far beyond any N:M pattern a tensor core would fetch
+// B for (configs.Bounds reads the same range).
+const MinFanIn, MaxFanIn = 2, 64
+
 // Keys are a precision's config keys (their YAML names), in the order
 // of the struct (and of the shipped configs).
 func Keys() []string {
@@ -227,8 +232,8 @@ func (p *PrecisionConfig) validate() check.List {
 		{"accumulate_per_clk", p.AccumulatePerClk}} {
 		l.Positive(v.k, v.v)
 	}
-	if p.SelectorFanIn < 2 || p.SelectorFanIn > 64 {
-		l.Add("selector_fan_in", "must be in 2..64, got %d", p.SelectorFanIn)
+	if p.SelectorFanIn < MinFanIn || p.SelectorFanIn > MaxFanIn {
+		l.Add("selector_fan_in", "must be in %d..%d, got %d", MinFanIn, MaxFanIn, p.SelectorFanIn)
 	}
 	for _, v := range []struct {
 		k string
