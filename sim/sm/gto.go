@@ -6,18 +6,19 @@ type gto struct {
 	last []*Warp // each scheduler's last-issuing warp
 }
 
-func (p *gto) order(sp *SubPartition, s int, fn func(*Warp)) {
+func (p *gto) order(sp *SubPartition, s int, buf []*Warp) []*Warp {
 	g := p.last[s]
 	if g != nil && g.section < 3 && g.SP == sp && g.sched == s {
-		fn(g)
+		buf = append(buf, g)
 	} else {
 		g = nil
 	}
 	for _, w := range sp.warps {
 		if w != g && w.sched == s {
-			fn(w)
+			buf = append(buf, w)
 		}
 	}
+	return buf
 }
 
 func (p *gto) issued(s int, w *Warp) { p.last[s] = w }

@@ -5,8 +5,9 @@ package sm
 // issue slots of a cycle. GPGPU-Sim's scheduler_unit::order_warps
 // subclasses are the same idea.
 type policy interface {
-	// order visits scheduler s's resident warps of sp in issue priority.
-	order(sp *SubPartition, s int, visit func(*Warp))
+	// order appends scheduler s's resident warps of sp to buf in issue
+	// priority.
+	order(sp *SubPartition, s int, buf []*Warp) []*Warp
 	// issued tells the policy scheduler s issued from w.
 	issued(s int, w *Warp)
 	// byAge says whether the policy favours older warps, so that a CTA's

@@ -24,6 +24,7 @@ type SubPartition struct {
 	Unit       int // index among all tensor cores of the GPU (accounting)
 	tc         *unit.Unit
 	warps      []*Warp // resident, oldest first
+	order      []*Warp // a scheduler's warps in issue priority (scan's buffer)
 	sched      policy  // orders each warp scheduler's warps (sched.go)
 	schedulers int     // warp schedulers
 	dealt      int     // warps made resident so far (scheduler assignment)
@@ -246,37 +247,48 @@ func (sp *SubPartition) scan(now uint64) {
 	if sp.exited {
 		sp.dropExited()
 	}
-	limit := sp.issuePerClk
 	for s := range sp.schedulers {
-		issued := 0
-		visit := func(w *Warp) {
-			in := w.current()
-			if in == nil {
-				return
-			}
-			at, why := w.readyAt(in, now)
-			if at <= now && issued >= limit {
-				at, why = now+1, WhyIssue
-			}
-			if at > now {
-				w.note(why, now)
-				next = min(next, at)
-				return
-			}
-			w.note(WhyIssue, now)
-			if in.Op == isa.OpDEPBAR {
-				w.stageResolved(why)
-			}
-			w.issue(in, now)
-			issued++
-			sp.sched.issued(s, w)
-			next = min(next, now+1)
-		}
-		sp.sched.order(sp, s, visit)
+		// The order is taken before any warp issues: an issue may make
+		// warps resident (a CTA finishing), and those wait for the next
+		// scan.
+		sp.order = sp.sched.order(sp, s, sp.order[:0])
+		next = min(next, sp.scanScheduler(s, now))
 	}
+	clear(sp.order)
 	if next != Never {
 		sp.wake(next)
 	}
+}
+
+// scanScheduler offers scheduler s's issue slots at now to the warps of
+// sp.order and returns the earliest cycle one of them may issue next.
+func (sp *SubPartition) scanScheduler(s int, now uint64) uint64 {
+	next := uint64(Never)
+	issued := 0
+	for _, w := range sp.order {
+		in := w.current()
+		if in == nil {
+			continue
+		}
+		at, why := w.readyAt(in, now)
+		if at <= now && issued >= sp.issuePerClk {
+			at, why = now+1, WhyIssue
+		}
+		if at > now {
+			w.note(why, now)
+			next = min(next, at)
+			continue
+		}
+		w.note(WhyIssue, now)
+		if in.Op == isa.OpDEPBAR {
+			w.stageResolved(why)
+		}
+		w.issue(in, now)
+		issued++
+		sp.sched.issued(s, w)
+		next = min(next, now+1)
+	}
+	return next
 }
 
 // dropExited removes the warps that have run EXIT, keeping the others'
