@@ -3,7 +3,7 @@ package sm
 // gto is greedy-then-oldest: each scheduler offers the slot first to the
 // warp it issued from last, then to its other warps oldest first.
 type gto struct {
-	last []*Warp // each scheduler's last-issuing warp
+	last [maxSchedulers]*Warp // each scheduler's last-issuing warp
 }
 
 func (p *gto) order(sp *SubPartition, s int, buf []*Warp) []*Warp {

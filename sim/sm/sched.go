@@ -21,5 +21,8 @@ func newPolicy(name string, schedulers int) policy {
 	if name == "lrr" {
 		return &lrr{next: make([]int, schedulers)}
 	}
-	return &gto{last: make([]*Warp, schedulers)}
+	return &gto{}
 }
+
+// maxSchedulers is the most sm.warp_schedulers may be (configs/bounds.go).
+const maxSchedulers = 8

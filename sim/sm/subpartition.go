@@ -28,13 +28,6 @@ type SubPartition struct {
 	sched      policy  // orders each warp scheduler's warps (sched.go)
 	schedulers int     // warp schedulers
 	dealt      int     // warps made resident so far (scheduler assignment)
-
-	// mio holds the cycles the last mioQueue shared-memory instructions
-	// start being served: the queue takes another once the oldest has.
-	mio     [mioQueue]uint64
-	mioHead int
-	aluFree uint64 // ALU pipe accepts the next instruction
-	rf      regFile
 	// issuePerClk is sm.issue_per_clk: instructions a warp scheduler
 	// issues per cycle.
 	issuePerClk int
@@ -48,6 +41,13 @@ type SubPartition struct {
 	tcFree   uint64       // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
 	interval uint64
+	aluFree  uint64 // ALU pipe accepts the next instruction
+
+	// mio holds the cycles the last mioQueue shared-memory instructions
+	// start being served: the queue takes another once the oldest has.
+	mio     [mioQueue]uint64
+	mioHead int
+	rf      regFile
 }
 
 func newSubPartition(s *SM, id int) *SubPartition {
@@ -146,13 +146,17 @@ func (sp *SubPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint
 // instruction using that bank issues once it is free. A load's
 // write-back takes its destination's banks the same way.
 type regFile struct {
-	free      []uint64 // per bank: the last cycle it is held through
+	// free is, per bank, the last cycle it is held through (banks of
+	// them; an array, so that it sits in the sub-partition beside the
+	// rest of what a scan reads).
+	free      [maxRFBanks]uint64
+	banks     int
 	bankBytes int
 }
 
 func newRegFile(banks, bytesPerClk int) regFile {
-	banks = max(1, banks)
-	return regFile{free: make([]uint64, banks), bankBytes: max(1, bytesPerClk/banks)}
+	banks = min(max(1, banks), maxRFBanks)
+	return regFile{banks: banks, bankBytes: max(1, bytesPerClk/banks)}
 }
 
 // rfSpans is what one instruction moves through the register file's
@@ -185,25 +189,29 @@ func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
 // freeFor is the first cycle every bank s uses is free.
 func (rf *regFile) freeFor(s rfSpans) uint64 {
 	at := uint64(0)
-	n := len(rf.free)
-	each := func(r isa.RegSpan) {
-		if r.N == 0 {
-			return
-		}
-		if int(r.N) >= n {
-			for _, f := range rf.free {
-				at = max(at, f)
-			}
-			return
-		}
-		for i := 0; i < int(r.N); i++ {
-			at = max(at, rf.free[(int(r.First)+i)%n])
-		}
-	}
 	for _, r := range s.read {
-		each(r)
+		at = max(at, rf.spanFree(r))
 	}
-	each(s.write)
+	return max(at, rf.spanFree(s.write))
+}
+
+// spanFree is the first cycle every bank of r is free.
+func (rf *regFile) spanFree(r isa.RegSpan) uint64 {
+	at := uint64(0)
+	banks := rf.free[:rf.banks]
+	if int(r.N) >= len(banks) {
+		for _, f := range banks {
+			at = max(at, f)
+		}
+		return at
+	}
+	b := int(r.First) % len(banks)
+	for range r.N {
+		at = max(at, banks[b])
+		if b++; b == len(banks) {
+			b = 0
+		}
+	}
 	return at
 }
 
@@ -211,26 +219,36 @@ func (rf *regFile) freeFor(s rfSpans) uint64 {
 func (sp *SubPartition) useRegs(now uint64, s rfSpans) {
 	rf := &sp.rf
 	var regs [maxRFBanks]int
-	count := func(r isa.RegSpan) int {
-		for i := 0; i < int(r.N); i++ {
-			regs[(int(r.First)+i)%len(rf.free)]++
-		}
-		return int(r.N)
-	}
 	reads := 0
 	for _, r := range s.read {
-		reads += count(r)
+		reads += rf.count(&regs, r)
 	}
-	writes := count(s.write)
+	writes := rf.count(&regs, s.write)
 	n := sp.sm.env.Count
 	n.RFRead += uint64(reads * regBytes)
 	n.RFWrite += uint64(writes * regBytes)
-	for b, n := range regs[:len(rf.free)] {
+	for b, n := range regs[:rf.banks] {
 		if n > 0 {
 			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
 			rf.free[b] = max(rf.free[b], now) + cycles - 1
 		}
 	}
+}
+
+// count adds r's registers to their banks' counts and returns how many
+// there are.
+func (rf *regFile) count(regs *[maxRFBanks]int, r isa.RegSpan) int {
+	if r.N == 0 {
+		return 0
+	}
+	b := int(r.First) % rf.banks
+	for range r.N {
+		regs[b]++
+		if b++; b == rf.banks {
+			b = 0
+		}
+	}
+	return int(r.N)
 }
 
 // maxRFBanks is the most sm.register_file_banks may be (configs/bounds.go).
