@@ -132,6 +132,10 @@ func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	w.s, w.plan, w.done = s, plan, done
 	w.now, w.written, w.unqueued = now, now, now
 	w.holds = f.smem.FillArbitration == LoadsFirst
+	if fh, ok := h.(*fast); ok {
+		fh.cpAsyncFill(now, sm, class, r, w)
+		return
+	}
 	h.CpAsync(now, sm, class, r, w.arrived, w.finished)
 }
 
@@ -142,7 +146,7 @@ func (f *Filler) fillWrite() *fillWrite {
 		return w
 	}
 	w := &fillWrite{f: f}
-	w.arrived, w.finished = w.arrive, w.finish
+	w.arrived, w.finished, w.completed = w.arrive, w.finish, w.complete
 	return w
 }
 
@@ -175,6 +179,12 @@ type fillWrite struct {
 	// once per fillWrite and reused with it.
 	arrived  func(line int, at float64)
 	finished func(c uint64, info ReadInfo)
+	// cycle and info are the completion the fast hierarchy computed
+	// when the request was booked; completed (complete, made once) is
+	// its event (fast.cpAsyncFill).
+	cycle     uint64
+	info      ReadInfo
+	completed func()
 }
 
 type heldLine struct {
@@ -203,6 +213,9 @@ func (w *fillWrite) finish(c uint64, info ReadInfo) {
 	w.f.free = append(w.f.free, w)
 	done(d)
 }
+
+// complete is the fast hierarchy's completion event of the request.
+func (w *fillWrite) complete() { w.finish(w.cycle, w.info) }
 
 // book writes line i's packets from its arrival cycle on, one packet per
 // cycle, each taking the first bank-array cycles with room.
