@@ -172,8 +172,12 @@ func (f *fast) run(q *request, r Region) {
 	port := &f.ports[q.sm]
 	q.issue = max(q.now, port.busy)
 	portWait := q.issue - q.now
-	i := 0
-	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+	lines := r.lines(f.p.lineBytes, f.p.secBytes)
+	for i := 0; ; i++ {
+		s, ok := lines.next()
+		if !ok {
+			break
+		}
 		q.cur = lineInfo{port: portWait, own: float64(i+1) *
 			f.sectorBytes(s.mask) / f.p.portRate}
 		at := f.line(q, s)
@@ -182,8 +186,7 @@ func (f *fast) run(q *request, r Region) {
 		if q.arrive != nil {
 			q.arrive(i, at)
 		}
-		i++
-	})
+	}
 	if q.issue > port.busy {
 		port.spent += q.issue - max(q.now, port.busy)
 		port.busy = q.issue

@@ -28,6 +28,13 @@ type Filler struct {
 	packet    int // bytes per crossbar packet (crossbar.port_bytes_per_clk)
 	lineBytes int
 	cache     map[fillKey]*FillPlan
+	// last is the plan Plan returned last per class: a kernel's copies
+	// of one operand repeat one shape, and comparing a key in place is
+	// cheaper than hashing it.
+	last [NumClasses]struct {
+		key  fillKey
+		plan *FillPlan
+	}
 	// free holds finished fills for reuse, with the func values of their
 	// callbacks (a GPU runs on one goroutine, so no lock).
 	free []*fillWrite
@@ -63,14 +70,37 @@ func (f *Filler) LeastWavefronts(p *FillPlan) int {
 // the region is the tile's strided index i, byte b of a row its
 // contiguous element b*8/ElemBits.
 func (f *Filler) Plan(r Region, l Layout) *FillPlan {
+	return f.plan(f.key(r, l), r, l)
+}
+
+// PlanOf is Plan for a copy of class c, remembering the last plan of
+// each class.
+func (f *Filler) PlanOf(c Class, r Region, l Layout) *FillPlan {
+	k := f.key(r, l)
+	if c < 0 || c >= NumClasses {
+		return f.plan(k, r, l)
+	}
+	m := &f.last[c]
+	if m.plan == nil || m.key != k {
+		m.key, m.plan = k, f.plan(k, r, l)
+	}
+	return m.plan
+}
+
+// key is what a fill plan of region r into layout l depends on.
+func (f *Filler) key(r Region, l Layout) fillKey {
 	lb := uint64(f.lineBytes)
-	k := fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
+	return fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
 		rows: r.Rows, rowBytes: r.RowBytes}
+}
+
+// plan is the cached plan of key k, made the first time.
+func (f *Filler) plan(k fillKey, r Region, l Layout) *FillPlan {
 	if p, ok := f.cache[k]; ok {
 		return p
 	}
 	p := &FillPlan{}
-	r.forEachRowSpan(lb, func(row, from, to int) {
+	r.forEachRowSpan(uint64(f.lineBytes), func(row, from, to int) {
 		p.addLine(f.line(l, row, from, to))
 	})
 	f.cache[k] = p

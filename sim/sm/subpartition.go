@@ -5,7 +5,6 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
-	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
@@ -90,7 +89,7 @@ func (sp *SubPartition) wake(c uint64) {
 // pipeFree is when in's functional unit, and the register-file banks it
 // reads and writes, accept it.
 func (sp *SubPartition) pipeFree(w *Warp, in *isa.Instr) (uint64, Reason) {
-	at, why := sp.rf.freeFor(w.rfSpans(in)), WhyRegFile
+	at, why := sp.rf.freeAt(w.rfUse(in)), WhyRegFile
 	var t uint64
 	wy := WhyCompute
 	switch in.Op {
@@ -169,11 +168,13 @@ type rfSpans struct {
 	write isa.RegSpan
 }
 
-func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
+// spansOf is the spans of in, its A fragment (an MMA's) from the reuse
+// cache when reusedA.
+func spansOf(in *isa.Instr, reusedA bool) (s rfSpans) {
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		s.read = in.Src
-		if in.Src[0] == w.lastA {
+		if reusedA {
 			s.read[0] = isa.RegSpan{}
 		}
 	case isa.OpLDSM, isa.OpLDS:
@@ -184,55 +185,6 @@ func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
 		s.read = in.Src
 	}
 	return s
-}
-
-// freeFor is the first cycle every bank s uses is free.
-func (rf *regFile) freeFor(s rfSpans) uint64 {
-	at := uint64(0)
-	for _, r := range s.read {
-		at = max(at, rf.spanFree(r))
-	}
-	return max(at, rf.spanFree(s.write))
-}
-
-// spanFree is the first cycle every bank of r is free.
-func (rf *regFile) spanFree(r isa.RegSpan) uint64 {
-	at := uint64(0)
-	banks := rf.free[:rf.banks]
-	if int(r.N) >= len(banks) {
-		for _, f := range banks {
-			at = max(at, f)
-		}
-		return at
-	}
-	b := int(r.First) % len(banks)
-	for range r.N {
-		at = max(at, banks[b])
-		if b++; b == len(banks) {
-			b = 0
-		}
-	}
-	return at
-}
-
-// useRegs holds s's banks from now and counts the bytes moved.
-func (sp *SubPartition) useRegs(now uint64, s rfSpans) {
-	rf := &sp.rf
-	var regs [maxRFBanks]int
-	reads := 0
-	for _, r := range s.read {
-		reads += rf.count(&regs, r)
-	}
-	writes := rf.count(&regs, s.write)
-	n := sp.sm.env.Count
-	n.RFRead += uint64(reads * regBytes)
-	n.RFWrite += uint64(writes * regBytes)
-	for b, n := range regs[:rf.banks] {
-		if n > 0 {
-			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
-			rf.free[b] = max(rf.free[b], now) + cycles - 1
-		}
-	}
 }
 
 // count adds r's registers to their banks' counts and returns how many
@@ -272,7 +224,6 @@ func (sp *SubPartition) scan(now uint64) {
 		sp.order = sp.sched.order(sp, s, sp.order[:0])
 		next = min(next, sp.scanScheduler(s, now))
 	}
-	clear(sp.order)
 	if next != Never {
 		sp.wake(next)
 	}
