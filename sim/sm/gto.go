@@ -6,19 +6,12 @@ type gto struct {
 	last [maxSchedulers]*Warp // each scheduler's last-issuing warp
 }
 
-func (p *gto) order(sp *SubPartition, s int, buf []*Warp) []*Warp {
+func (p *gto) order(sp *SubPartition, s int) walk {
 	g := p.last[s]
-	if g != nil && g.section < 3 && g.SP == sp && g.sched == s {
-		buf = append(buf, g)
-	} else {
+	if g == nil || g.section >= 3 || g.SP != sp || g.sched != s {
 		g = nil
 	}
-	for _, w := range sp.warps {
-		if w != g && w.sched == s {
-			buf = append(buf, w)
-		}
-	}
-	return buf
+	return walk{first: g, n: len(sp.warps)}
 }
 
 func (p *gto) issued(s int, w *Warp) { p.last[s] = w }

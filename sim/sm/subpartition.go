@@ -23,7 +23,6 @@ type SubPartition struct {
 	Unit       int // index among all tensor cores of the GPU (accounting)
 	tc         *unit.Unit
 	warps      []*Warp // resident, oldest first
-	order      []*Warp // a scheduler's warps in issue priority (scan's buffer)
 	sched      policy  // orders each warp scheduler's warps (sched.go)
 	schedulers int     // warp schedulers
 	dealt      int     // warps made resident so far (scheduler assignment)
@@ -218,10 +217,6 @@ func (sp *SubPartition) scan(now uint64) {
 		sp.dropExited()
 	}
 	for s := range sp.schedulers {
-		// The order is taken before any warp issues: an issue may make
-		// warps resident (a CTA finishing), and those wait for the next
-		// scan.
-		sp.order = sp.sched.order(sp, s, sp.order[:0])
 		next = min(next, sp.scanScheduler(s, now))
 	}
 	if next != Never {
@@ -229,12 +224,18 @@ func (sp *SubPartition) scan(now uint64) {
 	}
 }
 
-// scanScheduler offers scheduler s's issue slots at now to the warps of
-// sp.order and returns the earliest cycle one of them may issue next.
+// scanScheduler offers scheduler s's issue slots at now to its warps in
+// the policy's order and returns the earliest cycle one of them may
+// issue next.
 func (sp *SubPartition) scanScheduler(s int, now uint64) uint64 {
 	next := uint64(Never)
 	issued := 0
-	for _, w := range sp.order {
+	wk := sp.sched.order(sp, s)
+	for i := 0; i <= wk.n; i++ {
+		w := wk.at(sp, s, i)
+		if w == nil {
+			continue
+		}
 		in := w.current()
 		if in == nil {
 			continue
