@@ -49,16 +49,42 @@ type lineSpan struct {
 // rows in order, lines in address order within a row. A line touched by
 // two rows (pitch smaller than a line) is reported once per row.
 func (r Region) forEachLine(lineBytes, sectorBytes uint64, fn func(lineSpan)) {
-	for row := 0; row < r.Rows; row++ {
-		start := r.Base + uint64(row)*r.Pitch
-		r.rowLines(row, lineBytes, func(_, from, to int) {
-			a, stop := start+uint64(from), start+uint64(to)
-			line := a / lineBytes
-			first := (a - line*lineBytes) / sectorBytes
-			last := (stop - 1 - line*lineBytes) / sectorBytes
-			fn(lineSpan{line: line, mask: sectorRange(first, last)})
-		})
+	w := r.lines(lineBytes, sectorBytes)
+	for s, ok := w.next(); ok; s, ok = w.next() {
+		fn(s)
 	}
+}
+
+// lineWalk steps through the pieces forEachLine reports, in its order,
+// without a callback (the fast hierarchy's loop over a request's lines).
+type lineWalk struct {
+	r                      Region
+	lineBytes, sectorBytes uint64
+	row                    int    // the current row
+	a, end                 uint64 // its next address and its end
+}
+
+func (r Region) lines(lineBytes, sectorBytes uint64) lineWalk {
+	return lineWalk{r: r, lineBytes: lineBytes, sectorBytes: sectorBytes, row: -1}
+}
+
+// next is the next piece (false: none left).
+func (w *lineWalk) next() (lineSpan, bool) {
+	for w.a >= w.end {
+		w.row++
+		if w.row >= w.r.Rows {
+			return lineSpan{}, false
+		}
+		w.a = w.r.Base + uint64(w.row)*w.r.Pitch
+		w.end = w.a + uint64(w.r.RowBytes)
+	}
+	a := w.a
+	line := a / w.lineBytes
+	stop := min(w.end, (line+1)*w.lineBytes)
+	first := (a - line*w.lineBytes) / w.sectorBytes
+	last := (stop - 1 - line*w.lineBytes) / w.sectorBytes
+	w.a = stop
+	return lineSpan{line: line, mask: sectorRange(first, last)}, true
 }
 
 // forEachRowSpan calls fn for the same pieces as forEachLine, in the same

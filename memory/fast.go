@@ -100,13 +100,30 @@ func (f *fast) Read(now uint64, sm int, class Class, r Region, viaL1 bool,
 // their (future) arrival cycles.
 func (f *fast) CpAsync(now uint64, sm int, class Class, r Region,
 	arrive func(line int, at float64), done func(cycle uint64, info ReadInfo)) {
+	d := f.cpDone()
+	d.done = done
+	d.cycle, d.info = f.cpRun(now, sm, class, r, arrive)
+	f.cb.At(f, d.cycle, d.fired)
+}
+
+// cpAsyncFill is CpAsync for a Filler's fill w: the completion event is
+// w's own (w.completed, with the cycle and the request's info kept in
+// w), the same event at the same cycle scheduled at the same point as
+// CpAsync's, so that a completing cp.async touches one object, not two.
+func (f *fast) cpAsyncFill(now uint64, sm int, class Class, r Region, w *fillWrite) {
+	w.cycle, w.info = f.cpRun(now, sm, class, r, w.arrived)
+	f.cb.At(f, w.cycle, w.completed)
+}
+
+// cpRun books a cp.async's lines, telling arrive of each, and returns
+// the cycle it completes and its info.
+func (f *fast) cpRun(now uint64, sm int, class Class, r Region,
+	arrive func(line int, at float64)) (uint64, ReadInfo) {
 	q := request{now: float64(now), sm: sm, class: class,
 		finish: float64(now), arrive: arrive}
 	q.info.Issued = now
 	f.run(&q, r)
-	d := f.cpDone()
-	d.done, d.cycle, d.info = done, f.doneCycle(q.finish), q.info
-	f.cb.At(f, d.cycle, d.fired)
+	return f.doneCycle(q.finish), q.info
 }
 
 // cpDone is a cp.async's completion event's state. Fired ones are
@@ -155,8 +172,12 @@ func (f *fast) run(q *request, r Region) {
 	port := &f.ports[q.sm]
 	q.issue = max(q.now, port.busy)
 	portWait := q.issue - q.now
-	i := 0
-	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+	lines := r.lines(f.p.lineBytes, f.p.secBytes)
+	for i := 0; ; i++ {
+		s, ok := lines.next()
+		if !ok {
+			break
+		}
 		q.cur = lineInfo{port: portWait, own: float64(i+1) *
 			f.sectorBytes(s.mask) / f.p.portRate}
 		at := f.line(q, s)
@@ -165,8 +186,7 @@ func (f *fast) run(q *request, r Region) {
 		if q.arrive != nil {
 			q.arrive(i, at)
 		}
-		i++
-	})
+	}
 	if q.issue > port.busy {
 		port.spent += q.issue - max(q.now, port.busy)
 		port.busy = q.issue

@@ -28,6 +28,13 @@ type Filler struct {
 	packet    int // bytes per crossbar packet (crossbar.port_bytes_per_clk)
 	lineBytes int
 	cache     map[fillKey]*FillPlan
+	// last is the plan Plan returned last per class: a kernel's copies
+	// of one operand repeat one shape, and comparing a key in place is
+	// cheaper than hashing it.
+	last [NumClasses]struct {
+		key  fillKey
+		plan *FillPlan
+	}
 	// free holds finished fills for reuse, with the func values of their
 	// callbacks (a GPU runs on one goroutine, so no lock).
 	free []*fillWrite
@@ -63,14 +70,37 @@ func (f *Filler) LeastWavefronts(p *FillPlan) int {
 // the region is the tile's strided index i, byte b of a row its
 // contiguous element b*8/ElemBits.
 func (f *Filler) Plan(r Region, l Layout) *FillPlan {
+	return f.plan(f.key(r, l), r, l)
+}
+
+// PlanOf is Plan for a copy of class c, remembering the last plan of
+// each class.
+func (f *Filler) PlanOf(c Class, r Region, l Layout) *FillPlan {
+	k := f.key(r, l)
+	if c < 0 || c >= NumClasses {
+		return f.plan(k, r, l)
+	}
+	m := &f.last[c]
+	if m.plan == nil || m.key != k {
+		m.key, m.plan = k, f.plan(k, r, l)
+	}
+	return m.plan
+}
+
+// key is what a fill plan of region r into layout l depends on.
+func (f *Filler) key(r Region, l Layout) fillKey {
 	lb := uint64(f.lineBytes)
-	k := fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
+	return fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
 		rows: r.Rows, rowBytes: r.RowBytes}
+}
+
+// plan is the cached plan of key k, made the first time.
+func (f *Filler) plan(k fillKey, r Region, l Layout) *FillPlan {
 	if p, ok := f.cache[k]; ok {
 		return p
 	}
 	p := &FillPlan{}
-	r.forEachRowSpan(lb, func(row, from, to int) {
+	r.forEachRowSpan(uint64(f.lineBytes), func(row, from, to int) {
 		p.addLine(f.line(l, row, from, to))
 	})
 	f.cache[k] = p
@@ -132,6 +162,10 @@ func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
 	w.s, w.plan, w.done = s, plan, done
 	w.now, w.written, w.unqueued = now, now, now
 	w.holds = f.smem.FillArbitration == LoadsFirst
+	if fh, ok := h.(*fast); ok {
+		fh.cpAsyncFill(now, sm, class, r, w)
+		return
+	}
 	h.CpAsync(now, sm, class, r, w.arrived, w.finished)
 }
 
@@ -142,7 +176,7 @@ func (f *Filler) fillWrite() *fillWrite {
 		return w
 	}
 	w := &fillWrite{f: f}
-	w.arrived, w.finished = w.arrive, w.finish
+	w.arrived, w.finished, w.completed = w.arrive, w.finish, w.complete
 	return w
 }
 
@@ -175,6 +209,12 @@ type fillWrite struct {
 	// once per fillWrite and reused with it.
 	arrived  func(line int, at float64)
 	finished func(c uint64, info ReadInfo)
+	// cycle and info are the completion the fast hierarchy computed
+	// when the request was booked; completed (complete, made once) is
+	// its event (fast.cpAsyncFill).
+	cycle     uint64
+	info      ReadInfo
+	completed func()
 }
 
 type heldLine struct {
@@ -203,6 +243,9 @@ func (w *fillWrite) finish(c uint64, info ReadInfo) {
 	w.f.free = append(w.f.free, w)
 	done(d)
 }
+
+// complete is the fast hierarchy's completion event of the request.
+func (w *fillWrite) complete() { w.finish(w.cycle, w.info) }
 
 // book writes line i's packets from its arrival cycle on, one packet per
 // cycle, each taking the first bank-array cycles with room.

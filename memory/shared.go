@@ -228,11 +228,15 @@ func (a *bankArray) grow(i int) {
 
 // find is the first cycle index >= i with room.
 func (a *bankArray) find(i int) int {
-	a.grow(i)
+	if i >= len(a.cycles) {
+		a.grow(i)
+	}
 	root := i
 	for a.cycles[root].next != int32(root) {
 		root = int(a.cycles[root].next)
-		a.grow(root)
+		if root >= len(a.cycles) {
+			a.grow(root)
+		}
 	}
 	for a.cycles[i].next != int32(i) {
 		up := int(a.cycles[i].next)

@@ -36,6 +36,10 @@ type Env struct {
 	// Hooks are the in-run fast paths watching the SM (empty when none
 	// is on).
 	Hooks []Hook
+
+	// rfTables are the register-file uses of the programs the SMs run
+	// (rfuse.go), made as warps start them.
+	rfTables map[*isa.Program]*rfTable
 }
 
 // Flags are the values of the kernel's flags in global memory as the

@@ -109,6 +109,7 @@ func (w *Warp) next(now uint64) {
 	}
 	w.seg++
 	w.prog = c.CTA.Program(w.id)
+	w.rft = c.SM.env.rfTable(w.prog)
 	if len(w.ready) < w.prog.Regs {
 		w.ready = append(w.ready, make([]uint64, w.prog.Regs-len(w.ready))...)
 	}

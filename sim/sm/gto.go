@@ -3,21 +3,15 @@ package sm
 // gto is greedy-then-oldest: each scheduler offers the slot first to the
 // warp it issued from last, then to its other warps oldest first.
 type gto struct {
-	last []*Warp // each scheduler's last-issuing warp
+	last [maxSchedulers]*Warp // each scheduler's last-issuing warp
 }
 
-func (p *gto) order(sp *SubPartition, s int, fn func(*Warp)) {
+func (p *gto) order(sp *SubPartition, s int) walk {
 	g := p.last[s]
-	if g != nil && g.section < 3 && g.SP == sp && g.sched == s {
-		fn(g)
-	} else {
+	if g == nil || g.section >= 3 || g.SP != sp || g.sched != s {
 		g = nil
 	}
-	for _, w := range sp.warps {
-		if w != g && w.sched == s {
-			fn(w)
-		}
-	}
+	return walk{first: g, n: len(sp.warps)}
 }
 
 func (p *gto) issued(s int, w *Warp) { p.last[s] = w }

@@ -6,15 +6,11 @@ type lrr struct {
 	next []int // each scheduler's next start
 }
 
-func (p *lrr) order(sp *SubPartition, s int, fn func(*Warp)) {
+func (p *lrr) order(sp *SubPartition, s int) walk {
 	n := len(sp.warps)
 	start := p.next[s]
 	p.next[s] = (start + 1) % max(1, n)
-	for i := 0; i < n; i++ {
-		if w := sp.warps[(start+i)%n]; w.sched == s {
-			fn(w)
-		}
-	}
+	return walk{start: start, n: n}
 }
 
 func (p *lrr) issued(int, *Warp) {}

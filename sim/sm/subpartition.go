@@ -5,7 +5,6 @@ import (
 
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
-	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
@@ -27,13 +26,6 @@ type SubPartition struct {
 	sched      policy  // orders each warp scheduler's warps (sched.go)
 	schedulers int     // warp schedulers
 	dealt      int     // warps made resident so far (scheduler assignment)
-
-	// mio holds the cycles the last mioQueue shared-memory instructions
-	// start being served: the queue takes another once the oldest has.
-	mio     [mioQueue]uint64
-	mioHead int
-	aluFree uint64 // ALU pipe accepts the next instruction
-	rf      regFile
 	// issuePerClk is sm.issue_per_clk: instructions a warp scheduler
 	// issues per cycle.
 	issuePerClk int
@@ -47,6 +39,13 @@ type SubPartition struct {
 	tcFree   uint64       // tc.FreeAt of mma, valid while tcFreeOK
 	tcFreeOK bool
 	interval uint64
+	aluFree  uint64 // ALU pipe accepts the next instruction
+
+	// mio holds the cycles the last mioQueue shared-memory instructions
+	// start being served: the queue takes another once the oldest has.
+	mio     [mioQueue]uint64
+	mioHead int
+	rf      regFile
 }
 
 func newSubPartition(s *SM, id int) *SubPartition {
@@ -89,7 +88,7 @@ func (sp *SubPartition) wake(c uint64) {
 // pipeFree is when in's functional unit, and the register-file banks it
 // reads and writes, accept it.
 func (sp *SubPartition) pipeFree(w *Warp, in *isa.Instr) (uint64, Reason) {
-	at, why := sp.rf.freeFor(w.rfSpans(in)), WhyRegFile
+	at, why := sp.rf.freeAt(w.rfUse(in)), WhyRegFile
 	var t uint64
 	wy := WhyCompute
 	switch in.Op {
@@ -145,13 +144,17 @@ func (sp *SubPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint
 // instruction using that bank issues once it is free. A load's
 // write-back takes its destination's banks the same way.
 type regFile struct {
-	free      []uint64 // per bank: the last cycle it is held through
+	// free is, per bank, the last cycle it is held through (banks of
+	// them; an array, so that it sits in the sub-partition beside the
+	// rest of what a scan reads).
+	free      [maxRFBanks]uint64
+	banks     int
 	bankBytes int
 }
 
 func newRegFile(banks, bytesPerClk int) regFile {
-	banks = max(1, banks)
-	return regFile{free: make([]uint64, banks), bankBytes: max(1, bytesPerClk/banks)}
+	banks = min(max(1, banks), maxRFBanks)
+	return regFile{banks: banks, bankBytes: max(1, bytesPerClk/banks)}
 }
 
 // rfSpans is what one instruction moves through the register file's
@@ -164,11 +167,13 @@ type rfSpans struct {
 	write isa.RegSpan
 }
 
-func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
+// spansOf is the spans of in, its A fragment (an MMA's) from the reuse
+// cache when reusedA.
+func spansOf(in *isa.Instr, reusedA bool) (s rfSpans) {
 	switch in.Op {
 	case isa.OpMMA, isa.OpMMASP:
 		s.read = in.Src
-		if in.Src[0] == w.lastA {
+		if reusedA {
 			s.read[0] = isa.RegSpan{}
 		}
 	case isa.OpLDSM, isa.OpLDS:
@@ -181,55 +186,20 @@ func (w *Warp) rfSpans(in *isa.Instr) (s rfSpans) {
 	return s
 }
 
-// freeFor is the first cycle every bank s uses is free.
-func (rf *regFile) freeFor(s rfSpans) uint64 {
-	at := uint64(0)
-	n := len(rf.free)
-	each := func(r isa.RegSpan) {
-		if r.N == 0 {
-			return
-		}
-		if int(r.N) >= n {
-			for _, f := range rf.free {
-				at = max(at, f)
-			}
-			return
-		}
-		for i := 0; i < int(r.N); i++ {
-			at = max(at, rf.free[(int(r.First)+i)%n])
+// count adds r's registers to their banks' counts and returns how many
+// there are.
+func (rf *regFile) count(regs *[maxRFBanks]int, r isa.RegSpan) int {
+	if r.N == 0 {
+		return 0
+	}
+	b := int(r.First) % rf.banks
+	for range r.N {
+		regs[b]++
+		if b++; b == rf.banks {
+			b = 0
 		}
 	}
-	for _, r := range s.read {
-		each(r)
-	}
-	each(s.write)
-	return at
-}
-
-// useRegs holds s's banks from now and counts the bytes moved.
-func (sp *SubPartition) useRegs(now uint64, s rfSpans) {
-	rf := &sp.rf
-	var regs [maxRFBanks]int
-	count := func(r isa.RegSpan) int {
-		for i := 0; i < int(r.N); i++ {
-			regs[(int(r.First)+i)%len(rf.free)]++
-		}
-		return int(r.N)
-	}
-	reads := 0
-	for _, r := range s.read {
-		reads += count(r)
-	}
-	writes := count(s.write)
-	n := sp.sm.env.Count
-	n.RFRead += uint64(reads * regBytes)
-	n.RFWrite += uint64(writes * regBytes)
-	for b, n := range regs[:len(rf.free)] {
-		if n > 0 {
-			cycles := uint64(kernel.CeilDiv(n*regBytes, rf.bankBytes))
-			rf.free[b] = max(rf.free[b], now) + cycles - 1
-		}
-	}
+	return int(r.N)
 }
 
 // maxRFBanks is the most sm.register_file_banks may be (configs/bounds.go).
@@ -246,37 +216,49 @@ func (sp *SubPartition) scan(now uint64) {
 	if sp.exited {
 		sp.dropExited()
 	}
-	limit := sp.issuePerClk
 	for s := range sp.schedulers {
-		issued := 0
-		visit := func(w *Warp) {
-			in := w.current()
-			if in == nil {
-				return
-			}
-			at, why := w.readyAt(in, now)
-			if at <= now && issued >= limit {
-				at, why = now+1, WhyIssue
-			}
-			if at > now {
-				w.note(why, now)
-				next = min(next, at)
-				return
-			}
-			w.note(WhyIssue, now)
-			if in.Op == isa.OpDEPBAR {
-				w.stageResolved(why)
-			}
-			w.issue(in, now)
-			issued++
-			sp.sched.issued(s, w)
-			next = min(next, now+1)
-		}
-		sp.sched.order(sp, s, visit)
+		next = min(next, sp.scanScheduler(s, now))
 	}
 	if next != Never {
 		sp.wake(next)
 	}
+}
+
+// scanScheduler offers scheduler s's issue slots at now to its warps in
+// the policy's order and returns the earliest cycle one of them may
+// issue next.
+func (sp *SubPartition) scanScheduler(s int, now uint64) uint64 {
+	next := uint64(Never)
+	issued := 0
+	wk := sp.sched.order(sp, s)
+	for i := 0; i <= wk.n; i++ {
+		w := wk.at(sp, s, i)
+		if w == nil {
+			continue
+		}
+		in := w.current()
+		if in == nil {
+			continue
+		}
+		at, why := w.readyAt(in, now)
+		if at <= now && issued >= sp.issuePerClk {
+			at, why = now+1, WhyIssue
+		}
+		if at > now {
+			w.note(why, now)
+			next = min(next, at)
+			continue
+		}
+		w.note(WhyIssue, now)
+		if in.Op == isa.OpDEPBAR {
+			w.stageResolved(why)
+		}
+		w.issue(in, now)
+		issued++
+		sp.sched.issued(s, w)
+		next = min(next, now+1)
+	}
+	return next
 }
 
 // dropExited removes the warps that have run EXIT, keeping the others'

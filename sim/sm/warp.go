@@ -75,7 +75,8 @@ type Warp struct {
 	// ready is the scoreboard: the cycle each register's pending write
 	// lands (never: a load not yet back).
 	ready    []uint64
-	earliest uint64 // in-order issue: next instruction not before this
+	rft      *rfTable // prog's register-file uses
+	earliest uint64   // in-order issue: next instruction not before this
 	groups   []*cpGroup
 	open     *cpGroup
 	// atBarrier: waiting at BAR.SYNC for the CTA's other warps.
@@ -105,7 +106,8 @@ type Warp struct {
 }
 
 func (s *SM) newWarp(c *CTA, id int, prog *isa.Program, now uint64) *Warp {
-	w := &Warp{CTA: c, id: id, prog: prog, ready: make([]uint64, prog.Regs)}
+	w := &Warp{CTA: c, id: id, prog: prog, ready: make([]uint64, prog.Regs),
+		rft: s.env.rfTable(prog)}
 	w.earliest, w.since, w.why = now, now, WhyLaunch
 	w.open = newCPGroup(w)
 	return w
@@ -269,11 +271,11 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 			pat = sp.sm.staging
 		}
 		done := sp.smemAccess(now, pat, int(in.Bytes))
-		sp.useRegs(now, w.rfSpans(in))
+		sp.take(now, w.rfUse(in))
 		w.setReady(in.Dst, done)
 	case isa.OpSTS:
 		sp.smemAccess(now, sp.sm.staging, int(in.Bytes))
-		sp.useRegs(now, w.rfSpans(in))
+		sp.take(now, w.rfUse(in))
 	case isa.OpLDGSTS:
 		w.copy(in, now)
 	case isa.OpLDGDEPBAR:
@@ -287,7 +289,7 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 		w.CTA.barrier(now)
 	case isa.OpALU:
 		sp.aluFree = now + aluInterval
-		sp.useRegs(now, w.rfSpans(in))
+		sp.take(now, w.rfUse(in))
 		n.RFWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
 	case isa.OpLDG:
@@ -312,7 +314,7 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 
 func (w *Warp) issueMMA(in *isa.Instr, now uint64) {
 	sp := w.SP
-	sp.useRegs(now, w.rfSpans(in))
+	sp.take(now, w.rfUse(in))
 	w.lastA = in.Src[0]
 	w.setReady(in.Dst, sp.issueMMA(now))
 	sp.sm.env.Count.RFWrite += uint64(int(in.Dst.N) * regBytes) // D, at write-back
@@ -327,14 +329,14 @@ func (w *Warp) copy(in *isa.Instr, now uint64) {
 		k = w.iter + w.CTA.Plan.Tile.Stages - 1
 	}
 	class, r := w.CTA.ChunkRegion(k, in.Operand, int(in.Chunk))
-	w.SP.useRegs(now, w.rfSpans(in))
+	w.SP.take(now, w.rfUse(in))
 	if r.Rows == 0 {
 		return // predicated off: zero-fill, no traffic
 	}
 	w.open.left++
 	sm := w.SP.sm
 	f := sm.env.Filler
-	plan := f.Plan(r, w.CTA.Plan.SmemLayout(class))
+	plan := f.PlanOf(class, r, w.CTA.Plan.SmemLayout(class))
 	f.CpAsync(sm.env.Mem, sm.Smem, now, sm.ID, class, r, plan, w.open.filled)
 }
 
@@ -375,7 +377,7 @@ func (w *Warp) load(in *isa.Instr, now uint64) {
 func (w *Warp) store(in *isa.Instr, now uint64) {
 	c := w.CTA
 	r := w.region(in)
-	w.SP.useRegs(now, w.rfSpans(in))
+	w.SP.take(now, w.rfUse(in))
 	if r.Rows == 0 {
 		return
 	}
