@@ -12,12 +12,13 @@ import (
 // Time times plan p analytically. Per CTA, a k-step takes the longest
 // of its tensor-core time, its shared-memory (ldmatrix and fill
 // wavefronts) time, its SM's crossbar port time, and its share of L2
-// bandwidth at the concurrency of its wave; a wave adds its pipeline
-// fill and the epilogue's write of D into L2 (epilogue). The kernel
-// takes the longer of its waves' chain and its DRAM traffic (the
-// operands' unique bytes and the dirty lines of D that the L2 evicts,
-// l2.go) streamed between the first fill and the last epilogue, plus
-// its launch and, for split-K, the reduction pass.
+// bandwidth at the concurrency of its wave; a wave adds its first
+// CTA's prologue, the stagger of the SM's other CTAs and its last
+// CTA's epilogue, the write of D into L2 (wave). The kernel takes the
+// longest of its waves' chain, its DRAM traffic (the operands' unique
+// bytes and the dirty lines of D that the L2 evicts, l2.go) and its L2
+// slices' work, each streamed between the first prologue and the last
+// epilogue, plus its launch and, for split-K, the reduction pass.
 //
 // The result fills Plan, Cycles, Waves, TCUnits and ClockMHz, and of
 // the activity counts only the precision and the SMs powered (so the
@@ -122,28 +123,31 @@ func (m *model) kStep(perSM, all int) float64 {
 	return max(c*m.tc, c*m.smem, c*m.l2Step/m.port, a*m.l2Step/m.l2BW)
 }
 
-// wave adds one wave to the kernel: to the chain, its pipeline fill
-// (one DRAM and L2 round trip, then the MMA latency to drain), its
-// CTAs' k-steps and its epilogue; to the DRAM traffic, its operands'
-// fills and the dirty lines of D they and its epilogue evict.
+// wave adds one wave to the kernel: to the chain, its first CTA's
+// prologue, the stagger of the SM's other CTAs (the port serves their
+// first stages one after another), the k-steps of the CTAs sharing the
+// SM, and the last CTA's epilogue (the others' overlap its k-steps); to
+// the DRAM traffic, its operands' fills and the dirty lines of D they
+// and its epilogue evict; to the slices' work, its loads and stores.
 func (m *model) wave(perSM, all int) {
-	m.fill = m.prologue(perSM)
+	m.fill = m.prologue()
 	operands := float64(all) * m.kSteps * m.dramStep
 	m.dram += operands + m.l2.allocate(operands, false)
 	m.l2Work += float64(all) * m.kSteps * m.l2Step
-	m.chain += m.fill + m.kSteps*m.kStep(perSM, all) + m.epilogue(perSM, all)
+	stagger := float64(perSM-1) * m.l2Step / m.port
+	m.chain += m.fill + stagger + m.kSteps*m.kStep(perSM, all) + m.epilogue(all)
 }
 
 // prologue is the cycles from a CTA's launch to its first MMA's
-// result: the first stage's fills, perSM CTAs' of them through the
-// SM's crossbar port, on a DRAM miss to a far slice (dram.latency is
-// the round trip from an average slice, l2.near_latency and
-// l2.far_latency apart), then the MMA latency.
-func (m *model) prologue(perSM int) float64 {
+// result: its first stage's fills through the SM's crossbar port, on a
+// DRAM miss to a far slice (dram.latency is the round trip from an
+// average slice, l2.near_latency and l2.far_latency apart), then the
+// MMA latency.
+func (m *model) prologue() float64 {
 	cfg := m.cfg
 	l2 := cfg.Memory.L2
 	miss := float64(cfg.Memory.DRAM.Latency) + float64(l2.FarLatency-l2.NearLatency)/2
-	return float64(cfg.SM.CTALaunchLatency) + float64(perSM)*m.l2Step/m.port + miss +
+	return float64(cfg.SM.CTALaunchLatency) + m.l2Step/m.port + miss +
 		float64(m.p.Datapath.Latency)
 }
 
@@ -167,19 +171,19 @@ func (m *model) sliced() float64 {
 }
 
 // epilogue is the write of a wave's D (FP32 partials under split-K)
-// into L2, as the instruction tier's stores go: each SM's tiles through
-// its crossbar port, then the last store's one-way latency (its
-// acceptance ends the CTA). The slices' time for the writes (sliced)
-// and the dirty lines they evict (streamed) are the kernel's
-// throughput, not the wave's latency: the SMs' epilogues do not
-// coincide.
-func (m *model) epilogue(perSM, all int) float64 {
+// into L2, as the instruction tier's stores go: a CTA's tile staged and
+// stored through its SM's crossbar port, then the last store's one-way
+// latency (its acceptance ends the CTA). The slices' time for the
+// writes (sliced) and the dirty lines they evict (streamed) are the
+// kernel's throughput, not the wave's latency: the SMs' epilogues do
+// not coincide.
+func (m *model) epilogue(all int) float64 {
 	l2 := m.cfg.Memory.L2
 	bytes := float64(all) * m.outTile
 	m.l2Work += bytes / l2.WriteRatio
 	m.lastVictims = m.l2.allocate(bytes, true)
 	m.dram += m.lastVictims
-	m.lastEpilogue = m.staged(perSM) + float64(l2.FarLatency)/2
+	m.lastEpilogue = m.staged() + float64(l2.FarLatency)/2
 	return m.lastEpilogue
 }
 
@@ -188,13 +192,12 @@ func (m *model) epilogue(perSM, all int) float64 {
 // MMA's m of them), the accumulators staged through shared memory (a
 // store and a load of every byte, a barrier between) and then stored
 // through the crossbar port, the next block staged while the last one
-// drains: a two-stage pipeline over the blocks, at perSM CTAs per SM.
-func (m *model) staged(perSM int) float64 {
+// drains: a two-stage pipeline over the blocks.
+func (m *model) staged() float64 {
 	sh := m.cfg.Memory.SharedMemory
 	blocks := float64(max(1, m.p.Tile.WarpM/m.p.Inst.M))
-	c := float64(perSM)
-	smem := c * 2 * m.outTile / float64(sh.BytesPerClk) / blocks
-	port := c * m.outTile / m.port / blocks
+	smem := 2 * m.outTile / float64(sh.BytesPerClk) / blocks
+	port := m.outTile / m.port / blocks
 	return smem + port + (blocks-1)*max(smem, port)
 }
 

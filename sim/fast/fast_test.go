@@ -70,11 +70,13 @@ func relErr(t *testing.T, cfg *configs.Config, p *kernel.Plan) (float64, uint64,
 }
 
 // A short family of the long tier's comparison (fast_long_test.go):
-// six GEMMs, dense and sparse, errors -5.3 to -11.3 % measured
-// 2026-12-04, so the bound is 12 %. They are held to the tier's stated
-// error too (fast.FamilyError: each within WorstPct, their mean
-// |error| within MAPEPct), so that what config show prints cannot be
-// below what the default tests see.
+// six GEMMs, dense and sparse, errors -5.0 to -7.0 %, mean |error|
+// 6.05 %, measured 2026-12-05, so the bounds are 8 % each and 6.5 %
+// on the mean. Each is held to the tier's stated per-kernel error too
+// (fast.FamilyError.WorstPct, what every fast record carries), so that
+// what config show prints cannot be below what the default tests see
+// of a kernel. Their mean is not held to the family's (5.62 % over 54
+// GEMMs): six of them are a sample, not the family.
 func TestAgreesOnShortFamily(t *testing.T) {
 	cfg := config(t)
 	sum, n := 0.0, 0
@@ -83,8 +85,8 @@ func TestAgreesOnShortFamily(t *testing.T) {
 			p := best(t, cfg, shape(s[0], s[1], s[2], sparse))
 			e, got, want := relErr(t, cfg, p)
 			t.Logf("%v sparse=%v %s: fast %d, instruction %d (%+.1f %%)", s, sparse, p.Name(), got, want, 100*e)
-			if math.Abs(e) > 0.12 {
-				t.Errorf("%s: error %.1f %% over the measured 12 %%", p.Name(), 100*e)
+			if math.Abs(e) > 0.08 {
+				t.Errorf("%s: error %.1f %% over the measured 8 %%", p.Name(), 100*e)
 			}
 			if stated := fast.FamilyError.WorstPct; 100*math.Abs(e) > stated {
 				t.Errorf("%s: error %.1f %% over the stated %.1f %% (fast.FamilyError)",
@@ -93,9 +95,8 @@ func TestAgreesOnShortFamily(t *testing.T) {
 			sum, n = sum+math.Abs(e), n+1
 		}
 	}
-	if mape := 100 * sum / float64(n); mape > fast.FamilyError.MAPEPct {
-		t.Errorf("mean |error| %.2f %% over the stated %.1f %% (fast.FamilyError)",
-			mape, fast.FamilyError.MAPEPct)
+	if mape := 100 * sum / float64(n); mape > 6.5 {
+		t.Errorf("mean |error| %.2f %% over the measured 6.5 %%", mape)
 	} else {
 		t.Logf("mean |error| %.2f %%", mape)
 	}
@@ -187,8 +188,9 @@ const scaledDRAM = "dram.bandwidth_gbps=230"
 // tier (no wave extrapolation), on the A100 scaled down to 16 SMs
 // (DRAM bandwidth 16/108 of 1555 GB/s, so that the SMs' ports outrun
 // DRAM as the A100's do), with an L2 of 2.5 MiB (D is 4 MiB) and of
-// 40 MiB, where D stays in L2. The fast tier agrees within 12 % at both, and both tiers
-// find the small L2 slower.
+// 40 MiB, where D stays in L2. The fast tier agrees within 12 % at both
+// (measured 2026-12-05: -11.1 % and -0.5 %), and both tiers find the
+// small L2 slower.
 func TestOutputBeyondL2(t *testing.T) {
 	g := shape(256, 8192, 64, false)
 	var fastC, instC []uint64
