@@ -34,10 +34,10 @@ var (
 		Source: "TestAgreesWithInstructionTier"}
 	// SuiteError: the README's first command, ResNet-50 and BERT-Large
 	// at batch 32 on the A100-40GB (108 SMs), every layer in both modes,
-	// each tier selecting its own kernel. The largest errors (+19 % to
-	// +27 %: ResNet-50 conv1 and layer1 conv3) are over the instruction
-	// tier's wave extrapolation, which times those layers 16 % to 23 %
-	// under its own full simulation (the log).
+	// each tier selecting its own kernel. The largest (+26.9 %,
+	// ResNet-50 conv1) is over the instruction tier's wave
+	// extrapolation, which times that layer 23 % under its own full
+	// simulation (the log).
 	SuiteError = Measurement{What: "the README run's 56 layer records on 108 SMs", N: 56,
 		WorstPct: 26.9, MAPEPct: 6.6, MinPct: -12.2, MaxPct: 26.9,
 		Source: "TestReferenceSuiteAgrees"}

@@ -254,6 +254,7 @@ func TestWriteRatioBoundsSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: %d cycles at l2.write_ratio=0.1, %d at 1", p.Name(), r.Cycles, ref.Cycles)
 	if r.Cycles <= ref.Cycles {
 		t.Errorf("l2.write_ratio=0.1: %d cycles, %d at 1", r.Cycles, ref.Cycles)
 	}
