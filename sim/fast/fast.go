@@ -2,6 +2,7 @@ package fast
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
@@ -124,18 +125,25 @@ func (m *model) kStep(perSM, all int) float64 {
 }
 
 // wave adds one wave to the kernel: to the chain, its first CTA's
-// prologue, the stagger of the SM's other CTAs (the port serves their
-// first stages one after another), the k-steps of the CTAs sharing the
-// SM, and the last CTA's epilogue (the others' overlap its k-steps); to
-// the DRAM traffic, its operands' fills and the dirty lines of D they
-// and its epilogue evict; to the slices' work, its loads and stores.
+// prologue, the stagger of the SM's other CTAs (the port serves each
+// CTA's prologue loads before the next one's), the k-steps of the CTAs
+// sharing the SM, and the last CTA's epilogue (the others' overlap its
+// k-steps); to the DRAM traffic, its operands' fills and the dirty
+// lines of D they and its epilogue evict; to the slices' work, its
+// loads and stores.
 func (m *model) wave(perSM, all int) {
 	m.fill = m.prologue()
 	operands := float64(all) * m.kSteps * m.dramStep
 	m.dram += operands + m.l2.allocate(operands, false)
 	m.l2Work += float64(all) * m.kSteps * m.l2Step
-	stagger := float64(perSM-1) * m.l2Step / m.port
+	stagger := float64(perSM-1) * m.prologueStages() * m.l2Step / m.port
 	m.chain += m.fill + stagger + m.kSteps*m.kStep(perSM, all) + m.epilogue(all)
+}
+
+// prologueStages is the stages a CTA's prologue loads before its
+// first k-step: stages - 1, or all of its k-steps if fewer.
+func (m *model) prologueStages() float64 {
+	return min(float64(max(1, m.p.Tile.Stages-1)), math.Ceil(m.kSteps))
 }
 
 // prologue is the cycles from a CTA's launch to its first MMA's
