@@ -2,6 +2,7 @@ package fast
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
@@ -11,9 +12,14 @@ import (
 
 // Time times plan p analytically. Per CTA, a k-step takes the longest
 // of its tensor-core time, its shared-memory (ldmatrix and fill
-// wavefronts) time, and its share of L2 and DRAM bandwidth at the
-// concurrency of its wave; a wave adds its pipeline fill and epilogue,
-// and the kernel its launch and, for split-K, the reduction pass.
+// wavefronts) time, its SM's crossbar port time, and its share of L2
+// bandwidth at the concurrency of its wave; a wave adds its first
+// CTA's prologue, the stagger of the SM's other CTAs and its last
+// CTA's epilogue, the write of D into L2 (wave). The kernel takes the
+// longest of its waves' chain, its DRAM traffic (the operands' unique
+// bytes and the dirty lines of D that the L2 evicts, l2.go) and its L2
+// slices' work, each streamed between the first prologue and the last
+// epilogue, plus its launch and, for split-K, the reduction pass.
 //
 // The result fills Plan, Cycles, Waves, TCUnits and ClockMHz, and of
 // the activity counts only the precision and the SMs powered (so the
@@ -43,13 +49,15 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	sms := cfg.GPU.SMCount
 	perWave := sms * p.Occupancy
 	full, tail := p.CTAs/perWave, p.CTAs%perWave
-	cycles := float64(cfg.SM.KernelLaunchLatency)
-	cycles += float64(full) * m.wave(p.Occupancy, perWave)
+	for range full {
+		m.wave(p.Occupancy, perWave)
+	}
 	waves := full
 	if tail > 0 {
-		cycles += m.wave(kernel.CeilDiv(tail, sms), tail)
+		m.wave(kernel.CeilDiv(tail, sms), tail)
 		waves++
 	}
+	cycles := float64(cfg.SM.KernelLaunchLatency) + max(m.chain, m.streamed(), m.sliced())
 	if p.SplitK > 1 {
 		cycles += m.reduction()
 	}
@@ -59,7 +67,8 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 		Act: energy.Counts{Precision: p.Shape.Precision, SMs: sms}}, nil
 }
 
-// model holds one plan's per-CTA, per-k-step costs.
+// model holds one plan's per-CTA, per-k-step costs and the L2's state
+// between waves.
 type model struct {
 	cfg      *configs.Config
 	p        *kernel.Plan
@@ -67,9 +76,17 @@ type model struct {
 	smem     float64 // shared-memory cycles of one CTA's k-step
 	l2Step   float64 // L2 bytes of one CTA's k-step
 	dramStep float64 // DRAM bytes of one CTA's k-step (unique operand traffic)
-	l2BW     float64 // bytes per cycle
+	l2BW     float64 // bytes per cycle, all slices
 	dramBW   float64
+	port     float64 // bytes per cycle of one SM's crossbar port
 	kSteps   float64 // mean k-steps of a CTA
+	outTile  float64 // bytes one CTA writes in its epilogue (D, or FP32 partials)
+	l2       l2State
+	// The kernel so far: its waves' chain of cycles, their DRAM bytes,
+	// their slice work (in read bytes), and the last wave's fill,
+	// epilogue and the dirty lines it evicted.
+	chain, dram, l2Work             float64
+	fill, lastEpilogue, lastVictims float64
 }
 
 func newModel(cfg *configs.Config, p *kernel.Plan) *model {
@@ -79,7 +96,11 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 	operands := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
 		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
 	d := cfg.Memory.DRAM
-	return &model{cfg: cfg, p: p,
+	out := p.OutBytes
+	if p.SplitK > 1 {
+		out = kernel.AccumulatorBytes
+	}
+	m := &model{cfg: cfg, p: p,
 		tc: float64(p.Warps*p.Groups*p.MMAPerGroup*p.Datapath.Interval) /
 			float64(cfg.SM.SubPartitions),
 		smem:     float64(wavefronts*sh.Banks*sh.BankBytes) / float64(sh.BytesPerClk),
@@ -87,36 +108,124 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 		dramStep: operands / float64(p.TotalKSteps()),
 		l2BW:     float64(cfg.Memory.L2.BytesPerClk) * cfg.Memory.L2.Efficiency,
 		dramBW:   d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6),
+		port:     float64(cfg.Memory.Crossbar.PortBytesPerClk),
 		kSteps:   float64(p.TotalKSteps()) / float64(p.CTAs),
+		outTile:  float64(p.Tile.BM * p.Tile.BN * out),
 	}
+	m.l2 = newL2State(cfg)
+	return m
 }
 
 // kStep is a k-step's cycles with perSM CTAs on each SM and all CTAs
-// running GPU-wide.
+// running GPU-wide, DRAM aside: the SM's tensor cores, shared memory and
+// crossbar port, and the L2 slices.
 func (m *model) kStep(perSM, all int) float64 {
 	c, a := float64(perSM), float64(all)
-	return max(c*m.tc, c*m.smem, a*m.l2Step/m.l2BW, a*m.dramStep/m.dramBW)
+	return max(c*m.tc, c*m.smem, c*m.l2Step/m.port, a*m.l2Step/m.l2BW)
 }
 
-// wave is the cycles of one wave: its CTAs' k-steps after the pipeline
-// fill (one DRAM and L2 round trip, then the MMA latency to drain), and
-// the epilogue's write of D.
-func (m *model) wave(perSM, all int) float64 {
-	cfg, p := m.cfg, m.p
-	fill := float64(cfg.SM.CTALaunchLatency + cfg.Memory.DRAM.Latency +
-		cfg.Memory.L2.FarLatency + p.Datapath.Latency)
-	out := p.OutBytes
-	if p.SplitK > 1 {
-		out = kernel.AccumulatorBytes
-	}
-	epilogue := float64(all*p.Tile.BM*p.Tile.BN*out) / m.dramBW
-	return fill + m.kSteps*m.kStep(perSM, all) + epilogue
+// wave adds one wave to the kernel: to the chain, its first CTA's
+// prologue, the stagger of the SM's other CTAs (the port serves each
+// CTA's prologue loads before the next one's), the k-steps of the CTAs
+// sharing the SM, and the last CTA's epilogue (the others' overlap its
+// k-steps); to the DRAM traffic, its operands' fills and the dirty
+// lines of D they and its epilogue evict; to the slices' work, its
+// loads and stores.
+func (m *model) wave(perSM, all int) {
+	m.fill = m.prologue()
+	operands := float64(all) * m.kSteps * m.dramStep
+	m.dram += operands + m.l2.allocate(operands, false)
+	m.l2Work += float64(all) * m.kSteps * m.l2Step
+	stagger := float64(perSM-1) * m.prologueStages() * m.l2Step / m.port
+	m.chain += m.fill + stagger + m.kSteps*m.kStep(perSM, all) + m.epilogue(all)
 }
 
-// reduction is the split-K pass: a launch, then reading every split's
-// partial sums and writing D, at DRAM bandwidth.
+// prologueStages is the stages a CTA's prologue loads before its
+// first k-step: stages - 1, or all of its k-steps if fewer.
+func (m *model) prologueStages() float64 {
+	return min(float64(max(1, m.p.Tile.Stages-1)), math.Ceil(m.kSteps))
+}
+
+// prologue is the cycles from a CTA's launch to its first MMA's
+// result: its first stage's fills through the SM's crossbar port, on a
+// DRAM miss to a far slice (dram.latency is the round trip from an
+// average slice, l2.near_latency and l2.far_latency apart), then the
+// MMA latency.
+func (m *model) prologue() float64 {
+	cfg := m.cfg
+	l2 := cfg.Memory.L2
+	miss := float64(cfg.Memory.DRAM.Latency) + float64(l2.FarLatency-l2.NearLatency)/2
+	return float64(cfg.SM.CTALaunchLatency) + m.l2Step/m.port + miss +
+		float64(m.p.Datapath.Latency)
+}
+
+// streamed is the kernel's time when DRAM is what bounds it: SMs that
+// wait on DRAM drift apart, so one wave's fills and epilogues overlap
+// another's loads, and DRAM streams from the first fill to the last
+// epilogue. Only the last epilogue's victims that the write-back queues
+// hold may still be on their way when the kernel ends (the flush after
+// it writes them).
+func (m *model) streamed() float64 {
+	late := min(m.lastVictims, m.l2.queue)
+	return m.fill + (m.dram-late)/m.dramBW + m.lastEpilogue
+}
+
+// sliced is the kernel's time when the L2 slices are what bounds it,
+// as streamed for DRAM: every read byte and every written byte at
+// 1/l2.write_ratio of a read's slot, from the first fill to the last
+// epilogue.
+func (m *model) sliced() float64 {
+	return m.fill + m.l2Work/m.l2BW + m.lastEpilogue
+}
+
+// epilogue is the write of a wave's D (FP32 partials under split-K)
+// into L2, as the instruction tier's stores go: a CTA's tile staged and
+// stored through its SM's crossbar port, then the last store's one-way
+// latency (its acceptance ends the CTA). The slices' time for the
+// writes (sliced) and the dirty lines they evict (streamed) are the
+// kernel's throughput, not the wave's latency: the SMs' epilogues do
+// not coincide.
+func (m *model) epilogue(all int) float64 {
+	l2 := m.cfg.Memory.L2
+	bytes := float64(all) * m.outTile
+	m.l2Work += bytes / l2.WriteRatio
+	m.lastVictims = m.l2.allocate(bytes, true)
+	m.dram += m.lastVictims
+	m.lastEpilogue = m.staged() + float64(l2.FarLatency)/2
+	return m.lastEpilogue
+}
+
+// staged is the epilogue's stores as CUTLASS's default epilogue issues
+// them (kernel.storeTile): per row block of the warp tile (warp_m / the
+// MMA's m of them), the accumulators staged through shared memory (a
+// store and a load of every byte, a barrier between) and then stored
+// through the crossbar port, the next block staged while the last one
+// drains: a two-stage pipeline over the blocks.
+func (m *model) staged() float64 {
+	sh := m.cfg.Memory.SharedMemory
+	blocks := float64(max(1, m.p.Tile.WarpM/m.p.Inst.M))
+	smem := 2 * m.outTile / float64(sh.BytesPerClk) / blocks
+	port := m.outTile / m.port / blocks
+	return smem + port + (blocks-1)*max(smem, port)
+}
+
+// reduction is the split-K pass as the instruction tier runs it: a
+// launch, then each SM in turn takes output tiles, reads every split's
+// FP32 partials (through its port, an L2 round trip) and writes the
+// tile of D; no faster than all of it through the slices, nor than its
+// DRAM traffic (partials the L2 no longer holds).
 func (m *model) reduction() float64 {
-	g, p := m.p.Shape, m.p
-	bytes := g.Batch * g.M * g.N * (p.SplitK*kernel.AccumulatorBytes + p.OutBytes)
-	return float64(m.cfg.SM.KernelLaunchLatency) + float64(bytes)/m.dramBW
+	cfg, p := m.cfg, m.p
+	l2 := cfg.Memory.L2
+	tiles := p.TilesM * p.TilesN * p.Shape.Batch
+	partial := float64(p.Tile.BM * p.Tile.BN * kernel.AccumulatorBytes)
+	out := float64(p.Tile.BM * p.Tile.BN * p.OutBytes)
+	perTile := float64(p.SplitK)*partial/m.port + float64(l2.FarLatency) +
+		out/m.port + float64(l2.FarLatency)/2
+	rounds := float64(kernel.CeilDiv(tiles, cfg.GPU.SMCount))
+	reads := float64(tiles*p.SplitK) * partial
+	writes := float64(tiles) * out
+	slices := reads/m.l2BW + writes/(m.l2BW*l2.WriteRatio)
+	dram := m.l2.spilled(reads) / m.dramBW
+	return float64(cfg.SM.KernelLaunchLatency) + max(rounds*perTile, slices, dram)
 }

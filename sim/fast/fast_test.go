@@ -70,11 +70,13 @@ func relErr(t *testing.T, cfg *configs.Config, p *kernel.Plan) (float64, uint64,
 }
 
 // A short family of the long tier's comparison (fast_long_test.go):
-// six GEMMs, dense and sparse, errors -5.3 to -11.3 % measured
-// 2026-12-04, so the bound is 12 %. They are held to the tier's stated
-// error too (fast.FamilyError: each within WorstPct, their mean
-// |error| within MAPEPct), so that what config show prints cannot be
-// below what the default tests see.
+// six GEMMs, dense and sparse, errors -1.1 to -7.0 %, mean |error|
+// 4.72 %, measured 2026-12-05, so the bounds are 8 % each and 5.5 %
+// on the mean. Each is held to the tier's stated per-kernel error too
+// (fast.FamilyError.WorstPct, what every fast record carries), so that
+// what config show prints cannot be below what the default tests see
+// of a kernel. Their mean is not held to the family's (4.74 % over 54
+// GEMMs): six of them are a sample, not the family.
 func TestAgreesOnShortFamily(t *testing.T) {
 	cfg := config(t)
 	sum, n := 0.0, 0
@@ -83,8 +85,8 @@ func TestAgreesOnShortFamily(t *testing.T) {
 			p := best(t, cfg, shape(s[0], s[1], s[2], sparse))
 			e, got, want := relErr(t, cfg, p)
 			t.Logf("%v sparse=%v %s: fast %d, instruction %d (%+.1f %%)", s, sparse, p.Name(), got, want, 100*e)
-			if math.Abs(e) > 0.12 {
-				t.Errorf("%s: error %.1f %% over the measured 12 %%", p.Name(), 100*e)
+			if math.Abs(e) > 0.08 {
+				t.Errorf("%s: error %.1f %% over the measured 8 %%", p.Name(), 100*e)
 			}
 			if stated := fast.FamilyError.WorstPct; 100*math.Abs(e) > stated {
 				t.Errorf("%s: error %.1f %% over the stated %.1f %% (fast.FamilyError)",
@@ -93,9 +95,8 @@ func TestAgreesOnShortFamily(t *testing.T) {
 			sum, n = sum+math.Abs(e), n+1
 		}
 	}
-	if mape := 100 * sum / float64(n); mape > fast.FamilyError.MAPEPct {
-		t.Errorf("mean |error| %.2f %% over the stated %.1f %% (fast.FamilyError)",
-			mape, fast.FamilyError.MAPEPct)
+	if mape := 100 * sum / float64(n); mape > 5.5 {
+		t.Errorf("mean |error| %.2f %% over the measured 5.5 %%", mape)
 	} else {
 		t.Logf("mean |error| %.2f %%", mape)
 	}
@@ -176,5 +177,85 @@ func TestRefusesOtherSchedules(t *testing.T) {
 		if _, err := fast.Time(cfg, &p); err == nil {
 			t.Errorf("schedule %s timed", s)
 		}
+	}
+}
+
+// scaledDRAM is the A100's DRAM bandwidth per SM on 16 SMs.
+const scaledDRAM = "dram.bandwidth_gbps=230"
+
+// A GEMM whose D is larger than the L2 (K = 64: two k-steps a CTA, the
+// epilogue's write of D most of the work) against the full instruction
+// tier (no wave extrapolation), on the A100 scaled down to 16 SMs
+// (DRAM bandwidth 16/108 of 1555 GB/s, so that the SMs' ports outrun
+// DRAM as the A100's do), with an L2 of 2.5 MiB (D is 4 MiB) and of
+// 40 MiB, where D stays in L2. The fast tier agrees within 12 % at both
+// (measured 2026-12-05: -11.1 % and +5.9 %), and both tiers find the
+// small L2 slower.
+func TestOutputBeyondL2(t *testing.T) {
+	g := shape(256, 8192, 64, false)
+	var fastC, instC []uint64
+	for _, kb := range []int{2560, 40960} {
+		cfg := config(t, fmt.Sprintf("l2.size_kb=%d", kb), scaledDRAM, "sim.extrapolate_waves=false")
+		p := best(t, cfg, g)
+		e, got, want := relErr(t, cfg, p)
+		t.Logf("l2.size_kb=%d %s: fast %d, instruction %d (%+.1f %%)", kb, p.Name(), got, want, 100*e)
+		if math.Abs(e) > 0.12 {
+			t.Errorf("l2.size_kb=%d: error %+.1f %% over 12 %%", kb, 100*e)
+		}
+		fastC, instC = append(fastC, got), append(instC, want)
+	}
+	if instC[0] <= instC[1] || fastC[0] <= fastC[1] {
+		t.Errorf("the small L2 is not slower in both tiers: fast %v, instruction %v", fastC, instC)
+	}
+}
+
+// Every key the fast tier reads on the write path of D moves it as it
+// moves the instruction tier, on a GEMM whose D overflows the L2: where
+// the instruction tier is more than 2 % slower (a smaller L2, fewer
+// write-back entries, a narrower crossbar port), the fast tier is
+// slower too; where it is within 2 % (slower stores into the slices,
+// which have time to spare here), the fast tier moves by less than 5 %.
+func TestWritePathKeysMoveIt(t *testing.T) {
+	g := shape(256, 8192, 64, false)
+	sets := []string{"l2.size_kb=2560", scaledDRAM, "sim.extrapolate_waves=false"}
+	base := config(t, sets...)
+	p := best(t, base, g)
+	_, refFast, refInst := relErr(t, base, p)
+	for _, set := range []string{"l2.size_kb=1280", "l2.write_ratio=0.1",
+		"l2.writeback_entries=1", "crossbar.port_bytes_per_clk=16"} {
+		_, got, want := relErr(t, config(t, append(sets, set)...), p)
+		df, di := float64(got)/float64(refFast)-1, float64(want)/float64(refInst)-1
+		t.Logf("%s: fast %d (%+.1f %%), instruction %d (%+.1f %%)", set, got, 100*df, want, 100*di)
+		if (di > 0.02 && df <= 0) || (math.Abs(di) <= 0.02 && math.Abs(df) >= 0.05) {
+			t.Errorf("%s: fast %+.1f %%, instruction %+.1f %%", set, 100*df, 100*di)
+		}
+	}
+}
+
+// The slices' store bandwidth (l2.write_ratio) bounds a kernel whose
+// slices are its bottleneck: at a tenth of the read bandwidth, on the
+// A100's 108 SMs, a K = 64 GEMM writing 51 MB of D is slower.
+func TestWriteRatioBoundsSlices(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := shape(256, 100352, 64, false)
+	p := best(t, ld.Config, g)
+	ref, err := fast.Time(ld.Config, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ld, err = configs.Load(nil, []string{"l2.write_ratio=0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := fast.Time(ld.Config, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d cycles at l2.write_ratio=0.1, %d at 1", p.Name(), r.Cycles, ref.Cycles)
+	if r.Cycles <= ref.Cycles {
+		t.Errorf("l2.write_ratio=0.1: %d cycles, %d at 1", r.Cycles, ref.Cycles)
 	}
 }
