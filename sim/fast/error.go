@@ -25,7 +25,7 @@ type Measurement struct {
 // StatedErrorPct as fidelity_error_pct, and the tests named as sources
 // hold each measurement (TestAgreesOnShortFamily, in the default tier,
 // holds each of its six GEMMs to FamilyError.WorstPct too). Measured
-// 2026-12-05, docs/log/2026-12-05-fast-tier.md.
+// 2026-12-04, docs/log/2026-12-04-fast-tier-d-write.md.
 var (
 	// FamilyError: 54 FP16 GEMMs on 16 SMs, M, N, K each 256, 1024 or
 	// 4096, dense and 2:4, each on the pre-model's first plan.

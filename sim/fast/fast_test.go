@@ -71,7 +71,7 @@ func relErr(t *testing.T, cfg *configs.Config, p *kernel.Plan) (float64, uint64,
 
 // A short family of the long tier's comparison (fast_long_test.go):
 // six GEMMs, dense and sparse, errors -1.1 to -7.0 %, mean |error|
-// 4.72 %, measured 2026-12-05, so the bounds are 8 % each and 5.5 %
+// 4.72 %, measured 2026-12-04, so the bounds are 8 % each and 5.5 %
 // on the mean. Each is held to the tier's stated per-kernel error too
 // (fast.FamilyError.WorstPct, what every fast record carries), so that
 // what config show prints cannot be below what the default tests see
@@ -189,7 +189,7 @@ const scaledDRAM = "dram.bandwidth_gbps=230"
 // (DRAM bandwidth 16/108 of 1555 GB/s, so that the SMs' ports outrun
 // DRAM as the A100's do), with an L2 of 2.5 MiB (D is 4 MiB) and of
 // 40 MiB, where D stays in L2. The fast tier agrees within 12 % at both
-// (measured 2026-12-05: -11.1 % and +5.9 %), and both tiers find the
+// (measured 2026-12-04: -11.1 % and +5.9 %), and both tiers find the
 // small L2 slower.
 func TestOutputBeyondL2(t *testing.T) {
 	g := shape(256, 8192, 64, false)
