@@ -51,13 +51,22 @@ type GPU struct {
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
+	// trackFill: extrapolate over waves after the output fills the L2
+	// (TrackedWavesFor), for a run simulated again (writeBackUnseen).
+	trackFill bool
 }
 
 // Build makes the GPU of a config for one kernel plan. One
 // parameterised builder serves every config.
 func Build(cfg *configs.Config, plan *kernel.Plan) (*GPU, error) {
+	return build(cfg, plan, false)
+}
+
+// build is Build, tracking waves until the output fills the L2 when
+// trackFill.
+func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error) {
 	g := &GPU{cfg: cfg, engine: engine.New(),
-		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan}
+		clk: clock.MHz(cfg.GPU.ClockMHz), plan: plan, trackFill: trackFill}
 	mem, err := memory.MakeBuilder().WithEngine(g.engine).
 		WithFreq(g.clk.Freq).WithConfig(cfg.Memory).
 		WithNumSMs(cfg.GPU.SMCount).

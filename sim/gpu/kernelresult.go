@@ -89,7 +89,14 @@ func SimulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) 
 // SimulateRunBelow is simulateRun stopped with a *prunedError as soon as
 // the run provably takes more than above cycles (prune.go; 0: never).
 func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64) (*Result, error) {
-	g, err := Build(cfg, plan)
+	return simulate(cfg, plan, obs, run, above, false)
+}
+
+// simulate is SimulateRunBelow; trackFill tracks waves until the output
+// fills the L2 (a run simulated again because writeBackUnseen).
+func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64,
+	trackFill bool) (*Result, error) {
+	g, err := build(cfg, plan, trackFill)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +111,9 @@ func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run 
 	}
 	if err := g.Run(); err != nil {
 		return nil, err
+	}
+	if g.waves != nil && !trackFill && g.waves.writeBackUnseen(g) {
+		return simulate(cfg, plan, obs, run, above, true)
 	}
 	end := g.EndCycle
 	if plan.Schedule == kernel.ParallelSplitK {
