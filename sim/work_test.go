@@ -52,7 +52,8 @@ func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
 // jitter ensemble, detailed memory, the fast-forward, wave extrapolation,
 // fewer SMs, the schedules simulated whole) the estimate is within 2x of the warp k-steps the SMs
 // counted running it. Not parallel: the SMs' meter is process-wide, and
-// a sequential test runs alone.
+// a sequential test runs alone; so its longer cases run on 16 SMs, the
+// estimate being per CTA and per wave.
 func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simulations")
@@ -67,7 +68,7 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		{[]string{"sim.jitter_runs=4"}, 512, 512, 512, false},
 		{[]string{"sim.memory_granularity=detailed"}, 256, 256, 256, false},
 		{[]string{"sim.extrapolate_waves=false"}, 1024, 1024, 512, false},
-		{[]string{"sim.extrapolate_waves=false"}, 4096, 2048, 256, false},
+		{[]string{"sim.extrapolate_waves=false", "gpu.sm_count=16"}, 2048, 1024, 256, false},
 		{[]string{"gpu.sm_count=27"}, 1024, 1024, 1024, false},
 		// Stream-K and serial split-K: simulated whole, no fast path.
 		{[]string{"kernel.stream_k=true", "gpu.sm_count=16"}, 640, 1024, 2048, false},
@@ -77,9 +78,9 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		// fast-forwarded); two waves on 16 SMs, the last one shortened
 		// (one candidate: with three, the two the selection prunes are
 		// counted whole and the estimate is 2.47x).
-		{nil, 1024, 1024, 4096, false},
-		{[]string{"sim.fast_forward=false"}, 1024, 1024, 4096, false},
-		{[]string{"sim.extrapolate_ksteps=false"}, 256, 256, 65536, false},
+		{[]string{"gpu.sm_count=16"}, 512, 512, 4096, false},
+		{[]string{"sim.fast_forward=false", "gpu.sm_count=16"}, 512, 512, 4096, false},
+		{[]string{"sim.extrapolate_ksteps=false", "gpu.sm_count=16"}, 256, 256, 32768, false},
 		{[]string{"gpu.sm_count=16", "kernel.simulated_candidates=1"}, 1024, 1024, 2048, false},
 		// A dense kernel above the limit at 1410 MHz: re-timed (16 SMs
 		// under 90 W, as TestPowerCappedClocks).
