@@ -200,10 +200,12 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("detailed memory is slow")
 	}
+	// 16 SMs (four of the 64x4096 GEMM's CTAs each, one on 108): the same
+	// GEMMs through both granularities, fewer SM ports to build.
 	job := gemmJob([3]int{64, 4096, 64}, [3]int{256, 256, 512})
 	force := "kernel.force=64x64x64_32x32_s6"
-	fast := run(t, job, force)
-	det := run(t, job, force, "sim.memory_granularity=detailed")
+	fast := run(t, job, force, "gpu.sm_count=16")
+	det := run(t, job, force, "gpu.sm_count=16", "sim.memory_granularity=detailed")
 	for i, f := range fast.Results {
 		d := det.Results[i]
 		fb := f.DRAMReadBytes + f.DRAMWriteBytes + f.DRAMWritebackBytes
