@@ -144,7 +144,7 @@ func (c *Cache) Put(key string, payload []byte) {
 		c.warnOnce(fmt.Sprintf("cache directory %s: %v: results are not cached", c.dir, err))
 		return
 	}
-	_, werr := tmp.Write(encode(payload))
+	werr := writeAll(tmp, encode(payload))
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
@@ -156,6 +156,13 @@ func (c *Cache) Put(key string, payload []byte) {
 		return
 	}
 	c.trim()
+}
+
+// writeAll writes an entry's bytes to its temporary file (a variable so
+// that a test can make the disk full).
+var writeAll = func(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	return err
 }
 
 func encode(payload []byte) []byte {
