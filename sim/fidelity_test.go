@@ -15,6 +15,7 @@ import (
 // kind (fast.FamilyError, which config show prints), and each carries
 // the tier's stated error (fast.StatedErrorPct).
 func TestFastFidelityDrivesTheModel(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{1024, 1024, 1024})
 	instr := run(t, job, "gpu.sm_count=16")
 	fst := run(t, job, "gpu.sm_count=16", "sim.fidelity=fast")
@@ -46,6 +47,7 @@ func TestFastFidelityDrivesTheModel(t *testing.T) {
 // serial split-K and stream-K schedules it also refuses cannot be asked
 // for yet: configs reject those kernel names.)
 func TestFastRefusalFallsBackAndSays(t *testing.T) {
+	t.Parallel()
 	job := gemmJob([3]int{256, 256, 512})
 	for _, c := range []struct {
 		sets []string
@@ -75,6 +77,7 @@ func TestFastRefusalFallsBackAndSays(t *testing.T) {
 // The cache keys a record by its fidelity: a fast record is never served
 // to an instruction run, nor the other way round.
 func TestCacheKeysIncludeFidelity(t *testing.T) {
+	t.Parallel()
 	c, err := simcache.Open(t.TempDir(), 1<<30)
 	if err != nil {
 		t.Fatal(err)
