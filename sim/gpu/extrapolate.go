@@ -70,12 +70,10 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 		return false
 	}
 	steps := float64(w.simulated - 1 - w.from)
-	n := float64(w.perWave)
-	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / steps
 	reads := float64(w.at[1].mem.DRAMReadBytes-w.at[0].mem.DRAMReadBytes) / steps
 	d := g.cfg.Memory.DRAM
 	perCycle := d.BandwidthGBps * d.Efficiency * 1e9 / float64(g.clk.Freq)
-	return reads+float64(outputTileBytes(g.plan))*n > wave*perCycle
+	return reads+float64(outputTileBytes(g.plan))*float64(w.perWave) > w.steadyWave()*perCycle
 }
 
 // minExtrapolatedWaves is the fewest waves a kernel needs for its middle
@@ -233,9 +231,14 @@ func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
 // (tracked reports whether it has).
 func (w *waveTracker) leftOutCycles(g *GPU) uint64 {
 	moreCTAs := float64(g.plan.CTAs - g.launchLimit)
+	return uint64(moreCTAs/float64(w.perWave)*w.steadyWave() + 0.5)
+}
+
+// steadyWave is the step in the mean CTA finish cycle per wave over the
+// steady window.
+func (w *waveTracker) steadyWave() float64 {
 	n := float64(w.perWave)
-	wave := (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
-	return uint64(moreCTAs/float64(w.perWave)*wave + 0.5)
+	return (w.sum[w.simulated-1]/n - w.sum[w.from]/n) / float64(w.simulated-1-w.from)
 }
 
 // tracked reports whether the tracked waves have all finished.
