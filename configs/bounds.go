@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/stcsim/stcsim/configs/check"
-	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Bound is the accepted range of a numeric config key. The section
@@ -48,7 +47,6 @@ var Bounds = []Bound{
 	{"tensorcore.*.multipliers", 1, 1 << 16},
 	{"tensorcore.*.a_operand_bytes_per_clk", 1, 1 << 16},
 	{"tensorcore.*.b_operand_bytes_per_clk", 1, 1 << 16},
-	{"tensorcore.*.selector_fan_in", tensorcore.MinFanIn, tensorcore.MaxFanIn},
 	{"tensorcore.*.metadata_bits_per_clk", 1, 1 << 20},
 	{"tensorcore.*.accumulate_per_clk", 1, 1 << 16},
 	{"tensorcore.*.operand_latency", 0, 10000},

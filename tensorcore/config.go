@@ -196,7 +196,7 @@ func (c *Config) Validate() check.List {
 
 // MinFanIn and MaxFanIn bound selector_fan_in: a mux picks from at least
 // two inputs; 64 is far beyond any N:M pattern a tensor core would fetch
-// B for (configs.Bounds reads the same range).
+// B for (the section's validator is the one check of it).
 const MinFanIn, MaxFanIn = 2, 64
 
 // Keys are a precision's config keys (their YAML names), in the order
