@@ -32,6 +32,16 @@ type SMActivity struct {
 	RFWriteBytes uint64
 }
 
+// Counters are every event count of c, in a fixed order (not Precision
+// and SMs, which describe the kernel), for the code that extends a run's
+// counts to work it did not simulate. A count added to Counts must be
+// listed here (TestCountersCoverEveryField).
+func (c *Counts) Counters() []*uint64 {
+	return []*uint64{&c.DenseMMAs, &c.SparseMMAs, &c.DenseFMAs, &c.SparseFMAs,
+		&c.SM.Instructions, &c.SM.RFReadBytes, &c.SM.RFWriteBytes,
+		&c.SmemWavefronts, &c.L1Sectors, &c.L2Sectors, &c.CrossbarBytes, &c.DRAMBytes}
+}
+
 // Add returns the sum of two count sets of the same precision and SMs.
 func (c Counts) Add(o Counts) Counts {
 	c.DenseMMAs += o.DenseMMAs

@@ -80,6 +80,24 @@ type Stats struct {
 	Requests uint64 `json:"requests"`
 }
 
+// Counters are every counter of s, in a fixed order, for the code that
+// extends a run's counts to work it did not simulate (wave extrapolation,
+// the fast-forward, the fit in K). All of them grow with the work: the
+// traffic and request counts are sums, and the Max*Busy fields, the busy
+// cycles of a level's busiest server, grow with the time that server
+// stays the busiest, so each extends like the others. A counter added to
+// Stats must be listed here (TestStatsCountersCoverEveryField).
+func (s *Stats) Counters() []*uint64 {
+	c := []*uint64{&s.L1Bytes, &s.L2Bytes, &s.DRAMReadBytes, &s.DRAMWriteBytes,
+		&s.L1HitSectors, &s.L1MissSectors, &s.L2HitSectors, &s.L2MissSectors,
+		&s.MaxL1Busy, &s.MaxSliceBusy, &s.MaxChannelBusy, &s.MaxPortBusy, &s.Requests}
+	for i := range s.PerClass {
+		k := &s.PerClass[i]
+		c = append(c, &k.L1Bytes, &k.L2Bytes, &k.DRAMReadBytes, &k.DRAMWriteBytes)
+	}
+	return c
+}
+
 // L2HitRate is the fraction of L2 sector accesses that hit (0 when none).
 func (s Stats) L2HitRate() float64 {
 	n := s.L2HitSectors + s.L2MissSectors

@@ -1,8 +1,6 @@
 package gpu
 
 import (
-	"reflect"
-
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
@@ -280,25 +278,15 @@ func (w *waveTracker) scaleWrites(s *memory.Stats, g *GPU, pre, post memory.Stat
 // between a1 and a3, times the CTAs not simulated).
 func scaleStats(end, a1, a3 memory.Stats, f func(e, a1, a3 uint64) uint64) memory.Stats {
 	s := end
-	ExtendFields3(reflect.ValueOf(&s).Elem(), reflect.ValueOf(a1), reflect.ValueOf(a3), f)
+	Extend(s.Counters(), a1.Counters(), a3.Counters(), f)
 	return s
 }
 
-// ExtendFields3 applies f to every uint64 counter of dst (a struct or
-// array of counters), with its values at the two snapshots a1 and a3.
-func ExtendFields3(dst, a1, a3 reflect.Value, f func(e, a1, a3 uint64) uint64) {
-	switch dst.Kind() {
-	case reflect.Uint64:
-		dst.SetUint(f(dst.Uint(), a1.Uint(), a3.Uint()))
-	case reflect.Struct:
-		for i := 0; i < dst.NumField(); i++ {
-			if dst.Field(i).CanSet() {
-				ExtendFields3(dst.Field(i), a1.Field(i), a3.Field(i), f)
-			}
-		}
-	case reflect.Array, reflect.Slice:
-		for i := 0; i < dst.Len(); i++ {
-			ExtendFields3(dst.Index(i), a1.Index(i), a3.Index(i), f)
-		}
+// Extend sets every counter of dst to f(its value, the same counter in a1,
+// in a3). The three lists are one type's Counters (memory.Stats,
+// energy.Counts, ffSnap), so they match field by field.
+func Extend(dst, a1, a3 []*uint64, f func(e, a1, a3 uint64) uint64) {
+	for i, d := range dst {
+		*d = f(*d, *a1[i], *a3[i])
 	}
 }

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"math"
-	"reflect"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
@@ -102,8 +101,7 @@ type ffCTA struct {
 	skip     int    // k-steps to leave out at the next barrier
 }
 
-// ffSnap is the counters the fast-forward extends (exported fields, so
-// that ExtendFields3 can set them).
+// ffSnap is the counters the fast-forward extends.
 type ffSnap struct {
 	Mem          memory.Stats
 	TCBusy, Smem uint64
@@ -111,6 +109,15 @@ type ffSnap struct {
 	Idle         [sm.NumReasons]uint64
 	MMAs         uint64
 	Act          energy.Counts // the SM-side events (gpu.smActivity)
+}
+
+// counters are every counter of s, in a fixed order (Extend).
+func (s *ffSnap) counters() []*uint64 {
+	c := append(s.Mem.Counters(), &s.TCBusy, &s.Smem, &s.Busy, &s.MMAs)
+	for i := range s.Idle {
+		c = append(c, &s.Idle[i])
+	}
+	return append(c, s.Act.Counters()...)
 }
 
 // newFastForward arms the fast-forward for a run, or returns nil where it
@@ -302,14 +309,14 @@ func (f *fastForward) decide() {
 	f.offset += d
 	f.points = append(f.points, ffPoint{at: g.sms[0].CB.Now(), delta: d})
 	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
-	ExtendFields3(reflect.ValueOf(&f.add).Elem(), reflect.ValueOf(f.s0), reflect.ValueOf(s1),
+	Extend(f.add.counters(), f.s0.counters(), s1.counters(),
 		func(e, a0, a1 uint64) uint64 { return e + uint64(float64(a1-min(a1, a0))*ratio+0.5) })
 }
 
 // addTo adds the increments left out to dst, an ffSnap.
 func (f *fastForward) addTo(dst *ffSnap) {
-	a := reflect.ValueOf(f.add)
-	ExtendFields3(reflect.ValueOf(dst).Elem(), a, a, func(e, x, _ uint64) uint64 { return e + x })
+	a := f.add.counters()
+	Extend(dst.counters(), a, a, func(e, x, _ uint64) uint64 { return e + x })
 }
 
 // touch reads the tiles whose copies the skips leave out in the L2 tags,

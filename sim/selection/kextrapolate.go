@@ -1,8 +1,6 @@
 package selection
 
 import (
-	"reflect"
-
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
@@ -66,8 +64,8 @@ func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
 	r.FlushCycles = f(a.FlushCycles, b.FlushCycles)
 	r.WritebackBytes = f(a.WritebackBytes, b.WritebackBytes)
 	g := func(_, x1, x2 uint64) uint64 { return f(x1, x2) }
-	gpu.ExtendFields3(reflect.ValueOf(&r.Mem).Elem(), reflect.ValueOf(a.Mem), reflect.ValueOf(b.Mem), g)
-	gpu.ExtendFields3(reflect.ValueOf(&r.Act).Elem(), reflect.ValueOf(a.Act), reflect.ValueOf(b.Act), g)
+	gpu.Extend(r.Mem.Counters(), a.Mem.Counters(), b.Mem.Counters(), g)
+	gpu.Extend(r.Act.Counters(), a.Act.Counters(), b.Act.Counters(), g)
 	r.Busy = f(a.Busy, b.Busy)
 	for i := range r.Idle {
 		r.Idle[i] = f(a.Idle[i], b.Idle[i])
