@@ -167,6 +167,10 @@ type KernelConfig struct {
 	StreamK bool `yaml:"stream_k"`
 	// Beta is the GEMM's beta: 0 means C is not read in the epilogue.
 	Beta float64 `yaml:"beta"`
+	// L2Start is the L2's state when the kernel starts: "cold" (empty,
+	// a single call) or "repeat" (as an identical call just before left
+	// it: a benchmark loop's calls back to back).
+	L2Start string `yaml:"l2_start"`
 	// SimulatedCandidates is how many of the pre-model's best candidates
 	// are simulated in full to pick the kernel.
 	SimulatedCandidates int          `yaml:"simulated_candidates"`
@@ -200,6 +204,15 @@ type SimConfig struct {
 	// a per-kernel fallback to instruction where it refuses a plan).
 	Fidelity string `yaml:"fidelity"`
 }
+
+// The states kernel.l2_start selects.
+const (
+	L2Cold   = "cold"
+	L2Repeat = "repeat"
+)
+
+// L2Starts are the values kernel.l2_start takes.
+var L2Starts = []string{L2Cold, L2Repeat}
 
 // The tiers sim.fidelity selects.
 const (
@@ -285,6 +298,10 @@ func (k KernelConfig) validate(c *Config) check.List {
 	l.Range("simulated_candidates", k.SimulatedCandidates, 1, 64)
 	if k.Beta != 0 && k.Beta != 1 {
 		l.Add("beta", "must be 0 or 1 (got %g)", k.Beta)
+	}
+	l.OneOf("l2_start", k.L2Start, L2Starts...)
+	if k.L2Start == L2Repeat && c.Sim.MemoryGranularity != "fast" {
+		l.Add("l2_start", "%s needs sim.memory_granularity fast: the detailed hierarchy's caches cannot be preloaded", L2Repeat)
 	}
 	names := map[string]bool{}
 	for i, t := range k.Candidates {

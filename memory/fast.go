@@ -371,6 +371,14 @@ func (f *fast) Touch(class Class, r Region) {
 	})
 }
 
+// Warm implements Warmer.
+func (f *fast) Warm(class Class, r Region, write bool) {
+	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+		sl, local := f.p.amap.slice(s.line)
+		f.l2[sl].access(local, s.mask, write, class)
+	})
+}
+
 // Stats implements Hierarchy.
 func (f *fast) Stats() Stats {
 	s := f.stats

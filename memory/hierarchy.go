@@ -47,6 +47,16 @@ type Toucher interface {
 	Touch(class Class, r Region)
 }
 
+// Warmer is a hierarchy whose L2 can be brought, before a kernel starts,
+// to the state an earlier kernel left it in (kernel.l2_start: repeat).
+// Warm looks up and fills r's lines as an access of the earlier kernel
+// did, dirty when write, evicting by the L2's own policy; nothing is
+// counted, no time passes and no dirty victim reaches DRAM (the earlier
+// kernel's traffic is not this one's).
+type Warmer interface {
+	Warm(class Class, r Region, write bool)
+}
+
 // ClassStats is the traffic of one class.
 type ClassStats struct {
 	L1Bytes        uint64 `json:"l1_bytes"`

@@ -62,6 +62,7 @@ var HarnessNames = []string{
 	"torch",             // PyTorch (torch.utils.benchmark or CUDA events) around asynchronous calls: per call, the device time unless the host issues slower
 	"torch_sync",        // PyTorch timing that includes per-call host time (a synchronisation per call)
 	"cusparselt_sample", // cuSPARSELt's matmul example: device time of the chosen algorithm
+	"torch_cusparselt",  // as torch, through PyTorch's cuSPARSELt linear of 2023 (PR 97546), which hands the library a C of the output's shape
 	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
 }
 

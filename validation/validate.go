@@ -60,6 +60,13 @@ type Row struct {
 	// (power.data_activity) they give, where the harness says what it
 	// multiplies (validation/harness.go).
 	Operands string `json:"operands,omitempty"`
+	// L2Start says why the kernel starts with the L2 as the previous
+	// call left it, where the harness loops (kernel.l2_start=repeat).
+	L2Start string `json:"l2_start,omitempty"`
+	// CRead says where the C the library's epilogue reads comes from,
+	// where the harness hands it one of the output's shape (the run sets
+	// kernel.beta=1; validation/harness.go).
+	CRead string `json:"c_read,omitempty"`
 	// Pinned*: the kernel the measurement names, simulated as such, so
 	// that Error (the model's own selection) and PinnedError (the kernel
 	// model alone) can be told apart. Absent when the row pins nothing.
@@ -534,11 +541,11 @@ func (v *validator) gemms(points []Point) error {
 				} else {
 					sets = []string{"gpu.clock_policy=locked"}
 				}
-				act, _, err := activitySets(p, m)
+				h, err := harnessOf(p, m)
 				if err != nil {
 					return fmt.Errorf("row %s (line %d): harness %s: %w", p.ID, p.Line, p.HarnessOf(m), err)
 				}
-				sets = append(sets, act...)
+				sets = append(sets, h.sets...)
 				_, ld, err := v.config(p, sets)
 				if err != nil {
 					return fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)
@@ -668,7 +675,9 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	kind := "gemm_" + m.String() + "_time"
 	row := v.add(p, kind, "us", measured, sel.res.TimeUS, sel.ld, sel.res.Kernel)
 	row.Clock, row.Conditions = p.ClockOf(m), sel.conditions
-	_, row.Operands, _ = activitySets(p, m)
+	if h, err := harnessOf(p, m); err == nil {
+		row.Operands, row.L2Start, row.CRead = h.operands, h.l2, h.cRead
+	}
 	row.Spread = sel.res.CyclesSpread
 	row.Margin, row.MarginIsBound = sel.res.Margin(), sel.res.MarginIsBound()
 	row.SimulatedClockMHz = sel.res.ClockMHz
@@ -683,14 +692,14 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 // atDoubleK is the time of mode m's selected kernel (res) on the row's
 // GEMM with twice its K, at the clock and data activity it ran at.
 func (v *validator) atDoubleK(p Point, m tensorcore.Mode, res sim.LayerResult) (float64, error) {
-	act, _, err := activitySets(p, m)
+	h, err := harnessOf(p, m)
 	if err != nil {
 		return 0, err
 	}
 	tile, splitK := pinnedPlan(res.Kernel)
 	sets := append([]string{fmt.Sprintf("gpu.clock_mhz=%d", res.ClockMHz),
 		"gpu.clock_policy=locked", "kernel.force=" + tile,
-		fmt.Sprintf("kernel.split_k=[%d]", splitK)}, act...)
+		fmt.Sprintf("kernel.split_k=[%d]", splitK)}, h.sets...)
 	_, ld, err := v.config(p, sets)
 	if err != nil {
 		return 0, fmt.Errorf("row %s (line %d): fixed costs: %w", p.ID, p.Line, err)
@@ -750,11 +759,11 @@ func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) 
 				return nil, nil, err
 			}
 		}
-		act, _, err := activitySets(p, mode)
+		h, err := harnessOf(p, mode)
 		if err != nil {
 			return nil, nil, err
 		}
-		sets = append(sets, act...)
+		sets = append(sets, h.sets...)
 		_, ld, err := v.config(p, append(sets, "kernel.force="+tile,
 			fmt.Sprintf("kernel.split_k=[%d]", splitK)))
 		if err != nil {

@@ -28,7 +28,7 @@ import (
 // bytes or the event counts (left zero), nor does it apply a
 // power-capped clock: it runs at gpu.clock_mhz. It refuses (an error)
 // what it does not model: K samples, serial split-K and stream-K
-// schedules, dual-side sparse.
+// schedules, dual-side sparse, an L2 warm from the previous call.
 func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.KSampled {
 		return nil, fmt.Errorf("fast tier: plan %s is a K sample, not a kernel", p.Name())
@@ -36,6 +36,10 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.Schedule != kernel.DataParallel && p.Schedule != kernel.ParallelSplitK {
 		return nil, fmt.Errorf("fast tier: plan %s: the %s schedule is not modelled here",
 			p.Name(), p.Schedule)
+	}
+	if cfg.Kernel.L2Start == configs.L2Repeat {
+		return nil, fmt.Errorf("fast tier: plan %s: an L2 warm from the previous call (kernel.l2_start=%s) is not modelled here",
+			p.Name(), configs.L2Repeat)
 	}
 	if p.Shape.Dual {
 		return nil, fmt.Errorf("fast tier: plan %s: dual-side sparse is not held to the instruction tier",

@@ -90,6 +90,11 @@ func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error)
 	}
 	g.cal.At = g.sms[0].At
 	g.launchLimit = plan.CTAs
+	if cfg.Kernel.L2Start == configs.L2Repeat {
+		if err := g.warmL2(); err != nil {
+			return nil, err
+		}
+	}
 	if !plan.Schedule.Cuttable() {
 		// Serial split-K and stream-K CTAs wait on each other through
 		// flags, and stream-K's run several tiles: the fast paths, which

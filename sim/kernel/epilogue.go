@@ -101,6 +101,28 @@ func operandTile(base uint64, batch, outer, k, row0, rows, k0, kLen, e int,
 		Pitch: pitch}
 }
 
+// EpilogueTiles are the whole output tiles the running segment's
+// epilogue reads (its source: C, or the D an earlier split wrote) and
+// writes (D, or its plane of the split-K workspace); the stream-K
+// partials, which its warps read and write chunk by chunk, are left out.
+// The L2's warm start (gpu.warmL2) replays them.
+func (c *CTA) EpilogueTiles() (reads, writes []ClassRegion) {
+	p, e := c.Plan, c.Epi()
+	switch {
+	case e.Source&SourceC != 0:
+		reads = append(reads, ClassRegion{Class: memory.CRead, Region: c.outputRegion(BaseC, p.OutBytes)})
+	case e.Source&SourceD != 0:
+		reads = append(reads, ClassRegion{Class: memory.CRead, Region: c.outputRegion(BaseD, p.OutBytes)})
+	}
+	switch e.Dest {
+	case DestD:
+		writes = append(writes, ClassRegion{Class: memory.DWrite, Region: c.outputRegion(BaseD, p.OutBytes)})
+	case DestSplitK:
+		writes = append(writes, ClassRegion{Class: memory.DWrite, Region: c.outputRegion(BaseSplit, AccumulatorBytes)})
+	}
+	return reads, writes
+}
+
 // outputRegion is the CTA's tile of D (row-major M x N), or of the split-K
 // workspace of FP32 partial sums.
 func (c *CTA) outputRegion(base uint64, bytesPer int) memory.Region {

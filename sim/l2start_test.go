@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// l2StartRun is the record of one mode of a GEMM on 16 SMs with a pinned
+// kernel, its L2 starting as kernel.l2_start says.
+func l2StartRun(t *testing.T, shape [3]int, mode tensorcore.Mode, start string, sets ...string) (cycles, dramRead, dramWrite uint64) {
+	t.Helper()
+	job := gemmJob(shape)
+	job.Modes = []tensorcore.Mode{mode}
+	sets = append([]string{"gpu.sm_count=16", "kernel.force=128x128x64_64x64_s3",
+		"kernel.split_k=[1]", "kernel.l2_start=" + start}, sets...)
+	r := run(t, job, sets...).Results[0]
+	return r.Cycles, r.DRAMReadBytes, r.DRAMWriteBytes
+}
+
+// TestRepeatStartFindsTheOperandsInL2: a GEMM whose operands and output
+// fit in the L2, run again back to back, reads nothing from DRAM, and is
+// no slower than the cold call, which reads every operand once.
+func TestRepeatStartFindsTheOperandsInL2(t *testing.T) {
+	t.Parallel()
+	shape := [3]int{1024, 1024, 1024}
+	for _, mode := range tensorcore.Modes {
+		cold, coldRead, _ := l2StartRun(t, shape, mode, configs.L2Cold)
+		warm, warmRead, _ := l2StartRun(t, shape, mode, configs.L2Repeat)
+		if coldRead == 0 {
+			t.Fatalf("%s: the cold call read nothing from DRAM", mode)
+		}
+		if warmRead != 0 {
+			t.Errorf("%s: the repeated call read %d bytes from DRAM; its operands (%d bytes at most) were all in L2",
+				mode, warmRead, 3*1024*1024*2)
+		}
+		if warm > cold {
+			t.Errorf("%s: the repeated call took %d cycles, the cold one %d", mode, warm, cold)
+		}
+	}
+}
+
+// TestRepeatStartWritesBackThePreviousOutput: a GEMM whose output is
+// larger than the L2 finds the L2 full of the previous call's dirty
+// output, and writes it back within the call: more DRAM writes than the
+// cold call, which finds clean (empty) lines to evict.
+func TestRepeatStartWritesBackThePreviousOutput(t *testing.T) {
+	t.Parallel()
+	shape := [3]int{4096, 8192, 64} // D: 64 MiB of fp16, the L2 40 MiB
+	_, _, coldWrite := l2StartRun(t, shape, tensorcore.Dense, configs.L2Cold)
+	_, _, warmWrite := l2StartRun(t, shape, tensorcore.Dense, configs.L2Repeat)
+	if warmWrite <= coldWrite {
+		t.Errorf("repeated call: %d bytes written to DRAM within the kernel, the cold call %d: "+
+			"want more (the previous call's dirty output evicted)", warmWrite, coldWrite)
+	}
+}
+
+// TestRepeatStartNeedsTheFastHierarchy: the detailed hierarchy cannot be
+// preloaded, so the config says so before anything runs.
+func TestRepeatStartNeedsTheFastHierarchy(t *testing.T) {
+	t.Parallel()
+	_, err := configs.Load(nil, []string{"kernel.l2_start=repeat", "sim.memory_granularity=detailed"})
+	if err == nil || !strings.Contains(err.Error(), "kernel.l2_start") {
+		t.Fatalf("got %v, want an error naming kernel.l2_start", err)
+	}
+	if _, err := configs.Load(nil, []string{"kernel.l2_start=warm"}); err == nil ||
+		!strings.Contains(err.Error(), "kernel.l2_start") {
+		t.Fatalf("got %v, want an error naming kernel.l2_start", err)
+	}
+}
+
+// TestFastTierLeavesTheRepeatStartToTheInstructionTier: the analytical
+// tier does not model a warm L2, so it hands such a kernel to the
+// instruction tier and says why, rather than time it cold.
+func TestFastTierLeavesTheRepeatStartToTheInstructionTier(t *testing.T) {
+	t.Parallel()
+	job := gemmJob([3]int{512, 512, 512})
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	r := run(t, job, "gpu.sm_count=16", "sim.fidelity=fast", "kernel.l2_start=repeat").Results[0]
+	if r.Fidelity != configs.FidelityInstruction || !strings.Contains(r.Note, "l2_start") {
+		t.Fatalf("fidelity %q, note %q: want the instruction tier and a note naming kernel.l2_start",
+			r.Fidelity, r.Note)
+	}
+}
