@@ -85,4 +85,5 @@ func WriteFullTable(out io.Writer, points string) {
 			100*s.HeldOutMAPE, 100*s.HeldOutBias, s.Over, s.Under, corr, bm, bb)
 	}
 	w.Flush()
+	writeKGap(out, t.Summary)
 }

@@ -49,6 +49,7 @@ func WriteTable(out io.Writer, rep *Report) {
 			100*s.HeldOutBias, s.Over, s.Under, corr, boost[0], boost[1], pinned[0], pinned[1], pinned[2])
 	}
 	w.Flush()
+	writeKGap(out, rep.Summary)
 	for _, s := range rep.Notes {
 		fmt.Fprintln(out, "note:", s)
 	}
@@ -118,4 +119,14 @@ func pct(v float64) string {
 		return ""
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+// writeKGap writes the speedup's K gap, where the summary has one.
+func writeKGap(out io.Writer, sums []Summary) {
+	for _, s := range sums {
+		if g := s.KGap; g != nil {
+			fmt.Fprintf(out, "speedup K gap (mean of the K >= %d rows minus the K <= %d rows, held out; %d and %d rows): "+
+				"measured %+.3f, simulated %+.3f\n", LongK, ShortK, g.LongN, g.ShortN, g.Measured, g.Simulated)
+		}
+	}
 }

@@ -34,6 +34,9 @@ type Row struct {
 	// compares configured FMA/clk x units x clock with a published figure.
 	Check  bool   `json:"check,omitempty"`
 	Kernel string `json:"kernel,omitempty"`
+	// K is a GEMM row's reduction length (0 for the other kinds), by
+	// which the speedup summary splits short-K from long-K layers.
+	K int `json:"k,omitempty"`
 	// Clock is the measurement's clock condition for this row's mode
 	// (locked:MHZ, boost, ""); Harness how its time was taken.
 	Clock   string `json:"clock,omitempty"`
@@ -110,6 +113,11 @@ type Summary struct {
 	// the held-out rows (gemm_speedup with at least 3 rows): does the
 	// model order shapes by speedup as the hardware does?
 	RankCorrelation *float64 `json:"rank_correlation,omitempty"`
+	// KGap is the speedup's fall from long-K to short-K layers over the
+	// held-out rows (gemm_speedup, when both groups have rows): a short-K
+	// layer gains less, as its fixed costs weigh more against a halved
+	// sparse mainloop.
+	KGap *KGap `json:"k_gap,omitempty"`
 	// Boost*: the held-out rows with a Boost value, at the locked
 	// boost clock.
 	BoostN    int     `json:"boost_n,omitempty"`
@@ -372,7 +380,11 @@ func (v *validator) add(p Point, kind, unit string, measured, simulated float64,
 		Config: ld.Config.Name, ConfigHash: ld.Hash(), Unit: unit, Measured: measured,
 		Simulated: simulated, Error: (simulated - measured) / measured,
 		HeldOut: !v.isCalibrated(p, kind), Kernel: kernel, Harness: p.HarnessOf(rowModes(kind)[0])})
-	return &v.rep.Rows[len(v.rep.Rows)-1]
+	r := &v.rep.Rows[len(v.rep.Rows)-1]
+	if p.Kind == "gemm" {
+		r.K = p.K
+	}
+	return r
 }
 
 // rowModes are the modes a comparison kind depends on.
@@ -869,7 +881,52 @@ func summarizeKind(kind string, rows []Row) Summary {
 		rho := spearman(meas, simd)
 		s.RankCorrelation = &rho
 	}
+	if kind == "gemm_speedup" {
+		s.KGap = kGap(rows)
+	}
 	return s
+}
+
+// The K groups of the speedup's K gap (issue 30's: the rows of the
+// published points with K = 3072 and more, and with K = 768 and less).
+const (
+	LongK  = 3072
+	ShortK = 768
+)
+
+// KGap is the mean speedup of the held-out rows with K >= LongK minus
+// that of the rows with K <= ShortK, measured and simulated.
+type KGap struct {
+	LongN     int     `json:"long_n"`
+	ShortN    int     `json:"short_n"`
+	Measured  float64 `json:"measured"`
+	Simulated float64 `json:"simulated"`
+}
+
+// kGap is rows' KGap (nil when a group is empty).
+func kGap(rows []Row) *KGap {
+	var g KGap
+	var long, short [2]float64
+	for _, r := range rows {
+		switch {
+		case !r.HeldOut || r.K == 0:
+		case r.K >= LongK:
+			g.LongN++
+			long[0] += r.Measured
+			long[1] += r.Simulated
+		case r.K <= ShortK:
+			g.ShortN++
+			short[0] += r.Measured
+			short[1] += r.Simulated
+		}
+	}
+	if g.LongN == 0 || g.ShortN == 0 {
+		return nil
+	}
+	l, sh := float64(g.LongN), float64(g.ShortN)
+	g.Measured = long[0]/l - short[0]/sh
+	g.Simulated = long[1]/l - short[1]/sh
+	return &g
 }
 
 // spearman is Spearman's rank correlation: Pearson's r of the ranks
