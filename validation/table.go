@@ -12,7 +12,7 @@ import (
 // summary per kind, the notes and what was skipped.
 func WriteTable(out io.Writer, rep *Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\trole\tkernel\tpinned (error)\tmargin\tspread\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\trole\tkernel\town choice (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
 		mhz := ""
 		if r.SimulatedClockMHz > 0 {
@@ -88,15 +88,17 @@ func role(r Row) string {
 	return "calibration"
 }
 
+// pinnedCell is, on a row that names its kernel (whose error is that
+// kernel's), the model's own selection and its error.
 func pinnedCell(r Row) string {
-	if r.PinnedError == nil {
+	if r.SelectedError == nil {
 		return ""
 	}
-	name := r.PinnedKernel
+	name := r.SelectedKernel
 	if name == "" {
-		name = "pinned"
+		name = "own choice"
 	}
-	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.PinnedError)
+	return fmt.Sprintf("%s (%+.1f%%)", name, 100**r.SelectedError)
 }
 
 // MarginCell is the row's margin, with ">" when it is a lower bound.

@@ -70,12 +70,19 @@ type Row struct {
 	// where the harness hands it one of the output's shape (the run sets
 	// kernel.beta=1; validation/harness.go).
 	CRead string `json:"c_read,omitempty"`
-	// Pinned*: the kernel the measurement names, simulated as such, so
-	// that Error (the model's own selection) and PinnedError (the kernel
-	// model alone) can be told apart. Absent when the row pins nothing.
+	// Pinned*: the kernel the measurement names, simulated as such. A
+	// row that names its kernel ran that kernel, so Simulated, Error and
+	// Kernel are the pinned kernel's, and Selected* the model's own
+	// choice, so that the kernel model and the selection can be told
+	// apart. Absent when the row pins nothing.
 	PinnedKernel    string   `json:"pinned_kernel,omitempty"`
 	PinnedSimulated float64  `json:"pinned_simulated,omitempty"`
 	PinnedError     *float64 `json:"pinned_error,omitempty"`
+	// Selected*: the model's own kernel selection on a row that names its
+	// kernel (the speedup: from the modes' own selections).
+	SelectedKernel    string   `json:"selected_kernel,omitempty"`
+	SelectedSimulated float64  `json:"selected_simulated,omitempty"`
+	SelectedError     *float64 `json:"selected_error,omitempty"`
 	// Spread is the ensemble's (max - min) / mean of the selected
 	// kernel's cycles (sim.jitter_runs > 1; 0 otherwise).
 	Spread float64 `json:"spread,omitempty"`
@@ -621,6 +628,16 @@ func (v *validator) gemms(points []Point) error {
 		return &gemmResult{res: runs[sl.key].out[i], conditions: sl.text, key: sl.key,
 			ld: runs[sl.key].ld}
 	}
+	// pins[i][m]: the kernel row i names for mode m, simulated under its
+	// conditions (nil when it names none).
+	pins := make([][2]*sim.LayerResult, len(points))
+	for i, p := range points {
+		pd, ps, err := v.pinned(p)
+		if err != nil {
+			return err
+		}
+		pins[i] = [2]*sim.LayerResult{tensorcore.Dense: pd, tensorcore.Sparse: ps}
+	}
 	fixed := map[[2]int]float64{} // (point, mode) -> T(2K) in us
 	if v.opt.FixedCosts {
 		for i, p := range points {
@@ -629,7 +646,11 @@ func (v *validator) gemms(points []Point) error {
 				if r == nil {
 					continue
 				}
-				t2, err := v.atDoubleK(p, m, r.res)
+				res := r.res
+				if pin := pins[i][m]; pin != nil {
+					res = *pin // the kernel that ran
+				}
+				t2, err := v.atDoubleK(p, m, res)
 				if err != nil {
 					return err
 				}
@@ -638,10 +659,7 @@ func (v *validator) gemms(points []Point) error {
 		}
 	}
 	for i, p := range points {
-		pd, ps, err := v.pinned(p)
-		if err != nil {
-			return err
-		}
+		pd, ps := pins[i][tensorcore.Dense], pins[i][tensorcore.Sparse]
 		d, s := get(i, tensorcore.Dense, primary), get(i, tensorcore.Sparse, primary)
 		bd, bs := get(i, tensorcore.Dense, 1), get(i, tensorcore.Sparse, 1)
 		if primary == 1 {
@@ -658,7 +676,17 @@ func (v *validator) gemms(points []Point) error {
 			if sp == 0 {
 				sp = dt / st
 			}
-			row := v.add(p, "gemm_speedup", "x", sp, d.res.TimeUS/s.res.TimeUS, d.ld, "")
+			dsim, ssim := d.res.TimeUS, s.res.TimeUS
+			if pd != nil {
+				dsim = pd.TimeUS
+			}
+			if ps != nil {
+				ssim = ps.TimeUS
+			}
+			row := v.add(p, "gemm_speedup", "x", sp, dsim/ssim, d.ld, "")
+			if pd != nil || ps != nil {
+				row.setSelected("", d.res.TimeUS/s.res.TimeUS)
+			}
 			row.Clock, row.Conditions, row.Harness = p.Clock, d.conditions, p.Harness
 			if d.conditions != s.conditions {
 				row.Conditions = "dense " + d.conditions + "; sparse " + s.conditions
@@ -674,7 +702,7 @@ func (v *validator) gemms(points []Point) error {
 				row.setBoost(bdt/bst, 0)
 			}
 			if pd != nil && ps != nil {
-				row.setPinned("", pd.TimeUS/ps.TimeUS)
+				row.setPinned("", dsim/ssim)
 			}
 		}
 	}
@@ -698,6 +726,9 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	}
 	if pin != nil {
 		row.setPinned(pin.Kernel, pin.TimeUS)
+		row.setSelected(row.Kernel, row.Simulated)
+		row.Kernel, row.Simulated, row.Error = pin.Kernel, pin.TimeUS, *row.PinnedError
+		row.SimulatedClockMHz = pin.ClockMHz
 	}
 }
 
@@ -744,6 +775,11 @@ func (v *validator) setFixed(fixed map[[2]int]float64, i int, m tensorcore.Mode)
 func (r *Row) setBoost(simulated float64, mhz int) {
 	e := (simulated - r.Measured) / r.Measured
 	r.BoostSimulated, r.BoostError, r.BoostClockMHz = simulated, &e, mhz
+}
+
+func (r *Row) setSelected(kernel string, simulated float64) {
+	e := (simulated - r.Measured) / r.Measured
+	r.SelectedKernel, r.SelectedSimulated, r.SelectedError = kernel, simulated, &e
 }
 
 func (r *Row) setPinned(kernel string, simulated float64) {

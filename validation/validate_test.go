@@ -77,6 +77,13 @@ func checkRow(t *testing.T, r Row) {
 			t.Errorf("gemm-small %s: pinned %q (error %v, clock %q), want %s",
 				r.Kind, r.PinnedKernel, r.PinnedError, r.Clock, want)
 		}
+		// The row ran the kernel it names: that is its error; the model's
+		// own choice is beside it.
+		if r.PinnedError != nil && (r.Kernel != want || r.Error != *r.PinnedError || r.SelectedError == nil) {
+			t.Errorf("gemm-small %s: kernel %q, error %v against the pinned %v, selected %v: "+
+				"want the pinned kernel's, and the selection beside it", r.Kind, r.Kernel, r.Error,
+				*r.PinnedError, r.SelectedError)
+		}
 	}
 	if strings.HasSuffix(r.Kind, "_time") && strings.HasPrefix(r.ID, "gemm") {
 		// A locked row runs at its clock, which is the boost clock here,

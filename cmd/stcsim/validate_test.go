@@ -27,8 +27,8 @@ func TestValidateTableAndGate(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	for _, want := range []string{"bias", "rank corr", "over/under", "pinned (error)",
-		"peak (check)", "128x128x32_64x64_s5 (", "locked 1410 MHz", "boost under 400 W",
+	for _, want := range []string{"bias", "rank corr", "over/under", "own choice (error)",
+		"peak (check)", "128x128x32_64x64_s5", "locked 1410 MHz", "boost under 400 W",
 		"clock not stated", "at boost", "held out", "check"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
