@@ -7,16 +7,19 @@ import (
 
 // gateRows are cheap measured rows the model must keep matching: a small
 // held-out linear layer (dense and 2:4 sparse, the model's own kernel
-// selection), the held-out L2 bandwidth of the memory microbenchmark, and
-// the FP16 peak of the tensor-core microbenchmark. Each kind's tolerance
-// is its goal in docs/validation.md (held-out GEMM times 10 %, speedup
-// 8 %; memory microbenchmarks 10 %; peaks 1 %: the published peak is an
-// achieved one, 0.3 % under the whitepaper's). The measured values come
-// from the points file, never from here.
+// selection, under its harness's conditions: PyTorch's cuSPARSELt linear
+// reads a C, calls back to back), the held-out L2 bandwidth of the memory
+// microbenchmark, and the FP16 peak of the tensor-core microbenchmark.
+// Each kind's tolerance is its goal in docs/validation.md as a bound on
+// one row (held-out GEMM times 8 %; speedup 8 %, the goal's 6 % MAPE
+// being over all rows, this one's -6.5 % among them; memory
+// microbenchmarks 10 %; peaks 1 %: the published peak is an achieved
+// one, 0.3 % under the whitepaper's). The measured values come from the
+// points file, never from here.
 var gateRows = []string{"linear-768x3072x3072", "bw-l2", "peak-fp16"}
 
 var gateTolerance = map[string]float64{
-	"gemm_dense_time": 0.10, "gemm_sparse_time": 0.10, "gemm_speedup": 0.08,
+	"gemm_dense_time": 0.08, "gemm_sparse_time": 0.08, "gemm_speedup": 0.08,
 	"bandwidth": 0.10, "peak": 0.01,
 }
 
