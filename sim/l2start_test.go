@@ -42,6 +42,23 @@ func TestRepeatStartFindsTheOperandsInL2(t *testing.T) {
 	}
 }
 
+// TestRepeatStartCoversEverySchedule: the replay follows split-K,
+// serial split-K (its semaphores) and stream-K (its segments) as it does
+// data-parallel CTAs: a GEMM that fits in L2 reads nothing from DRAM.
+func TestRepeatStartCoversEverySchedule(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"128x128x32_64x64_s5_splitk2", "128x128x32_64x64_s5_serialk2",
+		"128x128x32_64x64_s5_streamk"} {
+		job := gemmJob([3]int{1024, 1024, 1024})
+		job.Modes = []tensorcore.Mode{tensorcore.Dense}
+		r := run(t, job, "gpu.sm_count=16", "kernel.stream_k=true", "kernel.serial_split_k=true",
+			"kernel.force="+k, "kernel.l2_start=repeat").Results[0]
+		if r.Kernel != k || r.DRAMReadBytes != 0 {
+			t.Errorf("%s: ran %s, read %d bytes from DRAM, want none", k, r.Kernel, r.DRAMReadBytes)
+		}
+	}
+}
+
 // TestRepeatStartWritesBackThePreviousOutput: a GEMM whose output is
 // larger than the L2 finds the L2 full of the previous call's dirty
 // output, and writes it back within the call: more DRAM writes than the

@@ -102,12 +102,16 @@ func operandTile(base uint64, batch, outer, k, row0, rows, k0, kLen, e int,
 }
 
 // EpilogueTiles are the whole output tiles the running segment's
-// epilogue reads (its source: C, or the D an earlier split wrote) and
-// writes (D, or its plane of the split-K workspace); the stream-K
-// partials, which its warps read and write chunk by chunk, are left out.
-// The L2's warm start (gpu.warmL2) replays them.
+// epilogue reads (its flag, polled; its source: C, or the D an earlier
+// split wrote) and writes (D, or its plane of the split-K workspace; its
+// flag, signalled); the stream-K partials, which its warps read and write
+// chunk by chunk, are left out. The L2's warm start (gpu.warmL2) replays
+// them.
 func (c *CTA) EpilogueTiles() (reads, writes []ClassRegion) {
 	p, e := c.Plan, c.Epi()
+	if e.Waits() {
+		reads = append(reads, ClassRegion{Class: memory.CRead, Region: c.FlagRegion()})
+	}
 	switch {
 	case e.Source&SourceC != 0:
 		reads = append(reads, ClassRegion{Class: memory.CRead, Region: c.outputRegion(BaseC, p.OutBytes)})
@@ -119,6 +123,9 @@ func (c *CTA) EpilogueTiles() (reads, writes []ClassRegion) {
 		writes = append(writes, ClassRegion{Class: memory.DWrite, Region: c.outputRegion(BaseD, p.OutBytes)})
 	case DestSplitK:
 		writes = append(writes, ClassRegion{Class: memory.DWrite, Region: c.outputRegion(BaseSplit, AccumulatorBytes)})
+	}
+	if e.Signal != SignalNone {
+		writes = append(writes, ClassRegion{Class: memory.DWrite, Region: c.FlagRegion()})
 	}
 	return reads, writes
 }
