@@ -96,12 +96,13 @@ func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
 // than a short one (whose fill and tail lower its average power), within
 // the limit, and a limit no clock meets says so. One kernel for both
 // (the clock search, not the selection, is under test), on 16 SMs under
-// a 90 W limit: at the locked 1410 MHz the long GEMM draws about 100 W
-// there, as 2048x4096x2048 drew above 400 W on 108 SMs.
+// a 90 W limit: at the locked 1410 MHz the long GEMM (512x1024x2048,
+// one wave of two CTAs per SM) draws about 100 W there, as
+// 2048x4096x2048 drew above 400 W on 108 SMs.
 func TestPowerCappedClocks(t *testing.T) {
 	t.Parallel()
 	const limit = 90
-	job := gemmJob([3]int{512, 512, 512}, [3]int{1024, 2048, 2048})
+	job := gemmJob([3]int{512, 512, 512}, [3]int{512, 1024, 2048})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	rep := run(t, job, "gpu.clock_policy=power_capped", "sim.extrapolate_waves=true",
 		"kernel.force=128x128x32_64x64_s5", "gpu.sm_count=16", "power.limit_w=90")
