@@ -14,10 +14,12 @@ import (
 
 // More work (deeper K) costs more energy in the MMAs, and more bytes moved
 // costs more in DRAM, L2 and the crossbar; a GEMM of the same work that
-// moves fewer DRAM bytes spends less in DRAM.
+// moves fewer DRAM bytes spends less in DRAM. One pinned kernel on 16
+// SMs: the energy accounting, not the selection, is under test.
 func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
 	t.Parallel()
-	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}))
+	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}),
+		"kernel.force=128x128x64_64x64_s3", "gpu.sm_count=16")
 	small, deep := rep.Results[0], rep.Results[2]
 	if !(deep.EnergyUJ > small.EnergyUJ && deep.Energy.MMA > small.Energy.MMA) {
 		t.Errorf("twice the K: energy %g -> %g uJ, MMA %g -> %g uJ",
