@@ -23,7 +23,10 @@ func TestValidateTableAndGate(t *testing.T) {
 	if err := os.WriteFile(pts, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code := captureStdout(t, func() int { return runValidate([]string{"--points", pts}) })
+	// A cache of the test's own: the gate's run below reuses the table's
+	// simulations.
+	cache := filepath.Join(dir, "cache")
+	out, code := captureStdout(t, func() int { return runValidate([]string{"--points", pts, "--cache", cache}) })
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
@@ -35,7 +38,7 @@ func TestValidateTableAndGate(t *testing.T) {
 		}
 	}
 	_, code = captureStdout(t, func() int {
-		return runValidate([]string{"--points", pts, "--max-mape", "0.001"})
+		return runValidate([]string{"--points", pts, "--cache", cache, "--max-mape", "0.001"})
 	})
 	if code != exitInternal {
 		t.Errorf("--max-mape 0.001: exit %d, want %d", code, exitInternal)
