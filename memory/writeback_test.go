@@ -82,14 +82,15 @@ func TestWritebackQueueBoundsStoreBursts(t *testing.T) {
 	}
 }
 
-// TestWriteRatioSlowsStoresOnly: stores of a fifth of the L2 (no
+// TestWriteRatioSlowsStoresOnly: stores of a tenth of the L2 (no
 // evictions) from 108 SMs are slice-bound; at l2.write_ratio 0.25 the
 // slices take four read slots per byte written, so the burst takes
 // 2.5-4.5x as long (the ports and latency do not scale), in both
-// granularities, while the same bytes read take no longer.
+// granularities, while the same bytes read take no longer. (A tenth:
+// 3.2x detailed, 2.9x fast; a fifth, 3.5x both, cost twice the time.)
 func TestWriteRatioSlowsStoresOnly(t *testing.T) {
 	cfg := testConfig(t, "a100-40gb")
-	ws := uint64(cfg.L2.SizeKB) * 1024 / 5
+	ws := uint64(cfg.L2.SizeKB) * 1024 / 10
 	slow := cfg
 	slow.L2.WriteRatio = 0.25
 	for _, gran := range []string{"fast", "detailed"} {

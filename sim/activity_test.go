@@ -39,7 +39,7 @@ func TestSMEnergyFollowsIssue(t *testing.T) {
 	t.Parallel()
 	cfg := loadTest(t)
 	perMMA := func(force string) (instrs, uj float64) {
-		r := instrRun(t, 1024, 1024, 1024, false, force)
+		r := instrRun(t, 1024, 1024, 1024, false, force, "gpu.sm_count=16")
 		b, err := cfg.Power.Energy(r.Act, r.Cycles, r.ClockMHz)
 		if err != nil {
 			t.Fatal(err)

@@ -14,10 +14,12 @@ import (
 
 // More work (deeper K) costs more energy in the MMAs, and more bytes moved
 // costs more in DRAM, L2 and the crossbar; a GEMM of the same work that
-// moves fewer DRAM bytes spends less in DRAM.
+// moves fewer DRAM bytes spends less in DRAM. One pinned kernel on 16
+// SMs: the energy accounting, not the selection, is under test.
 func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
 	t.Parallel()
-	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}))
+	rep := run(t, gemmJob([3]int{512, 1024, 512}, [3]int{512, 1024, 1024}),
+		"kernel.force=128x128x64_64x64_s3", "gpu.sm_count=16")
 	small, deep := rep.Results[0], rep.Results[2]
 	if !(deep.EnergyUJ > small.EnergyUJ && deep.Energy.MMA > small.Energy.MMA) {
 		t.Errorf("twice the K: energy %g -> %g uJ, MMA %g -> %g uJ",
@@ -96,12 +98,13 @@ func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
 // than a short one (whose fill and tail lower its average power), within
 // the limit, and a limit no clock meets says so. One kernel for both
 // (the clock search, not the selection, is under test), on 16 SMs under
-// a 90 W limit: at the locked 1410 MHz the long GEMM draws about 100 W
-// there, as 2048x4096x2048 drew above 400 W on 108 SMs.
+// a 90 W limit: at the locked 1410 MHz the long GEMM (512x1024x2048,
+// one wave of two CTAs per SM) draws about 100 W there, as
+// 2048x4096x2048 drew above 400 W on 108 SMs.
 func TestPowerCappedClocks(t *testing.T) {
 	t.Parallel()
 	const limit = 90
-	job := gemmJob([3]int{512, 512, 512}, [3]int{1024, 2048, 2048})
+	job := gemmJob([3]int{512, 512, 512}, [3]int{512, 1024, 2048})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	rep := run(t, job, "gpu.clock_policy=power_capped", "sim.extrapolate_waves=true",
 		"kernel.force=128x128x32_64x64_s5", "gpu.sm_count=16", "power.limit_w=90")

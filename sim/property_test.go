@@ -66,14 +66,16 @@ func ensembleCycles3(t *testing.T, job Job, sets ...string) []ensembleStat {
 }
 
 // The jitter ensemble perturbs run k > 0 only, deterministically: its
-// mean is reproducible, and one run is the unperturbed model.
+// mean is reproducible, and one run is the unperturbed model. On 16 SMs
+// (one wave of two CTAs per SM): the ensemble, not the GPU's size, is
+// under test.
 func TestJitterEnsemble(t *testing.T) {
 	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
 	force := "kernel.force=128x128x64_64x64_s3"
-	one := run(t, job, force)
-	a := run(t, job, force, "sim.jitter_runs=4")
-	b := run(t, job, force, "sim.jitter_runs=4")
+	one := run(t, job, force, "gpu.sm_count=16")
+	a := run(t, job, force, "gpu.sm_count=16", "sim.jitter_runs=4")
+	b := run(t, job, force, "gpu.sm_count=16", "sim.jitter_runs=4")
 	for i, r := range a.Results {
 		if r.CyclesMean != b.Results[i].CyclesMean || r.CyclesSpread != b.Results[i].CyclesSpread {
 			t.Errorf("%s: ensemble not reproducible: %v/%v vs %v/%v", r.Mode,

@@ -84,7 +84,7 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		{[]string{"gpu.sm_count=16", "kernel.simulated_candidates=1"}, 1024, 1024, 2048, false},
 		// A dense kernel above the limit at 1410 MHz: re-timed (16 SMs
 		// under 90 W, as TestPowerCappedClocks).
-		{[]string{"gpu.clock_policy=power_capped", "gpu.sm_count=16", "power.limit_w=90"}, 1024, 2048, 2048, true},
+		{[]string{"gpu.clock_policy=power_capped", "gpu.sm_count=16", "power.limit_w=90"}, 512, 1024, 2048, true},
 	} {
 		ld, job := oneGEMM(t, c.sets, c.m, c.n, c.k)
 		if c.dense {

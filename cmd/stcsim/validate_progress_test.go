@@ -46,7 +46,7 @@ func onePointFile(t *testing.T) string {
 	t.Helper()
 	pts := filepath.Join(t.TempDir(), "p.csv")
 	body := "id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source\n" +
-		"g,A100-SXM4-40GB,fp16,gemm,512,512,512,10,8,us,,test\n"
+		"g,A100-SXM4-40GB,fp16,gemm,256,256,256,10,8,us,,test\n"
 	if err := os.WriteFile(pts, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
