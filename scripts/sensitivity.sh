@@ -7,6 +7,10 @@
 #
 #   scripts/sensitivity.sh [POINTS.csv]   (default: validation/points/a100-public.csv)
 #
+# CONDITIONS=measured|boost|both (default measured) is validate's
+# --conditions: measured runs each row under its own clock, power limit
+# and harness, the conditions its error is reported under.
+#
 # ROWS=REGEX keeps only the GEMM rows whose id matches REGEX (grep -E,
 # anchored at the id's start): every GEMM row of the public file takes
 # some 40 minutes of both cores per override on the instruction-level
@@ -15,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 points=${1:-validation/points/a100-public.csv}
 rows=${ROWS:-}
+conditions=${CONDITIONS:-measured}
 if [[ ! -r $points ]]; then
   echo "sensitivity.sh: cannot read the points file $points" >&2
   exit 2
@@ -47,11 +52,13 @@ overrides=(
   "crossbar.port_bytes_per_clk=32"
   "crossbar.port_bytes_per_clk=128"
   "kernel.simulated_candidates=1"
+  "power.board_static_w=50"
+  "power.energy.mma_data_share=0.7"
 )
 printf "%-44s %-15s %-15s %-15s\n" override "dense time" "sparse time" speedup
 printf "%-44s %-15s %-15s %-15s\n" "" "MAPE / bias" "MAPE / bias" "MAPE / bias"
 for o in "${overrides[@]}"; do
-  args=(validate --points "$tmp/gemm.csv" --format json)
+  args=(validate --points "$tmp/gemm.csv" --format json --conditions "$conditions")
   [ -n "$o" ] && args+=(--set "$o")
   "$tmp/stcsim" "${args[@]}" > "$tmp/out.json"
   python3 - "$tmp/out.json" "${o:-(as configured)}" <<'PY'

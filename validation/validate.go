@@ -602,7 +602,11 @@ func (v *validator) gemms(points []Point) error {
 				v.total++
 			}
 			if _, ok := p.Kernels[m]; ok {
-				v.total++
+				for variant := range 2 {
+					if plan[i][m][variant].key != "" {
+						v.total++
+					}
+				}
 			}
 		}
 	}
@@ -628,15 +632,25 @@ func (v *validator) gemms(points []Point) error {
 		return &gemmResult{res: runs[sl.key].out[i], conditions: sl.text, key: sl.key,
 			ld: runs[sl.key].ld}
 	}
-	// pins[i][m]: the kernel row i names for mode m, simulated under its
-	// conditions (nil when it names none).
-	pins := make([][2]*sim.LayerResult, len(points))
-	for i, p := range points {
-		pd, ps, err := v.pinned(p)
-		if err != nil {
-			return err
+	// pins[variant][i][m]: the kernel row i names for mode m, simulated
+	// under its conditions (variant 0) and at the locked boost clock
+	// (variant 1) where that mode runs in that variant (nil when the row
+	// names no kernel for it).
+	var pins [2][][2]*sim.LayerResult
+	for variant := range pins {
+		pins[variant] = make([][2]*sim.LayerResult, len(points))
+		for i, p := range points {
+			for _, m := range tensorcore.Modes {
+				if _, ok := p.Kernels[m]; !ok || plan[i][m][variant].key == "" {
+					continue
+				}
+				r, err := v.pinned(p, m, variant)
+				if err != nil {
+					return err
+				}
+				pins[variant][i][m] = r
+			}
 		}
-		pins[i] = [2]*sim.LayerResult{tensorcore.Dense: pd, tensorcore.Sparse: ps}
 	}
 	fixed := map[[2]int]float64{} // (point, mode) -> T(2K) in us
 	if v.opt.FixedCosts {
@@ -647,7 +661,7 @@ func (v *validator) gemms(points []Point) error {
 					continue
 				}
 				res := r.res
-				if pin := pins[i][m]; pin != nil {
+				if pin := pins[primary][i][m]; pin != nil {
 					res = *pin // the kernel that ran
 				}
 				t2, err := v.atDoubleK(p, m, res)
@@ -659,11 +673,19 @@ func (v *validator) gemms(points []Point) error {
 		}
 	}
 	for i, p := range points {
-		pd, ps := pins[i][tensorcore.Dense], pins[i][tensorcore.Sparse]
+		pd, ps := pins[primary][i][tensorcore.Dense], pins[primary][i][tensorcore.Sparse]
 		d, s := get(i, tensorcore.Dense, primary), get(i, tensorcore.Sparse, primary)
 		bd, bs := get(i, tensorcore.Dense, 1), get(i, tensorcore.Sparse, 1)
+		bpd, bps := pins[1][i][tensorcore.Dense], pins[1][i][tensorcore.Sparse]
 		if primary == 1 {
-			bd, bs = nil, nil
+			bd, bs, bpd, bps = nil, nil, nil, nil
+		}
+		// At boost, a row that names its kernel runs that kernel too.
+		if bd != nil && bpd != nil {
+			bd = &gemmResult{res: *bpd}
+		}
+		if bs != nil && bps != nil {
+			bs = &gemmResult{res: *bps}
 		}
 		dt, st := timeUS(p, p.Dense), timeUS(p, p.Sparse)
 		v.addTime(p, tensorcore.Dense, dt, d, bd, pd)
@@ -692,7 +714,7 @@ func (v *validator) gemms(points []Point) error {
 				row.Conditions = "dense " + d.conditions + "; sparse " + s.conditions
 			}
 			if bd != nil || bs != nil {
-				bdt, bst := d.res.TimeUS, s.res.TimeUS
+				bdt, bst := dsim, ssim
 				if bd != nil {
 					bdt = bd.res.TimeUS
 				}
@@ -787,52 +809,46 @@ func (r *Row) setPinned(kernel string, simulated float64) {
 	r.PinnedKernel, r.PinnedSimulated, r.PinnedError = kernel, simulated, &e
 }
 
-// pinned simulates the kernels a row names, each mode on its own with
-// kernel.force (and split_k) set; nil for a mode the row does not pin.
-func (v *validator) pinned(p Point) (dense, sparse *sim.LayerResult, err error) {
-	out := map[tensorcore.Mode]*sim.LayerResult{}
-	for _, mode := range tensorcore.Modes {
-		name, ok := p.Kernels[mode]
-		if !ok {
-			continue
-		}
-		tile, splitK := pinnedPlan(name)
-		_, base, err := v.config(p, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		var sets []string
-		if v.opt.Conditions != "boost" {
-			if sets, _, err = conditions(p, mode, base); err != nil {
-				return nil, nil, err
-			}
-		}
-		h, err := harnessOf(p, mode)
-		if err != nil {
-			return nil, nil, err
-		}
-		sets = append(sets, h.sets...)
-		_, ld, err := v.config(p, append(sets, "kernel.force="+tile,
-			fmt.Sprintf("kernel.split_k=[%d]", splitK)))
-		if err != nil {
-			return nil, nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s: %w",
-				p.ID, p.Line, mode, name, err)
-		}
-		t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
-		rep, err := v.simulate(ld, t, mode)
-		if err != nil {
-			return nil, nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,
-				mode, name, err)
-		}
-		r := rep.Results[0]
-		if r.Kernel != name {
-			return nil, nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s "+
-				"cannot run this GEMM as named (the model ran %s)", p.ID, p.Line,
-				mode, name, r.Kernel)
-		}
-		out[mode] = &r
+// pinned simulates the kernel a row names for mode, with kernel.force
+// (and split_k) set, under the row's conditions (variant 0) or at the
+// config's locked boost clock (variant 1).
+func (v *validator) pinned(p Point, mode tensorcore.Mode, variant int) (*sim.LayerResult, error) {
+	name := p.Kernels[mode]
+	tile, splitK := pinnedPlan(name)
+	_, base, err := v.config(p, nil)
+	if err != nil {
+		return nil, err
 	}
-	return out[tensorcore.Dense], out[tensorcore.Sparse], nil
+	sets := []string{"gpu.clock_policy=locked"}
+	if variant == 0 {
+		if sets, _, err = conditions(p, mode, base); err != nil {
+			return nil, err
+		}
+	}
+	h, err := harnessOf(p, mode)
+	if err != nil {
+		return nil, err
+	}
+	sets = append(sets, h.sets...)
+	_, ld, err := v.config(p, append(sets, "kernel.force="+tile,
+		fmt.Sprintf("kernel.split_k=[%d]", splitK)))
+	if err != nil {
+		return nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s: %w",
+			p.ID, p.Line, mode, name, err)
+	}
+	t := &workloads.Trace{Name: "validation", GEMMs: []workloads.GEMM{gemmOf(p)}}
+	rep, err := v.simulate(ld, t, mode)
+	if err != nil {
+		return nil, fmt.Errorf("row %s: pinned %s kernel %s: %w", p.ID,
+			mode, name, err)
+	}
+	r := rep.Results[0]
+	if r.Kernel != name {
+		return nil, fmt.Errorf("row %s (line %d): pinned %s kernel %s "+
+			"cannot run this GEMM as named (the model ran %s)", p.ID, p.Line,
+			mode, name, r.Kernel)
+	}
+	return &r, nil
 }
 
 // timeUS converts a GEMM row's value to microseconds.

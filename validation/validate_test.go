@@ -390,3 +390,42 @@ g-b,A100,fp16,gemm,256,512,256,20,15,us,,test,dense=128x128x32_64x64_s5,locked:1
 		t.Errorf("last call %v: want done = total = %d", last, want)
 	}
 }
+
+// A row that names its kernel runs that kernel at the locked boost clock
+// too: its "at boost" is the named kernel's time there (what
+// --conditions boost reports as its simulated time), not the model's own
+// choice at boost.
+func TestPinnedKernelAtBoost(t *testing.T) {
+	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
+g-pin,A100,fp16,gemm,256,512,256,20,,us,,test,dense=64x64x32_32x32_s10,locked:1200,cutlass_profiler
+`
+	pts, err := ParsePoints(strings.NewReader(points), "pin.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(conds string) Row {
+		rep, err := Run(pts, Options{Conditions: conds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Rows {
+			if r.Kind == "gemm_dense_time" {
+				return r
+			}
+		}
+		t.Fatalf("--conditions %s: no dense time row", conds)
+		return Row{}
+	}
+	both, boost := run("both"), run("boost")
+	if boost.Kernel != "64x64x32_32x32_s10" || boost.SelectedKernel == boost.Kernel {
+		t.Fatalf("at boost: kernel %q, own choice %q: want the named kernel, the selection another",
+			boost.Kernel, boost.SelectedKernel)
+	}
+	if both.BoostError == nil || both.BoostSimulated != boost.Simulated {
+		t.Errorf("--conditions both: at boost %g us, want the named kernel's %g us at boost (own choice there %g us)",
+			both.BoostSimulated, boost.Simulated, boost.SelectedSimulated)
+	}
+	if both.Simulated == both.BoostSimulated {
+		t.Errorf("locked 1200 and boost 1410 both %g us", both.Simulated)
+	}
+}
