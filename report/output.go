@@ -141,6 +141,9 @@ var columns = func() []column {
 	add("l2_bytes", func(r *results.LayerResult) string { return u(r.L2Bytes) })
 	add("bound", func(r *results.LayerResult) string { return t(r.Bound) })
 	causes("breakdown_", func(r *results.LayerResult) *results.Breakdown { return &r.Breakdown })
+	for k, name := range results.PhaseNames {
+		add("phases_"+name, func(r *results.LayerResult) string { return f(r.Phases.Shares()[k]) })
+	}
 	add("speedup", func(r *results.LayerResult) string { return opt(r.Speedup) })
 	add("note", func(r *results.LayerResult) string { return t(r.Note) })
 	add("ctas", func(r *results.LayerResult) string { return i(r.CTAs) })

@@ -106,3 +106,42 @@ func (b Breakdown) Bound() string {
 	}
 	return best.Name
 }
+
+// Phases splits a kernel's tensor-core time (busy and idle over every
+// tensor core, as Breakdown) by where in a CTA's life it went, as shares
+// summing to 1. Launch, Prologue and Epilogue are the CTAs' fixed costs,
+// which do not grow with K (Fixed); Mainloop is the steady run of MMAs
+// that does; LastWave, the SMs without a CTA left while others work,
+// grows with the length of the waves, as a share of the whole. Only what
+// the tensor cores could not hide is counted: a CTA's prologue that runs
+// while another CTA on its SM keeps the tensor cores busy costs nothing.
+type Phases struct {
+	// Launch: the kernel launch and CTA dispatch, before a CTA's warps
+	// ran (Breakdown.Launch).
+	Launch float64 `json:"launch"`
+	// Prologue: a CTA's pipeline fill, the idle time that ended in a
+	// warp's first MMA after the warp started (its wait for the first
+	// cp.async stages and fragments).
+	Prologue float64 `json:"prologue"`
+	// Mainloop: the tensor cores busy, and idle between a warp's MMAs.
+	Mainloop float64 `json:"mainloop"`
+	// Epilogue: after a CTA's last MMA until it finished (the epilogue's
+	// stores), split-K's reduction and fix-up waits (Breakdown.Tail and
+	// Fixup).
+	Epilogue float64 `json:"epilogue"`
+	// LastWave: an SM with no CTA left to run while others still worked
+	// (Breakdown.Waves).
+	LastWave float64 `json:"last_wave"`
+}
+
+// Fixed is the phases' share that does not grow with K: launch,
+// prologue and epilogue.
+func (p Phases) Fixed() float64 { return p.Launch + p.Prologue + p.Epilogue }
+
+// PhaseNames are Phases' fields in order, by JSON name.
+var PhaseNames = []string{"launch", "prologue", "mainloop", "epilogue", "last_wave"}
+
+// Shares are the phases' shares in PhaseNames order.
+func (p Phases) Shares() []float64 {
+	return []float64{p.Launch, p.Prologue, p.Mainloop, p.Epilogue, p.LastWave}
+}

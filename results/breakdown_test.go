@@ -32,6 +32,27 @@ func TestCauseNamesAreTheFields(t *testing.T) {
 	}
 }
 
+// PhaseNames name Phases' fields in order, and Shares returns them so.
+func TestPhaseNamesAreTheFields(t *testing.T) {
+	typ := reflect.TypeOf(Phases{})
+	if typ.NumField() != len(PhaseNames) {
+		t.Fatalf("Phases has %d fields, PhaseNames %d", typ.NumField(), len(PhaseNames))
+	}
+	var p Phases
+	v := reflect.ValueOf(&p).Elem()
+	for i := 0; i < typ.NumField(); i++ {
+		if name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]; name != PhaseNames[i] {
+			t.Errorf("field %d: json %q, PhaseNames %q", i, name, PhaseNames[i])
+		}
+		v.Field(i).SetFloat(float64(i + 1))
+	}
+	for i, s := range p.Shares() {
+		if s != float64(i+1) {
+			t.Errorf("Shares()[%d] = %g, want field %s (%d)", i, s, typ.Field(i).Name, i+1)
+		}
+	}
+}
+
 // A kernel is compute bound only near its peak; below it, the bound is
 // what the tensor cores waited on most, even when busy is the largest
 // single share.

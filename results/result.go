@@ -122,6 +122,10 @@ type LayerResult struct {
 	// Breakdown is the share of the kernel's time attributed to each
 	// resource: compute, smem, l2, dram, latency (sums to 1).
 	Breakdown Breakdown `json:"breakdown"`
+	// Phases is the same time by phase of a CTA's life: launch, prologue
+	// fill, mainloop, epilogue, last wave (sums to 1; Fixed is launch,
+	// prologue and epilogue, which do not grow with K).
+	Phases Phases `json:"phases"`
 	Speedup   float64   `json:"speedup,omitempty"`
 	Note      string    `json:"note,omitempty"`
 	// Cache says whether the record came from the simulation cache

@@ -307,7 +307,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 		FixupBytes: k.FixupBytes, FixupWaitCycles: k.FixupWait, Cycles: cycles,
 		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
-		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(),
+		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(), Phases: k.Phases,
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread, Layout: g.Layout}
 	if j.shape.Sparse {

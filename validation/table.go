@@ -12,15 +12,15 @@ import (
 // summary per kind, the notes and what was skipped.
 func WriteTable(out io.Writer, rep *Report) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\trole\tkernel\town choice (error)\tmargin\tspread\t\n")
+	fmt.Fprintf(w, "id\tkind\tconfig\tconditions\tMHz\tmeasured\tsimulated\tunit\terror\tat boost\tfixed\tlaunch/prologue/epilogue/last wave\trole\tkernel\town choice (error)\tmargin\tspread\t\n")
 	for _, r := range rep.Rows {
 		mhz := ""
 		if r.SimulatedClockMHz > 0 {
 			mhz = fmt.Sprint(r.SimulatedClockMHz)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%.4g\t%.4g\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			r.ID, r.Kind, r.Config, r.Conditions, mhz, r.Measured, r.Simulated, r.Unit,
-			100*r.Error, boostCell(r), fixedCell(r), role(r), r.Kernel, pinnedCell(r), MarginCell(r), pct(r.Spread))
+			100*r.Error, boostCell(r), fixedCell(r), PhasesCell(r), role(r), r.Kernel, pinnedCell(r), MarginCell(r), pct(r.Spread))
 	}
 	w.Flush()
 	fmt.Fprintln(out)
@@ -65,6 +65,17 @@ func fixedCell(r Row) string {
 		return ""
 	}
 	return fmt.Sprintf("%.0f%%", 100*r.FixedUS/r.Simulated)
+}
+
+// PhasesCell is a time row's launch, prologue fill, epilogue and last
+// wave as percentages of its simulated time (Row.Phases); the mainloop
+// is the rest.
+func PhasesCell(r Row) string {
+	if r.Phases == nil {
+		return ""
+	}
+	p := r.Phases
+	return fmt.Sprintf("%.0f/%.0f/%.0f/%.0f%%", 100*p.Launch, 100*p.Prologue, 100*p.Epilogue, 100*p.LastWave)
 }
 
 // boostCell is the row's error at the locked boost clock, when the

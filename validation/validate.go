@@ -9,6 +9,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/tensorcore/unit"
@@ -59,6 +60,11 @@ type Row struct {
 	// does not grow with K) and mainloop = T(K) - fixed.
 	FixedUS    float64 `json:"fixed_us,omitempty"`
 	MainloopUS float64 `json:"mainloop_us,omitempty"`
+	// Phases split a time row's simulated time (the kernel that ran,
+	// under the row's conditions) by phase, from the run itself
+	// (results.Phases: launch, prologue fill, mainloop, epilogue, last
+	// wave); absent on a tier that has no time account (sim/fast).
+	Phases *results.Phases `json:"phases,omitempty"`
 	// Operands are the harness's operand values and the bit activity
 	// (power.data_activity) they give, where the harness says what it
 	// multiplies (validation/harness.go).
@@ -743,6 +749,7 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	row.Spread = sel.res.CyclesSpread
 	row.Margin, row.MarginIsBound = sel.res.Margin(), sel.res.MarginIsBound()
 	row.SimulatedClockMHz = sel.res.ClockMHz
+	row.setPhases(sel.res.Phases)
 	if boost != nil {
 		row.setBoost(boost.res.TimeUS, boost.res.ClockMHz)
 	}
@@ -751,6 +758,14 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 		row.setSelected(row.Kernel, row.Simulated)
 		row.Kernel, row.Simulated, row.Error = pin.Kernel, pin.TimeUS, *row.PinnedError
 		row.SimulatedClockMHz = pin.ClockMHz
+		row.setPhases(pin.Phases)
+	}
+}
+
+func (r *Row) setPhases(p results.Phases) {
+	r.Phases = nil
+	if p.Mainloop > 0 {
+		r.Phases = &p
 	}
 }
 

@@ -62,14 +62,48 @@ func Shares(busy uint64, idle [sm.NumReasons]uint64) results.Breakdown {
 // extended the cycles beyond what the account holds (cycles x tensor
 // cores above busy + idle), the difference is the tail's: the one place
 // the breakdown of an extended result is closed.
-func (r *Result) SetAccount(busy uint64, idle [sm.NumReasons]uint64) {
+func (r *Result) SetAccount(busy uint64, idle [sm.NumReasons]uint64, prologue uint64) {
+	r.fillAccount(busy, &idle, sm.WhyTail)
+	r.Busy, r.Idle, r.Prologue = busy, idle, prologue
+	r.Breakdown = Shares(busy, idle)
+	r.Phases = PhasesOf(busy, idle, prologue)
+}
+
+// fillAccount books to why what the result's cycles over every tensor
+// core hold beyond busy and idle.
+func (r *Result) fillAccount(busy uint64, idle *[sm.NumReasons]uint64, why sm.Reason) {
 	sum := busy
 	for _, v := range idle {
 		sum += v
 	}
 	if all := r.Cycles * uint64(r.TCUnits); all > sum {
-		idle[sm.WhyTail] += all - sum
+		idle[why] += all - sum
 	}
-	r.Busy, r.Idle = busy, idle
-	r.Breakdown = Shares(busy, idle)
+}
+
+// PhasesOf splits a tensor-core account into phases (results.Phases):
+// launch, epilogue and the last wave from the idle reasons that are
+// theirs, the prologue from the account's prologue (idle already booked
+// to the causes of a run of MMAs, sm.InLoop), the mainloop the rest.
+func PhasesOf(busy uint64, idle [sm.NumReasons]uint64, prologue uint64) results.Phases {
+	total := float64(busy)
+	var loop uint64
+	for r, v := range idle {
+		total += float64(v)
+		if sm.InLoop(sm.Reason(r)) {
+			loop += v
+		}
+	}
+	if total == 0 {
+		return results.Phases{}
+	}
+	prologue = min(prologue, loop)
+	f := func(v uint64) float64 { return float64(v) / total }
+	return results.Phases{
+		Launch:   f(idle[sm.WhyLaunch] + idle[sm.WhyStage]),
+		Prologue: f(prologue),
+		Mainloop: f(busy + loop - prologue),
+		Epilogue: f(idle[sm.WhyTail] + idle[sm.WhyFixup]),
+		LastWave: f(idle[sm.WhyWaves]),
+	}
 }

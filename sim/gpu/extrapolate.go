@@ -181,7 +181,8 @@ func (w *waveTracker) finished(g *GPU, idx int, at uint64) {
 			slot = 0
 		}
 		w.at[slot] = waveSnap{mem: g.mem.Stats(), tcBusy: g.tcBusy(),
-			smem: g.smemBytes(), acct: sm.Account{Busy: g.Acct.Busy, Idle: g.Acct.Idle},
+			smem: g.smemBytes(), acct: sm.Account{Busy: g.Acct.Busy, Idle: g.Acct.Idle,
+				Prologue: g.Acct.Prologue},
 			mmas: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP]}
 	}
 }
@@ -217,7 +218,7 @@ func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
 	for i := range idle {
 		idle[i] = f(r.Idle[i], a1.acct.Idle[i], a3.acct.Idle[i])
 	}
-	r.SetAccount(busy, idle)
+	r.SetAccount(busy, idle, f(r.Prologue, a1.acct.Prologue, a3.acct.Prologue))
 	r.Extrapolated = true
 	r.Waves = w.total
 	r.TrackedWaves = w.simulated

@@ -107,13 +107,14 @@ type ffSnap struct {
 	TCBusy, Smem uint64
 	Busy         uint64
 	Idle         [sm.NumReasons]uint64
+	Prologue     uint64
 	MMAs         uint64
 	Act          energy.Counts // the SM-side events (gpu.smActivity)
 }
 
 // counters are every counter of s, in a fixed order (Extend).
 func (s *ffSnap) counters() []*uint64 {
-	c := append(s.Mem.Counters(), &s.TCBusy, &s.Smem, &s.Busy, &s.MMAs)
+	c := append(s.Mem.Counters(), &s.TCBusy, &s.Smem, &s.Busy, &s.Prologue, &s.MMAs)
 	for i := range s.Idle {
 		c = append(c, &s.Idle[i])
 	}
@@ -139,7 +140,7 @@ func newFastForward(g *GPU) *fastForward {
 
 func (g *GPU) snap() ffSnap {
 	return ffSnap{Mem: rated(g.mem.Stats()), TCBusy: g.tcBusy(), Smem: g.smemBytes(),
-		Busy: g.Acct.Busy, Idle: g.Acct.Idle,
+		Busy: g.Acct.Busy, Idle: g.Acct.Idle, Prologue: g.Acct.Prologue,
 		MMAs: g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP], Act: g.smActivity()}
 }
 
@@ -358,10 +359,16 @@ func (f *fastForward) extend(r *Result) {
 		return
 	}
 	r.Cycles += uint64(f.offset + 0.5)
-	s := ffSnap{Mem: r.Mem, TCBusy: r.TCBusy, Smem: r.SmemBytes, Busy: r.Busy, Idle: r.Idle}
+	s := ffSnap{Mem: r.Mem, TCBusy: r.TCBusy, Smem: r.SmemBytes, Busy: r.Busy, Idle: r.Idle,
+		Prologue: r.Prologue}
 	f.addTo(&s)
 	r.Mem, r.TCBusy, r.SmemBytes = s.Mem, s.TCBusy, s.Smem
-	r.SetAccount(s.Busy, s.Idle)
+	// A unit idle for good (its SM has no CTA left, or never had one)
+	// books its idle time only when the account closes, over the
+	// simulated cycles: the stretches left out are its too, wave
+	// quantization, not the tail.
+	r.fillAccount(s.Busy, &s.Idle, sm.WhyWaves)
+	r.SetAccount(s.Busy, s.Idle, s.Prologue)
 	r.FastForwarded = f.skipped
 }
 

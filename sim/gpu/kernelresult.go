@@ -24,6 +24,10 @@ type Result struct {
 	// (issue-slot cycles; idle cycles by reason).
 	Busy uint64
 	Idle [sm.NumReasons]uint64
+	// Prologue is the account's prologue (sm.Account) and Phases the
+	// account split by phase (PhasesOf).
+	Prologue uint64
+	Phases   results.Phases
 	// Mem is the traffic during the kernel's time (cycles): the L2's
 	// write-back of dirty lines after the kernel is not in it.
 	Mem       memory.Stats
@@ -128,7 +132,8 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 	r := &Result{Plan: plan, Cycles: end,
 		TCUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		Breakdown: g.breakdown(end), Mem: pre}
-	r.Busy, r.Idle = g.Acct.Busy, g.closedIdle(end)
+	r.Busy, r.Idle, r.Prologue = g.Acct.Busy, g.closedIdle(end), g.Acct.Prologue
+	r.Phases = PhasesOf(r.Busy, r.Idle, r.Prologue)
 	r.TCBusy = g.tcBusy()
 	r.Straggler = g.straggler()
 	r.TailCycles = g.tailCycles()

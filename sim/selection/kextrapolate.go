@@ -79,7 +79,7 @@ func extendInK(p *kernel.Plan, a, b *gpu.Result) *gpu.Result {
 			r.Cycles, r.KBounded = floor, true
 		}
 	}
-	r.SetAccount(r.Busy, r.Idle)
+	r.SetAccount(r.Busy, r.Idle, f(a.Prologue, b.Prologue))
 	r.KExtrapolated = true
 	return &r
 }

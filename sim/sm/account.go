@@ -28,10 +28,27 @@ const (
 // slots occupied) or idle, and when idle, to the reason the run that ended
 // the gap was late. Summed over all tensor cores, it is the kernel's time
 // breakdown.
+//
+// Prologue is the part of the idle time (already in Idle by cause) that
+// ended in a warp's first MMA after the warp started: its CTA's pipeline
+// fill, the prologue's cp.async stages and first fragments, as far as
+// the tensor core had nothing else to do (Phases).
 type Account struct {
-	LastEnd []uint64
-	Busy    uint64
-	Idle    [NumReasons]uint64
+	LastEnd  []uint64
+	Busy     uint64
+	Idle     [NumReasons]uint64
+	Prologue uint64
+}
+
+// InLoop reports whether idle time for reason r is spent inside a CTA's
+// run of MMAs (a cause, which a warp's first MMA makes prologue), rather
+// than the launch, the epilogue or the last wave.
+func InLoop(r Reason) bool {
+	switch r {
+	case WhyLaunch, WhyStage, WhyTail, WhyWaves, WhyFixup:
+		return false
+	}
+	return true
 }
 
 // Init opens the account for units tensor cores at the kernel's launch
@@ -79,15 +96,31 @@ func (a *Account) idleFor(gap uint64, stall *[NumReasons]uint64, before func(uin
 // the MMA warp w issues now: the cycles w waited on each cause during
 // the gap, and the cycles before w's CTA started to the previous CTA's
 // tail (until it finished on this SM) and to launch (after).
+//
+// When the MMA is w's first, what the gap charged to the causes of a
+// run of MMAs (InLoop) is also the prologue's (Account.Prologue).
 func (sp *SubPartition) chargeIdle(w *Warp, now uint64) {
 	acct := &sp.sm.env.Count.Acct
+	first := !w.mmaBegun
+	w.mmaBegun = true
 	if now > sp.lastMMA {
 		from := sp.lastMMA
+		var was [NumReasons]uint64
+		if first {
+			was = acct.Idle
+		}
 		acct.idleFor(now-from, &w.stall, func(n uint64) {
 			tail := min(n, max(sp.sm.LastFinish, from)-from)
 			acct.Idle[WhyTail] += tail
 			acct.Idle[WhyLaunch] += n - tail
 		})
+		if first {
+			for r := range acct.Idle {
+				if InLoop(Reason(r)) {
+					acct.Prologue += acct.Idle[r] - was[r]
+				}
+			}
+		}
 	}
 	w.stall = [NumReasons]uint64{}
 	sp.epoch++

@@ -103,6 +103,7 @@ type Warp struct {
 	stall    [NumReasons]uint64
 	stageWho *cpGroup // the group a DEPBAR waits on
 	epoch    uint64   // the sub-partition's epoch of stall
+	mmaBegun bool     // the warp has issued an MMA (Account.Prologue)
 }
 
 func (s *SM) newWarp(c *CTA, id int, prog *isa.Program, now uint64) *Warp {
