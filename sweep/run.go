@@ -42,7 +42,9 @@ type Summary struct {
 }
 
 // Run simulates every unit of the plan (or of its shard) that the store
-// does not hold yet, committing each as it finishes. When ctx is
+// does not hold yet, committing each once it and every unit before it in
+// the plan have finished (the store's rows do not depend on the number
+// of jobs or on which finished first). When ctx is
 // cancelled, no new unit starts; units in flight finish and commit. The
 // first simulation or store error stops the run the same way and is
 // returned.
@@ -87,39 +89,68 @@ func Run(ctx context.Context, p *Plan, st *store.Store, opt Options) (Summary, e
 		mu.Unlock()
 		cancel()
 	}
-	feed := make(chan Unit)
+	// Units simulate in parallel but commit in the plan's order, so that
+	// a store written with any number of jobs holds the same rows in the
+	// same order, byte for byte: a unit that finishes early waits for the
+	// ones before it (a failed or skipped one is passed over).
+	type outcome struct {
+		sim  *simulated
+		done bool
+	}
+	out := make([]outcome, len(todo))
+	next := 0
+	finish := func(i int, r *simulated) {
+		mu.Lock()
+		defer mu.Unlock()
+		out[i] = outcome{sim: r, done: true}
+		for ; next < len(out) && out[next].done; next++ {
+			r := out[next].sim
+			out[next].sim = nil
+			if r == nil {
+				continue
+			}
+			ok, err := st.Commit(r.unit.ID(), p.Modes, r.config, r.rep)
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				cancel()
+				continue
+			}
+			if ok {
+				sum.Ran++
+			} else {
+				sum.Raced++
+			}
+			if opt.Finished != nil {
+				opt.Finished(r.unit)
+			}
+		}
+	}
+	feed := make(chan int)
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for u := range feed {
+			for i := range feed {
 				if ctx.Err() != nil {
-					continue // stopping: start nothing new
-				}
-				ok, err := runUnit(run, st, p.Modes, u)
-				if err != nil {
-					fail(err)
+					finish(i, nil) // stopping: start nothing new
 					continue
 				}
-				mu.Lock()
-				if ok {
-					sum.Ran++
-				} else {
-					sum.Raced++
+				r, err := simulateUnit(run, p.Modes, todo[i])
+				if err != nil {
+					fail(err)
 				}
-				mu.Unlock()
-				if opt.Finished != nil {
-					opt.Finished(u)
-				}
+				finish(i, r)
 			}
 		}()
 	}
 dispatch:
-	for _, u := range todo {
+	for i := range todo {
 		select {
 		case <-ctx.Done():
 			break dispatch
-		case feed <- u:
+		case feed <- i:
 		}
 	}
 	close(feed)
@@ -130,22 +161,30 @@ dispatch:
 	return sum, ctx.Err()
 }
 
-func runUnit(run RunFunc, st *store.Store, modes []tensorcore.Mode, u Unit) (bool, error) {
+// simulated is a unit's simulation, ready to commit.
+type simulated struct {
+	unit   Unit
+	config []byte
+	rep    *sim.Report
+}
+
+// simulateUnit runs one unit; nil with the error when it fails.
+func simulateUnit(run RunFunc, modes []tensorcore.Mode, u Unit) (*simulated, error) {
 	ld, err := u.Point.Load()
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	rep, err := run(ld, sim.Job{
 		Workloads: []*workloads.Trace{u.Workload.Trace},
 		Modes:     modes,
 	})
 	if err != nil {
-		return false, fmt.Errorf("point %d (%s) workload %s: %w",
+		return nil, fmt.Errorf("point %d (%s) workload %s: %w",
 			u.Point.Index+1, u.Point.Label(), u.Workload.Trace.Name, err)
 	}
 	body, _, err := configYAML(ld)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return st.Commit(u.ID(), modes, body, rep)
+	return &simulated{unit: u, config: body, rep: rep}, nil
 }

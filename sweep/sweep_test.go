@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -171,6 +172,41 @@ func TestResumeSkipsFinished(t *testing.T) {
 	// 8 units x 3 GEMMs... small has 2 GEMMs, big 1: 4 points x 3 x 2 modes.
 	if n := bytes.Count(first, []byte("\n")) - 1; n != 24 {
 		t.Errorf("%d exported rows, want 24", n)
+	}
+}
+
+// The store a run writes does not depend on how many jobs ran it or on
+// which unit finished first: units finishing in reverse order under 4
+// jobs leave the same file, byte for byte, as one job.
+func TestStoreBytesDoNotDependOnJobs(t *testing.T) {
+	p := mustPlan(t, sweeptest.Spec)
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var files [][]byte
+	for _, jobs := range []int{1, 4} {
+		calls := 0
+		late := func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			if jobs > 1 {
+				time.Sleep(time.Duration(12-n) * 3 * time.Millisecond) // the first started ends last
+			}
+			return sweeptest.FakeRun(ld, job)
+		}
+		db := filepath.Join(dir, fmt.Sprintf("j%d.db", jobs))
+		if s := runAll(t, p, db, Options{Jobs: jobs, Run: late}); s.Ran != 8 {
+			t.Fatalf("%d jobs: %+v", jobs, s)
+		}
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("the store written by 4 jobs differs from the one written by 1")
 	}
 }
 
