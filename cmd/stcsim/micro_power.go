@@ -34,8 +34,10 @@ var publishedPowers = []publishedPower{
 		"(arXiv 2402.13499): fp16 mma throughput loop, 1.79 TFLOPS/W at 173.4 W, A100 PCIe; " +
 		"its operand registers do not change between MMAs (values not stated), so the " +
 		"multipliers' inputs do not toggle: compared with the -const row (data activity 0)"},
-	{"idle", "a100-pcie-40gb", 1410, 65.46, "nvidia-smi -q, A100 80GB PCIe " +
-		"idle at 1410 MHz (public dump); the static power is calibrated on it"},
+	{"idle", "a100-pcie-40gb", 1410, 59.3, "nvidia-smi, Tesla A100-PCIe-40GB " +
+		"idle in P0 at 1410 MHz, 37 C, median of 56.4-60.9 W " +
+		"(JimZeyuYang/GPU_Power_Benchmark, Transient_Response/A100_TR); the " +
+		"config's board static power is set from it"},
 	{"idle", "a100-80gb", 1155, 68.37, "nvidia-smi -q, A100-SXM4-80GB at " +
 		"1155 MHz, one process resident, load not stated (public dump)"},
 }
