@@ -175,11 +175,14 @@ func writeLayers(b *bytes.Buffer, rows []results.LayerResult) {
 		"launch is CTAs, waves and CTAs per SM with what limited them; " +
 		"\"why not 2x\" splits the sparse time beyond dense/2 by cause " +
 		"(each cause's sparse time minus half its dense time; shares of " +
-		"that loss, largest first).\n\n")
+		"that loss, largest first); \"fixed\" is the share of each " +
+		"kernel's time in the phases that do not shrink with K or with " +
+		"sparsity (launch, prologue fill, epilogue; `phases` in the " +
+		"records), dense / sparse.\n\n")
 	fmt.Fprintf(b, "| # | layer | M x N x K | count | dense µs | dense %s | "+
 		"sparse µs | sparse %s | speedup | sparse bound | sparse kernel | "+
-		"sparse launch | why not 2x |\n", unit, unit)
-	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|\n")
+		"sparse launch | fixed | why not 2x |\n", unit, unit)
+	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|---|---|---|--:|---|\n")
 	for i, l := range order {
 		lp := pairs[l]
 		first := lp.dense
@@ -214,12 +217,27 @@ func writeLayers(b *bytes.Buffer, rows []results.LayerResult) {
 				s.Waves, s.CTAsPerSM, s.OccupancyLimit)
 			why = lossSummary(s)
 		}
-		fmt.Fprintf(b, " %s | %s | %s | %s | %s |\n", sp, bound, kernel, launch, why)
+		fmt.Fprintf(b, " %s | %s | %s | %s | %s | %s |\n", sp, bound, kernel, launch,
+			fixedCell(lp), why)
 	}
 	b.WriteString("\n")
 }
 
 // writePlots embeds the workload's PNG plots and links their SVGs.
+// fixedCell is a layer's fixed share (results.Phases.Fixed), dense /
+// sparse; "-" for a mode without records or phases (the fast tier).
+func fixedCell(lp *layerPair) string {
+	var out []string
+	for _, r := range []*results.LayerResult{lp.dense, lp.sparse} {
+		if r == nil || r.Phases.Mainloop == 0 {
+			out = append(out, "-")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%.0f%%", 100*r.Phases.Fixed()))
+	}
+	return strings.Join(out, " / ")
+}
+
 func writePlots(b *bytes.Buffer, w, wstem string, plots []string) {
 	prefix := wstem + "-"
 	for _, p := range plots {

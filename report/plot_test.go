@@ -425,3 +425,33 @@ func TestFastTierIsLabelled(t *testing.T) {
 		}
 	}
 }
+
+// report.md's layer table gives each layer's fixed share (launch,
+// prologue, epilogue) dense / sparse, so that a short-K layer's smaller
+// gain shows where it comes from; a record without phases (the fast
+// tier) shows "-".
+func TestMarkdownFixedShare(t *testing.T) {
+	rep := sampleReport(2)
+	d, s := &rep.Results[0], &rep.Results[1]
+	d.Phases = results.Phases{Launch: 0.02, Prologue: 0.03, Mainloop: 0.85, Epilogue: 0.04, LastWave: 0.06}
+	s.Phases = results.Phases{Launch: 0.04, Prologue: 0.07, Mainloop: 0.7, Epilogue: 0.1, LastWave: 0.09}
+	md := string(Markdown(rep, loadDefault(t), nil))
+	if !strings.Contains(md, "| fixed | why not 2x |") {
+		t.Fatalf("no fixed column:\n%s", md)
+	}
+	var row0, row1 string
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| 1 | layer0.conv") && row0 == "" {
+			row0 = l
+		}
+		if strings.HasPrefix(l, "| 2 | layer1.conv") && row1 == "" {
+			row1 = l
+		}
+	}
+	if !strings.Contains(row0, "| 9% / 21% |") {
+		t.Errorf("layer0: want fixed 9%% / 21%%: %q", row0)
+	}
+	if !strings.Contains(row1, "| - / - |") {
+		t.Errorf("layer1 has no phases: want - / -: %q", row1)
+	}
+}
