@@ -27,6 +27,11 @@ type harness struct {
 	// (kernel.beta=1): one more stream of D's size from memory.
 	readsC       bool
 	readsCSource string
+	// noLaunchGap: the time is the kernel's own duration on the device,
+	// without the gap between its launch and its start that CUDA events
+	// around the call include (sm.kernel_launch_latency=0).
+	noLaunchGap       bool
+	noLaunchGapSource string
 }
 
 // harnesses are the harnesses whose calls the model runs differently from
@@ -64,6 +69,13 @@ var harnesses = map[string]harness{
 	"torch_cusparselt": {ops: energy.Operands{Name: "torch.randn", Normal: true}, source: "torch.randn",
 		loop: true, loopSource: "torch.utils.benchmark: the statement in a loop",
 		readsC: true, readsCSource: "PyTorch CusparseLtLinear (PR 97546): a zeros C of the output's shape, beta 0"},
+	// Nsight Compute (ncu) profiles one launch of the kernel, replayed
+	// once per pass with every cache flushed before it (--cache-control
+	// all, its default: a cold L2) and reports gpu__time_duration, the
+	// kernel's own time. Its clocks are the row's (ncu's default
+	// --clock-control base locks them to the base clock; the report
+	// states the SM frequency). The operands are the program's, not ncu's.
+	"ncu": {noLaunchGap: true, noLaunchGapSource: "Nsight Compute: gpu__time_duration of the kernel, no launch gap"},
 }
 
 // harnessRun is how the model runs mode m of a row as its harness ran
@@ -76,6 +88,7 @@ type harnessRun struct {
 	operands string // the operand values and their bit activity
 	l2       string // why the L2 starts warm
 	cRead    string // where the C the epilogue reads comes from
+	timing   string // what the measured time leaves out
 }
 
 // harnessOf is mode m of row p's harnessRun (empty when the harness says
@@ -86,7 +99,7 @@ func harnessOf(p Point, m tensorcore.Mode) (harnessRun, error) {
 	if !ok {
 		return r, nil
 	}
-	if !h.ops.Normal || p.Precision != tensorcore.INT8 {
+	if h.ops.Name != "" && (!h.ops.Normal || p.Precision != tensorcore.INT8) {
 		a, err := energy.ToggleRate(h.ops, p.Precision)
 		if err != nil {
 			return r, err
@@ -101,6 +114,10 @@ func harnessOf(p Point, m tensorcore.Mode) (harnessRun, error) {
 	if h.readsC {
 		r.sets = append(r.sets, "kernel.beta=1")
 		r.cRead = h.readsCSource
+	}
+	if h.noLaunchGap {
+		r.sets = append(r.sets, "sm.kernel_launch_latency=0")
+		r.timing = h.noLaunchGapSource
 	}
 	return r, nil
 }

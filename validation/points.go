@@ -63,6 +63,7 @@ var HarnessNames = []string{
 	"torch_sync",        // PyTorch timing that includes per-call host time (a synchronisation per call)
 	"cusparselt_sample", // cuSPARSELt's matmul example: device time of the chosen algorithm
 	"torch_cusparselt",  // as torch, through PyTorch's cuSPARSELt linear of 2023 (PR 97546), which hands the library a C of the output's shape
+	"ncu",               // Nsight Compute's kernel duration: one launch, replayed with the caches flushed (its default --cache-control all), the launch gap not in it
 	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
 }
 
@@ -330,6 +331,8 @@ func ConfigFor(hardware string) (string, bool) {
 		return "a100-80gb", true
 	case strings.HasPrefix(h, "A100-PCIE-40GB"):
 		return "a100-pcie-40gb", true // the SXM4-40GB's GA100 on a 250 W board
+	case strings.HasPrefix(h, "A100-PCIE-80GB"):
+		return "a100-pcie-80gb", true // the SXM4-80GB's GA100 and HBM2e (1512 MHz) on a 300 W board
 	case strings.HasPrefix(h, "A100"):
 		return "a100-40gb", true
 	case strings.HasPrefix(h, "H100"):

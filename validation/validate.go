@@ -76,6 +76,10 @@ type Row struct {
 	// where the harness hands it one of the output's shape (the run sets
 	// kernel.beta=1; validation/harness.go).
 	CRead string `json:"c_read,omitempty"`
+	// Timing says what the harness's time leaves out of the call, where
+	// the model leaves it out too (Nsight Compute's kernel duration: no
+	// launch gap, sm.kernel_launch_latency=0).
+	Timing string `json:"timing,omitempty"`
 	// Pinned*: the kernel the measurement names, simulated as such. A
 	// row that names its kernel ran that kernel, so Simulated, Error and
 	// Kernel are the pinned kernel's, and Selected* the model's own
@@ -744,7 +748,7 @@ func (v *validator) addTime(p Point, m tensorcore.Mode, measured float64, sel, b
 	row := v.add(p, kind, "us", measured, sel.res.TimeUS, sel.ld, sel.res.Kernel)
 	row.Clock, row.Conditions = p.ClockOf(m), sel.conditions
 	if h, err := harnessOf(p, m); err == nil {
-		row.Operands, row.L2Start, row.CRead = h.operands, h.l2, h.cRead
+		row.Operands, row.L2Start, row.CRead, row.Timing = h.operands, h.l2, h.cRead, h.timing
 	}
 	row.Spread = sel.res.CyclesSpread
 	row.Margin, row.MarginIsBound = sel.res.Margin(), sel.res.MarginIsBound()
