@@ -11,6 +11,9 @@
 # --conditions: measured runs each row under its own clock, power limit
 # and harness, the conditions its error is reported under.
 #
+# ONLY=REGEX runs only the overrides that match REGEX (grep -E), beside
+# the configuration as it is.
+#
 # ROWS=REGEX keeps only the GEMM rows whose id matches REGEX (grep -E,
 # anchored at the id's start): every GEMM row of the public file takes
 # some 40 minutes of both cores per override on the instruction-level
@@ -58,6 +61,9 @@ overrides=(
 printf "%-44s %-15s %-15s %-15s\n" override "dense time" "sparse time" speedup
 printf "%-44s %-15s %-15s %-15s\n" "" "MAPE / bias" "MAPE / bias" "MAPE / bias"
 for o in "${overrides[@]}"; do
+  if [[ -n $o && -n ${ONLY:-} ]] && ! grep -qE -- "${ONLY}" <<< "$o"; then
+    continue
+  fi
   args=(validate --points "$tmp/gemm.csv" --format json --conditions "$conditions")
   [ -n "$o" ] && args+=(--set "$o")
   "$tmp/stcsim" "${args[@]}" > "$tmp/out.json"
