@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
+	"github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
@@ -98,7 +98,34 @@ func (e *InputError) Unwrap() error { return e.Err }
 // Open opens or creates the store at path for writing. An existing
 // non-empty file must be an stcsim store: it is checked read-only before
 // anything is written to it.
+//
+// Several writers may open one new store at once (shards, or sweeps
+// started together): while one creates it, another can find the file
+// locked or its tables not there yet. Such an open is tried again, for up
+// to openWait, before its error is returned.
 func Open(path string) (*Store, error) {
+	deadline := time.Now().Add(openWait)
+	for {
+		s, err := openOnce(path)
+		if err == nil || !transientOpen(err) || time.Now().After(deadline) {
+			return s, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// openWait bounds how long Open retries a store another writer is
+// creating.
+const openWait = 10 * time.Second
+
+// transientOpen reports whether an open failed only because another
+// writer held the file: SQLite's busy or locked.
+func transientOpen(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
+func openOnce(path string) (*Store, error) {
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("store %s: not a regular file: %w", path, ErrNotStore)
@@ -126,31 +153,42 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// probeStore checks, read-only, that an existing file is an stcsim store
-// or an SQLite database without tables (a store another writer is
-// creating right now).
+// probeStore checks, without writing, that an existing file is an stcsim
+// store or an SQLite database without tables (a store another writer is
+// creating right now). It reads under SQLite's locks (a writer's
+// connection, not OpenReadOnly's immutable one, whose reads can tear
+// while another writer checkpoints), so the store's tables and its meta
+// row, created in one transaction, are seen all or none; a busy or locked
+// file is transient (Open tries again).
 func probeStore(path string) error {
-	ro, err := OpenReadOnly(path)
-	if err == nil {
-		return ro.db.Close()
-	}
-	if !errors.Is(err, ErrNotStore) {
-		return err
-	}
-	q, _, oerr := readOnlyParams(path)
-	if oerr != nil {
-		return oerr
-	}
-	db, oerr := sql.Open("sqlite3", dsn(path, q))
-	if oerr != nil {
-		return err
+	q := url.Values{}
+	q.Set("_busy_timeout", "60000")
+	db, err := sql.Open("sqlite3", dsn(path, q))
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
 	}
 	defer db.Close()
+	notStore := func(err error) error {
+		if transientOpen(err) {
+			return err
+		}
+		return fmt.Errorf("store %s: %w (%v)", path, ErrNotStore, err)
+	}
 	var n int
-	if db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n) == nil && n == 0 {
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&n); err != nil {
+		return notStore(err)
+	}
+	if n == 0 {
 		return nil
 	}
-	return err
+	var v string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key='schema'`).Scan(&v); err != nil {
+		return notStore(err)
+	}
+	if v != schemaVersion {
+		return fmt.Errorf("store %s: store schema version %s, this stcsim reads %s", path, v, schemaVersion)
+	}
+	return nil
 }
 
 // dsn is the SQLite URI of a file path: characters that a URI gives a
