@@ -55,7 +55,7 @@ type Cause struct {
 }
 
 // CauseNames are a Breakdown's causes in field order, by JSON name
-// (TestCauseNamesAreTheFields holds them to the struct).
+// (TestNamesAreTheFields holds them to the struct).
 var CauseNames = []string{"compute", "smem", "l2_bandwidth", "l2_latency",
 	"dram_bandwidth", "dram_latency", "barrier", "dependence", "issue",
 	"register_file", "tensor_pipe", "launch", "tail", "wave_quantization",

@@ -6,51 +6,41 @@ import (
 	"testing"
 )
 
-// CauseNames, Shares and BreakdownOf list the struct's fields by hand;
-// this holds them to the struct, so a cause added to Breakdown and
-// forgotten in the lists fails here.
-func TestCauseNamesAreTheFields(t *testing.T) {
-	typ := reflect.TypeOf(Breakdown{})
-	if typ.NumField() != len(CauseNames) {
-		t.Fatalf("Breakdown has %d fields, CauseNames %d", typ.NumField(), len(CauseNames))
+// numberFields sets a struct of float64 fields (ptr points to it) to 1,
+// 2, ... in field order, checking each field's JSON name against names;
+// shares is then read back and must give the fields in that order.
+func numberFields(t *testing.T, ptr any, names []string, shares func() []float64) {
+	t.Helper()
+	v := reflect.ValueOf(ptr).Elem()
+	typ := v.Type()
+	if typ.NumField() != len(names) {
+		t.Fatalf("%s has %d fields, its names %d", typ.Name(), typ.NumField(), len(names))
 	}
-	var b Breakdown
-	v := reflect.ValueOf(&b).Elem()
 	for i := 0; i < typ.NumField(); i++ {
-		if name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]; name != CauseNames[i] {
-			t.Errorf("field %d: json %q, CauseNames %q", i, name, CauseNames[i])
+		if name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]; name != names[i] {
+			t.Errorf("%s field %d: json %q, names %q", typ.Name(), i, name, names[i])
 		}
 		v.Field(i).SetFloat(float64(i + 1))
 	}
-	for i, s := range b.Shares() {
+	for i, s := range shares() {
 		if s != float64(i+1) {
-			t.Errorf("Shares()[%d] = %g, want field %s (%d)", i, s, typ.Field(i).Name, i+1)
+			t.Errorf("%s Shares()[%d] = %g, want field %s (%d)", typ.Name(), i, s, typ.Field(i).Name, i+1)
 		}
-	}
-	if got := BreakdownOf(b.Shares()); got != b {
-		t.Errorf("BreakdownOf(Shares()) = %+v, want %+v", got, b)
 	}
 }
 
-// PhaseNames name Phases' fields in order, and Shares returns them so.
-func TestPhaseNamesAreTheFields(t *testing.T) {
-	typ := reflect.TypeOf(Phases{})
-	if typ.NumField() != len(PhaseNames) {
-		t.Fatalf("Phases has %d fields, PhaseNames %d", typ.NumField(), len(PhaseNames))
+// CauseNames, Shares and BreakdownOf list the struct's fields by hand;
+// this holds them to the struct, so a cause added to Breakdown and
+// forgotten in the lists fails here. PhaseNames and Phases.Shares the
+// same for Phases.
+func TestNamesAreTheFields(t *testing.T) {
+	var b Breakdown
+	numberFields(t, &b, CauseNames, func() []float64 { return b.Shares() })
+	if got := BreakdownOf(b.Shares()); got != b {
+		t.Errorf("BreakdownOf(Shares()) = %+v, want %+v", got, b)
 	}
 	var p Phases
-	v := reflect.ValueOf(&p).Elem()
-	for i := 0; i < typ.NumField(); i++ {
-		if name := strings.Split(typ.Field(i).Tag.Get("json"), ",")[0]; name != PhaseNames[i] {
-			t.Errorf("field %d: json %q, PhaseNames %q", i, name, PhaseNames[i])
-		}
-		v.Field(i).SetFloat(float64(i + 1))
-	}
-	for i, s := range p.Shares() {
-		if s != float64(i+1) {
-			t.Errorf("Shares()[%d] = %g, want field %s (%d)", i, s, typ.Field(i).Name, i+1)
-		}
-	}
+	numberFields(t, &p, PhaseNames, func() []float64 { return p.Shares() })
 }
 
 // A kernel is compute bound only near its peak; below it, the bound is

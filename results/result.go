@@ -125,9 +125,9 @@ type LayerResult struct {
 	// Phases is the same time by phase of a CTA's life: launch, prologue
 	// fill, mainloop, epilogue, last wave (sums to 1; Fixed is launch,
 	// prologue and epilogue, which do not grow with K).
-	Phases Phases `json:"phases"`
-	Speedup   float64   `json:"speedup,omitempty"`
-	Note      string    `json:"note,omitempty"`
+	Phases  Phases  `json:"phases"`
+	Speedup float64 `json:"speedup,omitempty"`
+	Note    string  `json:"note,omitempty"`
 	// Cache says whether the record came from the simulation cache
 	// ("hit": simulated by an earlier run of the same build, config, row
 	// and mode) or was simulated and stored ("miss"); empty with no cache.

@@ -51,6 +51,17 @@ func InLoop(r Reason) bool {
 	return true
 }
 
+// inLoop is the idle time booked so far to the causes of a run of MMAs.
+func (a *Account) inLoop() uint64 {
+	var n uint64
+	for r, v := range a.Idle {
+		if InLoop(Reason(r)) {
+			n += v
+		}
+	}
+	return n
+}
+
 // Init opens the account for units tensor cores at the kernel's launch
 // (the launch latency is idle time of every unit).
 func (a *Account) Init(units int, launch uint64) {
@@ -105,9 +116,9 @@ func (sp *SubPartition) chargeIdle(w *Warp, now uint64) {
 	w.mmaBegun = true
 	if now > sp.lastMMA {
 		from := sp.lastMMA
-		var was [NumReasons]uint64
+		var before uint64
 		if first {
-			was = acct.Idle
+			before = acct.inLoop()
 		}
 		acct.idleFor(now-from, &w.stall, func(n uint64) {
 			tail := min(n, max(sp.sm.LastFinish, from)-from)
@@ -115,11 +126,7 @@ func (sp *SubPartition) chargeIdle(w *Warp, now uint64) {
 			acct.Idle[WhyLaunch] += n - tail
 		})
 		if first {
-			for r := range acct.Idle {
-				if InLoop(Reason(r)) {
-					acct.Prologue += acct.Idle[r] - was[r]
-				}
-			}
+			acct.Prologue += acct.inLoop() - before
 		}
 	}
 	w.stall = [NumReasons]uint64{}
