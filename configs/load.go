@@ -16,8 +16,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/area"
-	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/check"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/internal/check"
 )
 
 // Config holds the tensor-core parameters of one GPU, per precision.

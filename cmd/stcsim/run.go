@@ -12,8 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/stcsim/stcsim/cmd/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"

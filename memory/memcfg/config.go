@@ -1,6 +1,6 @@
 package memcfg
 
-import "github.com/stcsim/stcsim/configs/check"
+import "github.com/stcsim/stcsim/internal/check"
 
 // The granularities of a hierarchy (the sim.memory_granularity key).
 const (
