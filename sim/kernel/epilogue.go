@@ -19,6 +19,8 @@ const (
 	BaseFlags    uint64 = 9 << 40
 )
 
+// ClassRegion is a global-memory region and the traffic class its
+// accesses are booked to.
 type ClassRegion struct {
 	Class  memory.Class
 	Region memory.Region

@@ -248,6 +248,8 @@ func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s
 	return p, nil
 }
 
+// SetInstruction sets the plan's MMA instruction (shape and, for a sparse
+// shape, its pattern) from the precision's config.
 func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	pat := g.Pattern
 	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
@@ -290,6 +292,7 @@ func (p *Plan) metaBytes(rows, keptCols int) int {
 	return (rows*keptCols*p.metaBits + 7) / 8
 }
 
+// CeilDiv is a/b rounded up, for positive a and b.
 func CeilDiv(a, b int) int { return (a + b - 1) / b }
 
 // grid sizes the launch: tiles, split-K ranges and k-steps. A sparse

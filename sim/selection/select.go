@@ -302,6 +302,7 @@ func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, abo
 	return c, nil
 }
 
+// EnsembleRuns is how many jittered runs time each candidate (at least one).
 func EnsembleRuns(cfg *configs.Config) int {
 	return max(1, cfg.Sim.JitterRuns)
 }
@@ -375,6 +376,7 @@ func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result,
 	return r, nil
 }
 
+// MeanOf is the arithmetic mean of x.
 func MeanOf(x []float64) float64 {
 	var s float64
 	for _, v := range x {
@@ -438,6 +440,8 @@ func distinctFirst(list []string, n int) []string {
 	return out
 }
 
+// NoKernelError says why no kernel can run shape g: the forced kernel, or
+// the candidates rejected and why.
 func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
 	if f := cfg.Kernel.Forced(g.Mode()); f != "" {
