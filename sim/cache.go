@@ -96,7 +96,9 @@ func (r *runner) cached(jobs []layerJob, weights map[string]string) []*LayerResu
 			continue
 		}
 		rec := e.Record
-		r.applyPower(&rec, e.Power) // this config's energy, power and area
+		if r.applyPower(&rec, e.Power) != nil { // this config's energy, power and area
+			continue // counts it cannot price: a miss, simulated again
+		}
 		found[i] = &rec
 	}
 	return found

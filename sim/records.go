@@ -148,7 +148,10 @@ func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
 		return err
 	}
 	for _, i := range idx {
-		rec, in := r.record(jobs[i], kernels[jobs[i].shape])
+		rec, in, err := r.record(jobs[i], kernels[jobs[i].shape])
+		if err != nil {
+			return err
+		}
 		if caching {
 			r.store(jobs[i], hashes, rec, in)
 			rec.Cache = "miss"
@@ -291,8 +294,10 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	return out, nil
 }
 
-// record turns a simulated kernel into the output record of one layer.
-func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
+// record turns a simulated kernel into the output record of one layer, and
+// what its power fields are made from; an error when the counts cannot be
+// priced.
+func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, error) {
 	g := j.gemm
 	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
@@ -361,8 +366,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 			"(its first sample queued): raised to their time per added k-step")
 	}
 	in.NoteTail, res.Note = res.Note, ""
-	r.applyPower(&res, in)
-	return res, in
+	return res, in, r.applyPower(&res, in)
 }
 
 // powerInputs are what a record's power fields (clock, energy, power,
@@ -383,10 +387,10 @@ type powerInputs struct {
 // in and the run's config; the static energy runs for the record's
 // cycles (the ensemble mean with sim.jitter_runs > 1), the event classes
 // are run 0's counts.
-func (r *runner) applyPower(res *LayerResult, in powerInputs) {
+func (r *runner) applyPower(res *LayerResult, in powerInputs) error {
 	b, err := r.cfg.Power.Energy(in.Act, res.Cycles, in.ClockMHz)
-	if err != nil { // every valid precision has an MMA energy
-		panic(fmt.Sprintf("energy of %s: %v", res.Kernel, err))
+	if err != nil {
+		return fmt.Errorf("energy of %s: %w", res.Kernel, err)
 	}
 	uj := b.Total()
 	res.Power = Power{ClockMHz: in.ClockMHz, EnergyUJ: uj, Energy: b,
@@ -402,6 +406,7 @@ func (r *runner) applyPower(res *LayerResult, in powerInputs) {
 	if in.NoteTail != "" {
 		res.Note = joinNote(res.Note, in.NoteTail)
 	}
+	return nil
 }
 
 // addFidelity says which tier timed the record; a fast record carries
