@@ -231,7 +231,7 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 		if err != nil {
 			return tensorcore.Pattern{}, err
 		}
-		sp = prec.SparsePattern
+		return prec.Pattern(), nil
 	}
 	return tensorcore.ParsePattern(sp)
 }
@@ -518,7 +518,7 @@ func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
 	res.OccupancyLimit = p.Limit
 	res.Waves = kernel.CeilDiv(p.CTAs, sms*p.Occupancy)
 	if p.Shape.Sparse {
-		res.IdealSpeedup = float64(p.Pattern.M) / float64(p.Pattern.N)
+		res.IdealSpeedup = p.Pattern.Ideal()
 	}
 }
 

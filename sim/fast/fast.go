@@ -97,8 +97,7 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 	sh := cfg.Memory.SharedMemory
 	wavefronts := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
 	g := p.Shape
-	operands := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
-		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
+	operands := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
 	d := cfg.Memory.DRAM
 	out := p.OutBytes
 	if p.SplitK > 1 {
