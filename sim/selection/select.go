@@ -169,8 +169,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 }
 
 func dramBytesPerClk(cfg *configs.Config) float64 {
-	d := cfg.Memory.DRAM
-	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
+	return cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
