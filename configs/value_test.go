@@ -84,6 +84,9 @@ func TestTreeDecodesAsItsText(t *testing.T) {
 			if err := dec.Decode(want); err != nil {
 				t.Fatalf("%s %v: %v", name, s, err)
 			}
+			if errs := want.Validate(); len(errs) > 0 { // as finish does
+				t.Fatal(errs)
+			}
 			if err := want.derivePaths(); err != nil {
 				t.Fatal(err)
 			}

@@ -420,7 +420,7 @@ func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (flo
 
 // DRAMRoof is the config's sustained DRAM bandwidth in GB/s.
 func DRAMRoof(cfg *configs.Config) float64 {
-	return cfg.Memory.DRAM.BandwidthGBps * cfg.Memory.DRAM.Efficiency
+	return cfg.Memory.DRAM.SustainedGBps()
 }
 
 // Intensity is a layer's arithmetic intensity: FLOPs (2mnk per GEMM of
@@ -430,8 +430,7 @@ func Intensity(r results.LayerResult) float64 {
 	if bytes == 0 {
 		return 0
 	}
-	return 2 * float64(r.M) * float64(r.N) * float64(r.K) *
-		float64(max(1, r.Batch)) / bytes
+	return r.FLOPs() / bytes
 }
 
 // layerNumbers numbers a workload's layers 1, 2, ... in the order of its

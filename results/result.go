@@ -206,6 +206,13 @@ type Straggler struct {
 	AloneCycles uint64 `json:"alone_cycles"`
 }
 
+// FLOPs is the layer's arithmetic of one pass as the dense GEMM counts
+// it: 2mnk per GEMM of the batch (sparse records count the same, so
+// TFLOPS are dense-equivalent).
+func (r LayerResult) FLOPs() float64 {
+	return 2 * float64(r.M) * float64(r.N) * float64(r.K) * float64(max(1, r.Batch))
+}
+
 // Margin is the selected kernel's estimated lead over the runner-up,
 // (runner-up - winner) / winner; 0 with fewer than two candidates. When
 // the runner-up was pruned it is a lower bound (MarginIsBound).

@@ -76,12 +76,12 @@ func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.TensorCore.CheckPattern(g.Precision, pat.String()); err != nil {
+	if err := cfg.TensorCore.CheckPattern(g.Precision, pat); err != nil {
 		return err
 	}
-	if g.K%pat.M != 0 {
+	if g.K%pat.Group() != 0 {
 		return fmt.Errorf("k: K=%d is not a whole number of the %d-wide "+
-			"groups of sparsity %s (the pattern the row runs)", g.K, pat.M, pat)
+			"groups of sparsity %s (the pattern the row runs)", g.K, pat.Group(), pat)
 	}
 	return nil
 }

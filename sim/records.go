@@ -234,7 +234,7 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 		if err != nil {
 			return tensorcore.Pattern{}, err
 		}
-		sp = prec.SparsePattern
+		return prec.Pattern(), nil
 	}
 	return tensorcore.ParsePattern(sp)
 }
@@ -302,19 +302,18 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
 	sec := float64(cycles) / clockHz
-	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
-		float64(max(1, g.Batch))
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
 		Kernel: k.Plan.Name(), SplitK: k.Plan.SplitK,
 		Schedule: k.Plan.Schedule.String(), TailCycles: k.TailCycles,
 		FixupBytes: k.FixupBytes, FixupWaitCycles: k.FixupWait, Cycles: cycles,
-		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
+		TimeUS:        sec * 1e6,
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
 		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(), Phases: k.Phases,
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread, Layout: g.Layout}
+	res.TFLOPS = res.FLOPs() / sec / 1e12
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
 		res.SparseOperand = workloads.OperandWeights
@@ -521,9 +520,9 @@ func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
 	res.CTAs = p.CTAs
 	res.CTAsPerSM = p.Occupancy
 	res.OccupancyLimit = p.Limit
-	res.Waves = kernel.CeilDiv(p.CTAs, sms*p.Occupancy)
+	res.Waves = p.Waves(sms)
 	if p.Shape.Sparse {
-		res.IdealSpeedup = float64(p.Pattern.M) / float64(p.Pattern.N)
+		res.IdealSpeedup = p.Pattern.Ideal()
 	}
 }
 

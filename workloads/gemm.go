@@ -183,7 +183,7 @@ func PatternGroup(sparsity string) int {
 	if err != nil {
 		return 0
 	}
-	return p.M
+	return p.Group()
 }
 
 // MACs is the total multiply-accumulate count of one pass of the

@@ -97,6 +97,16 @@ type DRAMConfig struct {
 	SizeGB        int     `yaml:"size_gb"`
 }
 
+// SustainedGBps is the DRAM's sustained bandwidth: its peak times its
+// efficiency, in GB/s.
+func (d DRAMConfig) SustainedGBps() float64 { return d.BandwidthGBps * d.Efficiency }
+
+// SustainedBytesPerCycle is the sustained bandwidth in bytes per cycle
+// of a clock of hz.
+func (d DRAMConfig) SustainedBytesPerCycle(hz float64) float64 {
+	return d.SustainedGBps() * 1e9 / hz
+}
+
 // Config is the whole memory hierarchy.
 type Config struct {
 	SharedMemory SharedMemoryConfig `yaml:"shared_memory"`

@@ -152,8 +152,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	l2 := float64(p.TotalKSteps()) * stage /
 		float64(cfg.Memory.L2.BytesPerClk)
 	g := p.Shape
-	dramBytes := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
-		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
+	dramBytes := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
 		float64(g.M*g.N*p.OutBytes))
 	dram := dramBytes / dramBytesPerClk(cfg)
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
@@ -170,8 +169,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 }
 
 func dramBytesPerClk(cfg *configs.Config) float64 {
-	d := cfg.Memory.DRAM
-	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
+	return cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
