@@ -456,12 +456,12 @@ func (p *Plan) operandLayouts() (a, b, e memory.Layout) {
 	return a, b, e
 }
 
-// keptBK is the K extent of A's stage tile: BK, or its kept part when
-// sparse.
 // Waves is how many waves the plan's CTAs take on sms SMs at its
 // occupancy.
 func (p *Plan) Waves(sms int) int { return CeilDiv(p.CTAs, sms*p.Occupancy) }
 
+// keptBK is the K extent of A's stage tile: BK, or its kept part when
+// sparse.
 func (p *Plan) keptBK() int { return p.Pattern.Kept(p.Tile.BK) }
 
 // fragmentPatterns sets the warp's fragment-load patterns over the
