@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/results"
 )
 
@@ -247,7 +248,7 @@ func resultsLast(names []string) []string {
 
 // staleTemp matches WriteAtomic's temporary file of name, left by a kill.
 func staleTemp(tempName, name string) bool {
-	rest, ok := strings.CutPrefix(tempName, "."+name+".tmp")
+	rest, ok := strings.CutPrefix(tempName, atomicfile.TempName(name))
 	if !ok || rest == "" {
 		return false
 	}
@@ -301,7 +302,15 @@ func replaceOutputs(dir, tmp string, names []string) error {
 	hadManifest := listed != nil
 	err = func() error {
 		if hadManifest {
-			if err := mv(manifest, filepath.Join(aside, ManifestName)); err != nil {
+			// A copy of the earlier manifest goes aside for a rollback; the
+			// manifest itself is only ever replaced by a rename, so that
+			// no moment leaves dir's files unlisted (a kill there left a
+			// directory the next run refused).
+			text, err := os.ReadFile(manifest)
+			if err == nil {
+				err = WriteAtomic(filepath.Join(aside, ManifestName), text)
+			}
+			if err != nil {
 				return fmt.Errorf("replace earlier output: %w", err)
 			}
 		}
@@ -321,12 +330,20 @@ func replaceOutputs(dir, tmp string, names []string) error {
 				return fmt.Errorf("remove earlier output: %w", err)
 			}
 		}
-		for _, n := range append(slices.Clone(names), ManifestName) {
+		for _, n := range names {
 			if err := mv(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
 				return fmt.Errorf("write %s: %w", filepath.Join(dir, n), err)
 			}
 		}
-		return syncDir(dir)
+		if err := syncDir(dir); err != nil {
+			return err
+		}
+		// The new manifest replaces the union in one rename, last.
+		if err := rename(filepath.Join(tmp, ManifestName), manifest); err != nil {
+			return fmt.Errorf("write %s: %w", manifest, err)
+		}
+		syncDir(dir) // the run is in place; a failed sync changes nothing of it
+		return nil
 	}()
 	if err != nil {
 		var undo error
@@ -335,10 +352,16 @@ func replaceOutputs(dir, tmp string, names []string) error {
 				undo = rerr
 			}
 		}
-		if !hadManifest { // the union written above
-			if rerr := os.Remove(manifest); rerr != nil && !os.IsNotExist(rerr) && undo == nil {
-				undo = rerr
-			}
+		// The union written above lists every file until the earlier
+		// manifest replaces it (or, when there was none, it goes).
+		var rerr error
+		if hadManifest {
+			rerr = rename(filepath.Join(aside, ManifestName), manifest)
+		} else if rerr = os.Remove(manifest); os.IsNotExist(rerr) {
+			rerr = nil
+		}
+		if rerr != nil && undo == nil {
+			undo = rerr
 		}
 		if undo != nil {
 			kept := filepath.Join(parent, fmt.Sprintf(".%s.earlier-run-%d", base, os.Getpid()))

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/atomicfile"
 )
 
 // fullTable is the stored summary of a full `stcsim validate` of a
@@ -42,7 +43,7 @@ func SaveFullTable(path, label string, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // WriteFullTable restates the stored full table of the points file after

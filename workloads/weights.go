@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
@@ -294,8 +296,8 @@ func (r *PruneResult) WriteDir(dir string) error {
 	r.Summary.Files = nil
 	if r.Compressed != nil {
 		c := r.Compressed
-		if err := writeFile(dir, ValuesFile, func(f *os.File) error {
-			return tensorfile.WriteNPY(f, []int{c.Rows, c.KeptCols()}, c.Values)
+		if err := writeFile(dir, ValuesFile, func(w io.Writer) error {
+			return tensorfile.WriteNPY(w, []int{c.Rows, c.KeptCols()}, c.Values)
 		}); err != nil {
 			return err
 		}
@@ -303,12 +305,14 @@ func (r *PruneResult) WriteDir(dir string) error {
 		for i, w := range c.Metadata() {
 			binary.LittleEndian.PutUint32(meta[4*i:], w)
 		}
-		if err := os.WriteFile(filepath.Join(dir, MetadataFile),
-			meta[:c.MetadataBytes()], 0o644); err != nil {
-			return fmt.Errorf("prune output: %w", err)
+		if err := writeFile(dir, MetadataFile, func(w io.Writer) error {
+			_, err := w.Write(meta[:c.MetadataBytes()])
+			return err
+		}); err != nil {
+			return err
 		}
-		if err := writeFile(dir, PrunedFile, func(f *os.File) error {
-			return tensorfile.WriteNPY(f, r.Tensor.Shape, r.Tensor.FromGEMMView(r.Pruned))
+		if err := writeFile(dir, PrunedFile, func(w io.Writer) error {
+			return tensorfile.WriteNPY(w, r.Tensor.Shape, r.Tensor.FromGEMMView(r.Pruned))
 		}); err != nil {
 			return err
 		}
@@ -322,23 +326,28 @@ func (r *PruneResult) WriteDir(dir string) error {
 	if err := enc.Encode(r.Summary); err != nil {
 		return fmt.Errorf("prune summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SummaryFile), js.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("prune output: %w", err)
-	}
-	return nil
+	return writeFile(dir, SummaryFile, func(w io.Writer) error {
+		_, err := w.Write(js.Bytes())
+		return err
+	})
 }
 
-func writeFile(dir, name string, write func(*os.File) error) error {
-	f, err := os.Create(filepath.Join(dir, name))
+// PruneFiles are the files WriteDir may write, which the command checks
+// before anything is read (no link, no input among them).
+var PruneFiles = []string{ValuesFile, MetadataFile, PrunedFile, SummaryFile}
+
+// writeFile writes one output file whole (atomicfile: never through a
+// link, a kill leaves the old file or the new).
+func writeFile(dir, name string, write func(io.Writer) error) error {
+	err := atomicfile.WriteWith(filepath.Join(dir, name), func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
-		return fmt.Errorf("prune output: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
 		return fmt.Errorf("prune output %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("prune output: %w", err)
 	}
 	return nil
 }

@@ -87,6 +87,12 @@ func checkMemory(cfg *configs.Config, job sim.Job, max float64, what string) err
 // or does not exist yet, and the directory it is (or would be made) in is
 // writable.
 func checkOutDir(flagName, dir string) error {
+	if lst, err := os.Lstat(dir); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("%s %s: is a symbolic link to nothing (%v); give a directory", flagName, dir,
+				errors.Unwrap(err))
+		}
+	}
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
@@ -134,6 +140,31 @@ func checkOutFile(flagName, path string) error {
 	return probeWritable(flagName, path, parent)
 }
 
+// checkOutput checks a file output (checkOutFile) that must not be any
+// of the command's inputs either (by os.SameFile: another spelling, a
+// hard or symbolic link of it), which writing would destroy.
+func checkOutput(flagName, path string, inputs ...string) error {
+	if err := checkOutFile(flagName, path); err != nil {
+		return err
+	}
+	return checkNotInputs(flagName, path, inputs...)
+}
+
+// checkNotInputs refuses an output path that is one of inputs.
+func checkNotInputs(flagName, path string, inputs ...string) error {
+	out, err := os.Stat(path)
+	if err != nil {
+		return nil // a file yet to be made is no input
+	}
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			return fmt.Errorf("%s %s: is the input %s, which writing would destroy; "+
+				"write elsewhere", flagName, path, in)
+		}
+	}
+	return nil
+}
+
 // nearestDir is the closest existing ancestor of a path to be created.
 func nearestDir(p string) string {
 	d := filepath.Dir(filepath.Clean(p))
@@ -161,20 +192,50 @@ func probeWritable(flagName, target, dir string) error {
 	return nil
 }
 
+// Bounds of a --trace-db path. SQLite keeps a journal beside the file
+// (NAME-journal, 8 bytes more) and refuses an absolute path of more than
+// 512 bytes; the trace is written under a temporary name of up to 24
+// bytes more (observe.NewTracer) and renamed at the end.
+const (
+	maxTraceName = 255 - len("-journal") - 24
+	maxTracePath = 512 - len("-journal") - 24
+)
+
 // checkTracePath checks a --trace-db path before anything runs: Akita's
-// SQLite writer panics on a file it cannot create.
+// SQLite writer panics on a file it cannot create, so the file is
+// created here once (and removed) where it will be.
 func checkTracePath(path string) error {
 	if !strings.HasSuffix(path, ".sqlite3") {
 		return fmt.Errorf("--trace-db %s: the file name must end in .sqlite3", configs.Quote(path))
 	}
-	if strings.ContainsAny(path, "?") {
-		return fmt.Errorf("--trace-db %q: the SQLite driver reads ? as the "+
-			"start of options; pick a name without it", path)
+	if strings.ContainsAny(path, "?") || strings.HasPrefix(path, "file:") {
+		return fmt.Errorf("--trace-db %s: the SQLite driver reads ? as the "+
+			"start of options and file: as a URI; pick a name without them", configs.Quote(path))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("--trace-db %s: %v", configs.Quote(path), err)
+	}
+	if n := len(filepath.Base(abs)); n > maxTraceName {
+		return fmt.Errorf("--trace-db %s: a file name of %d bytes is above the limit of %d "+
+			"(the system's 255 less SQLite's journal suffix)", configs.Quote(path), n, maxTraceName)
+	}
+	if len(abs) > maxTracePath {
+		return fmt.Errorf("--trace-db %s: a full path of %d bytes is above SQLite's limit of %d; "+
+			"pick a shorter path", configs.Quote(path), len(abs), maxTracePath)
 	}
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("--trace-db %s: file exists; remove it or pick another name", configs.Quote(path))
 	}
-	return checkOutFile("--trace-db", path)
+	if err := checkOutFile("--trace-db", path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("--trace-db %s: cannot create it: %v", configs.Quote(path), errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(path)
 }
 
 // workMeter renders the work simulated since it was made, against the

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/tebeka/atexit"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sim"
 )
 
@@ -17,7 +19,12 @@ const (
 	exitOK       = 0
 	exitInternal = 1
 	exitUsage    = 2
+	// exitPanic is a bug that reached the command's edge as a panic.
+	exitPanic = 3
 )
+
+// issuesURL is where a panic's report asks the user to file it.
+const issuesURL = "https://github.com/stcsim/stcsim/issues"
 
 // command is one subcommand; each lives in its own file and registers
 // itself from init.
@@ -32,7 +39,40 @@ var commands = map[string]*command{}
 func register(c *command) { commands[c.name] = c }
 
 func main() {
-	atexit.Exit(dispatch(os.Args[1:]))
+	atexit.Exit(guarded(os.Args[1:]))
+}
+
+// guarded runs a command and turns a panic of its goroutine, which is a
+// bug whatever the input, into exit 3 with a one-line report (the
+// panic's value, bounded, and where it was raised) and a pointer to file
+// an issue, instead of a stack dump. It is a backstop: bad input is
+// refused with exit 2 before it can panic (TestHostileInputNeverPanics).
+func guarded(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "stcsim: internal error (a bug, not your input): panic %s at %s; "+
+				"please file an issue at %s with the command and its input files\n",
+				quote.Q(fmt.Sprint(r)), panicSite(), issuesURL)
+			code = exitPanic
+		}
+	}()
+	return dispatch(args)
+}
+
+// panicSite is the function and line that raised the panic being
+// recovered: the first frame outside the runtime.
+func panicSite() string {
+	pc := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(3, pc)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, f.File[strings.LastIndex(f.File, "/")+1:], f.Line)
+		}
+		if !more {
+			return "an unknown place"
+		}
+	}
 }
 
 func dispatch(args []string) int {

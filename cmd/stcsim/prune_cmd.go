@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -48,7 +51,7 @@ func runPrune(args []string) int {
 	case *format != "text" && *format != "json":
 		err = fmt.Errorf("--format %s: want text or json", configs.Quote(*format))
 	case *out != "":
-		err = checkOutDir("--out", *out)
+		err = checkPruneOut(*out, *in)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
@@ -119,4 +122,30 @@ func printPruneSummary(s *workloads.PruneSummary, format string) {
 	if len(s.Files) > 0 {
 		fmt.Printf("wrote: %v\n", s.Files)
 	}
+}
+
+// checkPruneOut checks --out DIR before the input is read: a directory
+// stcsim can write in, where no file prune writes is a link, a directory
+// or the --in file (prune --in pd/pruned.npy --out pd once overwrote its
+// own input).
+func checkPruneOut(dir, in string) error {
+	if err := checkOutDir("--out", dir); err != nil {
+		return err
+	}
+	for _, name := range workloads.PruneFiles {
+		p := filepath.Join(dir, name)
+		st, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			continue
+		case st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("--out %s: %s %v", dir, name, atomicfile.ErrSymlink)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("--out %s: %s exists and is not a regular file", dir, name)
+		}
+		if err := checkNotInputs("--out", p, in); err != nil {
+			return err
+		}
+	}
+	return nil
 }

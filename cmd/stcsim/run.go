@@ -469,7 +469,10 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	}
 	return func() {
 		if trace != nil {
-			trace.Close()
+			if err := trace.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "stcsim: --trace-db:", err)
+				return
+			}
 			fmt.Fprintf(os.Stderr, "stcsim: trace written to %s (open with daisen -sqlite %s)\n",
 				f.traceDB, f.traceDB)
 		}

@@ -138,6 +138,9 @@ func runSweep(args []string) int {
 	if err == nil {
 		err = sweep.CheckRefinable(plan, *refine)
 	}
+	if err == nil && *refine > 0 {
+		err = checkRefineWork(plan, *refine, maxWork, maxMemory, *jobs)
+	}
 	if err == nil {
 		// An existing store must be one, and must not hold these points
 		// with other GEMMs or modes: found now, not after the run starts.
@@ -220,6 +223,18 @@ func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork,
 			pt.Index+1, pt.Label(), f, in, 100*(in/f-1), pt.Hash, q.Hash)
 	}
 	return exitOK
+}
+
+// checkRefineWork checks, before the fast sweep stores anything, that
+// every point fits --max-work and --max-memory at instruction level: any
+// of them may be among the n best that --refine re-runs so.
+func checkRefineWork(plan *sweep.Plan, n int, maxWork, maxMemory float64, jobs int) error {
+	est := &unitEstimates{work: map[unitKey]float64{}}
+	if _, err := plan.Refined(plan.Points, workCheck(maxWork, maxMemory, jobs, est)); err != nil {
+		return fmt.Errorf("--refine %d re-runs the best points at %s=%s, any of them: %w",
+			n, point.FidelityKey, configs.FidelityInstruction, err)
+	}
+	return nil
 }
 
 // storedScores reads the objective of every point in the store.

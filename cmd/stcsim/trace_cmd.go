@@ -288,6 +288,9 @@ func runTraceImport(args []string) int {
 			err = fmt.Errorf("--weights-out: empty path (leave the flag out for none)")
 		}
 	})
+	if err == nil && *weightsOut != "" {
+		err = checkOutDir("--weights-out", *weightsOut)
+	}
 	if err != nil {
 		return usageError(fs, "%v", err)
 	}

@@ -86,6 +86,14 @@ func runValidate(args []string) int {
 			"or --kind) and a --summary-label")
 		return exitUsage
 	}
+	if *saveSummary != "" {
+		// Checked before anything runs: a file that can be replaced whole,
+		// not a link, not the points file or a config being read.
+		if err := checkOutput("--save-summary", *saveSummary, append([]string{*points}, cf.configs...)...); err != nil {
+			fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+			return exitUsage
+		}
+	}
 	if len(pts) < all && !*quiet {
 		fmt.Fprintf(os.Stderr, "stcsim validate: a subset: %d of the %d rows of %s; its "+
 			"errors are not the model's (docs/validation.md has the full held-out table)\n",

@@ -7,15 +7,19 @@
 package importer
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx"
@@ -150,7 +154,7 @@ func Load(path string, o Options) (*Imported, error) {
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
 	}
-	if err := writeWeights(o.WeightsDir, files); err != nil {
+	if err := writeWeights(o.WeightsDir, path, files); err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
 	}
 	if err := workloads.CheckWeights(t); err != nil {
@@ -231,25 +235,38 @@ func fileName(name string) string {
 	}, name)
 }
 
-// writeWeights writes the weight files (float32 .npy) into dir.
-func writeWeights(dir string, files []weightFile) error {
+// writeWeights writes the weight files (float32 .npy) into dir, each
+// whole (atomicfile: a kill or a full disk leaves the old file or the
+// new one), after checking that none is a link or the model file itself.
+func writeWeights(dir, model string, files []weightFile) error {
 	if dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--weights-out: %w", err)
 	}
+	in, _ := os.Stat(model)
 	for _, f := range files {
-		out, err := os.Create(f.path)
-		if err != nil {
+		st, err := os.Lstat(f.path)
+		switch {
+		case err != nil:
+		case st.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("--weights-out: %s: %w", f.path, atomicfile.ErrSymlink)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("--weights-out: %s: exists and is not a regular file", f.path)
+		case in != nil && os.SameFile(st, in):
+			return fmt.Errorf("--weights-out: %s: is the model file being imported", f.path)
+		}
+	}
+	for _, f := range files {
+		if err := atomicfile.WriteWith(f.path, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			if err := tensorfile.WriteNPY(bw, f.tensor.Shape, f.tensor.Data); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}); err != nil {
 			return fmt.Errorf("--weights-out: %w", err)
-		}
-		err = tensorfile.WriteNPY(out, f.tensor.Shape, f.tensor.Data)
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("--weights-out: write %s: %w", f.path, err)
 		}
 	}
 	return nil

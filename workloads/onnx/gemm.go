@@ -54,7 +54,7 @@ func (g *graph) conv(n *onnxpb.NodeProto) ([]*value, error) {
 	}
 	kernel := w.shape[2:]
 	if ks := attrInts(n, "kernel_shape"); ks != nil && !slices.Equal(ks, kernel) {
-		return nil, fmt.Errorf("kernel_shape %v differs from the weight's %v", ks, kernel)
+		return nil, fmt.Errorf("kernel_shape %s differs from the weight's %s", intsString(ks), intsString(kernel))
 	}
 	sp, err := spatial(n, x.shape[2:], kernel, false)
 	if err != nil {

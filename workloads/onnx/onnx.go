@@ -177,6 +177,9 @@ func (g *graph) addInitializers(gp *onnxpb.GraphProto) error {
 
 // tensorDims checks a tensor's dims.
 func tensorDims(d []int64) ([]int64, error) {
+	if len(d) > MaxRank {
+		return nil, rankError("the tensor", int64(len(d)))
+	}
 	for _, x := range d {
 		if x < 0 || x > workloads.MaxDim {
 			return nil, fmt.Errorf("dim %d is outside 0..%d", x, workloads.MaxDim)
@@ -253,6 +256,9 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 		param := g.isParameter(name)
 		v := &value{static: param}
 		if tt := vi.GetType().GetTensorType(); tt != nil && tt.GetShape() != nil {
+			if r := len(tt.GetShape().GetDim()); r > MaxRank {
+				return fmt.Errorf("%s: graph input %s: %v", g.file, quote.Q(name), rankError("it", int64(r)))
+			}
 			v.shape = make([]int64, len(tt.GetShape().GetDim()))
 			for i, d := range tt.GetShape().GetDim() {
 				v.shape[i] = unk
@@ -286,7 +292,7 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 		g.values[name] = v
 		if !param {
 			activations++
-			g.inputs = append(g.inputs, name+"="+shapeString(v.shape))
+			g.inputs = append(g.inputs, name+"="+shapeText(v.shape, MaxRank))
 		}
 	}
 	if activations == 0 {
@@ -330,16 +336,27 @@ func dimString(vi *onnxpb.ValueInfoProto) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-func shapeString(s []int64) string {
+// shapeString prints a shape for a message: at most 8 dims of it (with
+// the rank when cut), so that the message stays bounded.
+func shapeString(s []int64) string { return shapeText(s, 8) }
+
+// shapeText prints at most limit dims of a shape ("?" for an unknown
+// dim or rank).
+func shapeText(s []int64, limit int) string {
 	if s == nil {
 		return "?"
 	}
-	parts := make([]string, len(s))
+	parts := make([]string, 0, min(len(s), limit)+1)
 	for i, d := range s {
-		parts[i] = "?"
-		if d != unk {
-			parts[i] = fmt.Sprint(d)
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("...(rank %d)", len(s)))
+			break
 		}
+		p := "?"
+		if d != unk {
+			p = fmt.Sprint(d)
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "x")
 }
@@ -460,6 +477,9 @@ func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProt
 		}
 		if v.ints != nil && (!v.known() || numel(v.shape) != int64(len(v.ints))) {
 			v.ints = nil // folded values must fill the shape (a malformed Reshape may not)
+		}
+		if len(v.shape) > MaxRank {
+			return g.nodeError(n, "output %s: %v", quote.Q(name), rankError("it", int64(len(v.shape))))
 		}
 		if !v.known() && v.why == "" && inherited != "" {
 			v.why = inherited

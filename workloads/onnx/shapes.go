@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads/onnx/onnxpb"
 )
 
@@ -221,7 +222,7 @@ func (g *graph) infer(n *onnxpb.NodeProto) ([]*value, error) {
 	case "Gather":
 		return g.gather(n), nil
 	case "Unsqueeze":
-		return g.unsqueeze(n), nil
+		return g.unsqueeze(n)
 	case "Squeeze":
 		return g.squeeze(n), nil
 	case "Concat":
@@ -231,7 +232,7 @@ func (g *graph) infer(n *onnxpb.NodeProto) ([]*value, error) {
 	case "Slice":
 		return g.slice(n), nil
 	case "Reshape":
-		return g.reshape(n), nil
+		return g.reshape(n)
 	case "Flatten":
 		return flatten(n, x), nil
 	case "Transpose":
@@ -406,18 +407,21 @@ func (g *graph) axesOf(n *onnxpb.NodeProto, i int) ([]int64, bool) {
 	return attrInts(n, "axes"), true
 }
 
-func (g *graph) unsqueeze(n *onnxpb.NodeProto) []*value {
+func (g *graph) unsqueeze(n *onnxpb.NodeProto) ([]*value, error) {
 	x := g.in(n, 0)
 	axes, ok := g.axesOf(n, 1)
 	if x == nil || x.shape == nil || !ok {
-		return []*value{{}}
+		return []*value{{}}, nil
 	}
 	rank := len(x.shape) + len(axes)
+	if rank > MaxRank {
+		return nil, rankError("the output", int64(rank))
+	}
 	mark := make([]bool, rank)
 	for _, a := range axes {
 		ax, ok := axis(a, rank)
 		if !ok {
-			return []*value{{}}
+			return []*value{{}}, nil
 		}
 		mark[ax] = true
 	}
@@ -431,7 +435,7 @@ func (g *graph) unsqueeze(n *onnxpb.NodeProto) []*value {
 			j++
 		}
 	}
-	return []*value{{shape: shape, ints: x.ints}}
+	return []*value{{shape: shape, ints: x.ints}}, nil
 }
 
 func (g *graph) squeeze(n *onnxpb.NodeProto) []*value {
@@ -468,10 +472,12 @@ func (g *graph) concat(n *onnxpb.NodeProto) []*value {
 		if v == nil || v.shape == nil {
 			return []*value{{}}
 		}
-		if v.ints == nil {
+		if v.ints == nil || len(ints)+len(v.ints) > maxValues {
 			foldable = false
 		}
-		ints = append(ints, v.ints...)
+		if foldable {
+			ints = append(ints, v.ints...)
+		}
 		ax, ok := axis(attrInt(n, "axis", 0), len(v.shape))
 		if !ok {
 			return []*value{{}}
@@ -577,14 +583,15 @@ func (g *graph) slice(n *onnxpb.NodeProto) []*value {
 		if d == unk {
 			continue
 		}
-		lo, hi, cnt := sliceRange(starts[i], ends[i], step, d)
+		// A step beyond the dim takes one element at most, as the dim's
+		// own length does: clamping it keeps the index arithmetic in range.
+		step = min(max(step, -max(d, 1)), max(d, 1))
+		lo, _, cnt := sliceRange(starts[i], ends[i], step, d)
 		shape[ax] = cnt
-		if len(x.shape) == 1 && x.ints != nil {
-			for j := lo; (step > 0 && j < hi) || (step < 0 && j > hi); j += step {
-				ints = append(ints, x.ints[j])
-			}
-			if ints == nil {
-				ints = []int64{}
+		if len(x.shape) == 1 && x.ints != nil && int64(len(x.ints)) == d {
+			ints = make([]int64, 0, cnt)
+			for j := range cnt {
+				ints = append(ints, x.ints[lo+j*step])
 			}
 		}
 	}
@@ -605,13 +612,13 @@ func sliceRange(start, end, step, d int64) (int64, int64, int64) {
 		if e <= s {
 			return s, e, 0
 		}
-		return s, e, (e - s + step - 1) / step
+		return s, e, (e-s-1)/step + 1
 	}
 	s, e := norm(start, -1, d-1), norm(end, -1, d-1)
 	if s <= e {
 		return s, e, 0
 	}
-	return s, e, (s - e - step - 1) / -step
+	return s, e, (s-e-1)/-step + 1
 }
 
 func unknownDims(r int) []int64 {
@@ -622,14 +629,17 @@ func unknownDims(r int) []int64 {
 	return s
 }
 
-func (g *graph) reshape(n *onnxpb.NodeProto) []*value {
+func (g *graph) reshape(n *onnxpb.NodeProto) ([]*value, error) {
 	x := g.in(n, 0)
 	target := g.intsOf(n, 1)
+	if s := shapeOf(g.in(n, 1)); len(s) == 1 && s[0] != unk && s[0] > MaxRank {
+		return nil, rankError("the shape input "+quote.Q(n.GetInput()[1])+" asks for an output that", s[0])
+	}
 	if target == nil {
 		if s := shapeOf(g.in(n, 1)); len(s) == 1 && s[0] != unk {
-			return []*value{{shape: unknownDims(int(s[0]))}}
+			return []*value{{shape: unknownDims(int(s[0]))}}, nil
 		}
-		return []*value{{}}
+		return []*value{{}}, nil
 	}
 	shape := slices.Clone(target)
 	infer := -1
@@ -639,17 +649,17 @@ func (g *graph) reshape(n *onnxpb.NodeProto) []*value {
 		switch {
 		case d == 0 && !allowZero:
 			if x == nil || x.shape == nil || i >= len(x.shape) {
-				return []*value{{shape: unknownDims(len(shape))}}
+				return []*value{{shape: unknownDims(len(shape))}}, nil
 			}
 			shape[i] = x.shape[i]
 		case d == -1:
 			if infer >= 0 {
-				return []*value{{}}
+				return []*value{{}}, nil
 			}
 			infer = i
 			continue
 		case d < 0:
-			return []*value{{}}
+			return []*value{{}}, nil
 		}
 		if shape[i] == unk {
 			known = unk
@@ -668,7 +678,7 @@ func (g *graph) reshape(n *onnxpb.NodeProto) []*value {
 	if x != nil && x.ints != nil {
 		out.ints = x.ints
 	}
-	return []*value{out}
+	return []*value{out}, nil
 }
 
 func flatten(n *onnxpb.NodeProto, x *value) []*value {
@@ -782,11 +792,18 @@ func spatial(n *onnxpb.NodeProto, in []int64, kernel []int64, ceil bool) ([]int6
 			return nil, fmt.Errorf("attribute %s has %d values, want %d", name, len(v), size)
 		}
 		for _, x := range v {
-			if x < 0 || x > 1<<20 || (def == 1 && x == 0) {
-				return nil, fmt.Errorf("attribute %s value %d is out of range", name, x)
+			if x < 0 || x > MaxWindow || (def == 1 && x == 0) {
+				return nil, fmt.Errorf("attribute %s value %d is out of range (want %d..%d)",
+					name, x, min(def, 1), MaxWindow)
 			}
 		}
 		return v, nil
+	}
+	for _, k := range kernel {
+		if k < 1 || k > MaxWindow {
+			return nil, fmt.Errorf("kernel %s: a kernel dim of %d is out of range (want 1..%d)",
+				intsString(kernel), k, MaxWindow)
+		}
 	}
 	strides, err := get("strides", 1, r)
 	if err != nil {
@@ -815,7 +832,7 @@ func spatial(n *onnxpb.NodeProto, in []int64, kernel []int64, ceil bool) ([]int6
 		case "", "NOTSET":
 			out[i] = window(in[i], kernel[i], strides[i], dil[i], pads[i], pads[i+r], ceil)
 		default:
-			return nil, fmt.Errorf("auto_pad %q is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", autoPad)
+			return nil, fmt.Errorf("auto_pad %s is not NOTSET, SAME_UPPER, SAME_LOWER or VALID", quote.Q(autoPad))
 		}
 	}
 	return out, nil

@@ -140,8 +140,7 @@ func Import(data []byte, file string) (*Result, error) {
 			"record_shapes=True (torch.profiler; the legacy autograd profiler's "+
 			"export_chrome_trace writes no shapes)", file)
 	}
-	nest(gemms, func(outer, _ *event) { outer.wrapper = true })
-	nest(convs, func(_, inner *event) { inner.nested = true })
+	classify(gemms, convs)
 	all := slices.Concat(gemms, convs)
 	slices.SortFunc(all, func(a, b *event) int { return a.index - b.index })
 	r := &Result{}
@@ -225,10 +224,22 @@ func (e *event) times(file string) error {
 	return nil
 }
 
-// nest calls f(outer, inner) for every event that lies within another of
+// classify marks the GEMM events that contain another (wrappers, such as
+// matmul over mm) and the convolutions inside another (conv2d over
+// convolution over _convolution); only the others are counted.
+func classify(gemms, convs []*event) {
+	nest(gemms, func(parent, _ *event) { parent.wrapper = true })
+	nest(convs, func(_, child *event) { child.nested = true })
+}
+
+// nest calls f(parent, child) for every event that lies within another of
 // the same thread (by ts and dur; ties keep the file's order, parent
-// first).
-func nest(events []*event, f func(outer, inner *event)) {
+// first), with the innermost event that holds it. The events that hold
+// one form a stack, each within the one below: every ancestor of child
+// was the parent of the next one up, so f sees each nesting once and the
+// walk is linear in the events, whatever the depth (a rescan of the
+// whole stack made 400k nested calls take minutes).
+func nest(events []*event, f func(parent, child *event)) {
 	sorted := slices.Clone(events)
 	slices.SortStableFunc(sorted, func(a, b *event) int {
 		switch {
@@ -252,8 +263,8 @@ func nest(events []*event, f func(outer, inner *event)) {
 		for len(stack) > 0 && (stack[len(stack)-1].thread != e.thread || stack[len(stack)-1].end < e.end) {
 			stack = stack[:len(stack)-1]
 		}
-		for _, s := range stack {
-			f(s, e)
+		if len(stack) > 0 {
+			f(stack[len(stack)-1], e)
 		}
 		stack = append(stack, e)
 	}

@@ -5,6 +5,8 @@ package observe
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	akita "github.com/sarchlab/akita/v3/sim"
@@ -51,6 +53,8 @@ type Tracer struct {
 	offset  akita.VTimeInSec
 	kernel  int
 	root    tracing.NamedHookable
+	path    string // where Close puts the trace
+	tmp     string // where it is written until then
 }
 
 // offsetTime shifts an engine's clock by the kernels traced before it.
@@ -64,11 +68,17 @@ func (t offsetTime) CurrentTime() akita.VTimeInSec { return t.e.CurrentTime() + 
 // NewTracer writes a Daisen trace of each reported kernel (and of the
 // selection samples when samples is set) to the SQLite file at path,
 // which the caller has checked (Akita's SQLite writer panics on a file it
-// cannot create; cmd/stcsim checks --trace-db before anything runs).
+// cannot create; cmd/stcsim checks --trace-db before anything runs). The
+// trace is written under a temporary name beside path (".NAME.tmp-PID",
+// at most 16 bytes longer) and renamed to path by Close, so that a
+// killed run leaves no partial trace under the name asked for.
 func NewTracer(path string, samples bool) (*Tracer, error) {
-	w := tracing.NewSQLiteTraceWriter(strings.TrimSuffix(path, ".sqlite3"))
+	dir, base := filepath.Split(path)
+	stem := filepath.Join(dir, fmt.Sprintf(".%s.tmp-%d", strings.TrimSuffix(base, ".sqlite3"), os.Getpid()))
+	os.Remove(stem + ".sqlite3") // left by a killed run of this pid
+	w := tracing.NewSQLiteTraceWriter(stem)
 	w.Init()
-	return &Tracer{writer: w, samples: samples}, nil
+	return &Tracer{writer: w, samples: samples, path: path, tmp: stem + ".sqlite3"}, nil
 }
 
 // WantsSamples says whether kernel-selection samples are traced too.
@@ -101,5 +111,15 @@ func (o *Tracer) KernelDone(string) {
 	o.offset += o.engine.CurrentTime() + 1e-6
 }
 
-// Close writes what is buffered.
-func (o *Tracer) Close() { o.writer.Flush() }
+// Close writes what is buffered, closes the database and puts it at
+// the path asked for.
+func (o *Tracer) Close() error {
+	o.writer.Flush()
+	if err := o.writer.DB.Close(); err != nil {
+		return fmt.Errorf("trace %s: %w", o.path, err)
+	}
+	if err := os.Rename(o.tmp, o.path); err != nil {
+		return fmt.Errorf("trace %s: %w", o.path, err)
+	}
+	return nil
+}
