@@ -436,7 +436,7 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 		}
 		if names[tr.Name] {
 			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+
-				"workload name %q used twice", s.file, ws.line, i, tr.Name)
+				"workload name %s used twice", s.file, ws.line, i, quote.Q(tr.Name))
 		}
 		names[tr.Name] = true
 		out = append(out, &Workload{Trace: tr, Hash: traceHash(tr)})

@@ -45,6 +45,9 @@ func TestErrorMessagesAreBounded(t *testing.T) {
 		"100 KB --format":        {"validate", "--points", "x.csv", "--format", long},
 		"ESC in a flag value":    {"run", "--gemm", "64x64x64", "--max-work", "\x1b[2J\x1b]0;pwned\x07"},
 		"ESC in --set":           {"run", "--gemm", "64x64x64", "--set", "gpu.sm_count=\x1b[2J"},
+		"ESC in a workload name": {"sweep", "--dry-run", write("e.yaml", "workloads: [{name: \"a\\e[2Jb\", gemms: [64x64x64]}]\n")},
+		"ESC in a sweep label": {"sweep", "--dry-run", write("e2.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
+			"grid: {tensorcore.fp16.sparse_pattern: [\"2:4\\e]0;t\\a\"]}\n")},
 	} {
 		_, errOut, code := capture(t, func() int { return guarded(args) })
 		if code != exitUsage {
@@ -83,5 +86,15 @@ func TestSetQuoteKeepsTheValue(t *testing.T) {
 	})
 	if !strings.Contains(se, "1289") || len(se) > 600 {
 		t.Errorf("message %q", se)
+	}
+}
+
+// A trace named after a file whose name holds an ESC prints it escaped.
+func TestFileNamedWithAnEscapeIsPrintedEscaped(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a\x1b[2Jb.csv", "name,m,n,k,precision,sparsity,count,batch\nfc,64,64,64,fp16,2:4,1,1\n")
+	out, se, code := capture(t, func() int { return guarded([]string{"trace", "check", p}) })
+	if code != exitOK || strings.Contains(out+se, "\x1b") || !strings.Contains(out, `a\x1b[2Jb`) {
+		t.Errorf("exit %d: %q %q", code, out, se)
 	}
 }
