@@ -45,6 +45,9 @@ func TestErrorMessagesAreBounded(t *testing.T) {
 		"100 KB --format":        {"validate", "--points", "x.csv", "--format", long},
 		"ESC in a flag value":    {"run", "--gemm", "64x64x64", "--max-work", "\x1b[2J\x1b]0;pwned\x07"},
 		"ESC in --set":           {"run", "--gemm", "64x64x64", "--set", "gpu.sm_count=\x1b[2J"},
+		"1 MB validation row id": {"validate", "--quiet", "--no-cache", "--points", write("v.csv",
+			"id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness,layout\n"+
+				big+",A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,x,,,microbenchmark,\n")},
 		"ESC in a workload name": {"sweep", "--dry-run", write("e.yaml", "workloads: [{name: \"a\\e[2Jb\", gemms: [64x64x64]}]\n")},
 		"ESC in a sweep label": {"sweep", "--dry-run", write("e2.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
 			"grid: {tensorcore.fp16.sparse_pattern: [\"2:4\\e]0;t\\a\"]}\n")},
