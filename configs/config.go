@@ -233,7 +233,7 @@ func (c *Config) Validate() check.List {
 	// characters (an ESC would drive the terminal), no line breaks.
 	for _, f := range []struct{ key, v string }{{"name", c.Name}, {"description", c.Description}} {
 		if i := strings.IndexFunc(f.v, unicode.IsControl); i >= 0 {
-			l.Add(f.key, "holds the control character %q at byte %d: printable text only", f.v[i:i+1], i)
+			l.Add(f.key, "holds the control character %s at byte %d: printable text only", Quote(f.v[i:i+1]), i)
 		}
 	}
 	l.Positive("gpu.clock_mhz", c.GPU.ClockMHz)
@@ -325,12 +325,12 @@ func (k KernelConfig) validate(c *Config) check.List {
 		case err != nil:
 			l.Add(f.key, "%v", err)
 		case !names[k.Tile]:
-			l.Add(f.key, "%q is not a candidate (have %s; add _splitkN "+
-				"to pin split-K, _serialkN or _streamk)", k.Tile, strings.Join(all, ", "))
+			l.Add(f.key, "%s is not a candidate (have %s; add _splitkN "+
+				"to pin split-K, _serialkN or _streamk)", Quote(k.Tile), strings.Join(all, ", "))
 		case k.N > 64:
-			l.Add(f.key, "split-K %d of %q must be in 1..64", k.N, f.v)
+			l.Add(f.key, "split-K %d of %s must be in 1..64", k.N, Quote(f.v))
 		case k.Suffix == SuffixSerialK && k.N < 2:
-			l.Add(f.key, "%q: serial split-K needs N >= 2 splits", f.v)
+			l.Add(f.key, "%s: serial split-K needs N >= 2 splits", Quote(f.v))
 		}
 	}
 	return l
@@ -374,15 +374,15 @@ func ParseKernel(s string) (KernelName, error) {
 		}
 		n, err := strconv.Atoi(s[i+len(suf):])
 		if err != nil || n < 1 {
-			return KernelName{}, fmt.Errorf("%q: the split-K suffix must be "+
-				"%sN with N >= 1", s, suf)
+			return KernelName{}, fmt.Errorf("%s: the split-K suffix must be "+
+				"%sN with N >= 1", Quote(s), suf)
 		}
 		return KernelName{Tile: s[:i], Suffix: suf, N: n}, nil
 	}
 	if i := strings.LastIndex(s, SuffixStreamK); i >= 0 {
 		if i+len(SuffixStreamK) != len(s) {
-			return KernelName{}, fmt.Errorf("%q: the stream-K suffix is %s "+
-				"with nothing after it", s, SuffixStreamK)
+			return KernelName{}, fmt.Errorf("%s: the stream-K suffix is %s "+
+				"with nothing after it", Quote(s), SuffixStreamK)
 		}
 		return KernelName{Tile: s[:i], Suffix: SuffixStreamK}, nil
 	}

@@ -173,27 +173,49 @@ func quoteKey(k string) string {
 	return Quote(k)
 }
 
+// quoteSet renders a --set KEY=VALUE for a message: quoted whole when
+// short, else its key and its value each quoted on its own, so that a
+// cut never falls inside the value (a 46-byte --set ending in =128 was
+// shown as ...=1).
+func quoteSet(kv string) string {
+	key, value, ok := strings.Cut(kv, "=")
+	if len(kv) <= quote.Max || !ok {
+		return Quote(kv)
+	}
+	return Quote(key) + "=" + Quote(value)
+}
+
+// setText is a --set as a config origin names it ("--set KEY=VALUE" in
+// messages about its key): as given when short and printable, else as
+// quoteSet renders it.
+func setText(kv string) string {
+	if len(kv) <= 2*quote.Max && utf8.ValidString(kv) && !quote.HasControl(kv) {
+		return kv
+	}
+	return quoteSet(kv)
+}
+
 // applySet applies one key.path=value override.
 func (ld *Loaded) applySet(kv string) error {
 	if !utf8.ValidString(kv) {
-		return fmt.Errorf("--set %s: not UTF-8 text", Quote(kv))
+		return fmt.Errorf("--set %s: not UTF-8 text", quoteSet(kv))
 	}
 	key, value, ok := strings.Cut(kv, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return fmt.Errorf("--set %s: want key.path=value", Quote(kv))
+		return fmt.Errorf("--set %s: want key.path=value", quoteSet(kv))
 	}
 	if key == "base" {
 		return fmt.Errorf("--set %s: base is resolved when a file is read; "+
-			"give the base config with --config", Quote(kv))
+			"give the base config with --config", quoteSet(kv))
 	}
 	t, err := typeAt(key)
 	if err != nil {
-		return fmt.Errorf("--set %s: %v", Quote(kv), err)
+		return fmt.Errorf("--set %s: %v", quoteSet(kv), err)
 	}
 	val, err := parseSetValue(value)
 	if err != nil {
-		return fmt.Errorf("--set %s: value: %v", Quote(kv), err)
+		return fmt.Errorf("--set %s: value: %v", quoteSet(kv), err)
 	}
 	if err := checkNode("--set", val, t, key); err != nil {
 		msg := err.Error()
@@ -201,14 +223,14 @@ func (ld *Loaded) applySet(kv string) error {
 			msg = msg[i+2:]
 		}
 		return fmt.Errorf("--set %s: value %s is not valid for %s: %s",
-			Quote(kv), Quote(value), key, msg)
+			quoteSet(kv), Quote(value), key, msg)
 	}
-	label := setLabels([]string{kv})[0]
+	label := "--set " + setText(kv)
 	if ld.tree == nil {
-		return fmt.Errorf("--set %s: no config loaded to override", Quote(kv))
+		return fmt.Errorf("--set %s: no config loaded to override", quoteSet(kv))
 	}
 	if err := setPath(ld.tree, key, val); err != nil {
-		return fmt.Errorf("--set %s: %v", Quote(kv), err)
+		return fmt.Errorf("--set %s: %v", quoteSet(kv), err)
 	}
 	ld.origin[key] = pos{file: label}
 	ld.record(label, val, key)

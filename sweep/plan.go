@@ -139,8 +139,8 @@ func ParseShard(s string) (Shard, error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, "+
-			"like 1/4", s)
+		return Shard{}, fmt.Errorf("--shard %s: want i/n with 1 <= i <= n, "+
+			"like 1/4", quote.Q(s))
 	}
 	return Shard{I: i, N: n}, nil
 }
@@ -436,7 +436,7 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 		}
 		if names[tr.Name] {
 			return nil, fmt.Errorf("sweep %s: line %d: workloads[%d]: "+
-				"workload name %q used twice", s.file, ws.line, i, tr.Name)
+				"workload name %s used twice", s.file, ws.line, i, quote.Q(tr.Name))
 		}
 		names[tr.Name] = true
 		out = append(out, &Workload{Trace: tr, Hash: traceHash(tr)})

@@ -326,7 +326,7 @@ func (s *Spec) check() error {
 			return fmt.Errorf("modes: %w", err)
 		}
 		if seenMode[m] {
-			return fmt.Errorf("modes: %q listed twice", name)
+			return fmt.Errorf("modes: %s listed twice", quote.Q(name))
 		}
 		seenMode[m] = true
 		s.modes = append(s.modes, m)
@@ -448,6 +448,10 @@ func (w *WorkloadSpec) check() error {
 	}
 	if kinds != 1 {
 		return fmt.Errorf("want exactly one of model, trace or gemms")
+	}
+	if quote.HasControl(w.Name) {
+		return fmt.Errorf("name %s holds a control character or invalid UTF-8: "+
+			"printable text only", quote.Q(w.Name))
 	}
 	for _, o := range []struct {
 		name string

@@ -3,6 +3,8 @@ package tensorcore
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Mode selects the dense or the N:M-sparse datapath. Its text form
@@ -101,7 +103,7 @@ func ParsePrecision(s string) (Precision, error) {
 			return Precision(i), nil
 		}
 	}
-	return FP16, fmt.Errorf("unknown precision %q (want %s)", s,
+	return FP16, fmt.Errorf("unknown precision %s (want %s)", quote.Q(s),
 		orList(precisionNames))
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -132,8 +133,8 @@ func ParsePoints(r io.Reader, name string) ([]Point, error) {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
 		if first, dup := ids[p.ID]; dup {
-			return nil, fmt.Errorf("%s:%d: column id: %q already used at "+
-				"line %d", name, line, p.ID, first)
+			return nil, fmt.Errorf("%s:%d: column id: %s already used at "+
+				"line %d", name, line, configs.Quote(p.ID), first)
 		}
 		ids[p.ID] = line
 		pts = append(pts, p)
@@ -167,6 +168,9 @@ func checkHeader(header []string) error {
 	return nil
 }
 
+// maxIDBytes bounds a row id (the shared collection's longest is 27).
+const maxIDBytes = 64
+
 func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11],
@@ -174,6 +178,11 @@ func parsePoint(rec []string, line int) (Point, error) {
 		Layout: strings.TrimSpace(rec[15])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
+	}
+	if len(p.ID) > maxIDBytes || quote.HasControl(p.ID) {
+		// an id is printed in every table and note of the report
+		return p, fmt.Errorf("column id: %s: want at most %d bytes of printable text",
+			configs.Quote(p.ID), maxIDBytes)
 	}
 	if err := parseOpt(rec[2], columns[2], func(s string) error {
 		var err error

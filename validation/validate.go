@@ -235,7 +235,7 @@ func Run(points []Point, opt Options) (*Report, error) {
 	switch opt.Conditions {
 	case "", "both", "measured", "boost":
 	default:
-		return nil, fmt.Errorf("conditions %q: want both, measured or boost", opt.Conditions)
+		return nil, fmt.Errorf("conditions %s: want both, measured or boost", configs.Quote(opt.Conditions))
 	}
 	for _, id := range opt.Calibrated {
 		v.calibrated[id] = true
@@ -258,7 +258,7 @@ func Run(points []Point, opt Options) (*Report, error) {
 		v.noteUncontrolled(p)
 		if ld == nil {
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: no config "+
-				"for hardware %q", p.ID, p.Hardware))
+				"for hardware %s", p.ID, configs.Quote(p.Hardware)))
 			continue
 		}
 		switch p.Kind {
@@ -274,7 +274,7 @@ func Run(points []Point, opt Options) (*Report, error) {
 				"per SM and MMAs in flight, which stcsim micro tc does not run", p.ID))
 		default:
 			v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: unknown "+
-				"kind %q", p.ID, p.Kind))
+				"kind %s", p.ID, configs.Quote(p.Kind)))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("row %s (line %d): %w", p.ID, p.Line, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // MaxTraceBytes bounds a trace file. The largest built-in model's
@@ -68,7 +69,7 @@ func loadFile(path string) (*Trace, string, error) {
 		".json": ParseJSON,
 	}[ext]
 	if parse == nil {
-		return nil, "", fmt.Errorf("trace %s: unknown extension %q (want .csv or .json)", path, ext)
+		return nil, "", fmt.Errorf("trace %s: unknown extension %s (want .csv or .json)", path, quote.Q(ext))
 	}
 	data, err := configs.ReadRegular(path, MaxTraceBytes, "a trace file")
 	if err != nil {
@@ -78,8 +79,8 @@ func loadFile(path string) (*Trace, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if t.Name == path {
-		t.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if t.Name == path { // named after the file: a name printed in tables, escaped
+		t.Name = quote.Text(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
 	dir := filepath.Dir(path)
 	for i := range t.GEMMs {

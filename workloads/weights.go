@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/internal/atomicfile"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads/tensorfile"
 )
@@ -114,7 +115,7 @@ func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 		return t.(*Tensor), nil
 	}
 	if ext != ".npy" && ext != ".safetensors" {
-		return nil, fmt.Errorf("weights %s: unknown extension %q (want .npy or .safetensors)", path, ext)
+		return nil, fmt.Errorf("weights %s: unknown extension %s (want .npy or .safetensors)", path, quote.Q(ext))
 	}
 	if ext == ".npy" && tensor != "" {
 		return nil, fmt.Errorf("weights %s: a .npy file holds one unnamed tensor; --tensor applies to .safetensors", path)
@@ -396,8 +397,8 @@ func LoadRowWeights(g GEMM) (*Weights, error) {
 
 func rowPattern(g GEMM) (tensorcore.Pattern, error) {
 	if PatternGroup(g.Sparsity) == 0 {
-		return tensorcore.Pattern{}, fmt.Errorf("row %s: sparsity %q has no "+
-			"weight mask", g.Name, g.Sparsity)
+		return tensorcore.Pattern{}, fmt.Errorf("row %s: sparsity %s has no "+
+			"weight mask", g.Name, quote.Q(g.Sparsity))
 	}
 	return tensorcore.ParsePattern(g.Sparsity)
 }
@@ -426,6 +427,9 @@ func loadWeights(path string, m, k int, p tensorcore.Pattern) (*Weights, error) 
 	if a.Rows != m || a.Cols != k {
 		return nil, fmt.Errorf("weights %s: shape %v is %dx%d as M x K, the "+
 			"trace row wants %dx%d", path, t.Shape, a.Rows, a.Cols, m, k)
+	}
+	if err := finite(a); err != nil { // as prune refuses it
+		return nil, fmt.Errorf("weights %s: %w", path, err)
 	}
 	c, err := tensorcore.Compress(a, p)
 	if err != nil {
@@ -471,6 +475,9 @@ func loadPrunedDir(dir string, m, k int, p tensorcore.Pattern) (*Weights, error)
 	if len(vals.Shape) != 2 || vals.Shape[0] != m || vals.Shape[1] != kept {
 		return nil, fmt.Errorf("weights %s: %s has shape %v, want [%d %d]",
 			dir, ValuesFile, vals.Shape, m, kept)
+	}
+	if err := finite(tensorcore.Matrix{Rows: m, Cols: kept, Data: vals.Data}); err != nil {
+		return nil, fmt.Errorf("weights %s: %s: %w", dir, ValuesFile, err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, MetadataFile))
 	if err != nil {

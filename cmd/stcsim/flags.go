@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
@@ -54,7 +55,10 @@ func (c *configFlags) load() (*configs.Loaded, int) {
 func newFlagSet(name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("stcsim "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
+	// The flag package calls Usage on every parse error too; the usage is
+	// printed only when asked for (-h), by flagFailure.
+	fs.Usage = func() {}
+	usages[fs] = func() {
 		fs.SetOutput(os.Stderr)
 		fmt.Fprintf(os.Stderr, "usage: stcsim %s %s\n\nflags:\n", name, synopsis)
 		fs.PrintDefaults()
@@ -63,17 +67,64 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
+// usages print each flag set's usage (-h).
+var usages = map[*flag.FlagSet]func(){}
+
+// flagFailure reports a parse error of fs, the one path every command's
+// flag errors take: -h prints the usage (exit 0); any other error is one
+// line, every value in it quoted boundedly (flagMessage), and a pointer
+// to -h (exit 2).
+func flagFailure(fs *flag.FlagSet, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		if u := usages[fs]; u != nil {
+			u()
+		}
+		return exitOK
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), flagMessage(err))
+	fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
+	return exitUsage
+}
+
+// flagMessage rewrites the flag package's message, which quotes a value
+// or a flag name whole (a 100 KB --max-work was printed back whole),
+// with each quoted boundedly and control characters escaped.
+func flagMessage(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"invalid value ", "invalid boolean value "} {
+		rest, ok := strings.CutPrefix(msg, p)
+		if !ok {
+			continue
+		}
+		if q, qerr := strconv.QuotedPrefix(rest); qerr == nil {
+			v, _ := strconv.Unquote(q)
+			return p + configs.Quote(v) + boundedTail(rest[len(q):])
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown flag " + configs.Quote(name)
+	}
+	if s, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		return "bad flag syntax: " + configs.Quote(s)
+	}
+	return boundedTail(msg)
+}
+
+// boundedTail escapes control characters in the rest of a flag message
+// (a Value's own Set error) and cuts it to 200 bytes.
+func boundedTail(s string) string {
+	q := strconv.Quote(s)
+	q = q[1 : len(q)-1]
+	if len(q) > 200 {
+		q = q[:200] + "..."
+	}
+	return q
+}
+
 // parseFlags parses args; ok is false when the caller should return code.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		// Parse has printed the usage already (fs.Usage).
-		return exitOK, false
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
-		fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
-		return exitUsage, false
+	if err := fs.Parse(args); err != nil {
+		return flagFailure(fs, err), false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "%s: unexpected argument %s\n", fs.Name(), configs.Quote(fs.Arg(0)))

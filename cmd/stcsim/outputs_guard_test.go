@@ -181,3 +181,37 @@ func TestRefineAboveMaxWorkStoresNothing(t *testing.T) {
 		t.Error("the store was created")
 	}
 }
+
+// A NaN or infinite weight is refused by trace check and run, as prune
+// refuses it (issue 51: it passed both).
+func TestNaNWeightIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]float32, 32) // 4 x 8, 2:4 along K
+	for i := range data {
+		if i%4 < 2 {
+			data[i] = 1
+		}
+	}
+	data[9] = float32(nan())
+	f, err := os.Create(filepath.Join(dir, "w.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tensorfile.WriteNPY(f, []int{4, 8}, data); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	trace := writeFile(t, dir, "t.csv", "name,m,n,k,precision,sparsity,count,batch,weights\nfc,4,64,8,fp16,2:4,1,1,w.npy\n")
+	for _, args := range [][]string{
+		{"trace", "check", trace},
+		{"run", "--workload", trace, "--no-cache", "--set", "gpu.sm_count=4"},
+		{"prune", "--in", filepath.Join(dir, "w.npy"), "--out", filepath.Join(dir, "pd")},
+	} {
+		wantRefused(t, args, "w.npy", "row 1, column 1 is NaN")
+	}
+}
+
+func nan() float64 {
+	var zero float64
+	return zero / zero
+}

@@ -40,15 +40,8 @@ func init() {
 // arguments and returns the positionals.
 func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
 	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			// Parse has printed the usage already (fs.Usage).
-			return nil, exitOK, false
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
-			fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
-			return nil, exitUsage, false
+		if err := fs.Parse(args); err != nil {
+			return nil, flagFailure(fs, err), false
 		}
 		if fs.NArg() == 0 {
 			return pos, exitOK, true

@@ -243,7 +243,7 @@ func runTraceCheck(args []string) int {
 			continue
 		}
 		fmt.Printf("%s: ok: %d rows, %.3f G MACs per pass (%.3f G with padding)\n",
-			path, len(t.GEMMs), float64(t.UsefulMACs())/1e9, float64(t.MACs())/1e9)
+			quote.Text(path), len(t.GEMMs), float64(t.UsefulMACs())/1e9, float64(t.MACs())/1e9)
 	}
 	return code
 }

@@ -51,7 +51,7 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	if *format != "table" && *format != "json" {
-		fmt.Fprintf(os.Stderr, "stcsim validate: --format %q: want table or json\n", *format)
+		fmt.Fprintf(os.Stderr, "stcsim validate: --format %s: want table or json\n", configs.Quote(*format))
 		return exitUsage
 	}
 	if !(maxWork > 0) || math.IsInf(maxWork, 1) {

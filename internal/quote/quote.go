@@ -5,6 +5,7 @@ package quote
 
 import (
 	"fmt"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
@@ -36,4 +37,16 @@ func HasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// Text renders a name for a table, a label or a progress line: as it is
+// when it holds no control character, else with each escaped as Go
+// quotes it (an ESC is \x1b), so that printing a name never moves the
+// cursor, clears the screen or sets the window's title.
+func Text(s string) string {
+	if !HasControl(s) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

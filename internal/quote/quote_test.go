@@ -18,3 +18,15 @@ func TestQBoundsWhatItQuotes(t *testing.T) {
 		t.Errorf("cut inside a rune: %s", got)
 	}
 }
+
+func TestTextEscapesControlCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"resnet50": "resnet50", "bert/large@seq=128": "bert/large@seq=128", "é": "é",
+		"a\x1b[2Jb": `a\x1b[2Jb`, "x\x1b]0;t\ay": `x\x1b]0;t\ay`, "tab\there": `tab\there`,
+		"bad\xffutf8": `bad\xffutf8`,
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

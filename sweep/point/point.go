@@ -7,7 +7,11 @@
 // neither imports the other through it.
 package point
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
 
 // Assignment is one grid value of a point: key=value.
 type Assignment struct {
@@ -38,7 +42,19 @@ func (p Point) Label() string {
 	for i, a := range p.Grid {
 		parts[i] = a.Key + "=" + a.Value
 	}
-	return strings.Join(parts, " ")
+	return printable(strings.Join(parts, " "))
+}
+
+// printable escapes the control characters and invalid UTF-8 of a label
+// as Go quotes them (an ESC in a grid value is \x1b), so that printing
+// it never drives the terminal; internal/quote.Text does the same for
+// the packages this one may not import.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) < 0 {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // Workload is a workload's identity: its name and the hash of its GEMM

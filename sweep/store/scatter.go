@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -17,11 +18,11 @@ import (
 func Scatter(rows []Row, q Query) ([]report.Point, error) {
 	for _, m := range []struct{ flag, v string }{{"--x", q.X}, {"--y", q.Y}} {
 		if _, ok := Metrics[m.v]; !ok {
-			return nil, fmt.Errorf("%s %q: want %s", m.flag, m.v, metricNames)
+			return nil, fmt.Errorf("%s %s: want %s", m.flag, quote.Q(m.v), metricNames)
 		}
 	}
 	if q.By != "workload" && q.By != "layer" {
-		return nil, fmt.Errorf("--by %q: want workload or layer", q.By)
+		return nil, fmt.Errorf("--by %s: want workload or layer", quote.Q(q.By))
 	}
 	keys := gridKeys(rows)
 	for _, w := range q.Where {

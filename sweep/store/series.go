@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -46,20 +47,20 @@ type Query struct {
 // are ordered numerically where they are numbers.
 func Series(rows []Row, q Query) ([]report.Series, error) {
 	if _, ok := Metrics[q.Y]; !ok {
-		return nil, fmt.Errorf("--y %q: want %s", q.Y, metricNames)
+		return nil, fmt.Errorf("--y %s: want %s", quote.Q(q.Y), metricNames)
 	}
 	if q.By != "workload" && q.By != "layer" {
-		return nil, fmt.Errorf("--by %q: want workload or layer", q.By)
+		return nil, fmt.Errorf("--by %s: want workload or layer", quote.Q(q.By))
 	}
 	keys := gridKeys(rows)
 	if !contains(keys, q.X) {
 		return nil, fmt.Errorf("--x %s: no stored point varies that key "+
-			"(varied keys: %s)", q.X, strings.Join(keys, ", "))
+			"(varied keys: %s)", quote.Q(q.X), strings.Join(keys, ", "))
 	}
 	for _, w := range q.Where {
 		if !contains(keys, w.Key) {
 			return nil, fmt.Errorf("--where %s: no stored point varies that "+
-				"key (varied keys: %s)", w.Key, strings.Join(keys, ", "))
+				"key (varied keys: %s)", quote.Q(w.Key), strings.Join(keys, ", "))
 		}
 	}
 	acc := newAccumulator(q)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/atomicfile"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx"
@@ -149,7 +150,7 @@ func Load(path string, o Options) (*Imported, error) {
 			return nil, fmt.Errorf("import %s: %w", path, err)
 		}
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := quote.Text(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	t := &workloads.Trace{Name: name, GEMMs: workloads.Rows(layers, o.Precision, o.PerLayer)}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("import %s: %w", path, err)
