@@ -50,6 +50,7 @@ type runFlags struct {
 	format    string
 	out       string
 	quiet     bool
+	wide      bool // --wide: every table column, whatever the width
 	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
 	hold      bool
@@ -85,6 +86,8 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.wide, "wide", false, "table: every column and whole layer names (by default "+
+		"the table fits 120 columns, or a wider terminal, and leaves out what does not fit)")
 	fs.StringVar(&f.layer, "layer", "", "run only the layers whose name "+
 		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
 		"'attention\\.(qkv|output)'; totals then cover those layers")
@@ -490,7 +493,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
-	bar.Work(workMeter(sim.EstimateKSteps(ld.Config, job)))
+	est := sim.EstimateKSteps(ld.Config, job)
+	bar.Work(workMeter(est))
+	bar.Fraction(workShare(est))
 	rep, err := sim.Run(ld, job)
 	if err != nil {
 		bar.Stop()
@@ -519,12 +524,21 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	case "csv":
 		os.Stdout.Write(report.CSV(rep))
 	default:
-		report.Table(os.Stdout, rep)
+		report.TableWithin(os.Stdout, rep, f.tableWidth())
 	}
 	if f.hold {
 		holdMonitor(f.monURL)
 	}
 	return exitOK
+}
+
+// tableWidth is the width the table keeps to: report.TableWidth, or the
+// terminal's when stdout is a wider one; 0 (every column) under --wide.
+func (f *runFlags) tableWidth() int {
+	if f.wide {
+		return 0
+	}
+	return max(report.TableWidth, progress.TerminalWidth(os.Stdout))
 }
 
 // holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
