@@ -334,26 +334,33 @@ func importOptions(batch int, inputs []string, precision, format string) (import
 		return o, fmt.Errorf("--batch %d: must be in 1..%d", batch, workloads.MaxDim)
 	}
 	o.Precision, o.Batch = p, batch
+	o.Inputs, err = parseInputs(inputs)
+	return o, err
+}
+
+// parseInputs reads --input NAME=DIMS flags (trace import, run).
+func parseInputs(inputs []string) ([]onnx.Input, error) {
+	var out []onnx.Input
 	for _, in := range inputs {
 		name, dims, ok := strings.Cut(in, "=")
 		if !ok || name == "" {
-			return o, fmt.Errorf("--input %s: want NAME=DIMS, like input=32x3x224x224", quote.Q(in))
+			return nil, fmt.Errorf("--input %s: want NAME=DIMS, like input=32x3x224x224", quote.Q(in))
 		}
 		var d []int64
 		for _, part := range strings.Split(dims, "x") {
 			v, err := strconv.ParseInt(part, 10, 64)
 			if err != nil || v < 1 || v > workloads.MaxDim {
-				return o, fmt.Errorf("--input %s: dim %s is not a whole number in 1..%d",
+				return nil, fmt.Errorf("--input %s: dim %s is not a whole number in 1..%d",
 					quote.Q(in), quote.Q(part), workloads.MaxDim)
 			}
 			d = append(d, v)
 		}
-		for _, prev := range o.Inputs {
+		for _, prev := range out {
 			if prev.Name == name {
-				return o, fmt.Errorf("--input %s given twice", quote.Q(name))
+				return nil, fmt.Errorf("--input %s given twice", quote.Q(name))
 			}
 		}
-		o.Inputs = append(o.Inputs, onnx.Input{Name: name, Dims: d})
+		out = append(out, onnx.Input{Name: name, Dims: d})
 	}
-	return o, nil
+	return out, nil
 }
