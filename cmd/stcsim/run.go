@@ -358,7 +358,7 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 	var sources []sim.WorkloadSource
 	var names []string
 	for i, t := range job.Workloads {
-		sel := &workloads.Trace{Name: t.Name}
+		sel := t.WithGEMMs(nil)
 		for _, g := range t.GEMMs {
 			names = append(names, g.Name)
 			if re.MatchString(g.Name) {
@@ -409,7 +409,7 @@ func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--sparse-operand %s: want %s or %s", configs.Quote(f.operand),
 			workloads.OperandWeights, workloads.OperandActivations)
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		if out.GEMMs[i].Sparsity != workloads.Dense {
 			out.GEMMs[i].SparseOperand = f.operand
@@ -427,7 +427,7 @@ func (f *runFlags) withLayout(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--layout %s: want one of %s", configs.Quote(f.layout),
 			strings.Join(workloads.Layouts(), ", "))
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		out.GEMMs[i].Layout = f.layout
 	}

@@ -233,7 +233,7 @@ func runTraceCheck(args []string) int {
 		if err == nil {
 			err = sim.Check(ld.Config, sim.Job{
 				Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes})
-			if err != nil {
+			if err != nil && !strings.HasPrefix(err.Error(), path+":") { // Where names the file
 				err = fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -242,10 +242,26 @@ func runTraceCheck(args []string) int {
 			code = exitUsage
 			continue
 		}
-		fmt.Printf("%s: ok: %d rows, %.3f G MACs per pass (%.3f G with padding)\n",
-			path, len(t.GEMMs), float64(t.UsefulMACs())/1e9, float64(t.MACs())/1e9)
+		fmt.Printf("%s: ok: %d rows, %s MACs per pass (%s with padding)\n",
+			path, len(t.GEMMs), siCount(t.UsefulMACs()), siCount(t.MACs()))
 	}
 	return code
+}
+
+// siCount writes a count with an SI prefix and three significant digits:
+// "4.10 k", "12.3 M", "1.20 G", so that a small trace does not read
+// "0.000 G".
+func siCount(n int64) string {
+	v := float64(n)
+	for _, p := range []struct {
+		scale  float64
+		prefix string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= p.scale {
+			return strconv.FormatFloat(v/p.scale, 'g', 3, 64) + " " + p.prefix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func checkRowWeights(t *workloads.Trace) error {
