@@ -8,6 +8,7 @@ require (
 	github.com/syifan/goseth v0.1.1
 	github.com/tebeka/atexit v0.3.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.18.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.12
 )

@@ -35,11 +35,11 @@ func Check(cfg *configs.Config, job Job) error {
 		}
 		for _, g := range w.GEMMs {
 			if err := checkRow(cfg, g, sparse); err != nil {
-				return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
+				return fmt.Errorf("%s: %w", w.Where(g.Name), err)
 			}
 			for _, m := range job.Modes {
 				if err := checkKernels(cfg, g, m); err != nil {
-					return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
+					return fmt.Errorf("%s: %w", w.Where(g.Name), err)
 				}
 			}
 		}

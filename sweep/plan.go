@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,10 +50,29 @@ func (p *Point) Modes() []tensorcore.Mode { return p.spec.modes }
 func (p *Point) Load() (*configs.Loaded, error) {
 	ld, err := configs.Load(p.spec.ConfigSpecs(), p.sets)
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: point %d (%s): %w", p.spec.file,
-			p.Index+1, p.Label(), err)
+		where := ""
+		if ax, ok := p.spec.axisOf(err); ok { // a typo in a grid key, a bad value
+			where = fmt.Sprintf(" line %d: grid key %s:", ax.line, ax.Key)
+		}
+		return nil, fmt.Errorf("sweep %s:%s point %d (%s): %w", p.spec.file,
+			where, p.Index+1, p.Label(), err)
 	}
 	return ld, nil
+}
+
+// axisOf is the grid axis (or zip key) whose --set a config error names.
+func (s *Spec) axisOf(err error) (Axis, bool) {
+	msg := err.Error()
+	axes := slices.Clone(s.Grid)
+	for _, g := range s.Zip {
+		axes = append(axes, g...)
+	}
+	for _, ax := range axes {
+		if strings.Contains(msg, "--set "+ax.Key+"=") || strings.Contains(msg, `--set "`+ax.Key+"=") {
+			return ax, true
+		}
+	}
+	return Axis{}, false
 }
 
 // ConfigYAML is the effective config as stored, and its hash.

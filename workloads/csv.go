@@ -60,6 +60,7 @@ func ParseCSV(r io.Reader, name string) (*Trace, error) {
 		return nil, &ParseError{File: name, Line: p.headerLine, Column: 1,
 			Err: errors.New("no GEMM rows after the header")}
 	}
+	t.Lines = &RowLines{File: name, Line: lines}
 	return t, nil
 }
 

@@ -338,7 +338,7 @@ func (t *Trace) WithPrecision(p tensorcore.Precision) (*Trace, error) {
 	if !p.Valid() {
 		return nil, fmt.Errorf("unknown precision %v", p)
 	}
-	out := &Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i, g := range out.GEMMs {
 		g.Precision = p
 		if g.Sparsity != Dense {

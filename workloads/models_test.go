@@ -235,6 +235,7 @@ func TestModelsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, f.ext, err)
 			}
+			back.Lines = nil // where the file's rows are; a model has none
 			if !reflect.DeepEqual(back, tr) {
 				t.Errorf("%s %s round trip differs", name, f.ext)
 			}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -40,6 +41,7 @@ type runFlags struct {
 	cf        configFlags
 	workloads multiFlag
 	gemms     multiFlag
+	inputs    multiFlag // --input NAME=DIMS of ONNX graphs
 	batch     int
 	batchSet  bool // --batch given: it then applies to --gemm too
 	seq       int
@@ -50,6 +52,7 @@ type runFlags struct {
 	format    string
 	out       string
 	quiet     bool
+	wide      bool   // --wide: every table column, whatever the width
 	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
 	hold      bool
@@ -72,6 +75,8 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 		"with --gemm, given explicitly, the number of GEMMs in one batched "+
 		"kernel (trace files carry their own batch column)")
 	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
+	fs.Var(&f.inputs, "input", "NAME=DIMS: the dims of an ONNX graph's input, "+
+		"e.g. input=8x3x224x224 (as stcsim trace import --input); repeatable")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
 	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
@@ -85,6 +90,8 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.wide, "wide", false, "table: every column and whole layer names (by default "+
+		"the table fits 120 columns, or a wider terminal, and leaves out what does not fit)")
 	fs.StringVar(&f.layer, "layer", "", "run only the layers whose name "+
 		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
 		"'attention\\.(qkv|output)'; totals then cover those layers")
@@ -239,12 +246,21 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
+	inputs, err := parseInputs(f.inputs)
+	if err != nil {
+		return job, err
+	}
+	importBatch := f.batch
+	if len(inputs) > 0 && !f.batchSet {
+		importBatch = 0 // the --input dims say the batch
+	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, sum, imp, err := importer.Resolve(n, f.batch, f.seq)
+		t, sum, imp, err := importer.Resolve(n, importBatch, f.seq, inputs)
 		if err != nil {
 			return job, err
 		}
+		printImportNotes(n, imp)
 		if prev, dup := given[t.Name]; dup {
 			return job, duplicateWorkload(prev, n, t.Name)
 		}
@@ -252,7 +268,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		job.Workloads = append(job.Workloads, t)
 		src := f.workloadSource(n, t.Name, sum, prec)
 		if src.Import = imp; imp != nil && imp.Format == importer.FormatONNX {
-			src.Batch = f.batch
+			src.Batch = graphBatch(imp, f.batch)
 		}
 		job.Sources = append(job.Sources, src)
 	}
@@ -291,6 +307,38 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	return job, sim.Check(cfg, job)
 }
 
+// printImportNotes says on stderr what the import of a model file left
+// out or assumed (a layer run on a generated 2:4 pattern, a skipped
+// operator), as stcsim trace import does.
+func printImportNotes(value string, imp *workloads.Import) {
+	if imp == nil {
+		return
+	}
+	for _, s := range imp.Skipped {
+		fmt.Fprintf(os.Stderr, "stcsim run: note: %s: %s\n", value, s)
+	}
+}
+
+// graphBatch is the batch an ONNX graph was imported at: the first dim of
+// its activation inputs as used (NAME=DIMS), when they agree, else the
+// run's --batch.
+func graphBatch(imp *workloads.Import, batch int) int {
+	got := 0
+	for _, in := range imp.Inputs {
+		_, dims, _ := strings.Cut(in, "=")
+		first, _, _ := strings.Cut(dims, "x")
+		n, err := strconv.Atoi(first)
+		if err != nil || (got != 0 && n != got) {
+			return batch
+		}
+		got = n
+	}
+	if got == 0 {
+		return batch
+	}
+	return got
+}
+
 // filterLayers keeps the layers that --layer matches; a workload left
 // without layers is dropped, and a pattern that matches nothing is an
 // error that lists some of the names it could have matched.
@@ -310,7 +358,7 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 	var sources []sim.WorkloadSource
 	var names []string
 	for i, t := range job.Workloads {
-		sel := &workloads.Trace{Name: t.Name}
+		sel := t.WithGEMMs(nil)
 		for _, g := range t.GEMMs {
 			names = append(names, g.Name)
 			if re.MatchString(g.Name) {
@@ -361,7 +409,7 @@ func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--sparse-operand %s: want %s or %s", configs.Quote(f.operand),
 			workloads.OperandWeights, workloads.OperandActivations)
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		if out.GEMMs[i].Sparsity != workloads.Dense {
 			out.GEMMs[i].SparseOperand = f.operand
@@ -379,7 +427,7 @@ func (f *runFlags) withLayout(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--layout %s: want one of %s", configs.Quote(f.layout),
 			strings.Join(workloads.Layouts(), ", "))
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		out.GEMMs[i].Layout = f.layout
 	}
@@ -493,7 +541,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
-	bar.Work(workMeter(sim.EstimateKSteps(ld.Config, job)))
+	est := sim.EstimateKSteps(ld.Config, job)
+	bar.Work(workMeter(est))
+	bar.Fraction(workShare(est))
 	rep, err := sim.Run(ld, job)
 	if err != nil {
 		bar.Stop()
@@ -522,12 +572,21 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	case "csv":
 		os.Stdout.Write(report.CSV(rep))
 	default:
-		report.Table(os.Stdout, rep)
+		report.TableWithin(os.Stdout, rep, f.tableWidth())
 	}
 	if f.hold {
 		holdMonitor(f.monURL)
 	}
 	return exitOK
+}
+
+// tableWidth is the width the table keeps to: report.TableWidth, or the
+// terminal's when stdout is a wider one; 0 (every column) under --wide.
+func (f *runFlags) tableWidth() int {
+	if f.wide {
+		return 0
+	}
+	return max(report.TableWidth, progress.TerminalWidth(os.Stdout))
 }
 
 // holdMonitor keeps the process (and so the monitor) up until Ctrl-C or
