@@ -2,10 +2,12 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Cache keeps layer records across runs (internal/simcache is the one
@@ -13,28 +15,43 @@ import (
 // implementation is comparable (a pointer): runs filling the same one
 // share what they simulate at once (inflight).
 type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, payload []byte)
+	// Get is the payload stored under the key that passes check, and
+	// simcache.Hit, or nil and why it missed.
+	Get(k simcache.Key, check func([]byte) error) ([]byte, simcache.Cause)
+	Put(k simcache.Key, payload []byte)
+	// Count tallies one record's outcome: a hit, or the cause of the miss
+	// that had it simulated.
+	Count(simcache.Cause)
 }
 
 // cacheFormat names the layout of a cached record; a change of
 // LayerResult that old entries would not fill changes it.
-const cacheFormat = "layer-record-v3" // v2: fidelity; v3: the power inputs beside the record
+const cacheFormat = "layer-record-v4" // v2: fidelity; v3: the power inputs beside the record; v4: keyed by the row's shape, not its name
 
-// cacheKey names one record: the simulator build (Job.CacheSalt), the
-// effective config as the mode's simulation reads it
-// (configs.Loaded.SimulationHash: a dense record's key leaves out the
-// fields tagged mode:"sparse" and dense:"energy", and under a locked clock
-// no key has the power and area sections; every other key, the fidelity
-// controls among them, is in), the workload's name, the GEMM row as
-// written, the mode, and the content of the row's weight file. Anything
-// else a record depends on is in these, or is made again from the
-// reading run's config when it is read (applyPower: energy, power, cost).
-func (r *runner) cacheKey(j layerJob, weights map[string]string) string {
-	gemm, _ := json.Marshal(j.gemm)
-	return simcache.Key([]byte(cacheFormat), []byte(r.job.CacheSalt),
-		[]byte(r.ld.SimulationHash(j.mode)), []byte(j.workload), gemm,
-		[]byte(j.mode.String()), []byte(weights[j.gemm.Weights]))
+// cacheKey names one record: the model (Job.CacheSalt: internal/modelid,
+// the hash of the simulator's source), the effective config as the mode's
+// simulation reads it (configs.Loaded.SimulationHash: a dense record's
+// key leaves out the fields tagged mode:"sparse" and dense:"energy", and
+// under a locked clock no key has the power and area sections; every
+// other key, the fidelity controls among them, is in), and the row: the
+// GEMM's shape and operands (rowIdentity: not its name, count or note,
+// nor the workload's name), the mode, and the content of the row's weight
+// file. Anything else a record depends on is in these, or is made again
+// from the reading run's config and row when it is read (applyPower:
+// energy, power, cost; relabel: the names).
+func (r *runner) cacheKey(j layerJob, weights map[string]string) simcache.Key {
+	return simcache.NewKey(r.job.CacheSalt, r.ld.SimulationHash(j.mode),
+		[]byte(cacheFormat), rowIdentity(j.gemm), []byte(j.mode.String()),
+		[]byte(weights[j.gemm.Weights]))
+}
+
+// rowIdentity is the GEMM row as its simulation reads it: every field but
+// the labels a record copies (name, count, note) and the weight file's
+// path (its content is in the key).
+func rowIdentity(g workloads.GEMM) []byte {
+	g.Name, g.Count, g.Note, g.Weights = "", 0, "", ""
+	data, _ := json.Marshal(g)
+	return data
 }
 
 // inflight are the records that a run of this process is simulating
@@ -51,7 +68,7 @@ type claims struct {
 // claim is one record of one cache.
 type claim struct {
 	cache Cache
-	key   string
+	key   simcache.Key
 }
 
 // claim marks the record as simulated by the caller (mine), or returns
@@ -78,28 +95,34 @@ func (c *claims) release(ks []claim) {
 	}
 }
 
-// cached looks every job's record up; found[i] is job i's record, or nil.
-// A running Observer wants to see the simulations, so it bypasses the
-// cache.
-func (r *runner) cached(jobs []layerJob, weights map[string]string) []*LayerResult {
-	found := make([]*LayerResult, len(jobs))
+// cached looks every job's record up; found[i] is job i's record, or nil
+// and why[i] why it missed. A running Observer wants to see the
+// simulations, so it bypasses the cache.
+func (r *runner) cached(jobs []layerJob, weights map[string]string) (found []*LayerResult, why []simcache.Cause) {
+	found = make([]*LayerResult, len(jobs))
+	why = make([]simcache.Cause, len(jobs))
 	if r.job.Cache == nil || r.job.Observer != nil {
-		return found
+		return found, why
 	}
 	for i, j := range jobs {
-		data, ok := r.job.Cache.Get(r.cacheKey(j, weights))
-		if !ok {
-			continue
-		}
 		var e cacheEntry
-		if json.Unmarshal(data, &e) != nil || e.Record.Mode != j.mode || e.Record.Layer != j.gemm.Name {
+		check := func(data []byte) error {
+			e = cacheEntry{}
+			if err := json.Unmarshal(data, &e); err != nil {
+				return fmt.Errorf("not a record: %v", err)
+			}
+			return e.consistent(j)
+		}
+		if _, why[i] = r.job.Cache.Get(r.cacheKey(j, weights), check); why[i] != simcache.Hit {
 			continue
 		}
 		rec := e.Record
-		r.applyPower(&rec, e.Power) // this config's energy, power and area
+		rec.Workload, rec.Layer, rec.Count = j.workload, j.gemm.Name, max(1, j.gemm.Count)
+		e.Power.RowNote = j.gemm.Note
+		r.applyPower(&rec, e.Power) // this config's energy, power and area; this row's note
 		found[i] = &rec
 	}
-	return found
+	return found, why
 }
 
 // cacheEntry is what the cache keeps of a record: the record (without its

@@ -178,8 +178,8 @@ func runSweep(args []string) int {
 	if code == exitOK && *refine > 0 {
 		code = refineSweep(plan, *db, opt, *refine, maxWork, maxMemory, *quiet)
 	}
-	if h, n := reused.counts(); n > 0 && !*quiet {
-		fmt.Fprintf(os.Stderr, "stcsim sweep: cache: %d of %d records reused, %d simulated\n", h, n, n-h)
+	if sc != nil {
+		reportCache("sweep", sc, *quiet)
 	}
 	return code
 }
@@ -240,30 +240,15 @@ func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
 	return obj.Scores(totals), exitOK
 }
 
-// cacheTally counts a sweep's cached records across its workers, and
-// clears each record's cache field: the store keeps what was simulated,
-// the same whichever run simulated it.
-type cacheTally struct {
-	mu         sync.Mutex
-	hits, seen int
-}
+// cacheTally clears each record's cache field: the store keeps what was
+// simulated, the same whichever run simulated it (the cache's own counts
+// say what was reused).
+type cacheTally struct{}
 
-func (c *cacheTally) add(rep *sim.Report) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (cacheTally) add(rep *sim.Report) {
 	for i := range rep.Results {
-		if rep.Results[i].Cache == "hit" {
-			c.hits++
-		}
-		c.seen++
 		rep.Results[i].Cache = ""
 	}
-}
-
-func (c *cacheTally) counts() (hits, seen int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits, c.seen
 }
 
 // unitKey names a unit of a plan: a point and one of its workloads.
