@@ -150,3 +150,13 @@ func TestIDOfTheRunningBuild(t *testing.T) {
 		t.Fatalf("ID() = %q, %v", id, err)
 	}
 }
+
+// BenchmarkOf is what a command pays once to name its model (parsing the
+// imports of, and hashing, the embedded simulator source).
+func BenchmarkOf(b *testing.B) {
+	for b.Loop() {
+		if _, err := modelid.Of(stcsim.Source, nil, "go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
