@@ -3,10 +3,12 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
+	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
 
@@ -40,16 +42,26 @@ const cacheFormat = "layer-record-v4" // v2: fidelity; v3: the power inputs besi
 // from the reading run's config and row when it is read (applyPower:
 // energy, power, cost; relabel: the names).
 func (r *runner) cacheKey(j layerJob, weights map[string]string) simcache.Key {
+	w := weights[j.gemm.Weights]
+	if !j.shape.Sparse {
+		w = "" // masks are read by the sparse kernel only
+	}
 	return simcache.NewKey(r.job.CacheSalt, r.ld.SimulationHash(j.mode),
-		[]byte(cacheFormat), rowIdentity(j.gemm), []byte(j.mode.String()),
-		[]byte(weights[j.gemm.Weights]))
+		[]byte(cacheFormat), rowIdentity(j), []byte(j.mode.String()), []byte(w))
 }
 
-// rowIdentity is the GEMM row as its simulation reads it: every field but
-// the labels a record copies (name, count, note) and the weight file's
-// path (its content is in the key).
-func rowIdentity(g workloads.GEMM) []byte {
+// rowIdentity is the GEMM row as the job's simulation reads it: every
+// field but the labels a record copies (name, count, note) and the weight
+// file's path (its content is in the key); a job that runs dense (the
+// dense mode, or a row that stays dense) reads neither the row's pattern
+// nor its sparse operand, so a `--mode dense` run's `--gemm` row (tagged
+// dense) and a `--mode both` run's (tagged 2:4) share the dense record.
+func rowIdentity(j layerJob) []byte {
+	g := j.gemm
 	g.Name, g.Count, g.Note, g.Weights = "", 0, "", ""
+	if !j.shape.Sparse {
+		g.Sparsity, g.SparseOperand = "", ""
+	}
 	data, _ := json.Marshal(g)
 	return data
 }
@@ -181,4 +193,46 @@ func FidelityCounts(rep *Report) (fast, instruction int) {
 		}
 	}
 	return fast, instruction
+}
+
+// Uncached is what of the job a run would simulate: one job per mode,
+// with the rows of each workload whose record of that mode the cache
+// would not serve (looked up and checked as Run does, counted as
+// nothing). With no cache it is the job's rows, per mode. For estimates:
+// the work of a sweep's points whose records are cached is not work.
+func Uncached(ld *configs.Loaded, job Job) ([]Job, error) {
+	r := newRunner(ld, job)
+	jobs, err := r.layerJobs()
+	if err != nil {
+		return nil, err
+	}
+	hashes := map[string]string{}
+	if job.Cache != nil {
+		for _, w := range job.Workloads {
+			ws, err := w.WeightsSources()
+			if err != nil {
+				return nil, err
+			}
+			maps.Copy(hashes, weightHashes(map[string][]WeightsSource{w.Name: ws}))
+		}
+	}
+	found, _ := r.cached(jobs, hashes)
+	var out []Job
+	for _, m := range job.Modes {
+		var traces []*workloads.Trace
+		for i, j := range jobs {
+			if j.mode != m || found[i] != nil {
+				continue
+			}
+			if n := len(traces); n == 0 || traces[n-1].Name != j.workload {
+				traces = append(traces, &workloads.Trace{Name: j.workload})
+			}
+			t := traces[len(traces)-1]
+			t.GEMMs = append(t.GEMMs, j.gemm)
+		}
+		if len(traces) > 0 {
+			out = append(out, Job{Workloads: traces, Modes: []tensorcore.Mode{m}})
+		}
+	}
+	return out, nil
 }

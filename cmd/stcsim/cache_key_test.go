@@ -9,7 +9,12 @@ import (
 	"testing/fstest"
 
 	"github.com/stcsim/stcsim"
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/modelid"
+	"github.com/stcsim/stcsim/internal/simcache"
+	"github.com/stcsim/stcsim/sim"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // cacheRun runs `stcsim run` with args and the cache dir, and returns its
@@ -127,5 +132,49 @@ func TestOneLineModelChangeMissesEveryRecord(t *testing.T) {
 	}
 	if _, stderr := cacheRun(t, cache, "--gemm", "256x256x256", "--mode", "both"); !strings.Contains(stderr, "2 of 2 records reused") {
 		t.Errorf("the changed model's second run: %q", stderr)
+	}
+}
+
+// The sweep's estimate (its --dry-run list, its work warning) counts
+// only the records the cache would not serve: none of a run's records
+// after the run, the sparse ones alone after a dense run, all with an
+// empty cache.
+func TestSweepEstimateLeavesOutCachedRecords(t *testing.T) {
+	cache := t.TempDir()
+	sc, err := simcache.Open(cache, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := modelID()
+	ld, err := configs.Load(nil, []string{"gpu.sm_count=4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &workloads.Trace{Name: "tiny", GEMMs: []workloads.GEMM{{Name: "a", M: 256, N: 256, K: 256,
+		Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1}}}
+	job := sim.Job{Workloads: []*workloads.Trace{trace}, Modes: tensorcore.Modes}
+	whole, _ := sim.Estimates(ld.Config, job)
+	sparse, _ := sim.Estimates(ld.Config, sim.Job{Workloads: job.Workloads, Modes: []tensorcore.Mode{tensorcore.Sparse}})
+	est := &unitEstimates{work: map[unitKey]float64{}, cache: sc, salt: id}
+	for _, step := range []struct {
+		run  string
+		want float64
+	}{{"", whole}, {"dense", sparse}, {"both", 0}} {
+		if step.run != "" {
+			cacheRun(t, cache, "--gemm", "256x256x256", "--mode", step.run)
+		}
+		got, err := est.uncached(ld, job, whole)
+		if err != nil || got != step.want {
+			t.Errorf("after a %q run: %g (%v), want %g (whole %g)", step.run, got, err, step.want, whole)
+		}
+	}
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "p.yaml", "workloads: [{name: tiny, gemms: [256x256x256]}]\n"+
+		"set: [gpu.sm_count=4]\n")
+	out, stderr, code := capture(t, func() int {
+		return dispatch([]string{"sweep", spec, "--dry-run", "--cache", cache, "--db", filepath.Join(dir, "p.db")})
+	})
+	if code != exitOK || !strings.Contains(out, "~0s\n") || !strings.Contains(out, "less the records the simulation cache holds") {
+		t.Errorf("dry run: exit %d\n%s%s", code, out, stderr)
 	}
 }
