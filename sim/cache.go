@@ -121,7 +121,7 @@ func (r *runner) cached(jobs []layerJob, weights map[string]string) (found []*La
 		check := func(data []byte) error {
 			e = cacheEntry{}
 			if err := json.Unmarshal(data, &e); err != nil {
-				return fmt.Errorf("not a record: %v", err)
+				return fmt.Errorf("not a record: %.120s", err.Error()) // json quotes the bad literal whole
 			}
 			return e.consistent(j)
 		}

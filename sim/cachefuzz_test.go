@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
@@ -13,7 +14,10 @@ import (
 type replayCache struct{ payload []byte }
 
 func (c replayCache) Get(_ simcache.Key, check func([]byte) error) ([]byte, simcache.Cause) {
-	if check(c.payload) != nil {
+	if err := check(c.payload); err != nil {
+		if len(err.Error()) > 300 { // the warning quotes it: 400 bytes in all
+			panic(fmt.Sprintf("a %d-byte refusal: %.100s", len(err.Error()), err))
+		}
 		return nil, simcache.MissRefused
 	}
 	return c.payload, simcache.Hit
@@ -22,7 +26,7 @@ func (replayCache) Put(simcache.Key, []byte) {}
 func (replayCache) Count(simcache.Cause)     {}
 
 // FuzzCachedRecord reads arbitrary payloads as cached records (as if the
-// MAC had passed): no panic, and a record is served only when it is of
+// MAC had passed): no panic, every refusal's reason bounded, and a record is served only when it is of
 // the job's shape and mode and its time agrees with its cycles and clock.
 // Seeded with real records of both modes.
 // Run: go test ./sim -run '^$' -fuzz FuzzCachedRecord -fuzztime 60s
