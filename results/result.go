@@ -129,8 +129,10 @@ type LayerResult struct {
 	Speedup float64 `json:"speedup,omitempty"`
 	Note    string  `json:"note,omitempty"`
 	// Cache says whether the record came from the simulation cache
-	// ("hit": simulated by an earlier run of the same build, config, row
-	// and mode) or was simulated and stored ("miss"); empty with no cache.
+	// ("hit": simulated by an earlier run of the same simulator source,
+	// config, GEMM shape and operands, and mode, whatever the workload
+	// and layer were called) or was simulated and stored ("miss"); empty
+	// with no cache.
 	Cache string `json:"cache,omitempty"`
 	// Fidelity is the tier that timed the record: "instruction" (the
 	// instruction-level SM) or "fast" (sim/fast, sim.fidelity=fast);

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/fast"
 	"github.com/stcsim/stcsim/sim/gpu"
@@ -83,8 +84,19 @@ func (r *runner) run() (*Report, error) {
 // another's, so two runs never wait on each other.
 func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResult, error) {
 	out := make([]LayerResult, len(jobs))
-	hit := r.cached(jobs, hashes)
+	hit, why := r.cached(jobs, hashes)
 	caching := r.job.Cache != nil && r.job.Observer == nil
+	if caching { // each record's outcome: read, or why it was simulated
+		defer func() {
+			for i := range out {
+				if out[i].Cache == "hit" {
+					r.job.Cache.Count(simcache.Hit)
+				} else if out[i].Cache == "miss" {
+					r.job.Cache.Count(why[i])
+				}
+			}
+		}()
+	}
 	var own, waiting []int
 	var waits []<-chan struct{}
 	var claimed []claim
@@ -121,7 +133,8 @@ func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResu
 		late = append(late, jobs[i])
 	}
 	var rest []int
-	for n, rec := range r.cached(late, hashes) {
+	lateHit, _ := r.cached(late, hashes)
+	for n, rec := range lateHit {
 		if i := waiting[n]; rec != nil {
 			out[i] = *rec
 			out[i].Cache = "hit"
@@ -326,10 +339,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
-	in := powerInputs{Act: k.Act, ClockMHz: k.ClockMHz, NoteHead: res.Note}
-	if k.PowerNote != "" {
-		in.NoteHead = joinNote(in.NoteHead, k.PowerNote)
-	}
+	in := powerInputs{Act: k.Act, ClockMHz: k.ClockMHz, RowNote: g.Note, NoteHead: k.PowerNote}
 	// The notes after the power note, gathered apart so that a record
 	// read from the cache gets its power note again in the same place.
 	res.Note = ""
@@ -378,8 +388,12 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 type powerInputs struct {
 	Act      energy.Counts `json:"act"`
 	ClockMHz int           `json:"clock_mhz"`
-	NoteHead string        `json:"note_head"`
-	NoteTail string        `json:"note_tail"`
+	// RowNote is the trace row's own note, which starts the record's: a
+	// label of the row, not kept in the cache (a record read from it gets
+	// the reading row's).
+	RowNote  string `json:"-"`
+	NoteHead string `json:"note_head"`
+	NoteTail string `json:"note_tail"`
 }
 
 // applyPower fills a record's power fields, its note and its cost from
@@ -395,7 +409,10 @@ func (r *runner) applyPower(res *LayerResult, in powerInputs) error {
 	res.Power = Power{ClockMHz: in.ClockMHz, EnergyUJ: uj, Energy: b,
 		AvgPowerW: energy.Power(uj, res.Cycles, in.ClockMHz)}
 	r.addCost(res)
-	res.Note = in.NoteHead
+	res.Note = in.RowNote
+	if in.NoteHead != "" {
+		res.Note = joinNote(res.Note, in.NoteHead)
+	}
 	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
 		res.AbovePowerLimit = true
 		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+

@@ -19,7 +19,7 @@ type Config struct {
 	// value (docs/tensorcore.md). MaskSeed seeds the synthetic masks it
 	// uses where a trace row has no weight file.
 	DualSide bool            `yaml:"dual_side"`
-	MaskSeed int             `yaml:"mask_seed"`
+	MaskSeed int             `yaml:"mask_seed" mode:"sparse"`
 	FP16     PrecisionConfig `yaml:"fp16"`
 	BF16     PrecisionConfig `yaml:"bf16"`
 	TF32     PrecisionConfig `yaml:"tf32"`
@@ -65,7 +65,7 @@ type PrecisionConfig struct {
 	DenseShape string `yaml:"dense_shape"`
 	// SparsePattern is the pattern sparse rows run with unless a trace
 	// row names its own.
-	SparsePattern string `yaml:"sparse_pattern"`
+	SparsePattern string `yaml:"sparse_pattern" mode:"sparse"`
 
 	parsed parsedPattern // sparse_pattern as validated (Pattern)
 }

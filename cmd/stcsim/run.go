@@ -553,7 +553,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	finish()
 	if err == nil {
 		err = report.CheckFinite(rep)
-		reportCache("run", rep, f.quiet)
+		reportCache("run", job.Cache, f.quiet)
 		reportTier("run", ld, rep, f.quiet)
 	}
 	if err != nil {
