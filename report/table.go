@@ -169,6 +169,9 @@ func speedupCell(r results.LayerResult) string {
 	sp := ""
 	if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
 		sp = fmt.Sprintf("%.2fx", r.Speedup)
+		if r.SparseApplied && r.Speedup < 1 {
+			sp += " slower"
+		}
 	}
 	if r.Mode == tensorcore.Sparse && !r.SparseApplied {
 		sp = strings.TrimSpace(sp + " (d)")
@@ -181,6 +184,9 @@ func speedupCell(r results.LayerResult) string {
 // form of report.md's "why not 2x" split (the CSV's loss_* columns have
 // every cause).
 func lossCell(r results.LayerResult) string {
+	if r.Mode == tensorcore.Sparse && r.Traffic != nil {
+		return fmt.Sprintf("bytes ≤%.2fx", r.Traffic.Ceiling)
+	}
 	if r.Mode != tensorcore.Sparse || r.LossUS == 0 {
 		return ""
 	}
@@ -232,6 +238,7 @@ func writeTableTotals(out io.Writer, rep *results.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
 	}
 	tw.Flush()
+	writeTokenRates(out, rep)
 }
 
 // layerWidth is the widest layer name that keeps the table within
@@ -386,13 +393,16 @@ var legendTerms = [][2]string{
 		"of the time, otherwise the largest cause of their idle time: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
 		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
 		"wave_quantization (SMs with no CTA left); breakdown_* in the CSV"},
-	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
+	{"speedup", "dense µs / sparse µs of the same layer; slower: the sparse kernel " +
+		"takes longer than the dense one; (d): the layer stays " +
 		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
 	{"why not 2x", "sparse rows: the largest cause of the sparse time beyond " +
 		"dense time / ideal speedup (2x for 2:4) and its share of that loss, in the " +
 		"bound column's terms (waves: wave_quantization, regfile: register_file, " +
 		"l2_bw/dram_bw: bandwidth, l2_lat/dram_lat: latency); every cause: report.md " +
-		"and the CSV's loss_* columns"},
+		"and the CSV's loss_* columns; bytes ≤N.NNx: the dense kernel is memory-bound " +
+		"and the compulsory traffic (kept weights, metadata, activations or KV cache, " +
+		"output) allows at most that speedup (report.md and the JSON's traffic)"},
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
 }
 

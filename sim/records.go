@@ -71,7 +71,9 @@ func (r *runner) run() (*Report, error) {
 	}
 	rep.Results = recs
 	addSpeedups(rep)
+	addTraffic(rep, r.cfg)
 	addEnergySavings(rep)
+	addTokenRates(rep)
 	return rep, nil
 }
 

@@ -29,6 +29,10 @@ type llmSpec struct {
 	vocab, maxPos                  int
 	tied                           bool // LM head shares the embedding
 	experts, topK                  int  // 0: dense FFN
+	// window is the sliding attention window (Mistral-7B-v0.1's
+	// sliding_window): a decode step attends to at most this many keys;
+	// 0: none.
+	window int
 	// params is the published parameter count (the checkpoint's tensors,
 	// the model card's figure); the test checks the generator against it.
 	params int64
@@ -48,7 +52,7 @@ var llms = map[string]llmSpec{
 	"llama-3-70b": {layers: 80, hidden: 8192, heads: 64, kvHeads: 8, ffn: 28672,
 		vocab: 128256, maxPos: 8192, params: 70553706496},
 	"mistral-7b": {layers: 32, hidden: 4096, heads: 32, kvHeads: 8, ffn: 14336,
-		vocab: 32000, maxPos: 32768, params: 7241732096},
+		vocab: 32000, maxPos: 32768, window: 4096, params: 7241732096},
 	"mixtral-8x7b": {layers: 32, hidden: 4096, heads: 32, kvHeads: 8, ffn: 14336,
 		vocab: 32000, maxPos: 32768, experts: 8, topK: 2, params: 46702792704},
 }
@@ -131,7 +135,8 @@ func (s llmSpec) check(o Options) error {
 // scores K x Q^T (M = keys, N = group x queries, K = head dim) and
 // context V^T x P^T (M = head dim, N = group x queries, K = keys; nn).
 // Prefill computes the full (non-causal-skipping) square of keys x
-// queries; decode attends to context+1 keys (the cache and its own). The
+// queries; decode attends to context+1 keys (the cache and its own; at
+// most the sliding window of a model that has one). The
 // LM head runs on the last token of each sequence (the logits that pick
 // the next token). Every linear layer of the blocks is prunable (the
 // ASP rule then decides); the LM head is dense unless o.SparseLMHead.
@@ -143,6 +148,9 @@ func llmGen(s llmSpec) generator {
 		queries, keys := o.Seq, o.Seq
 		if o.Phase == PhaseDecode {
 			queries, keys = 1, o.Context+1
+			if s.window > 0 {
+				keys = min(keys, s.window)
+			}
 		}
 		tokens := o.Batch * queries
 		d, group := s.headDim(), s.heads/s.kvHeads
