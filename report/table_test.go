@@ -67,3 +67,22 @@ func TestFitKeepsTheMergeVisible(t *testing.T) {
 		t.Errorf("plain name not cut to width: %q", got)
 	}
 }
+
+// A memory-bound sparse row's "why not 2x" is its traffic ceiling, a
+// sparse row slower than dense says so, and an LLM's totals are read as
+// tokens.
+func TestTableReadsLLMs(t *testing.T) {
+	rep := sampleReport(2)
+	rep.Results[1].Traffic = &results.Traffic{Ceiling: 1.7234}
+	rep.Results[3].Speedup = 0.94
+	rep.Totals[1].TokenRate = results.TokenRate{Phase: "decode", Tokens: 4,
+		TokensPerS: 400, MSPerOutputToken: 10, EnergyPerTokenMJ: 1250}
+	var b bytes.Buffer
+	Table(&b, rep)
+	out := b.String()
+	for _, want := range []string{"bytes ≤1.72x", "0.94x slower", "tokens/s", "400.0", "10.000", "1250.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

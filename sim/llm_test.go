@@ -71,3 +71,44 @@ func TestDecodeAtTheDRAMBound(t *testing.T) {
 		}
 	}
 }
+
+// fp16 2:4 moves the kept half of the weights and 2 bits of metadata per
+// kept value: 56.25 % of the dense weight bytes (issue 52).
+func TestCompulsoryTrafficOfTwoFour(t *testing.T) {
+	r := LayerResult{M: 4096, N: 1, K: 4096, Batch: 1, Precision: tensorcore.FP16}
+	tr := compulsoryTraffic(r, tensorcore.Pattern{N: 2, M: 4})
+	dense := int64(4096 * 4096 * 2)
+	if got := float64(tr.WeightBytes+tr.MetadataBytes) / float64(dense); got != 0.5625 {
+		t.Errorf("2:4 weights and metadata are %.4f of the dense weight bytes, want 0.5625", got)
+	}
+	if tr.ActivationBytes != 4096*2 || tr.OutputBytes != 4096*2 || tr.DenseBytes != dense+2*4096*2 {
+		t.Errorf("traffic %+v", tr)
+	}
+	if tr.Ceiling >= 1/0.5625 || tr.Ceiling < 1.77 {
+		t.Errorf("ceiling %.4f, want just under 1.78", tr.Ceiling)
+	}
+}
+
+// A decode pass of batch B makes B tokens: tokens/s is B over the pass
+// time, the time per output token is the pass, and the energy per token
+// is the pass's over B. A --layer cut gets no rate.
+func TestTokenRates(t *testing.T) {
+	rep := &Report{Provenance: &Provenance{Workloads: []WorkloadSource{
+		{Name: "d", Phase: workloads.PhaseDecode, Batch: 4, Context: 100},
+		{Name: "p", Phase: workloads.PhasePrefill, Batch: 2, Seq: 512},
+		{Name: "cut", Phase: workloads.PhaseDecode, Batch: 4, Layers: "q_proj"}}},
+		Totals: []Total{{Workload: "d", TimeUS: 10000, TotalPower: TotalPower{EnergyUJ: 5e6}},
+			{Workload: "p", TimeUS: 2e5, TotalPower: TotalPower{EnergyUJ: 1.024e7}},
+			{Workload: "cut", TimeUS: 10}}}
+	addTokenRates(rep)
+	d, p, cut := rep.Totals[0].TokenRate, rep.Totals[1].TokenRate, rep.Totals[2].TokenRate
+	if d.Tokens != 4 || d.TokensPerS != 400 || d.MSPerOutputToken != 10 || d.EnergyPerTokenMJ != 1250 {
+		t.Errorf("decode: %+v", d)
+	}
+	if p.Tokens != 1024 || p.TokensPerS != 5120 || p.MSPerOutputToken != 200 || p.EnergyPerTokenMJ != 10 {
+		t.Errorf("prefill: %+v", p)
+	}
+	if cut != (TokenRate{}) {
+		t.Errorf("a --layer cut got a token rate: %+v", cut)
+	}
+}
