@@ -181,6 +181,9 @@ func lossCell(r results.LayerResult) string {
 	if r.Mode != tensorcore.Sparse || !r.SparseApplied {
 		return ""
 	}
+	if r.Traffic != nil { // memory-bound: the compulsory traffic's ceiling
+		return fmt.Sprintf("bytes ≤%.2fx", r.Traffic.Ceiling)
+	}
 	if fast(r) {
 		return "-"
 	}

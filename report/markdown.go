@@ -271,6 +271,9 @@ func mdEscape(s string) string {
 // lossSummary names the causes of a sparse record's loss against its
 // ideal speedup, largest share first.
 func lossSummary(r *results.LayerResult) string {
+	if t := r.Traffic; t != nil {
+		return trafficSummary(t)
+	}
 	if r.LossUS == 0 {
 		return "-"
 	}

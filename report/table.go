@@ -186,6 +186,7 @@ func writeTableTotals(out io.Writer, rep *results.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
 	}
 	tw.Flush()
+	writeTokenRates(out, rep)
 }
 
 // fit cuts a name to w runes, keeping its start and end. A merged name
@@ -310,12 +311,15 @@ var legendTerms = [][2]string{
 		"waves (wave quantization: SMs with no CTA left); breakdown_* in the CSV"},
 	{"fixed", "share of the kernel's time in the phases that do not shrink with K or with " +
 		"sparsity (launch, prologue fill, epilogue): large on short-K layers, where it caps the speedup"},
-	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
+	{"speedup", "dense µs / sparse µs of the same layer (below 1x: the sparse kernel " +
+		"is slower, and a note says so); (d): the layer stays " +
 		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
 	{"why not 2x", "sparse rows: the two largest causes of the sparse time beyond " +
 		"dense time / ideal speedup (2x for 2:4), in the bound column's terms, with their " +
 		"shares of that loss among the causes that grew (so they sum to at most 100%); " +
-		"every cause: report.md and the CSV's loss_* columns"},
+		"every cause: report.md and the CSV's loss_* columns; bytes ≤N.NNx: the dense kernel " +
+		"is memory-bound and the compulsory traffic (kept weights, metadata, activations or " +
+		"KV cache, output) allows at most that speedup (report.md and the JSON's traffic)"},
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
 }
 

@@ -150,3 +150,21 @@ func TestTableFitsWithTheWidestCells(t *testing.T) {
 		}
 	}
 }
+
+// A memory-bound sparse row's "why not 2x" is its traffic ceiling and
+// an LLM's totals are read as tokens.
+func TestTableReadsLLMs(t *testing.T) {
+	rep := sampleReport(2)
+	rep.Results[1].Traffic = &results.Traffic{Ceiling: 1.7234}
+	rep.Results[3].Speedup = 0.94
+	rep.Totals[1].TokenRate = results.TokenRate{Phase: "decode", Tokens: 4,
+		TokensPerS: 400, MSPerOutputToken: 10, EnergyPerTokenMJ: 1250}
+	var b bytes.Buffer
+	TableWithin(&b, rep, 0)
+	out := b.String()
+	for _, want := range []string{"bytes ≤1.72x", "0.94x", "tokens/s", "400.0", "10.000", "1250.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

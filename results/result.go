@@ -127,7 +127,11 @@ type LayerResult struct {
 	// prologue and epilogue, which do not grow with K).
 	Phases  Phases  `json:"phases"`
 	Speedup float64 `json:"speedup,omitempty"`
-	Note    string  `json:"note,omitempty"`
+	// Traffic is a sparse record's compulsory DRAM bytes against its
+	// dense twin's, when the dense kernel is memory-bound: the
+	// compressed-weight ceiling that answers "why not 2x" there.
+	Traffic *Traffic `json:"traffic,omitempty"`
+	Note    string   `json:"note,omitempty"`
 	// Cache says whether the record came from the simulation cache
 	// ("hit": simulated by an earlier run of the same simulator source,
 	// config, GEMM shape and operands, and mode, whatever the workload
@@ -259,6 +263,38 @@ type Total struct {
 	TimeUS   float64         `json:"time_us"`
 	Speedup  float64         `json:"speedup,omitempty"`
 	TotalPower
+	TokenRate
+}
+
+// Traffic is the compulsory DRAM traffic of a GEMM run sparse, by
+// operand: the kept weight values, their metadata, the activations (B:
+// tokens, or for attention the KV cache) and the output, each read or
+// written once; DenseBytes is the same for the dense kernel. Ceiling is
+// DenseBytes over the sparse sum: the most a memory-bound layer can gain
+// (fp16 2:4 weights move 56.25 % of their dense bytes: 1.78x at most).
+type Traffic struct {
+	WeightBytes     int64   `json:"weight_bytes"`
+	MetadataBytes   int64   `json:"metadata_bytes"`
+	ActivationBytes int64   `json:"activation_bytes"`
+	OutputBytes     int64   `json:"output_bytes"`
+	DenseBytes      int64   `json:"dense_bytes"`
+	Ceiling         float64 `json:"ceiling"`
+}
+
+// TokenRate is a decoder LLM workload's pass read as tokens (a pass of
+// all its layers, not filtered by --layer): at prefill the prompt's
+// batch x seq tokens, at decode one new token per sequence.
+type TokenRate struct {
+	Phase  string `json:"phase,omitempty"`
+	Tokens int    `json:"tokens,omitempty"`
+	// TokensPerS is Tokens over the pass's time.
+	TokensPerS float64 `json:"tokens_per_s,omitempty"`
+	// MSPerOutputToken is the time of one decode step (each sequence's
+	// next token): the pass's time; at prefill, the time to the first
+	// token.
+	MSPerOutputToken float64 `json:"ms_per_output_token,omitempty"`
+	// EnergyPerTokenMJ is the pass's energy over its tokens.
+	EnergyPerTokenMJ float64 `json:"energy_per_token_mj,omitempty"`
 }
 
 // TotalPower is a workload's energy per network pass: the sum over its

@@ -72,7 +72,9 @@ func (r *runner) run() (*Report, error) {
 	}
 	rep.Results = recs
 	addSpeedups(rep)
+	addTraffic(rep, r.cfg)
 	addEnergySavings(rep)
+	addTokenRates(rep)
 	return rep, nil
 }
 
@@ -501,6 +503,11 @@ func addSpeedups(rep *Report) {
 	for i, r := range rep.Results {
 		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
+			if r.SparseApplied && d < r.TimeUS {
+				rep.Results[i].Note = joinNote(r.Note, fmt.Sprintf("the sparse kernel is "+
+					"slower than the dense one (%.2fx): the library's sparse kernel is "+
+					"reported as it runs, not replaced by the dense", d/r.TimeUS))
+			}
 			explainLoss(&rep.Results[i], denseRec[key{r.Workload, r.Layer}])
 		}
 	}

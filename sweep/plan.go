@@ -423,7 +423,7 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 		var read []string
 		for _, a := range opts {
 			name := strings.TrimPrefix(a.Key, point.WorkloadAxis)
-			if ws.Model == "" || !workloads.Reads(ws.Model, name) {
+			if !ws.reads(name) {
 				continue
 			}
 			read = append(read, name+"="+a.Value)
@@ -435,6 +435,8 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 				ws.Seq = v
 			case "resolution":
 				ws.Resolution = v
+			case "context":
+				ws.Context = v
 			}
 		}
 		tr, err := s.workload(ws, r)
@@ -491,7 +493,7 @@ func (s *Spec) resolveWorkload(ws WorkloadSpec, r Resolver) (*workloads.Trace, e
 				"available in this build", ws.Model)
 		}
 		return r.Model(ws.Model, workloads.Options{Batch: ws.Batch, Seq: ws.Seq,
-			Resolution: ws.Resolution})
+			Resolution: ws.Resolution, Phase: ws.Phase, Context: ws.Context})
 	case ws.Trace != "":
 		if r.Trace == nil {
 			return nil, fmt.Errorf("trace %q: trace files are not "+

@@ -311,6 +311,13 @@ type Origin struct {
 	Seq        int    `json:"seq,omitempty"`
 	Resolution int    `json:"resolution,omitempty"`
 	Precision  string `json:"precision,omitempty"`
+	// The decoder LLMs' options (run --phase, --context,
+	// --sparse-lm-head, --moe-schedule, --moe-imbalance).
+	Phase        string  `json:"phase,omitempty"`
+	Context      int     `json:"context,omitempty"`
+	SparseLMHead bool    `json:"sparse_lm_head,omitempty"`
+	MoESchedule  string  `json:"moe_schedule,omitempty"`
+	MoEImbalance float64 `json:"moe_imbalance,omitempty"`
 	// Layers is the --layer pattern that selected the workload's layers
 	// (empty: all of them).
 	Layers string `json:"layers,omitempty"`

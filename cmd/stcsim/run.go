@@ -22,6 +22,7 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/importer"
+	"github.com/stcsim/stcsim/workloads/onnx"
 )
 
 // Defaults of the main job (stcsim run with no flags).
@@ -62,11 +63,13 @@ type runFlags struct {
 	maxMemory float64
 	monURL    string // the monitor's address, once started
 	cache     cacheFlags
+	llm       llmFlags
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
 	f.cf.add(fs)
 	f.cache.add(fs)
+	f.llm.add(fs)
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
@@ -74,7 +77,8 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads; "+
 		"with --gemm, given explicitly, the number of GEMMs in one batched "+
 		"kernel (trace files carry their own batch column)")
-	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
+	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models and of "+
+		"the decoder LLMs' prefill")
 	fs.Var(&f.inputs, "input", "NAME=DIMS: the dims of an ONNX graph's input, "+
 		"e.g. input=8x3x224x224 (as stcsim trace import --input); repeatable")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
@@ -179,7 +183,10 @@ func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	return checkUnreadFlags(fs, names, len(f.gemms) > 0, "run")
+	if err := checkUnreadFlags(fs, names, len(f.gemms) > 0, "run"); err != nil {
+		return err
+	}
+	return f.llm.check(fs, names, f.batch, f.seq)
 }
 
 // checkOutFiles checks, before anything runs, that the run can replace
@@ -256,7 +263,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, sum, imp, err := importer.Resolve(n, importBatch, f.seq, inputs)
+		t, sum, imp, err := f.resolve(n, importBatch, inputs)
 		if err != nil {
 			return job, err
 		}
@@ -388,7 +395,9 @@ func (f *runFlags) workloadSource(value, name, sum string, prec tensorcore.Preci
 	if slices.Contains(workloads.Models(), value) {
 		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
 			Precision: prec.String()}
-		if strings.HasPrefix(value, "bert") {
+		if workloads.IsLLM(value) {
+			f.llm.source(&src, f.seq)
+		} else if strings.HasPrefix(value, "bert") {
 			src.Seq = f.seq
 		} else {
 			src.Resolution = workloads.DefaultResolution
@@ -397,6 +406,16 @@ func (f *runFlags) workloadSource(value, name, sum string, prec tensorcore.Preci
 	}
 	return sim.WorkloadSource{Name: name, Source: value, SHA256: sum,
 		Precision: f.precision}
+}
+
+// resolve reads a --workload value: a decoder LLM at the LLM flags,
+// else a built-in model, a model file or a trace (importer.Resolve).
+func (f *runFlags) resolve(n string, importBatch int, inputs []onnx.Input) (*workloads.Trace, string, *workloads.Import, error) {
+	if workloads.IsLLM(n) {
+		t, err := workloads.Build(n, f.llm.options(f.batch, f.seq))
+		return t, "", nil, err
+	}
+	return importer.Resolve(n, importBatch, f.seq, inputs)
 }
 
 // sparseOperand gives every sparse row the --sparse-operand, if set.

@@ -198,6 +198,10 @@ func runTraceList(args []string) int {
 			defaults = fmt.Sprintf("batch %d, seq %d", workloads.DefaultBatch,
 				workloads.DefaultSeq)
 		}
+		if workloads.IsLLM(n) {
+			defaults = fmt.Sprintf("prefill, batch %d, seq %d", workloads.DefaultBatch,
+				workloads.DefaultSeq)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f%%\t%s, fp16\n", n, len(t.GEMMs), gemms,
 			float64(t.UsefulMACs())/1e9,
 			100*float64(sparse)/float64(t.UsefulMACs()), defaults)
