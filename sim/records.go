@@ -309,7 +309,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
 		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(), Phases: k.Phases,
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
-		CyclesSpread: cyclesSpread, Layout: g.Layout}
+		CyclesSpread: cyclesSpread, Layout: g.Layout, Pass: g.Pass}
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
 		res.SparseOperand = workloads.OperandWeights
@@ -318,6 +318,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 		}
 		res.DualSide, res.Masks = j.shape.Dual, j.shape.Masks
 		res.DualProducts = j.shape.Products
+		res.SparseAlong = g.SparseAlong
 	}
 
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)

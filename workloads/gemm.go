@@ -46,12 +46,22 @@ type GEMM struct {
 	// padded up for the sparse kernel (see Pad); 0 when not padded.
 	UnpaddedM int `json:"unpadded_m,omitempty"`
 	UnpaddedK int `json:"unpadded_k,omitempty"`
+	// Pass is the row's role in a training step (RoleForward, RoleDgrad,
+	// RoleWgrad; Trace.Training sets it) and SparseAlong names the
+	// operand and dimension that is N:M in its sparse run ("W along K
+	// (1024)"); both empty in an inference trace. Neither is part of
+	// the trace formats: the Note says the same in words.
+	Pass        string `json:"-"`
+	SparseAlong string `json:"-"`
 }
 
 // Trace is a workload: an ordered list of GEMMs.
 type Trace struct {
 	Name  string `json:"name"`
 	GEMMs []GEMM `json:"gemms"`
+	// Sparsifiers are the activation sparsifier kernels a training trace's
+	// sparse run adds (Trace.Training); not part of the trace formats.
+	Sparsifiers []Sparsifier `json:"-"`
 }
 
 // Sparsity values a trace row may carry.
