@@ -74,3 +74,49 @@ func TestPassFlagsRefuseWhatChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// prune --transposable on a weight file: the mask it writes verifies as
+// transposable (checked again by prune --verify --transposable, which
+// refuses the plain mask), and it keeps less magnitude than the plain
+// mask but more than zero: a measured property of the weights.
+func TestPruneTransposableReportsBothMasks(t *testing.T) {
+	const in = "../../workloads/testdata/gaussian-linear.npy"
+	dir := t.TempDir()
+	out, errOut, code := capture(t, func() int {
+		return dispatch([]string{"prune", "--in", in, "--transposable", "--out", dir + "/t",
+			"--format", "json"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s struct {
+		Kept         float64 `json:"kept_magnitude_fraction"`
+		Plain        float64 `json:"plain_kept_magnitude_fraction"`
+		Transposable bool    `json:"transposable"`
+		Valid        bool    `json:"valid_mask"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Transposable || !s.Valid || !(s.Kept > 0.5 && s.Kept < s.Plain && s.Plain < 1) {
+		t.Errorf("summary %+v: want a valid transposable mask keeping less than the plain one", s)
+	}
+	_, errOut, code = capture(t, func() int {
+		return dispatch([]string{"prune", "--in", dir + "/t/pruned.npy", "--transposable", "--verify"})
+	})
+	if code != exitOK {
+		t.Errorf("the transposable mask does not verify: exit %d: %s", code, errOut)
+	}
+	_, _, code = capture(t, func() int {
+		return dispatch([]string{"prune", "--in", in, "--out", dir + "/p"})
+	})
+	if code != exitOK {
+		t.Fatalf("plain prune: exit %d", code)
+	}
+	_, _, code = capture(t, func() int {
+		return dispatch([]string{"prune", "--in", dir + "/p/pruned.npy", "--transposable", "--verify"})
+	})
+	if code == exitOK {
+		t.Error("the plain mask verified as transposable")
+	}
+}
