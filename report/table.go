@@ -47,6 +47,7 @@ func Table(out io.Writer, rep *results.Report) {
 		}
 	}
 	writeTableTotals(out, rep)
+	writeStep(out, rep)
 	notes.write(out)
 	writeLegend(out, rep, unit)
 }

@@ -69,7 +69,11 @@ func (r *runner) run() (*Report, error) {
 		src := &rep.Provenance.Workloads[i]
 		src.Weights = weights[src.Name]
 	}
-	rep.Results = recs
+	over, err := r.sparsifierRecords()
+	if err != nil {
+		return nil, err
+	}
+	rep.Results = append(recs, over...)
 	addSpeedups(rep)
 	addEnergySavings(rep)
 	return rep, nil

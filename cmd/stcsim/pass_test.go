@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,65 @@ func TestPruneTransposableReportsBothMasks(t *testing.T) {
 	})
 	if code == exitOK {
 		t.Error("the plain mask verified as transposable")
+	}
+}
+
+// The activation sparsifier is a kernel of the sparse step: its record
+// (pass overhead, sparse mode only) is in the sparse total, which is the
+// sum of every sparse record's time x count and so more than the GEMMs'
+// alone; its traffic is X read and the compressed forms written.
+func TestStepTotalIncludesSparsifier(t *testing.T) {
+	args := []string{"run", "--gemm", "256x128x512", "--pass", "step", "--activation-sparsity",
+		"step", "--activation-layers", ".", "--format", "json", "--quiet", "--no-cache",
+		"--set", "gpu.sm_count=8"}
+	out, errOut, code := capture(t, func() int { return dispatch(args) })
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Results []struct {
+			Layer, Mode, Pass string
+			TimeUS            float64 `json:"time_us"`
+			Count             int
+			DRAMRead          uint64 `json:"dram_read_bytes"`
+			DRAMWrite         uint64 `json:"dram_write_bytes"`
+		}
+		Totals []struct {
+			Mode   string
+			TimeUS float64 `json:"time_us"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var gemms, over float64
+	found := 0
+	for _, r := range doc.Results {
+		if r.Mode != "sparse" {
+			if r.Pass == "overhead" {
+				t.Errorf("dense step has a sparsifier record %s", r.Layer)
+			}
+			continue
+		}
+		if r.Pass == "overhead" {
+			found++
+			over += r.TimeUS * float64(r.Count)
+			// X is 512 x 128 fp16; values half of it and metadata 1/16, twice.
+			const x = 512 * 128 * 2
+			if r.DRAMRead < x || r.DRAMWrite < 2*(x/2+x/16) {
+				t.Errorf("sparsifier traffic read %d, wrote %d; want >= %d and %d",
+					r.DRAMRead, r.DRAMWrite, x, 2*(x/2+x/16))
+			}
+			continue
+		}
+		gemms += r.TimeUS * float64(r.Count)
+	}
+	if found != 1 || over <= 0 {
+		t.Fatalf("%d sparsifier records (%.2f µs), want 1", found, over)
+	}
+	for _, tot := range doc.Totals {
+		if tot.Mode == "sparse" && math.Abs(tot.TimeUS-(gemms+over)) > 1e-6*tot.TimeUS {
+			t.Errorf("sparse total %.3f µs, want GEMMs %.3f + sparsifier %.3f", tot.TimeUS, gemms, over)
+		}
 	}
 }
