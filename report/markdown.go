@@ -38,6 +38,10 @@ func Markdown(rep *results.Report, ld *configs.Loaded, plots []string) []byte {
 	for _, w := range workloadsOf(rep) {
 		fmt.Fprintf(&b, "## %s\n\n", w)
 		writeLayers(&b, resultsOf(rep, w))
+		var step bytes.Buffer
+		if writeStepOf(&step, w, resultsOf(rep, w)) {
+			fmt.Fprintf(&b, "```text\n%s```\n\n", step.Bytes())
+		}
 		writePlots(&b, w, plotStems(rep)[w], plots)
 	}
 	writeProvenance(&b, rep.Provenance)

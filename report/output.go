@@ -87,6 +87,8 @@ var columns = func() []column {
 	add("sparse_applied", func(r *results.LayerResult) string { return strconv.FormatBool(r.SparseApplied) })
 	add("pattern", func(r *results.LayerResult) string { return t(r.Pattern) })
 	add("sparse_operand", func(r *results.LayerResult) string { return t(r.SparseOperand) })
+	add("pass", func(r *results.LayerResult) string { return t(r.Pass) })
+	add("sparse_along", func(r *results.LayerResult) string { return t(r.SparseAlong) })
 	add("layout", func(r *results.LayerResult) string { return t(r.Layout) })
 	add("dual_side", func(r *results.LayerResult) string { return optBool(r.DualSide) })
 	add("masks", func(r *results.LayerResult) string { return t(r.Masks) })

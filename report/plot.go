@@ -129,6 +129,9 @@ var workloadPlots = []struct {
 	{"roofline", true, func(o plotOf) (*figure, error) {
 		return rooflinePlot(o.w, o.rows, o.cfg)
 	}},
+	{"step", true, func(o plotOf) (*figure, error) {
+		return stepPlot(o.w, o.rows)
+	}},
 	{"energy-breakdown", true, func(o plotOf) (*figure, error) {
 		return asFigure(energyBreakdownPlot(o.w, o.rep))
 	}},

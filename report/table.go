@@ -54,6 +54,7 @@ func TableWithin(out io.Writer, rep *results.Report, width int) {
 		}
 	}
 	writeTableTotals(out, rep)
+	writeStep(out, rep)
 	notes.write(out)
 	writeLegend(out, rep, unit, cols, dropped, width)
 }

@@ -72,6 +72,11 @@ type LayerResult struct {
 	// pattern and which operand it prunes (weights or activations).
 	Pattern       string `json:"pattern,omitempty"`
 	SparseOperand string `json:"sparse_operand,omitempty"`
+	// Pass is the record's role in a training step (forward, dgrad,
+	// wgrad, overhead; empty in an inference run) and SparseAlong the
+	// operand and dimension that is N:M in a training GEMM's sparse run.
+	Pass        string `json:"pass,omitempty"`
+	SparseAlong string `json:"sparse_along,omitempty"`
 	// Layout is the row's operand layout (nn, nt, tn, tt) when it names
 	// one; absent, the row ran tn (A row-major, B column-major).
 	Layout string `json:"layout,omitempty"`

@@ -239,10 +239,5 @@ func streamCounts(cfg *configs.Config) (energy.Counts, uint64, error) {
 	if err != nil {
 		return energy.Counts{}, 0, err
 	}
-	loads := st.L2Bytes / 512
-	return energy.Counts{Precision: tensorcore.FP16, SMs: cfg.GPU.SMCount,
-		SM:        energy.SMActivity{Instructions: loads, RFWriteBytes: st.L2Bytes},
-		L1Sectors: st.L1HitSectors + st.L1MissSectors,
-		L2Sectors: st.L2HitSectors + st.L2MissSectors, CrossbarBytes: st.L2Bytes,
-		DRAMBytes: st.DRAMReadBytes + st.DRAMWriteBytes}, cycles, nil
+	return streamActivity(cfg.GPU.SMCount, st), cycles, nil
 }

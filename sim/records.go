@@ -70,7 +70,11 @@ func (r *runner) run() (*Report, error) {
 		src := &rep.Provenance.Workloads[i]
 		src.Weights = weights[src.Name]
 	}
-	rep.Results = recs
+	over, err := r.sparsifierRecords()
+	if err != nil {
+		return nil, err
+	}
+	rep.Results = append(recs, over...)
 	addSpeedups(rep)
 	addTraffic(rep, r.cfg)
 	addEnergySavings(rep)
@@ -327,7 +331,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
 		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(), Phases: k.Phases,
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
-		CyclesSpread: cyclesSpread, Layout: g.Layout}
+		CyclesSpread: cyclesSpread, Layout: g.Layout, Pass: g.Pass}
 	res.TFLOPS = res.FLOPs() / sec / 1e12
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
@@ -337,6 +341,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 		}
 		res.DualSide, res.Masks = j.shape.Dual, j.shape.Masks
 		res.DualProducts = j.shape.Products
+		res.SparseAlong = g.SparseAlong
 	}
 
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)

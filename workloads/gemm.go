@@ -46,6 +46,13 @@ type GEMM struct {
 	// padded up for the sparse kernel (see Pad); 0 when not padded.
 	UnpaddedM int `json:"unpadded_m,omitempty"`
 	UnpaddedK int `json:"unpadded_k,omitempty"`
+	// Pass is the row's role in a training step (RoleForward, RoleDgrad,
+	// RoleWgrad; Trace.Training sets it) and SparseAlong names the
+	// operand and dimension that is N:M in its sparse run ("W along K
+	// (1024)"); both empty in an inference trace. Neither is part of
+	// the trace formats: the Note says the same in words.
+	Pass        string `json:"-"`
+	SparseAlong string `json:"-"`
 }
 
 // Trace is a workload: an ordered list of GEMMs.
@@ -56,6 +63,9 @@ type Trace struct {
 	// simulator refuses (a pattern no datapath runs) is named by its line;
 	// nil for built-in models and generated traces.
 	Lines *RowLines `json:"-"`
+	// Sparsifiers are the activation sparsifier kernels a training trace's
+	// sparse run adds (Trace.Training); not part of the trace formats.
+	Sparsifiers []Sparsifier `json:"-"`
 }
 
 // RowLines are the lines of a trace file's rows, by layer name.
@@ -77,7 +87,7 @@ func (t *Trace) Where(layer string) string {
 
 // WithGEMMs is the trace with other rows, keeping its name and lines.
 func (t *Trace) WithGEMMs(gemms []GEMM) *Trace {
-	return &Trace{Name: t.Name, GEMMs: gemms, Lines: t.Lines}
+	return &Trace{Name: t.Name, GEMMs: gemms, Lines: t.Lines, Sparsifiers: t.Sparsifiers}
 }
 
 // Sparsity values a trace row may carry.

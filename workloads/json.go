@@ -328,6 +328,10 @@ type Origin struct {
 	// Import says how a model file (ONNX, profiler trace) became the
 	// trace; nil for a trace file or a built-in model.
 	Import *Import `json:"import,omitempty"`
+	// Training is the training-step options the trace was made with
+	// (Training.String: "pass step, transposable mask"); empty for the
+	// forward pass as given.
+	Training string `json:"training,omitempty"`
 }
 
 // WeightsSource is one weights path of a workload and its content hash.

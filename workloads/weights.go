@@ -173,10 +173,15 @@ type PruneSummary struct {
 	Sparsity   float64 `json:"sparsity"`
 	// KeptMagnitude is sum |w| kept over sum |w| of the input (1 when the
 	// input is all zeros).
-	KeptMagnitude float64  `json:"kept_magnitude_fraction"`
-	ValueBytes    int      `json:"value_bytes"` // as float32 in values.npy
-	MetadataBytes int      `json:"metadata_bytes"`
-	Files         []string `json:"files,omitempty"`
+	KeptMagnitude float64 `json:"kept_magnitude_fraction"`
+	// Transposable: the mask holds the pattern along M too (prune
+	// --transposable); PlainKeptMagnitude is then what the plain mask,
+	// along K only, keeps of the same weights.
+	Transposable       bool     `json:"transposable,omitempty"`
+	PlainKeptMagnitude float64  `json:"plain_kept_magnitude_fraction,omitempty"`
+	ValueBytes         int      `json:"value_bytes"` // as float32 in values.npy
+	MetadataBytes      int      `json:"metadata_bytes"`
+	Files              []string `json:"files,omitempty"`
 	// Provenance is what produced the summary (absent in summaries
 	// written before it was recorded, and from the Go API unless set).
 	Provenance *PruneProvenance `json:"provenance,omitempty"`
@@ -200,6 +205,8 @@ type PruneProvenance struct {
 	Pattern string `json:"pattern"`
 	// Verify is --verify: the input was checked, not pruned.
 	Verify bool `json:"verify"`
+	// Transposable is --transposable: the mask along K and M.
+	Transposable bool `json:"transposable,omitempty"`
 }
 
 // PruneResult is a pruned (or verified) weight.
@@ -215,6 +222,18 @@ type PruneResult struct {
 // already holds p (an error names the first bad row and group). K must be
 // a multiple of p.M, and no dimension of t zero.
 func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneResult, error) {
+	return prune(t, source, p, verify, nil)
+}
+
+// maskRule prunes or checks a matrix to a pattern other than the plain
+// row-wise one (transposable.go); nil is PruneMagnitude and CheckPattern.
+type maskRule interface {
+	check(m tensorcore.Matrix, p tensorcore.Pattern) error
+	prune(m tensorcore.Matrix, p tensorcore.Pattern) (tensorcore.Matrix, error)
+	summarize(s *PruneSummary, in, out tensorcore.Matrix, p tensorcore.Pattern)
+}
+
+func prune(t *Tensor, source string, p tensorcore.Pattern, verify bool, rule maskRule) (*PruneResult, error) {
 	m, err := t.GEMMView()
 	if err != nil {
 		return nil, fmt.Errorf("prune %s: %w", source, err)
@@ -236,20 +255,27 @@ func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneR
 	if verify {
 		s.Mode = "verify"
 	}
-	inErr := tensorcore.CheckPattern(m, p)
+	check := tensorcore.CheckPattern
+	if rule != nil {
+		check = rule.check
+	}
+	inErr := check(m, p)
 	s.InputValid = inErr == nil
 	if inErr != nil {
 		s.InputError = inErr.Error()
 	}
 	out := m
-	if !verify {
+	switch {
+	case verify:
+	case rule != nil:
+		if out, err = rule.prune(m, p); err != nil {
+			return nil, fmt.Errorf("prune %s: %w", source, err)
+		}
+	default:
 		out = tensorcore.PruneMagnitude(m, p)
 	}
-	s.ValidMask = tensorcore.CheckPattern(out, p) == nil
-	var absIn, absOut float64
+	s.ValidMask = check(out, p) == nil
 	for i, v := range m.Data {
-		absIn += math.Abs(float64(v))
-		absOut += math.Abs(float64(out.Data[i]))
 		if v != 0 {
 			s.NonzeroIn++
 		}
@@ -257,12 +283,12 @@ func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneR
 			s.NonzeroOut++
 		}
 	}
-	s.KeptMagnitude = 1
-	if absIn > 0 {
-		s.KeptMagnitude = absOut / absIn
-	}
+	s.KeptMagnitude = keptFraction(m, out)
 	if s.Elements > 0 {
 		s.Sparsity = 1 - float64(s.NonzeroOut)/float64(s.Elements)
+	}
+	if rule != nil {
+		rule.summarize(&s, m, out, p)
 	}
 	r := &PruneResult{Summary: s, Tensor: t, Pruned: out}
 	if !s.ValidMask {
@@ -276,6 +302,19 @@ func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneR
 	r.Summary.ValueBytes = 4 * len(c.Values)
 	r.Summary.MetadataBytes = c.MetadataBytes()
 	return r, nil
+}
+
+// keptFraction is sum |out| over sum |in| (1 when in is all zeros).
+func keptFraction(in, out tensorcore.Matrix) float64 {
+	var absIn, absOut float64
+	for i, v := range in.Data {
+		absIn += math.Abs(float64(v))
+		absOut += math.Abs(float64(out.Data[i]))
+	}
+	if absIn == 0 {
+		return 1
+	}
+	return absOut / absIn
 }
 
 func finite(m tensorcore.Matrix) error {

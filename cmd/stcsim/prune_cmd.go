@@ -23,7 +23,7 @@ func init() {
 
 func runPrune(args []string) int {
 	fs := newFlagSet("prune", "--in W.npy|W.safetensors [--tensor NAME] "+
-		"--out DIR [--pattern 2:4] [--verify] [--format text|json]")
+		"--out DIR [--pattern 2:4] [--transposable] [--verify] [--format text|json]")
 	in := fs.String("in", "", "weight file: .npy, or .safetensors (one tensor, "+
 		"chosen by --tensor or a #NAME suffix)")
 	tensor := fs.String("tensor", "", "tensor name inside a .safetensors file")
@@ -33,6 +33,10 @@ func runPrune(args []string) int {
 	pattern := fs.String("pattern", "2:4", "structured-sparsity pattern N:M along K (1:2 for tf32)")
 	verify := fs.Bool("verify", false, "do not prune: check that the tensor "+
 		"already holds the pattern (exit status 1 if not)")
+	transposable := fs.Bool("transposable", false, "a transposable mask: the "+
+		"pattern along K and along M (every M x M block), so W^T is sparse too "+
+		"(the data gradient of a training step); reports the kept magnitude "+
+		"against the plain mask's")
 	format := fs.String("format", "text", "summary on standard output: text or json")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
@@ -62,14 +66,19 @@ func runPrune(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
 	}
-	r, err := workloads.Prune(t, *in, p, *verify)
+	pruneFn := workloads.Prune
+	if *transposable {
+		pruneFn = workloads.PruneTransposable
+	}
+	r, err := pruneFn(t, *in, p, *verify)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
 		return exitUsage
 	}
 	r.Summary.Provenance = &workloads.PruneProvenance{Version: sim.Version,
 		Command: append([]string{"stcsim", "prune"}, args...), Input: *in,
-		SHA256: sum, Tensor: t.Name, Pattern: p.String(), Verify: *verify}
+		SHA256: sum, Tensor: t.Name, Pattern: p.String(), Verify: *verify,
+		Transposable: *transposable}
 	if !r.Summary.ValidMask { // nothing is written for an invalid result
 		printPruneSummary(&r.Summary, *format)
 		fmt.Fprintf(os.Stderr, "stcsim prune: %s: %s\n", *in, r.Summary.InputError)
@@ -109,7 +118,12 @@ func printPruneSummary(s *workloads.PruneSummary, format string) {
 	} else {
 		fmt.Printf("input not %s sparse (%s)\n", s.Pattern, s.InputError)
 	}
-	if s.Mode == "prune" {
+	switch {
+	case s.Mode == "prune" && s.Transposable:
+		fmt.Printf("pruned %s transposable (along K and M) by magnitude: kept %.2f%% "+
+			"of the total |w|; a plain %s mask (along K) keeps %.2f%%\n",
+			s.Pattern, 100*s.KeptMagnitude, s.Pattern, 100*s.PlainKeptMagnitude)
+	case s.Mode == "prune":
 		fmt.Printf("pruned %s by magnitude: kept %.2f%% of the total |w|\n",
 			s.Pattern, 100*s.KeptMagnitude)
 	}

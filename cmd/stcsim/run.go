@@ -64,12 +64,14 @@ type runFlags struct {
 	monURL    string // the monitor's address, once started
 	cache     cacheFlags
 	llm       llmFlags
+	train     passFlags
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
 	f.cf.add(fs)
 	f.cache.add(fs)
 	f.llm.add(fs)
+	f.train.add(fs)
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
@@ -118,6 +120,7 @@ func runRun(args []string) int {
 		return code
 	}
 	fs.Visit(func(fl *flag.Flag) { f.batchSet = f.batchSet || fl.Name == "batch" })
+	f.train.given(fs)
 	if err := f.checkReadFlags(fs); err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
@@ -310,6 +313,9 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		if job.Workloads[i], err = f.withLayout(t); err != nil {
 			return job, err
 		}
+	}
+	if err := f.train.apply(&job); err != nil {
+		return job, err
 	}
 	return job, sim.Check(cfg, job)
 }
