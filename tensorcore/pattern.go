@@ -45,7 +45,7 @@ func ParsePattern(s string) (Pattern, error) {
 // M <= MaxGroup.
 func (p Pattern) Check() error {
 	if p.N <= 0 || p.M <= p.N || p.M > MaxGroup {
-		return fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M <= %d)", p, MaxGroup)
+		return fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M and M at most %d)", p, MaxGroup)
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -168,10 +170,21 @@ func TestPlotSpeedupAgainstArea(t *testing.T) {
 		t.Error("the export lacks tflops_per_mm2")
 	}
 	b, _ := os.ReadFile(svg)
+	words := svgWords(b)
 	for _, w := range []string{"Pareto front", "1: tensorcore.*.b_operand_bytes_per_clk=32",
 		"3: tensorcore.*.b_operand_bytes_per_clk=128", "GPU area (mm²)", "points:"} {
-		if !strings.Contains(string(b), w) {
+		if !strings.Contains(words, w) {
 			t.Errorf("scatter lacks %q", w)
 		}
 	}
+}
+
+// svgWords is the text an SVG draws, its text elements joined by spaces
+// (the plots draw key lines word by word, report/figure.go's fillWords).
+func svgWords(svg []byte) string {
+	var words []string
+	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllSubmatch(svg, -1) {
+		words = append(words, html.UnescapeString(string(m[1])))
+	}
+	return strings.Join(words, " ")
 }
