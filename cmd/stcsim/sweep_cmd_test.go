@@ -109,9 +109,10 @@ func TestSweepMergeExportPlot(t *testing.T) {
 	// base config's point (108 SMs), the override every point shares
 	// (a fidelity setting) in its caption and sidecar, words for the key.
 	svg, _ := os.ReadFile(db("s.svg"))
-	for _, want := range []string{">1x: no gain<", ">a100-40gb default (108)<",
-		"set on every point: kernel.simulated_candidates=1", ">GPU SM count (SMs)<"} {
-		if !strings.Contains(string(svg), want) {
+	words := " " + svgWords(svg) + " "
+	for _, want := range []string{" 1x: no gain ", " a100-40gb default (108) ",
+		"set on every point: kernel.simulated_candidates=1", " GPU SM count (SMs) "} {
+		if !strings.Contains(words, want) {
 			t.Errorf("speedup plot lacks %q", want)
 		}
 	}
