@@ -100,6 +100,12 @@ func Model(c Config, in Inputs) (Breakdown, error) {
 	muxBits := maxOver(tc, func(n tensorcore.Precision, p *tensorcore.PrecisionConfig) float64 {
 		return float64(p.Multipliers) * bits(n) * float64(p.SelectorFanIn-1)
 	})
+	// A hierarchical pattern's block muxes (docs/tensorcore.md) deliver
+	// only the kept blocks' B rows: an M1:1 mux per bit of the B path.
+	blockBits := maxOver(tc, func(_ tensorcore.Precision, p *tensorcore.PrecisionConfig) float64 {
+		return float64(8*p.BOperandBytesPerClk) * float64(p.Pattern().BlockFanIn()-1)
+	})
+	muxBits += blockBits
 	accAdders := maxOver(tc, func(_ tensorcore.Precision, p *tensorcore.PrecisionConfig) float64 {
 		return float64(p.AccumulatePerClk)
 	})
@@ -147,8 +153,12 @@ func Model(c Config, in Inputs) (Breakdown, error) {
 		[]string{"area.wire_pitch_um", "area.operand_path_mm", "area.register_bit_um2",
 			"area.wire_pj_per_bit_mm", "area.register_pj_per_bit"},
 		tcKeys("b_operand_bytes_per_clk"))
-	add("selector muxes", ScopeTC, fmt.Sprintf("%.0f 2:1 mux bits", muxBits), muxBits*c.Mux2Bit,
+	add("selector muxes", ScopeTC, fmt.Sprintf("%.0f 2:1 mux bits", muxBits-blockBits), (muxBits-blockBits)*c.Mux2Bit,
 		[]string{"area.mux2_bit_um2"}, tcKeys("selector_fan_in", "multipliers"))
+	if blockBits > 0 {
+		add("block muxes", ScopeTC, fmt.Sprintf("%.0f 2:1 mux bits", blockBits), blockBits*c.Mux2Bit,
+			[]string{"area.mux2_bit_um2"}, tcKeys("sparse_pattern", "b_operand_bytes_per_clk"))
+	}
 	add("metadata path and decode", ScopeTC, fmt.Sprintf("%.0f bits x %.3f mm", metaBits, b.PathMM), metaArea,
 		[]string{"area.wire_pitch_um", "area.register_bit_um2", "area.mux2_bit_um2",
 			"area.wire_pj_per_bit_mm", "area.register_pj_per_bit"},

@@ -54,5 +54,9 @@ func (c Config) mmaPath(p *tensorcore.PrecisionConfig, d tensorcore.Datapath, mm
 	e.MetadataPJ = wire(demand["metadata_bits_per_clk"]) + clocked(p.MetadataBitsPerClk)
 	passes := d.Pattern.SelectorPasses(p.SelectorFanIn)
 	e.MuxPasses = float64(d.Products * passes * tensorcore.MuxLevels(p.SelectorFanIn))
+	// A hierarchical pattern's block muxes: every B element delivered
+	// crosses ceil(log2 M1) levels.
+	bElems := demand["b_operand_bytes_per_clk"] / float64(d.Precision.ElementBytes())
+	e.MuxPasses += bElems * float64(tensorcore.MuxLevels(d.Pattern.BlockFanIn()))
 	return e
 }

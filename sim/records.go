@@ -551,7 +551,7 @@ func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
 	res.OccupancyLimit = p.Limit
 	res.Waves = p.Waves(sms)
 	if p.Shape.Sparse {
-		res.IdealSpeedup = p.Pattern.Ideal()
+		res.IdealSpeedup = p.Format.Ideal() // the format's own: V:N:M's M/N, not 2:4's
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 func BenchmarkFunctionalMMA(b *testing.B) {
 	rng := rand.New(rand.NewSource(6))
 	for _, s := range []struct{ m, n, k int }{{16, 8, 32}, {128, 128, 128}} {
-		a := randomSparse(rng, s.m, s.k, Pattern{2, 4}, FP16)
-		ca, _ := Compress(a, Pattern{2, 4})
+		a := randomSparse(rng, s.m, s.k, Pattern{N: 2, M: 4}, FP16)
+		ca, _ := Compress(a, Pattern{N: 2, M: 4})
 		bm := randomDense(rng, s.k, s.n, FP16)
 		c := NewMatrix(s.m, s.n)
 		dk := s.k

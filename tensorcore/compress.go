@@ -22,6 +22,10 @@ func (c *Compressed) KeptCols() int { return c.Pattern.Kept(c.Cols) }
 // Compress packs m; it is an error if m violates p (the error names the
 // row and column group) or if Cols is not a multiple of p.M.
 func Compress(m Matrix, p Pattern) (*Compressed, error) {
+	if p.Family() != FamilyNM {
+		return nil, fmt.Errorf("compress: pattern %s: the compressed form (values and "+
+			"index metadata) is N:M's; a %s operand has none here", p, p.Family())
+	}
 	if err := CheckPattern(m, p); err != nil {
 		return nil, fmt.Errorf("compress: %w", err)
 	}

@@ -137,7 +137,8 @@ func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 
 // CheckPattern says whether the sparse datapath of precision p runs an
 // operand of pattern pat: it must be a pattern (Pattern.Check) whose
-// mma.sp instruction, dense_shape with K x M/N, is whole.
+// mma.sp instruction, dense_shape with K x M/N, is whole; a V:N:M one
+// must gather for the precision's own 2:4 instruction.
 func (c *Config) CheckPattern(p Precision, pat Pattern) error {
 	pc, err := c.Get(p)
 	if err != nil {
@@ -145,6 +146,10 @@ func (c *Config) CheckPattern(p Precision, pat Pattern) error {
 	}
 	if err := pat.Check(); err != nil {
 		return fmt.Errorf("sparsity %s: %w", pat, err)
+	}
+	if pat.Family() == FamilyVNM && pat.Instr() != p.NativePattern() {
+		return fmt.Errorf("sparsity %s: V:N:M runs the hardware's 2:4 mma.sp on "+
+			"the gathered columns, and %s's sparse instruction is %s", pat, p, p.NativePattern())
 	}
 	dense, err := ParseShape(pc.DenseShape)
 	if err != nil {

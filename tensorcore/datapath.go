@@ -136,11 +136,16 @@ func derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products in
 		if err != nil {
 			return Datapath{}, fmt.Errorf("%s: %w", name, err)
 		}
+		// The datapath runs the instruction's pattern: V:N:M's is the
+		// hardware's 2:4 on the gathered columns.
+		pat = pat.Instr()
 		d.Pattern, d.Shape = pat, sh
 		kept := pat.Kept(sh.K)
 		aBytes = sh.M * kept * e
-		metaBits = sh.M * kept * pat.MetadataBits()
-		bBytes = sh.K * sh.N * e // the whole chunk, for the selectors
+		metaBits = sh.M * pat.MetadataBitsFor(kept)
+		// The whole chunk for the selectors (of a hierarchical pattern,
+		// the kept blocks: the block muxes deliver only those).
+		bBytes = pat.BlockKept(sh.K) * sh.N * e
 		d.Products = sh.M * sh.N * kept
 		if m == DualSide {
 			// B compressed too; the products are the pairs both masks keep.
@@ -187,7 +192,10 @@ func (d *Datapath) build(p *PrecisionConfig, aBytes, bBytes, metaBits int) {
 		StageAccum: p.AccumulateLatency}
 	if sparse {
 		fills[StageDecode] = p.DecodeLatency
-		fills[StageSelect] = MuxLevels(p.SelectorFanIn) * p.MuxLevelLatency
+		// The selectors' levels, after a hierarchical pattern's block
+		// muxes' (one level per 2:1 stage of either).
+		levels := MuxLevels(p.SelectorFanIn) + MuxLevels(d.Pattern.BlockFanIn())
+		fills[StageSelect] = levels * p.MuxLevelLatency
 	}
 	d.Stages = nil
 	d.Interval, d.Latency = 0, 0

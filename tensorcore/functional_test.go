@@ -79,13 +79,13 @@ func TestPruneMagnitude(t *testing.T) {
 		p    Pattern
 		want []float32
 	}{
-		{"2:4 keeps largest |w|", mat(1, 4, 1, -3, 2, 0.5), Pattern{2, 4}, []float32{0, -3, 2, 0}},
-		{"ties to lower index", mat(1, 4, 1, 1, 1, 1), Pattern{2, 4}, []float32{1, 1, 0, 0}},
-		{"negative tie", mat(1, 4, -2, 2, 1, -2), Pattern{2, 4}, []float32{-2, 2, 0, 0}},
+		{"2:4 keeps largest |w|", mat(1, 4, 1, -3, 2, 0.5), Pattern{N: 2, M: 4}, []float32{0, -3, 2, 0}},
+		{"ties to lower index", mat(1, 4, 1, 1, 1, 1), Pattern{N: 2, M: 4}, []float32{1, 1, 0, 0}},
+		{"negative tie", mat(1, 4, -2, 2, 1, -2), Pattern{N: 2, M: 4}, []float32{-2, 2, 0, 0}},
 		{"two rows, two chunks", mat(2, 8, 9, 0, 0, 1, 5, 6, 7, 8, 0, 0, 0, 0, 1, 0, 0, 0),
-			Pattern{2, 4}, []float32{9, 0, 0, 1, 0, 0, 7, 8, 0, 0, 0, 0, 1, 0, 0, 0}},
-		{"1:2 tf32", mat(1, 4, 1, 2, -4, 3), Pattern{1, 2}, []float32{0, 2, -4, 0}},
-		{"partial trailing chunk", mat(1, 6, 1, 2, 3, 4, 5, 6), Pattern{2, 4}, []float32{0, 0, 3, 4, 5, 6}},
+			Pattern{N: 2, M: 4}, []float32{9, 0, 0, 1, 0, 0, 7, 8, 0, 0, 0, 0, 1, 0, 0, 0}},
+		{"1:2 tf32", mat(1, 4, 1, 2, -4, 3), Pattern{N: 1, M: 2}, []float32{0, 2, -4, 0}},
+		{"partial trailing chunk", mat(1, 6, 1, 2, 3, 4, 5, 6), Pattern{N: 2, M: 4}, []float32{0, 0, 3, 4, 5, 6}},
 	}
 	for _, tc := range tests {
 		got := PruneMagnitude(tc.in, tc.p)
@@ -118,10 +118,10 @@ func TestCheckPatternErrors(t *testing.T) {
 		want string
 	}{
 		{"row 1 group 1", mat(2, 8, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0),
-			Pattern{2, 4}, "row 1, column group 1 (columns 4-7) has 3 nonzeros"},
-		{"1:2", mat(1, 4, 1, 0, 1, 1), Pattern{1, 2}, "row 0, column group 1"},
-		{"short data", Matrix{Rows: 2, Cols: 4, Data: make([]float32, 7)}, Pattern{2, 4}, "needs 8 values, has 7"},
-		{"bad pattern", mat(1, 4, 0, 0, 0, 0), Pattern{4, 4}, "bad sparsity pattern"},
+			Pattern{N: 2, M: 4}, "row 1, column group 1 (columns 4-7) has 3 nonzeros"},
+		{"1:2", mat(1, 4, 1, 0, 1, 1), Pattern{N: 1, M: 2}, "row 0, column group 1"},
+		{"short data", Matrix{Rows: 2, Cols: 4, Data: make([]float32, 7)}, Pattern{N: 2, M: 4}, "needs 8 values, has 7"},
+		{"bad pattern", mat(1, 4, 0, 0, 0, 0), Pattern{N: 4, M: 4}, "bad sparsity pattern"},
 	}
 	for _, tc := range tests {
 		err := CheckPattern(tc.m, tc.p)
@@ -132,7 +132,7 @@ func TestCheckPatternErrors(t *testing.T) {
 			t.Errorf("%s: Compress accepted a bad matrix", tc.name)
 		}
 	}
-	if _, err := Compress(mat(1, 6, 1, 0, 0, 0, 0, 0), Pattern{2, 4}); err == nil ||
+	if _, err := Compress(mat(1, 6, 1, 0, 0, 0, 0, 0), Pattern{N: 2, M: 4}); err == nil ||
 		!strings.Contains(err.Error(), "not a multiple") {
 		t.Errorf("Compress of 6 columns: %v", err)
 	}
@@ -184,14 +184,14 @@ func randomDense(rng *rand.Rand, rows, cols int, prec Precision) Matrix {
 
 func patternOf(prec Precision) Pattern {
 	if prec == TF32 {
-		return Pattern{1, 2}
+		return Pattern{N: 1, M: 2}
 	}
-	return Pattern{2, 4}
+	return Pattern{N: 2, M: 4}
 }
 
 func TestCompressRoundTripProperty(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, p := range []Pattern{{2, 4}, {1, 2}, {4, 8}, {1, 4}, {2, 8}} {
+	for _, p := range []Pattern{{N: 2, M: 4}, {N: 1, M: 2}, {N: 4, M: 8}, {N: 1, M: 4}, {N: 2, M: 8}} {
 		for trial := 0; trial < 50; trial++ {
 			rows, cols := 1+rng.Intn(20), p.M*(1+rng.Intn(12))
 			m := randomSparse(rng, rows, cols, p, FP16)
@@ -214,7 +214,7 @@ func TestCompressRoundTripProperty(t *testing.T) {
 					t.Fatalf("%s: index %d: %d vs %d", p, i, idx[i], c.Indices[i])
 				}
 			}
-			bits := map[Pattern]int{{2, 4}: 2, {1, 2}: 4, {4, 8}: 3, {1, 4}: 2, {2, 8}: 3}[p]
+			bits := map[Pattern]int{{N: 2, M: 4}: 2, {N: 1, M: 2}: 4, {N: 4, M: 8}: 3, {N: 1, M: 4}: 2, {N: 2, M: 8}: 3}[p]
 			if c.MetadataBytes() != (len(c.Values)*bits+7)/8 {
 				t.Fatalf("%s metadata %d bytes for %d values, want %d bits each",
 					p, c.MetadataBytes(), len(c.Values), bits)
@@ -227,7 +227,7 @@ func TestMetadataEncoding(t *testing.T) {
 	// Every 2:4 chunk keeps positions 0 and 2: nibble 0b1000, as in the
 	// MLIR sm80 sparse-mma test (0x8888 per 16 bits).
 	m := mat(1, 16, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0)
-	c, err := Compress(m, Pattern{2, 4})
+	c, err := Compress(m, Pattern{N: 2, M: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestMetadataEncoding(t *testing.T) {
 		t.Errorf("metadata = %#x, want [0x8888]", w)
 	}
 	// tf32 1:2: kept position 0 -> 0b0100, position 1 -> 0b1110.
-	c, err = Compress(mat(1, 4, 1, 0, 0, 2), Pattern{1, 2})
+	c, err = Compress(mat(1, 4, 1, 0, 0, 2), Pattern{N: 1, M: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestMetadataEncoding(t *testing.T) {
 		t.Errorf("tf32 metadata = %#x, want 0xe4", w[0])
 	}
 	// Under-filled chunk: single nonzero in slot 3 pads with slot 0.
-	c, _ = Compress(mat(1, 4, 0, 0, 0, 7), Pattern{2, 4})
+	c, _ = Compress(mat(1, 4, 0, 0, 0, 7), Pattern{N: 2, M: 4})
 	if c.Indices[0] != 0 || c.Indices[1] != 3 || c.Metadata()[0] != 0xC {
 		t.Errorf("padded chunk indices %v meta %#x", c.Indices, c.Metadata())
 	}
@@ -258,15 +258,15 @@ func TestUnpackMetadataRejects(t *testing.T) {
 		p     Pattern
 		want  string
 	}{
-		{"0b0000", []uint32{0x0}, 1, 4, Pattern{2, 4}, "invalid index pair 0b0000"},
-		{"0b0101", []uint32{0x5}, 1, 4, Pattern{2, 4}, "invalid index pair 0b0101"},
-		{"0b1010", []uint32{0xA}, 1, 4, Pattern{2, 4}, "invalid index pair 0b1010"},
-		{"0b1111", []uint32{0xF}, 1, 4, Pattern{2, 4}, "invalid index pair 0b1111"},
-		{"unordered", []uint32{0x1}, 1, 4, Pattern{2, 4}, "not ascending"},
-		{"second row second group", []uint32{0x0888}, 2, 8, Pattern{2, 4}, "row 1, column group 1"},
-		{"tf32 bad nibble", []uint32{0x8}, 1, 2, Pattern{1, 2}, "tf32 metadata nibble 0b1000"},
-		{"short", []uint32{0x4444}, 3, 16, Pattern{2, 4}, "1 words"},
-		{"bad cols", []uint32{0x4}, 1, 5, Pattern{2, 4}, "bad shape"},
+		{"0b0000", []uint32{0x0}, 1, 4, Pattern{N: 2, M: 4}, "invalid index pair 0b0000"},
+		{"0b0101", []uint32{0x5}, 1, 4, Pattern{N: 2, M: 4}, "invalid index pair 0b0101"},
+		{"0b1010", []uint32{0xA}, 1, 4, Pattern{N: 2, M: 4}, "invalid index pair 0b1010"},
+		{"0b1111", []uint32{0xF}, 1, 4, Pattern{N: 2, M: 4}, "invalid index pair 0b1111"},
+		{"unordered", []uint32{0x1}, 1, 4, Pattern{N: 2, M: 4}, "not ascending"},
+		{"second row second group", []uint32{0x0888}, 2, 8, Pattern{N: 2, M: 4}, "row 1, column group 1"},
+		{"tf32 bad nibble", []uint32{0x8}, 1, 2, Pattern{N: 1, M: 2}, "tf32 metadata nibble 0b1000"},
+		{"short", []uint32{0x4444}, 3, 16, Pattern{N: 2, M: 4}, "1 words"},
+		{"bad cols", []uint32{0x4}, 1, 5, Pattern{N: 2, M: 4}, "bad shape"},
 	}
 	for _, tc := range tests {
 		_, err := UnpackMetadata(tc.words, tc.rows, tc.cols, tc.p)
@@ -315,7 +315,7 @@ func TestSparseEqualsDenseProperty(t *testing.T) {
 // compressed form equals the dense product of the pruned matrix exactly.
 func TestPruneCompressSelectEveryPattern(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	for _, p := range []Pattern{{1, 2}, {2, 4}, {1, 4}, {2, 8}, {4, 8}} {
+	for _, p := range []Pattern{{N: 1, M: 2}, {N: 2, M: 4}, {N: 1, M: 4}, {N: 2, M: 8}, {N: 4, M: 8}} {
 		for _, prec := range []Precision{FP16, INT8} {
 			for trial := 0; trial < 10; trial++ {
 				m, n, k := 1+rng.Intn(20), 1+rng.Intn(12), p.M*(1+rng.Intn(8))
@@ -390,7 +390,7 @@ func TestMMABadInput(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	bad := &Compressed{Rows: 1, Cols: 4, Pattern: Pattern{2, 4}, Values: []float32{1, 2}, Indices: []uint8{2, 1}}
+	bad := &Compressed{Rows: 1, Cols: 4, Pattern: Pattern{N: 2, M: 4}, Values: []float32{1, 2}, Indices: []uint8{2, 1}}
 	if _, err := MMASp(bad, NewMatrix(4, 1), NewMatrix(1, 1), FP16); err == nil ||
 		!strings.Contains(err.Error(), "row 0, column group 0") {
 		t.Errorf("MMASp with unordered indices: %v", err)

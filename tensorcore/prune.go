@@ -44,13 +44,17 @@ func largest(v []float32, n int, idx []int) []int {
 }
 
 // CheckPattern returns an error naming the first row and column group
-// that hold more than p.N nonzeros in a p.M-wide chunk, or a shape error.
+// that hold more than p.N nonzeros in a p.M-wide chunk, or a shape error;
+// for the other families, the first place their rules break (checkFamily).
 func CheckPattern(m Matrix, p Pattern) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
 	if err := m.check("A"); err != nil {
 		return err
+	}
+	if p.Family() != FamilyNM {
+		return checkFamily(m, p)
 	}
 	for r := 0; r < m.Rows; r++ {
 		for c0 := 0; c0 < m.Cols; c0 += p.M {
@@ -68,7 +72,7 @@ func CheckPattern(m Matrix, p Pattern) error {
 			}
 		}
 	}
-	return nil
+	return checkFamily(m, p) // a transposable mask's columns
 }
 
 // Pairwise48 is the INT4 pattern: in every 8-wide chunk, 4 values survive

@@ -34,7 +34,7 @@ func TestDeriveMemoIsDerive(t *testing.T) {
 		for _, c := range []struct {
 			m   Mode
 			pat Pattern
-		}{{Dense, Pattern{}}, {Sparse, Pattern{2, 4}}, {Sparse, Pattern{1, 4}}, {DualSide, Pattern{2, 4}}} {
+		}{{Dense, Pattern{}}, {Sparse, Pattern{N: 2, M: 4}}, {Sparse, Pattern{N: 1, M: 4}}, {DualSide, Pattern{N: 2, M: 4}}} {
 			want, werr := derive(p, prec, c.m, c.pat, 0)
 			for i := 0; i < 2; i++ {
 				got, err := Derive(p, prec, c.m, c.pat, 0)

@@ -272,7 +272,9 @@ func prune(t *Tensor, source string, p tensorcore.Pattern, verify bool, rule mas
 			return nil, fmt.Errorf("prune %s: %w", source, err)
 		}
 	default:
-		out = tensorcore.PruneMagnitude(m, p)
+		if out, err = tensorcore.PrunePattern(m, p); err != nil {
+			return nil, fmt.Errorf("prune %s: %w", source, err)
+		}
 	}
 	s.ValidMask = check(out, p) == nil
 	for i, v := range m.Data {
@@ -291,8 +293,8 @@ func prune(t *Tensor, source string, p tensorcore.Pattern, verify bool, rule mas
 		rule.summarize(&s, m, out, p)
 	}
 	r := &PruneResult{Summary: s, Tensor: t, Pruned: out}
-	if !s.ValidMask {
-		return r, nil
+	if !s.ValidMask || p.Family() != tensorcore.FamilyNM {
+		return r, nil // the compressed form (values, metadata) is N:M's
 	}
 	c, err := tensorcore.Compress(out, p)
 	if err != nil {
@@ -327,8 +329,10 @@ func finite(m tensorcore.Matrix) error {
 }
 
 // WriteDir writes the compressed values, the metadata, the pruned tensor
-// and summary.json into dir (created if missing). A result whose mask is
-// not valid writes only the summary.
+// and summary.json into dir (created if missing); a pattern with no
+// compressed form here (V:N:M, hierarchical) writes the pruned tensor
+// and the summary. A result whose mask is not valid writes only the
+// summary.
 func (r *PruneResult) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("prune output: %w", err)
@@ -351,12 +355,15 @@ func (r *PruneResult) WriteDir(dir string) error {
 		}); err != nil {
 			return err
 		}
+		r.Summary.Files = []string{ValuesFile, MetadataFile}
+	}
+	if r.Summary.ValidMask {
 		if err := writeFile(dir, PrunedFile, func(w io.Writer) error {
 			return tensorfile.WriteNPY(w, r.Tensor.Shape, r.Tensor.FromGEMMView(r.Pruned))
 		}); err != nil {
 			return err
 		}
-		r.Summary.Files = []string{ValuesFile, MetadataFile, PrunedFile}
+		r.Summary.Files = append(r.Summary.Files, PrunedFile)
 	}
 	r.Summary.Files = append(r.Summary.Files, SummaryFile)
 	var js bytes.Buffer

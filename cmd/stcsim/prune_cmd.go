@@ -49,7 +49,7 @@ func runPrune(args []string) int {
 		err = fmt.Errorf("--in is required")
 	case *out == "" && !*verify:
 		err = fmt.Errorf("--out is required (unless --verify)")
-	case p.Group() > maxPruneGroup:
+	case p.Family() != tensorcore.FamilyVNM && p.Group() > maxPruneGroup:
 		err = fmt.Errorf("--pattern %s: groups of at most %d along K",
 			*pattern, maxPruneGroup)
 	case *format != "text" && *format != "json":
@@ -129,7 +129,7 @@ func printPruneSummary(s *workloads.PruneSummary, format string) {
 	}
 	fmt.Printf("mask valid: %v; sparsity %.2f%% (%d of %d nonzero)\n",
 		s.ValidMask, 100*s.Sparsity, s.NonzeroOut, s.Elements)
-	if s.ValidMask {
+	if s.ValidMask && s.ValueBytes > 0 {
 		fmt.Printf("compressed: %d value bytes (float32), %d metadata bytes\n",
 			s.ValueBytes, s.MetadataBytes)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // Time times plan p analytically. Per CTA, a k-step takes the longest
@@ -40,6 +41,10 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if cfg.Kernel.L2Start == configs.L2Repeat {
 		return nil, fmt.Errorf("fast tier: plan %s: an L2 warm from the previous call (kernel.l2_start=%s) is not modelled here",
 			p.Name(), configs.L2Repeat)
+	}
+	if p.Format.Family() == tensorcore.FamilyVNM {
+		return nil, fmt.Errorf("fast tier: plan %s: the V:N:M gather kernel (sparsity %s) is not held to the instruction tier",
+			p.Name(), p.Format)
 	}
 	if p.Shape.Dual {
 		return nil, fmt.Errorf("fast tier: plan %s: dual-side sparse is not held to the instruction tier",

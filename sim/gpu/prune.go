@@ -361,7 +361,7 @@ func newSmemNeed(g *GPU) *smemNeed {
 					if in.Operand == isa.OperandD {
 						continue
 					}
-					v := uint64(n.sm.LDSMPattern(in.Operand).WavefrontsOf(int(in.Bytes)))
+					v := uint64(n.sm.LoadPattern(&in).WavefrontsOf(int(in.Bytes)))
 					if part == 0 {
 						l.prologue += v
 					} else {

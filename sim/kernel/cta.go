@@ -104,6 +104,9 @@ func (c *CTA) ChunkRegion(k int, op isa.Operand, chunk int) (memory.Class, memor
 	if op == isa.OperandE {
 		return class, c.metaChunk(k, chunk)
 	}
+	if op == isa.OperandB && c.Plan.gathers() {
+		return class, c.gatherChunk(k, chunk)
+	}
 	for _, r := range c.Tiles(k) {
 		if r.Class == class {
 			return class, chunkOf(r.Region, c.fullRowBytes(op), chunk)
@@ -118,7 +121,11 @@ func (c *CTA) ChunkRegion(k int, op isa.Operand, chunk int) (memory.Class, memor
 func (c *CTA) metaChunk(k, chunk int) memory.Region {
 	p := c.Plan
 	keptK := p.Pattern.Kept(p.Tile.BK)
-	blocks := []int{p.metaBytes(p.Tile.BM, keptK), p.metaBytes(p.Tile.BN, keptK)}
+	second := p.metaBytes(p.Tile.BN, keptK) // B's (dual-side)
+	if p.gathers() {
+		second = p.colIdxBytes(p.Tile.BK) // the column indices (V:N:M)
+	}
+	blocks := []int{p.metaBytes(p.Tile.BM, keptK), second}
 	off, i := chunk*ChunkBytes, 0
 	for _, r := range c.Tiles(k) {
 		if r.Class != memory.AMeta {

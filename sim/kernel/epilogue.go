@@ -53,6 +53,12 @@ func (c *CTA) StageRegions(k int) []ClassRegion {
 			RowBytes: p.metaBytes(rowsA, keep(kLen)),
 			Pitch:    uint64(p.MetaStageB)}})
 	}
+	if p.gathers() {
+		if kLen > 0 {
+			regions = append(regions, c.colIdxRegion(k0, kLen))
+		}
+		return append(regions, c.gatherRegions(k0, kLen, rowsB)...)
+	}
 	return append(regions, c.bRegions(k0, kLen, rowsB)...)
 }
 

@@ -118,10 +118,13 @@ type Plan struct {
 	SplitK   int
 	Schedule Schedule // what runs: set from SplitK by New
 
-	Inst       tensorcore.Shape // MMA instruction shape
+	Inst tensorcore.Shape // MMA instruction shape
+	// Pattern is the N:M the MMAs run (the datapath's); Format the
+	// operand's own pattern: the same but for V:N:M, whose kernel gathers
+	// 4 of every M columns and runs 2:4 on them (gather.go).
 	Pattern    tensorcore.Pattern
+	Format     tensorcore.Pattern
 	Datapath   tensorcore.Datapath // the tensor-core datapath the MMAs run on
-	metaBits   int                 // metadata bits per kept value
 	ElemBytes  int
 	OutBytes   int
 	TilesM     int
@@ -157,6 +160,10 @@ type Plan struct {
 	LDSM, MetaLDSM            memory.Pattern
 	LDSMA, LDSMB              memory.Pattern // per operand
 	FillWaves                 int            // wavefronts of writing one stage's fills
+	// GatherLDS is the V:N:M kernel's index read before each copy of B
+	// (gather.go); maskSeed draws its synthetic column selection.
+	GatherLDS memory.Pattern
+	maskSeed  int
 }
 
 // Program is warp w's instruction stream (the same for every CTA).
@@ -218,7 +225,7 @@ func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s
 		ElemBytes: g.Precision.ElementBytes(),
 		// D is stored in the input type (FP16/BF16, FP32 for TF32, INT8).
 		OutBytes: g.Precision.ElementBytes(),
-		beta:     cfg.Kernel.Beta}
+		beta:     cfg.Kernel.Beta, maskSeed: cfg.TensorCore.MaskSeed}
 	prec, err := cfg.TensorCore.Get(g.Precision)
 	if err != nil {
 		return nil, err
@@ -233,6 +240,9 @@ func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s
 	if t.WarpM%p.Inst.M != 0 || t.WarpN%p.Inst.N != 0 {
 		return nil, fmt.Errorf("tile %s: warp tile not a multiple of %s",
 			t.Name(), p.Inst)
+	}
+	if err := p.checkGather(); err != nil {
+		return nil, err
 	}
 	if err := p.grid(cfg); err != nil {
 		return nil, err
@@ -261,9 +271,9 @@ func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	if err != nil {
 		return err
 	}
-	p.Datapath, p.Inst, p.Pattern = dp, dp.Shape, dp.Pattern
+	p.Datapath, p.Inst, p.Pattern, p.Format = dp, dp.Shape, dp.Pattern, dp.Pattern
 	if g.Sparse {
-		p.metaBits = p.Pattern.MetadataBits()
+		p.Format = pat
 	}
 	return nil
 }
@@ -288,7 +298,7 @@ func (p *Plan) MMARequest(count int) unit.Request {
 // metaBytes is the metadata of rows x keptCols kept values (bits rounded
 // up to bytes).
 func (p *Plan) metaBytes(rows, keptCols int) int {
-	return (rows*keptCols*p.metaBits + 7) / 8
+	return (rows*p.Pattern.MetadataBitsFor(keptCols) + 7) / 8
 }
 
 // CeilDiv is a/b rounded up, for positive a and b.
@@ -308,8 +318,8 @@ func (p *Plan) grid(cfg *configs.Config) error {
 	p.TilesM = CeilDiv(g.M, t.BM)
 	p.TilesN = CeilDiv(g.N, t.BN)
 	p.PaddedK = g.K
-	if g.Sparse {
-		p.PaddedK = CeilDiv(g.K, t.BK) * t.BK
+	if g.Sparse { // V:N:M: the gathered columns' K
+		p.PaddedK = CeilDiv(p.Format.Gathered(g.K), t.BK) * t.BK
 	}
 	tiles := CeilDiv(p.PaddedK, t.BK)
 	p.KSteps = tiles
@@ -385,6 +395,9 @@ func (p *Plan) stageBytes() {
 		p.MetaStageB = p.metaBytes(t.BM, keptK)
 	}
 	p.BStageB = t.BN * t.BK * p.ElemBytes
+	if p.gathers() { // the stage's column indices, after A's metadata
+		p.MetaStageB += p.colIdxBytes(t.BK)
+	}
 	if p.Shape.Dual { // B compressed too, its metadata after A's
 		p.BStageB = t.BN * keptK * p.ElemBytes
 		p.MetaStageB += p.metaBytes(t.BN, keptK)
@@ -424,11 +437,14 @@ func (p *Plan) smemPatterns(mc memory.Config) {
 	key := p.patternKey(mc)
 	if v, ok := patternMemo.Load(key); ok {
 		p.setPatterns(v.(smemPatterns))
-		return
+	} else {
+		p.computePatterns(mc)
+		if patternMemoSize.Add(1) <= patternMemoMax {
+			patternMemo.Store(key, p.patterns())
+		}
 	}
-	p.computePatterns(mc)
-	if patternMemoSize.Add(1) <= patternMemoMax {
-		patternMemo.Store(key, p.patterns())
+	if p.gathers() {
+		p.GatherLDS = p.gatherIndexPattern(mc.SharedMemory)
 	}
 }
 

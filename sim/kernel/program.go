@@ -27,6 +27,7 @@ type progGen struct {
 	acc                            isa.Reg
 	bufA, bufB, bufE               [2]isa.Reg
 	ptrA, ptrB, ptrE, ptrS, loopPr isa.Reg
+	gather                         isa.Reg                  // V:N:M: (index, address) per B copy of a stage
 	copies                         [isa.NumOperands][]int32 // this warp's LDGSTS chunks per stage
 }
 
@@ -80,6 +81,9 @@ func (g *progGen) layout() {
 	g.copies[isa.OperandA] = g.warpChunks(p.AStageB)
 	g.copies[isa.OperandB] = g.warpChunks(p.BStageB)
 	g.copies[isa.OperandE] = g.warpChunks(p.MetaStageB)
+	if p.gathers() { // an (index, address) pair per B copy of a stage
+		g.gather = g.alloc(2 * max(1, len(g.copies[isa.OperandB])))
+	}
 }
 
 // warpChunks are the 512-byte chunks of a stage tile this warp copies:
@@ -108,14 +112,39 @@ func (g *progGen) copyChunks(list *[]isa.Instr, stage int8, from, to int) {
 		ptr := map[isa.Operand]isa.Reg{isa.OperandA: g.ptrA, isa.OperandB: g.ptrB, isa.OperandE: g.ptrE}[op]
 		cs := g.copies[op]
 		n := 0
+		if op == isa.OperandB && g.p.gathers() {
+			g.gatherAddresses(list, from, min(to, len(cs)))
+		}
 		for i := from; i < min(to, len(cs)); i++ {
+			src := isa.RegSpan{First: ptr, N: 2}
+			if op == isa.OperandB && g.p.gathers() {
+				src = isa.RegSpan{First: g.gather + isa.Reg(2*i+1), N: 1}
+			}
 			g.emit(list, isa.Instr{Op: isa.OpLDGSTS, Operand: op, Chunk: cs[i], Stage: stage,
-				Bytes: ChunkBytes, Src: [4]isa.RegSpan{{First: ptr, N: 2}}})
+				Bytes: ChunkBytes, Src: [4]isa.RegSpan{src}})
 			n++
 		}
 		if n > 0 {
 			g.alu(list, ptr)
 		}
+	}
+}
+
+// gatherAddresses emits what Spatha's copy of B chunks [from, to) does
+// before the cp.asyncs: each chunk's column index read from shared
+// memory (LDS.32 of the index words of the stage's rows), then each
+// row's address computed from its index (the loads first, as the
+// compiler hoists them); chunk i's copy reads address register 2i+1.
+func (g *progGen) gatherAddresses(list *[]isa.Instr, from, to int) {
+	for i := from; i < to; i++ {
+		g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandE, Bytes: 32 * 4,
+			Dst: isa.RegSpan{First: g.gather + isa.Reg(2*i), N: 1},
+			Src: [4]isa.RegSpan{{First: g.ptrS, N: 1}}})
+	}
+	for i := from; i < to; i++ {
+		idx := g.gather + isa.Reg(2*i)
+		g.emit(list, isa.Instr{Op: isa.OpALU, Dst: isa.RegSpan{First: idx + 1, N: 1},
+			Src: [4]isa.RegSpan{{First: idx, N: 1}, {First: g.ptrB, N: 1}}})
 	}
 }
 

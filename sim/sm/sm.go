@@ -31,8 +31,9 @@ type SM struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsmA, ldsmB, ldsmE, staging memory.Pattern
-	LastFinish                   uint64   // the cycle its latest CTA finished
-	Finishes                     []uint64 // the cycle each of its CTAs finished
+	gatherLDS                    memory.Pattern // V:N:M: the index read before a B copy
+	LastFinish                   uint64         // the cycle its latest CTA finished
+	Finishes                     []uint64       // the cycle each of its CTAs finished
 }
 
 // New builds SM id of a GPU: its tensor cores, shared memory and
@@ -91,8 +92,22 @@ func (s *SM) patterns() {
 	s.ldsmA = perInstr("ldsm.x4 A", p.LDSMA, p.FragInstrBytes(isa.OperandA))
 	s.ldsmB = perInstr("ldsm.x4 B", p.LDSMB, p.FragInstrBytes(isa.OperandB))
 	s.ldsmE = perInstr("ldsm E", p.MetaLDSM, kernel.ChunkBytes)
+	s.gatherLDS = p.GatherLDS
 	s.staging = memory.Pattern{Name: "epilogue sts/lds.128",
 		BytesPerInstr: kernel.ChunkBytes, Wavefronts: kernel.ChunkBytes / 128}
+}
+
+// LoadPattern is the pattern of shared-memory load in (an LDSM or LDS):
+// its operand's fragment pattern, the epilogue's staging for D, the V:N:M
+// index read for an LDS of the metadata.
+func (s *SM) LoadPattern(in *isa.Instr) memory.Pattern {
+	switch {
+	case in.Op == isa.OpLDS && in.Operand == isa.OperandD:
+		return s.staging
+	case in.Op == isa.OpLDS && in.Operand == isa.OperandE:
+		return s.gatherLDS
+	}
+	return s.LDSMPattern(in.Operand)
 }
 
 // LDSMPattern is the pattern of an LDSM of operand op.

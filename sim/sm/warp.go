@@ -267,11 +267,7 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 	case isa.OpMMA, isa.OpMMASP:
 		w.issueMMA(in, now)
 	case isa.OpLDSM, isa.OpLDS:
-		pat := sp.sm.LDSMPattern(in.Operand)
-		if in.Op == isa.OpLDS && in.Operand == isa.OperandD {
-			pat = sp.sm.staging
-		}
-		done := sp.smemAccess(now, pat, int(in.Bytes))
+		done := sp.smemAccess(now, sp.sm.LoadPattern(in), int(in.Bytes))
 		sp.take(now, w.rfUse(in))
 		w.setReady(in.Dst, done)
 	case isa.OpSTS:
