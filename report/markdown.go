@@ -272,8 +272,17 @@ func mdEscape(s string) string {
 // ideal speedup, largest share first.
 func lossSummary(r *results.LayerResult) string {
 	if t := r.Traffic; t != nil {
+		if loss := causeSummary(r); loss != "-" {
+			return trafficSummary(t) + "; by cause, " + loss
+		}
 		return trafficSummary(t)
 	}
+	return causeSummary(r)
+}
+
+// causeSummary splits a sparse record's loss against its ideal speedup
+// by cause, largest first.
+func causeSummary(r *results.LayerResult) string {
 	if r.LossUS == 0 {
 		return "-"
 	}
