@@ -20,7 +20,7 @@ func TestTraceExport(t *testing.T) {
 		for _, format := range []string{"csv", "json"} {
 			args := []string{"trace", "export", "--workload", model,
 				"--batch", "4", "--format", format}
-			if strings.HasPrefix(model, "bert") {
+			if strings.HasPrefix(model, "bert") || workloads.IsLLM(model) {
 				args = append(args, "--seq", "64")
 			}
 			out, code := captureStdout(t, func() int { return dispatch(args) })
