@@ -272,12 +272,22 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-// lossSummary names the causes of a sparse record's loss against its
-// ideal speedup, largest share first.
+// lossSummary is report.md's "why not 2x": for a memory-bound layer its
+// traffic ceiling (trafficSummary), then the causes of its loss against
+// the ideal speedup (causeSummary).
 func lossSummary(r *results.LayerResult) string {
 	if t := r.Traffic; t != nil {
+		if loss := causeSummary(r); loss != "-" {
+			return trafficSummary(t) + "; by cause, " + loss
+		}
 		return trafficSummary(t)
 	}
+	return causeSummary(r)
+}
+
+// causeSummary splits a sparse record's loss against its ideal speedup
+// by cause, largest first.
+func causeSummary(r *results.LayerResult) string {
 	if r.LossUS == 0 {
 		return "-"
 	}

@@ -172,7 +172,7 @@ func (p Pattern) Check() error {
 		}
 	default:
 		if p.N <= 0 || p.M <= p.N || p.M > MaxGroup {
-			return fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M and M at most %d)", p, MaxGroup)
+			return fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M <= %d: a group of at most %[2]d values)", p, MaxGroup)
 		}
 	}
 	return nil

@@ -66,18 +66,33 @@ func runTraceExport(args []string) int {
 		"(default fp16 for models, each row's own for files)")
 	perLayer := fs.Bool("per-layer", false, "one row per layer (do not merge identical GEMMs)")
 	format := fs.String("format", "csv", "csv or json")
+	var llm llmFlags
+	llm.add(fs)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	o := workloads.Options{Batch: *batch, Seq: *seq, Resolution: *res,
 		PerLayer: *perLayer}
-	t, sum, err := exportTrace(*workload, o, *precision, *format)
+	err := llm.check(fs, []string{*workload}, *batch, *seq)
+	if err == nil && workloads.IsLLM(*workload) {
+		o = llm.options(*batch, *seq)
+		o.PerLayer, o.Resolution = *perLayer, *res
+	}
+	var t *workloads.Trace
+	var sum string
+	if err == nil {
+		t, sum, err = exportTrace(*workload, o, *precision, *format)
+	}
 	if err == nil {
 		err = checkUnreadFlags(fs, []string{*workload}, false, "export")
 	}
 	var prov *workloads.TraceProvenance
 	if err == nil {
 		prov, err = exportProvenance(t, *workload, sum, o, *precision)
+	}
+	if err == nil && workloads.IsLLM(*workload) {
+		prov.Resolution = 0
+		llm.source(&prov.Origin, *seq)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
