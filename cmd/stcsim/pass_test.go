@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -178,6 +179,28 @@ func TestStepTotalIncludesSparsifier(t *testing.T) {
 	for _, tot := range doc.Totals {
 		if tot.Mode == "sparse" && math.Abs(tot.TimeUS-(gemms+over)) > 1e-6*tot.TimeUS {
 			t.Errorf("sparse total %.3f µs, want GEMMs %.3f + sparsifier %.3f", tot.TimeUS, gemms, over)
+		}
+	}
+}
+
+// docs/workloads.md quotes what prune --transposable keeps of the
+// Gaussian fixture; the command as the page gives it prints those
+// figures.
+func TestPruneTransposableDocFigures(t *testing.T) {
+	out, errOut, code := capture(t, func() int {
+		return dispatch([]string{"prune", "--in", "../../workloads/testdata/gaussian-linear.npy",
+			"--transposable", "--out", t.TempDir()})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	doc, err := os.ReadFile("../../docs/workloads.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"70.34", "74.50"} {
+		if !strings.Contains(out, f+"%") || !strings.Contains(string(doc), f+" %") {
+			t.Errorf("%s%% not in both the output and docs/workloads.md:\n%s", f, out)
 		}
 	}
 }
