@@ -1,8 +1,8 @@
 package area
 
 import (
-	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/check"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 

@@ -1,8 +1,6 @@
 package area
 
 import (
-	"fmt"
-
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -22,10 +20,7 @@ func MMAPaths(c Config, tc *tensorcore.Config, b Breakdown) (energy.Paths, error
 	}
 	for _, n := range tensorcore.Precisions {
 		p, _ := tc.Get(n)
-		pat, err := tensorcore.ParsePattern(p.SparsePattern)
-		if err != nil {
-			return nil, fmt.Errorf("tensorcore.%s.sparse_pattern: %w", n, err)
-		}
+		pat := p.Pattern()
 		for _, m := range []tensorcore.Mode{tensorcore.Dense, sparse} {
 			d, err := tensorcore.Derive(p, n, m, pat, 0)
 			if err != nil {
@@ -57,7 +52,7 @@ func (c Config) mmaPath(p *tensorcore.PrecisionConfig, d tensorcore.Datapath, mm
 		return e
 	}
 	e.MetadataPJ = wire(demand["metadata_bits_per_clk"]) + clocked(p.MetadataBitsPerClk)
-	passes := tensorcore.SelectorPasses(p.SelectorFanIn, d.Pattern)
+	passes := d.Pattern.SelectorPasses(p.SelectorFanIn)
 	e.MuxPasses = float64(d.Products * passes * tensorcore.MuxLevels(p.SelectorFanIn))
 	return e
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/internal/check"
 )
 
 // Bound is the accepted range of a numeric config key. The section

@@ -8,8 +8,8 @@ import (
 	"unicode"
 
 	"github.com/stcsim/stcsim/area"
-	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/check"
 	"github.com/stcsim/stcsim/memory/memcfg"
 	"github.com/stcsim/stcsim/tensorcore"
 )

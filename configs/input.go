@@ -13,7 +13,7 @@ import (
 
 	"github.com/stcsim/stcsim/internal/quote"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // MaxFileBytes bounds a config file: real configs are a few KB, and a

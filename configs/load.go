@@ -13,11 +13,11 @@ import (
 	"strings"
 	"unicode"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/area"
-	"github.com/stcsim/stcsim/configs/check"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/check"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -335,7 +335,6 @@ func (ld *Loaded) Note(path string) string {
 	return ld.origin[path].note
 }
 
-// YAML renders the effective config, with a header naming its sources.
 // SourceFile is one config file a Loaded was read from.
 type SourceFile struct {
 	Source string `json:"source"` // path, or NAME.yaml (built-in)
@@ -355,6 +354,7 @@ func (ld *Loaded) Hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// YAML renders the effective config, with a header naming its sources.
 func (ld *Loaded) YAML() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# effective stcsim config\n# sources: %s\n"+

@@ -18,8 +18,7 @@ func (c *Config) PeakTFLOPS(precision tensorcore.Precision, sparse bool, clockMH
 	if sparse {
 		mode = tensorcore.Sparse
 	}
-	pat, _ := tensorcore.ParsePattern(pr.SparsePattern)
-	dp, err := tensorcore.Derive(pr, precision, mode, pat, 0)
+	dp, err := tensorcore.Derive(pr, precision, mode, pr.Pattern(), 0)
 	if err != nil {
 		return 0, err
 	}

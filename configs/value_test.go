@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Value reads one field alone (fieldAt); it must render every key of
@@ -83,6 +83,9 @@ func TestTreeDecodesAsItsText(t *testing.T) {
 			want := &Config{}
 			if err := dec.Decode(want); err != nil {
 				t.Fatalf("%s %v: %v", name, s, err)
+			}
+			if errs := want.Validate(); len(errs) > 0 { // as finish does
+				t.Fatal(errs)
 			}
 			if err := want.derivePaths(); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/internal/check"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 

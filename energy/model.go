@@ -235,12 +235,12 @@ func (c Config) PredictClock(n Counts, cycles uint64, clocks []int) int {
 }
 
 // MMARegisterBytes are the register-file bytes one warp's MMA instruction
-// of shape m x n x k reads (A with keptN of every ofM values along K, B, the
+// of shape m x n x k reads (A with keptK of its k values along K, B, the
 // FP32/INT32 accumulator C and, sparse, one 32-bit metadata register per
 // thread) and writes (the accumulator D).
-func MMARegisterBytes(m, n, k, elemBytes, keptN, ofM int, sparse bool) (read, write uint64) {
+func MMARegisterBytes(m, n, k, keptK, elemBytes int, sparse bool) (read, write uint64) {
 	const acc, lanes = 4, 32
-	a := m * k * elemBytes * keptN / ofM
+	a := m * keptK * elemBytes
 	meta := 0
 	if sparse {
 		meta = lanes * 4

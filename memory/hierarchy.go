@@ -145,8 +145,7 @@ func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
 	slices := l2.Partitions * l2.SlicesPerPartition
 	sliceBytes := l2.SizeKB * 1024 / slices
 	l1Bytes := (cfg.L1.TotalKB - cfg.SharedMemory.CarveoutKB) * 1024
-	chanGBps := cfg.DRAM.BandwidthGBps * cfg.DRAM.Efficiency /
-		float64(cfg.DRAM.Channels)
+	chanGBps := cfg.DRAM.SustainedGBps() / float64(cfg.DRAM.Channels)
 	return params{
 		cfg: cfg, numSMs: numSMs,
 		lineBytes: uint64(l2.LineBytes), secBytes: uint64(l2.SectorBytes),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Bar tracks done of total items. Its methods are safe for concurrent
@@ -23,8 +24,10 @@ type Bar struct {
 	last    time.Time // last line or redraw
 	lastPct int       // last logged percentage step (plain mode)
 	ended   bool
-	stop    chan struct{} // ends the terminal redraw loop
-	work    func() string // how far the running items are, inside (Work)
+	stop    chan struct{}  // ends the terminal redraw loop
+	work    func() string  // how far the running items are, inside (Work)
+	frac    func() float64 // the share of the work done (Fraction)
+	width   int            // the terminal's columns; 0: not a terminal
 }
 
 // Plain mode logs at most one line per 10 % step, and at least one every
@@ -34,6 +37,9 @@ const (
 	logMaxSilent = 30 * time.Second
 	redrawEvery  = 100 * time.Millisecond
 	barWidth     = 30
+	minBarWidth  = 10
+	// defaultWidth is the terminal width assumed where it cannot be read.
+	defaultWidth = 80
 )
 
 // New starts a bar of total items (0 if not known yet, see Set) named label on stderr: a bar when
@@ -42,7 +48,11 @@ func New(total int, label string, quiet bool) *Bar {
 	if quiet {
 		return nil
 	}
-	return NewWriter(os.Stderr, isTerminal(os.Stderr), total, label)
+	b := NewWriter(os.Stderr, isTerminal(os.Stderr), total, label)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.width = TerminalWidth(os.Stderr)
+	return b
 }
 
 // NewWriter starts a bar on w; tty selects the redrawn bar over plain
@@ -53,7 +63,7 @@ func NewWriter(w io.Writer, tty bool, total int, label string) *Bar {
 
 func newBar(w io.Writer, tty bool, total int, label string,
 	now func() time.Time) *Bar {
-	b := &Bar{out: w, tty: tty, label: label, total: total, now: now}
+	b := &Bar{out: w, tty: tty, label: label, total: total, now: now, width: defaultWidth}
 	b.start = b.now()
 	b.last = b.start
 	if !tty && total > 0 {
@@ -113,6 +123,34 @@ func (b *Bar) Work(f func() string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.work = f
+}
+
+// Fraction sets where the bar reads the share of the work done, in
+// [0, 1]: the bar, its percentage and the ETA then follow the work
+// rather than the items, whose sizes differ by orders of magnitude (one
+// GEMM can be most of a run). A share of 0 (nothing measured yet, or no
+// work to measure) falls back to the items.
+func (b *Bar) Fraction(f func() float64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.frac = f
+}
+
+// progress is the share of the run done: the work's when known, else
+// the items'.
+func (b *Bar) progress() (frac float64, byWork bool) {
+	if b.frac != nil {
+		if f := b.frac(); f > 0 && b.done < b.total {
+			return min(f, 1), true
+		}
+	}
+	if b.total <= 0 {
+		return 0, false
+	}
+	return min(float64(b.done)/float64(b.total), 1), false
 }
 
 // workText is the Work suffix of a line, empty without one.
@@ -202,18 +240,35 @@ func (b *Bar) finish(done bool) {
 	}
 }
 
+// barLine is the terminal's line, kept within its width: the work
+// meter goes first, then the bar narrows, then the line is cut.
 func (b *Bar) barLine(now time.Time) string {
-	frac := 1.0
-	if b.total > 0 {
-		frac = float64(b.done) / float64(b.total)
-	}
-	if frac > 1 {
+	frac, byWork := b.progress()
+	if b.total <= 0 && !byWork {
 		frac = 1
 	}
-	fill := int(frac * barWidth)
-	return fmt.Sprintf("%s [%s%s] %d/%d %3.0f%% %s ETA %s%s", b.label,
-		strings.Repeat("=", fill), strings.Repeat(" ", barWidth-fill),
-		b.done, b.total, 100*frac, round(now.Sub(b.start)), b.eta(now), b.workText())
+	of := ""
+	if byWork {
+		of = " of the work"
+	}
+	line := func(bw int, work string) string {
+		fill := int(frac * float64(bw))
+		return fmt.Sprintf("%s [%s%s] %d/%d %3.0f%%%s %s ETA %s%s", b.label,
+			strings.Repeat("=", fill), strings.Repeat(" ", bw-fill),
+			b.done, b.total, 100*frac, of, round(now.Sub(b.start)), b.eta(now), work)
+	}
+	s := line(barWidth, b.workText())
+	if b.width <= 0 || utf8.RuneCountInString(s) < b.width {
+		return s
+	}
+	s = line(barWidth, "")
+	if over := utf8.RuneCountInString(s) - (b.width - 1); over > 0 {
+		s = line(max(minBarWidth, barWidth-over), "")
+	}
+	if r := []rune(s); len(r) >= b.width {
+		s = string(r[:max(0, b.width-1)])
+	}
+	return s
 }
 
 func (b *Bar) plainLine(now time.Time) string {
@@ -221,20 +276,27 @@ func (b *Bar) plainLine(now time.Time) string {
 	if b.total > 0 {
 		pct = 100 * b.done / b.total
 	}
-	return fmt.Sprintf("%s: %d/%d (%d%%) elapsed %s, ETA %s%s", b.label,
-		b.done, b.total, pct, round(now.Sub(b.start)), b.eta(now), b.workText())
+	share := fmt.Sprintf("%d%%", pct)
+	if frac, byWork := b.progress(); byWork {
+		share = fmt.Sprintf("%.0f%% of the work", 100*frac)
+	}
+	return fmt.Sprintf("%s: %d/%d (%s) elapsed %s, ETA %s%s", b.label,
+		b.done, b.total, share, round(now.Sub(b.start)), b.eta(now), b.workText())
 }
 
-// eta extrapolates the mean time per item so far.
+// eta extrapolates the time per share of the work done so far (of the
+// items where the work is not measured).
 func (b *Bar) eta(now time.Time) string {
-	if b.done <= 0 || b.total <= 0 {
-		return "?"
-	}
-	if b.done >= b.total {
+	if b.total > 0 && b.done >= b.total {
 		return "0s"
 	}
-	per := now.Sub(b.start) / time.Duration(b.done)
-	return round(per * time.Duration(b.total-b.done)).String()
+	frac, _ := b.progress()
+	if frac <= 0 {
+		return "?"
+	}
+	elapsed := now.Sub(b.start)
+	left := time.Duration(float64(elapsed) * (1 - frac) / frac)
+	return round(left).String()
 }
 
 func round(d time.Duration) time.Duration {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeClock advances by step on every reading.
@@ -140,4 +141,44 @@ func TestStopClaimsNothing(t *testing.T) {
 	}
 	var nilBar *Bar
 	nilBar.Stop() // quiet: must not panic
+}
+
+// The terminal bar stays within the terminal's width, however long the
+// work meter's text, and a bar on a narrow terminal keeps its numbers.
+func TestTerminalBarFitsTheWidth(t *testing.T) {
+	for _, width := range []int{120, 80, 60} {
+		var b strings.Builder
+		bar := newBar(&b, true, 53, "GEMMs simulated", fakeClock(time.Second))
+		bar.width = width
+		bar.Work(func() string { return "simulated 1.23e+07 of about 4.56e+08 warp k-steps" })
+		for i := 1; i <= 53; i++ {
+			bar.Set(i, 53)
+		}
+		bar.Done()
+		for _, line := range strings.Split(b.String(), "\r") {
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\x1b[K")
+			if n := utf8.RuneCountInString(line); n >= width {
+				t.Errorf("width %d: line of %d columns: %q", width, n, line)
+			}
+		}
+		if !strings.Contains(b.String(), "53/53") {
+			t.Errorf("width %d: the count is cut: %q", width, b.String())
+		}
+	}
+}
+
+// With a work fraction, the percentage and the ETA follow the work, not
+// the items: one GEMM of two done, but a tenth of the work, leaves nine
+// times the elapsed time.
+func TestETAFollowsTheWork(t *testing.T) {
+	var b strings.Builder
+	clock := fakeClock(time.Second)
+	bar := newBar(&b, true, 2, "GEMMs", clock)
+	bar.Fraction(func() float64 { return 0.1 })
+	bar.Set(1, 2) // 1 s after the start
+	out := b.String()
+	if !strings.Contains(out, "10% of the work") || !strings.Contains(out, "1s ETA 9s") {
+		t.Errorf("bar does not follow the work: %q", out)
+	}
+	bar.Stop()
 }

@@ -57,8 +57,8 @@ func energyBreakdownPlot(w string, rep *results.Report) (*plot.Plot, size, error
 	if len(parts) == 0 {
 		return nil, size{}, nil
 	}
-	p := newPlot(w+": energy per network pass by event class", "mode",
-		"energy per network pass (mJ)")
+	p := newPlot(w+": energy per pass by event class", "mode",
+		WithPrecision("energy per network pass (mJ)", resultsOf(rep, w)))
 	p.NominalX(names...)
 	var below *plotter.BarChart
 	top := 0.0
@@ -67,7 +67,7 @@ func energyBreakdownPlot(w string, rep *results.Report) (*plot.Plot, size, error
 		for j, b := range parts {
 			vals[j] = b.Classes()[i].UJ / 1000
 		}
-		bars, err := plotter.NewBarChart(vals, vg.Inch)
+		bars, err := plotter.NewBarChart(vals, 1.5*vg.Inch)
 		if err != nil {
 			return nil, size{}, err
 		}
@@ -87,8 +87,10 @@ func energyBreakdownPlot(w string, rep *results.Report) (*plot.Plot, size, error
 	p.Legend.Top = true
 	p.Y.Min = 0
 	p.Y.Max = top * 1.15
-	p.X.Max = float64(len(parts)) + 1.3 // room for the legend beside the bars
-	return p, size{7 * vg.Inch, 4.5 * vg.Inch}, nil
+	// The legend is in the figure's side panel: the frame holds the
+	// bars and half a bar's gap on each side.
+	p.X.Min, p.X.Max = -0.75, float64(len(parts))-0.25
+	return p, size{max(5, 1.5+2*vg.Length(len(parts))) * vg.Inch, 4.5 * vg.Inch}, nil
 }
 
 // energyLayerPlot: per layer, the dense and the sparse energy per network
@@ -113,7 +115,7 @@ func energyLayerPlot(w string, rows []results.LayerResult) (*plot.Plot, size, er
 		return nil, size{}, nil
 	}
 	p := newPlot(w+": dense vs 2:4-sparse energy per layer", "layer",
-		"energy per network pass (mJ)")
+		WithPrecision("energy per network pass (mJ)", rows))
 	width, height := layerAxis(p, names)
 	barW := 0.35 * (width - 1.5*vg.Inch) / vg.Length(len(names))
 	for i, v := range []plotter.Values{d, s} {

@@ -223,7 +223,6 @@ func writeLayers(b *bytes.Buffer, rows []results.LayerResult) {
 	b.WriteString("\n")
 }
 
-// writePlots embeds the workload's PNG plots and links their SVGs.
 // fixedCell is a layer's fixed share (results.Phases.Fixed), dense /
 // sparse; "-" for a mode without records or phases (the fast tier).
 func fixedCell(lp *layerPair) string {
@@ -238,6 +237,7 @@ func fixedCell(lp *layerPair) string {
 	return strings.Join(out, " / ")
 }
 
+// writePlots embeds the workload's PNG plots and links their SVGs.
 func writePlots(b *bytes.Buffer, w, wstem string, plots []string) {
 	prefix := wstem + "-"
 	for _, p := range plots {
@@ -271,6 +271,9 @@ func mdEscape(s string) string {
 // lossSummary names the causes of a sparse record's loss against its
 // ideal speedup, largest share first.
 func lossSummary(r *results.LayerResult) string {
+	if t := r.Traffic; t != nil {
+		return trafficSummary(t)
+	}
 	if r.LossUS == 0 {
 		return "-"
 	}

@@ -119,6 +119,21 @@ var columns = func() []column {
 		add("phases_"+name, func(r *results.LayerResult) string { return f(r.Phases.Shares()[k]) })
 	}
 	add("speedup", func(r *results.LayerResult) string { return opt(r.Speedup) })
+	traffic := func(v func(t *results.Traffic) string) func(r *results.LayerResult) string {
+		return func(r *results.LayerResult) string {
+			if r.Traffic == nil {
+				return ""
+			}
+			return v(r.Traffic)
+		}
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	add("traffic_weight_bytes", traffic(func(t *results.Traffic) string { return i64(t.WeightBytes) }))
+	add("traffic_metadata_bytes", traffic(func(t *results.Traffic) string { return i64(t.MetadataBytes) }))
+	add("traffic_activation_bytes", traffic(func(t *results.Traffic) string { return i64(t.ActivationBytes) }))
+	add("traffic_output_bytes", traffic(func(t *results.Traffic) string { return i64(t.OutputBytes) }))
+	add("traffic_dense_bytes", traffic(func(t *results.Traffic) string { return i64(t.DenseBytes) }))
+	add("traffic_ceiling", traffic(func(t *results.Traffic) string { return f(t.Ceiling) }))
 	add("note", func(r *results.LayerResult) string { return t(r.Note) })
 	add("ctas", func(r *results.LayerResult) string { return i(r.CTAs) })
 	add("waves", func(r *results.LayerResult) string { return i(r.Waves) })

@@ -194,10 +194,18 @@ func TestTableFitsAndExplainsItself(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"count", "TFLOPS", "[1]", "notes:",
-		"[1] K padded 1030->1032", "legend:", "µs/call", "of dense", "TC busy", "MHz", "mJ", "bound",
-		"(d)", "encoder.{0-23}"} {
+		"[1] K padded 1030->1032", "legend:", "µs/call", "of dense", "bound", "fixed",
+		"(d)", "encoder.{0-"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// --wide: every column and whole names.
+	b.Reset()
+	TableWithin(&b, rep, 0)
+	for _, want := range []string{"TC busy", "of dense", rep.Results[0].Layer} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("wide table lacks %q:\n%s", want, b.String())
 		}
 	}
 	for i := range rep.Results {

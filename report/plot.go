@@ -110,7 +110,7 @@ type plotOf struct {
 
 // workloadPlots are the plots WritePlots draws per workload, in order:
 // each file is the workload's stem, "-", the suffix; inReport marks those
-// that report.md embeds (not the energy plots). A draw that returns a nil
+// that report.md embeds (all of them). A draw that returns a nil
 // figure has nothing to show (e.g. a dense-only run) and writes no file.
 var workloadPlots = []struct {
 	suffix   string
@@ -129,10 +129,10 @@ var workloadPlots = []struct {
 	{"roofline", true, func(o plotOf) (*figure, error) {
 		return rooflinePlot(o.w, o.rows, o.cfg)
 	}},
-	{"energy-breakdown", false, func(o plotOf) (*figure, error) {
+	{"energy-breakdown", true, func(o plotOf) (*figure, error) {
 		return asFigure(energyBreakdownPlot(o.w, o.rep))
 	}},
-	{"energy-layers", false, func(o plotOf) (*figure, error) {
+	{"energy-layers", true, func(o plotOf) (*figure, error) {
 		return asFigure(energyLayerPlot(o.w, o.rows))
 	}},
 }
@@ -293,7 +293,7 @@ func speedupPlot(w string, rows []results.LayerResult, total *results.Total) (*f
 		return nil, nil
 	}
 	p := newPlot(w+": 2:4-sparse speedup over dense, per layer",
-		"layer", "speedup (dense time / sparse time, x)")
+		"layer", WithPrecision("speedup (dense time / sparse time, x)", rows))
 	width, height := layerAxis(p, append(names, "network total"))
 	barW := 0.6 * (width - 1.5*vg.Inch) / vg.Length(len(names)+1)
 	bars, err := plotter.NewBarChart(append(vals, 0), barW)
@@ -420,7 +420,7 @@ func Peak(cfg *configs.Config, precision tensorcore.Precision, sparse bool) (flo
 
 // DRAMRoof is the config's sustained DRAM bandwidth in GB/s.
 func DRAMRoof(cfg *configs.Config) float64 {
-	return cfg.Memory.DRAM.BandwidthGBps * cfg.Memory.DRAM.Efficiency
+	return cfg.Memory.DRAM.SustainedGBps()
 }
 
 // Intensity is a layer's arithmetic intensity: FLOPs (2mnk per GEMM of
@@ -430,8 +430,7 @@ func Intensity(r results.LayerResult) float64 {
 	if bytes == 0 {
 		return 0
 	}
-	return 2 * float64(r.M) * float64(r.N) * float64(r.K) *
-		float64(max(1, r.Batch)) / bytes
+	return r.FLOPs() / bytes
 }
 
 // layerNumbers numbers a workload's layers 1, 2, ... in the order of its
@@ -482,7 +481,7 @@ func rooflinePlot(w string, rows []results.LayerResult, cfg *configs.Config) (*f
 	bw := DRAMRoof(cfg)
 	p := newPlot(w+": roofline ("+cfg.Name+")",
 		"arithmetic intensity (FLOP per DRAM byte during the kernel)",
-		"TFLOPS (dense-equivalent)")
+		WithPrecision(unitOf(rows)+" (dense-equivalent)", rows))
 	// Both axes are logarithmic: the plot holds log10 values on linear
 	// axes with ticks labelled in real units (gonum's log scale misplaces
 	// the axis label's glyph box and squeezes the plot).
@@ -512,11 +511,13 @@ func rooflinePlot(w string, rows []results.LayerResult, cfg *configs.Config) (*f
 	if err := addPairLines(p, order, at); err != nil {
 		return nil, err
 	}
+	placed := &placedLabels{glyph: vg.Points(3)}
 	for i, mode := range tensorcore.Modes {
-		if err := addLayerPoints(p, i, mode, pts[mode], labels[mode]); err != nil {
+		if err := addLayerPoints(p, placed, i, mode, pts[mode], labels[mode]); err != nil {
 			return nil, err
 		}
 	}
+	p.Add(placed)
 	p.X.Min, p.X.Max = math.Log10(xmin), math.Log10(xmax)
 	p.Y.Min, p.Y.Max = math.Log10(ymin), math.Log10(ymax*1.5)
 	key := []string{"", "layers:"}
@@ -579,7 +580,7 @@ func addPairLines(p *plot.Plot, order []string, at map[string]map[tensorcore.Mod
 }
 
 // addLayerPoints draws one mode's points with their layer numbers.
-func addLayerPoints(p *plot.Plot, i int, mode tensorcore.Mode, xy plotter.XYs, labels []string) error {
+func addLayerPoints(p *plot.Plot, placed *placedLabels, i int, mode tensorcore.Mode, xy plotter.XYs, labels []string) error {
 	if len(xy) == 0 {
 		return nil
 	}
@@ -591,21 +592,29 @@ func addLayerPoints(p *plot.Plot, i int, mode tensorcore.Mode, xy plotter.XYs, l
 	sc.GlyphStyle.Shape = plotutil.Shape(i)
 	sc.GlyphStyle.Color = plotutil.DarkColors[i]
 	sc.GlyphStyle.Radius = vg.Points(3)
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: logXY, Labels: labels})
-	if err != nil {
-		return err
-	}
-	for j := range lb.TextStyle {
-		lb.TextStyle[j].Font.Size = vg.Points(8)
-		lb.TextStyle[j].Color = plotutil.DarkColors[i]
-	}
-	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	if mode == tensorcore.Sparse {
-		lb.Offset = vg.Point{X: vg.Points(4), Y: -vg.Points(9)}
-	}
-	p.Add(sc, lb)
+	sty := draw.TextStyle{Color: plotutil.DarkColors[i], Font: p.X.Tick.Label.Font,
+		Handler: p.X.Tick.Label.Handler}
+	sty.Font.Size = vg.Points(8)
+	placed.add(logXY, labels, sty)
+	p.Add(sc)
 	p.Legend.Add(mode.String()+" layers (numbered)", sc)
 	return nil
+}
+
+// WithPrecision adds the records' precision to an axis label, e.g.
+// "speedup (x), fp16": a figure taken out of its report still says what
+// it measured. Several precisions are listed in order.
+func WithPrecision(label string, rows []results.LayerResult) string {
+	var precs []string
+	for _, r := range rows {
+		if p := r.Precision.String(); r.Precision.Valid() && !slices.Contains(precs, p) {
+			precs = append(precs, p)
+		}
+	}
+	if len(precs) == 0 {
+		return label
+	}
+	return label + ", " + strings.Join(precs, "/")
 }
 
 // throughputUnit is TOPS for integer precisions, TFLOPS otherwise.
@@ -728,6 +737,12 @@ func LinePlot(path string, o LineOptions, series []Series) error {
 		points.Shape = plotutil.Shape(i)
 		points.Color = plotutil.Color(i)
 		points.Radius = vg.Points(3)
+		if refined(s) { // a few points among the fast tier's lines
+			points.Shape = draw.BoxGlyph{}
+			points.Color = color.Black
+			points.Radius = vg.Points(4.5)
+			line.Width = vg.Points(1)
+		}
 		p.Add(line, points)
 		p.Legend.Add(s.Label, line, points)
 	}
@@ -749,6 +764,13 @@ func LinePlot(path string, o LineOptions, series []Series) error {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return WriteAtomic(path, data)
+}
+
+// refined says whether a series holds a sweep's refined points: those
+// re-run at instruction level (--refine) beside the fast tier's lines,
+// which get large black squares so that they stand out.
+func refined(s Series) bool {
+	return strings.Contains(s.Label, "sim.fidelity="+configs.FidelityInstruction)
 }
 
 func (o LineOptions) withDefaults() LineOptions {

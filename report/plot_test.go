@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/results"
 
 	"github.com/stcsim/stcsim/tensorcore"
@@ -245,7 +247,7 @@ func TestMarkdown(t *testing.T) {
 	ld := loadDefault(t)
 	rep := sampleReport(3)
 	plots := []string{"resnet50-speedup.png", "resnet50-speedup.svg",
-		"bert_large-roofline.png"}
+		"bert_large-roofline.png", "resnet50-energy-breakdown.png", "resnet50-energy-layers.png"}
 	md := string(Markdown(rep, ld, plots))
 	for _, want := range []string{
 		"# stcsim report", "config `a100-40gb`",
@@ -255,6 +257,9 @@ func TestMarkdown(t *testing.T) {
 		"| 1 | layer0.conv | 256x1024x576 | 1 |",
 		"![resnet50 speedup](resnet50-speedup.png) ([SVG](resnet50-speedup.svg))",
 		"![bert/large roofline](bert_large-roofline.png)\n",
+		// power.md says report.md has the energy plots.
+		"![resnet50 energy breakdown](resnet50-energy-breakdown.png)",
+		"![resnet50 energy layers](resnet50-energy-layers.png)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
@@ -344,7 +349,7 @@ func TestLinePlotForPapers(t *testing.T) {
 	data, _ := os.ReadFile(svg)
 	text := string(data)
 	for _, want := range []string{">1x: no gain<", ">a100-40gb default<",
-		"kernel.simulated_candidates=1", "store example.db", ">DRAM bandwidth (GB/s)<"} {
+		"kernel.simulated_candidates=1", ">store<", ">example.db<", ">DRAM bandwidth (GB/s)<"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("SVG lacks %q", want)
 		}
@@ -453,5 +458,74 @@ func TestMarkdownFixedShare(t *testing.T) {
 	}
 	if !strings.Contains(row1, "| - / - |") {
 		t.Errorf("layer1 has no phases: want - / -: %q", row1)
+	}
+}
+
+// The energy breakdown's bars fill their frame (the legend is in the
+// side panel), rather than a third of it: the columns the bars' colours
+// cover span most of the image.
+func TestEnergyBreakdownFillsItsFrame(t *testing.T) {
+	rep := sampleReport(3)
+	for i := range rep.Totals {
+		rep.Totals[i].Energy = energy.Breakdown{MMA: 800, DRAM: 200, Board: 100}
+	}
+	fig, err := asFigure(energyBreakdownPlot("resnet50", rep))
+	if err != nil || fig == nil {
+		t.Fatalf("no figure: %v", err)
+	}
+	data, err := fig.render("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mma := energyColors[0].(color.RGBA)
+	b := img.Bounds()
+	first, last := -1, -1
+	for x := b.Min.X; x < b.Max.X; x++ {
+		// The bars' bottoms, below the legend's swatches.
+		for y := b.Min.Y + b.Dy()/2; y < b.Min.Y+b.Dy()*17/20; y++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if uint8(r>>8) == mma.R && uint8(g>>8) == mma.G && uint8(bl>>8) == mma.B {
+				if first < 0 {
+					first = x
+				}
+				last = x
+				break
+			}
+		}
+	}
+	if span := float64(last-first) / float64(b.Dx()); first < 0 || span < 0.45 {
+		t.Errorf("the bars span %.2f of the %d-pixel image, want >= 0.45", span, b.Dx())
+	} else {
+		t.Logf("the bars span %.2f of the %d-pixel image", span, b.Dx())
+	}
+	checkImage(t, writeTemp(t, "energy.png", data))
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Axis labels say the records' precision, so a figure taken out of its
+// report still says what it measured.
+func TestWithPrecision(t *testing.T) {
+	rows := resultsOf(sampleReport(2), "resnet50")
+	if got := WithPrecision("speedup (x)", rows); got != "speedup (x), fp16" {
+		t.Errorf("WithPrecision = %q", got)
+	}
+	rows[1].Precision = tensorcore.INT8
+	if got := WithPrecision("x", rows); got != "x, fp16/int8" {
+		t.Errorf("two precisions: %q", got)
+	}
+	if got := WithPrecision("x", nil); got != "x" {
+		t.Errorf("no rows: %q", got)
 	}
 }

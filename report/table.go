@@ -21,34 +21,63 @@ const TableWidth = 120
 // their values, which leaves more).
 const tableGap = 1
 
-// Table writes the human-readable run output: per workload, one row per
-// layer and mode; the totals; the notes the rows mark; and a legend of
-// the units and terms. Details (kernel, split-K, launch, traffic,
-// breakdown, loss) are in the CSV and JSON.
-func Table(out io.Writer, rep *results.Report) {
+// minLayerWidth is the narrowest the layer names are cut to before a
+// column is left out to make room.
+const minLayerWidth = 18
+
+// Table writes the human-readable run output within TableWidth columns:
+// per workload, one row per layer and mode; the totals; the notes the
+// rows mark; and a legend of the units and terms. Details (kernel,
+// split-K, launch, traffic, breakdown, loss) are in the CSV and JSON.
+func Table(out io.Writer, rep *results.Report) { TableWithin(out, rep, TableWidth) }
+
+// TableWithin is Table within width columns: the columns that do not fit
+// (energy first, then the tensor-core occupancy, then the useful
+// utilization) are left out and the legend says so; width <= 0 shows
+// every column (--wide).
+func TableWithin(out io.Writer, rep *results.Report, width int) {
 	notes := noteIndex(rep.Results)
 	unit := unitOf(rep.Results)
 	showClock := clocksVary(rep.Results)
-	layerW := layerWidth(rep, unit, notes, showClock)
-	// The estimate is conservative: widen the names while the rendered
-	// rows still fit.
-	for layerW < longestLayer(rep) {
-		var probe bytes.Buffer
-		writeLayerTables(&probe, rep, unit, notes, showClock, layerW+1)
-		if maxLineWidth(probe.String()) > TableWidth {
-			break
-		}
-		layerW++
-	}
-	writeLayerTables(out, rep, unit, notes, showClock, layerW)
+	cols, dropped := fitColumns(rep, tableColumns(rep, unit, notes, showClock), width)
+	layerW := fitLayer(rep, cols, width)
+	writeLayerTables(out, rep, cols, layerW)
 	if !showClock {
 		if c := commonClock(rep.Results); c > 0 {
-			fmt.Fprintf(out, "every kernel ran at %d MHz\n\n", c)
+			line := fmt.Sprintf("every kernel ran at %d MHz", c)
+			if anyAboveLimit(rep.Results) {
+				line += "; !: the kernel draws more than the board's power limit at this " +
+					"clock, which the board would not sustain (docs/power.md)"
+			}
+			wrap(out, "", line)
+			fmt.Fprintln(out)
 		}
 	}
 	writeTableTotals(out, rep)
 	notes.write(out)
-	writeLegend(out, rep, unit)
+	writeLegend(out, rep, unit, cols, dropped, width)
+}
+
+// fitLayer is the widest layer name (up to the longest) with which the
+// rendered tables fit width.
+func fitLayer(rep *results.Report, cols []tableColumn, width int) int {
+	layerW := max(8, layerWidth(rep, cols, width))
+	// The estimate is conservative: widen the names while the rendered
+	// rows still fit, and narrow them while they do not.
+	for width > 0 && layerW < longestLayer(rep) &&
+		maxLineWidth(renderLayers(rep, cols, layerW+1)) <= width {
+		layerW++
+	}
+	for width > 0 && layerW > 8 && maxLineWidth(renderLayers(rep, cols, layerW)) > width {
+		layerW--
+	}
+	return layerW
+}
+
+func renderLayers(rep *results.Report, cols []tableColumn, layerW int) string {
+	var probe bytes.Buffer
+	writeLayerTables(&probe, rep, cols, layerW)
+	return probe.String()
 }
 
 func longestLayer(rep *results.Report) int {
@@ -67,20 +96,16 @@ func maxLineWidth(s string) int {
 	return n
 }
 
-// writeLayerTables writes one table of layers per workload.
-func writeLayerTables(out io.Writer, rep *results.Report, unit string, notes *noteSet, showClock bool, layerW int) {
+// writeLayerTables writes one table of layers per workload: the layer
+// number and name, then cols.
+func writeLayerTables(out io.Writer, rep *results.Report, cols []tableColumn, layerW int) {
 	for _, w := range workloadsOf(rep) {
 		fmt.Fprintf(out, "%s\n", w)
 		tw := tabwriter.NewWriter(out, 0, 0, tableGap, ' ', tabwriter.AlignRight)
-		head := []string{"#", fmt.Sprintf("%-*s", layerW, "layer"), "M x N x K", "count", "mode",
-			"µs/call", unit, "of dense", "TC busy"}
-		if showClock {
-			head = append(head, "MHz")
+		head := []string{"#", fmt.Sprintf("%-*s", layerW, "layer")}
+		for _, c := range cols {
+			head = append(head, c.head)
 		}
-		if hasEnergy(rep.Results) {
-			head = append(head, "mJ")
-		}
-		head = append(head, "bound", "speedup", "why not 2x", "notes")
 		fmt.Fprint(tw, strings.Join(head, "\t")+"\t\n")
 		rows := resultsOf(rep, w)
 		num, _ := layerNumbers(rows)
@@ -89,16 +114,10 @@ func writeLayerTables(out io.Writer, rep *results.Report, unit string, notes *no
 			// left-aligned names.
 			name := fit(r.Layer, layerW)
 			name += strings.Repeat(" ", layerW-utf8.RuneCountInString(name))
-			cells := []string{fmt.Sprint(num[r.Layer]), name, shapeOf(r), fmt.Sprint(r.Count),
-				r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS), fmt.Sprintf("%.1f", r.TFLOPS),
-				fmt.Sprintf("%.0f%%", 100*r.UsefulUtilization), fmt.Sprintf("%.0f%%", 100*r.TCUtilization)}
-			if showClock {
-				cells = append(cells, clockCell(r))
+			cells := []string{fmt.Sprint(num[r.Layer]), name}
+			for _, c := range cols {
+				cells = append(cells, c.cell(r))
 			}
-			if hasEnergy(rep.Results) {
-				cells = append(cells, energyCell(r))
-			}
-			cells = append(cells, r.Bound, speedupCell(r), lossCell(r), notes.marks(r))
 			fmt.Fprint(tw, strings.Join(cells, "\t")+"\t\n")
 		}
 		tw.Flush()
@@ -106,12 +125,23 @@ func writeLayerTables(out io.Writer, rep *results.Report, unit string, notes *no
 	}
 }
 
-// clocksVary: the records ran at different clocks (power_capped), or one
-// drew more than the board's limit at its locked clock; the table then
-// has a MHz column, otherwise one line says the clock.
+// clocksVary: the records ran at different clocks (power_capped); the
+// table then has a MHz column, otherwise one line says the clock and a
+// "!" after a time marks a kernel above the board's limit at it.
 func clocksVary(rs []results.LayerResult) bool {
 	for _, r := range rs {
-		if r.AbovePowerLimit || r.ClockMHz != rs[0].ClockMHz {
+		if r.ClockMHz != rs[0].ClockMHz {
+			return true
+		}
+	}
+	return false
+}
+
+// anyAboveLimit: some kernel drew more than the board's power limit at
+// its locked clock.
+func anyAboveLimit(rs []results.LayerResult) bool {
+	for _, r := range rs {
+		if r.AbovePowerLimit {
 			return true
 		}
 	}
@@ -145,82 +175,6 @@ func shapeOf(r results.LayerResult) string {
 	return s
 }
 
-// clockCell is the SM clock the kernel ran at (gpu.clock_policy), with a
-// "!" when it drew more than the board's limit at a locked clock.
-func clockCell(r results.LayerResult) string {
-	if r.ClockMHz == 0 {
-		return ""
-	}
-	if r.AbovePowerLimit {
-		return fmt.Sprintf("%d!", r.ClockMHz)
-	}
-	return fmt.Sprint(r.ClockMHz)
-}
-
-// energyCell is the board energy of one call, in millijoules.
-func energyCell(r results.LayerResult) string {
-	if r.EnergyUJ == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.3g", r.EnergyUJ/1000)
-}
-
-func speedupCell(r results.LayerResult) string {
-	sp := ""
-	if r.Mode == tensorcore.Sparse && r.Speedup != 0 { // 0: no dense record to compare
-		sp = fmt.Sprintf("%.2fx", r.Speedup)
-	}
-	if r.Mode == tensorcore.Sparse && !r.SparseApplied {
-		sp = strings.TrimSpace(sp + " (d)")
-	}
-	return sp
-}
-
-// lossCell is a sparse record's largest cause of loss against its ideal
-// speedup and that cause's share of the loss, e.g. "smem 65%": the short
-// form of report.md's "why not 2x" split (the CSV's loss_* columns have
-// every cause).
-func lossCell(r results.LayerResult) string {
-	if r.Mode != tensorcore.Sparse || r.LossUS == 0 {
-		return ""
-	}
-	name, share := topCause(r.Loss)
-	return fmt.Sprintf("%s %.0f%%", shortCause(name), 100*share)
-}
-
-// topCause is a breakdown's largest cause and its share (the first in
-// causes() order on a tie).
-func topCause(b results.Breakdown) (string, float64) {
-	names, shares := results.CauseNames, b.Shares()
-	best := 0
-	for i, v := range shares {
-		if v > shares[best] {
-			best = i
-		}
-	}
-	return names[best], shares[best]
-}
-
-// shortCause keeps the table narrow: the causes' JSON names, a few
-// abbreviated (the legend spells them out).
-func shortCause(name string) string {
-	switch name {
-	case "wave_quantization":
-		return "waves"
-	case "register_file":
-		return "regfile"
-	case "dram_bandwidth":
-		return "dram_bw"
-	case "l2_bandwidth":
-		return "l2_bw"
-	case "dram_latency":
-		return "dram_lat"
-	case "l2_latency":
-		return "l2_lat"
-	}
-	return name
-}
-
 func writeTableTotals(out io.Writer, rep *results.Report) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "workload\tmode\ttotal µs per pass\tspeedup\t\n")
@@ -232,40 +186,7 @@ func writeTableTotals(out io.Writer, rep *results.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\t\n", t.Workload, t.Mode, t.TimeUS, sp)
 	}
 	tw.Flush()
-}
-
-// layerWidth is the widest layer name that keeps the table within
-// TableWidth, given the other columns' widths.
-func layerWidth(rep *results.Report, unit string, notes *noteSet, showClock bool) int {
-	widths := []int{len("#"), len("M x N x K"), len("count"), len("sparse"),
-		len("µs/call"), len(unit), len("of dense"), len("TC busy"), len("MHz"), len("mJ"), len("compute"),
-		len("speedup"), len("why not 2x"), len("notes")}
-	if !showClock {
-		widths[8] = -tableGap // no column, no gap
-	}
-	longest := len("layer")
-	for _, r := range rep.Results {
-		clock := clockCell(r)
-		if !showClock {
-			clock = ""
-		}
-		cells := []string{fmt.Sprint(len(rep.Results)), shapeOf(r),
-			fmt.Sprint(r.Count), r.Mode.String(), fmt.Sprintf("%.1f", r.TimeUS),
-			fmt.Sprintf("%.1f", r.TFLOPS), "100%", "100%", clock, energyCell(r), r.Bound, speedupCell(r),
-			lossCell(r), notes.marks(r)}
-		for i, c := range cells {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-		longest = max(longest, utf8.RuneCountInString(r.Layer))
-	}
-	if !showClock {
-		widths[8] = -tableGap // no column, no gap
-	}
-	used := tableGap * (len(widths) + 1) // a gap after each of the 13 columns
-	for _, w := range widths {
-		used += w
-	}
-	return max(16, min(longest, TableWidth-used))
+	writeTokenRates(out, rep)
 }
 
 // fit cuts a name to w runes, keeping its start and end. A merged name
@@ -369,7 +290,8 @@ var legendTerms = [][2]string{
 		"N tokens or pixels x batch, K the reduction; bN: a batched kernel of N GEMMs"},
 	{"count", "times the layer runs per network pass"},
 	{"mode", "dense: the unpruned network; sparse: the 2:4-pruned one"},
-	{"µs/call", "simulated time of one run of the layer; totals are the sum of µs/call x count"},
+	{"µs/call", "simulated time of one run of the layer; totals are the sum of µs/call x count; " +
+		"!: above the board's power limit at the clock it ran at"},
 	{"TFLOPS", "dense-equivalent throughput, 2·M·N·K·batch / time (TOPS for int8): " +
 		"sparse rows count the skipped multiplies too"},
 	{"of dense", "useful utilization: the layer's own work (the unpadded GEMM; a " +
@@ -383,34 +305,51 @@ var legendTerms = [][2]string{
 		"kernel draws more than the board's limit, which the board would not sustain"},
 	{"mJ", "board energy of one run of the layer, millijoules (docs/power.md); per pass: x count"},
 	{"bound", "what limits the kernel: compute when the tensor cores are busy at least 80% " +
-		"of the time, otherwise the largest cause of their idle time: smem, l2_/dram_bandwidth (queueing), l2_/dram_latency, " +
-		"barrier, dependence, issue, register_file, tensor_pipe, launch, tail (epilogue), " +
-		"wave_quantization (SMs with no CTA left); breakdown_* in the CSV"},
-	{"speedup", "dense µs / sparse µs of the same layer; (d): the layer stays " +
+		"of the time, otherwise the largest cause of their idle time: smem, l2_bw/dram_bw " +
+		"(bandwidth: queueing), l2_lat/dram_lat (latency), barrier, depend (dependence), issue, " +
+		"regfile (register file), tc_pipe (tensor pipe), launch, tail (epilogue), " +
+		"waves (wave quantization: SMs with no CTA left); breakdown_* in the CSV"},
+	{"fixed", "share of the kernel's time in the phases that do not shrink with K or with " +
+		"sparsity (launch, prologue fill, epilogue): large on short-K layers, where it caps the speedup"},
+	{"speedup", "dense µs / sparse µs of the same layer (below 1x: the sparse kernel " +
+		"is slower, and a note says so); (d): the layer stays " +
 		"dense in the sparse network (ASP rule, activation x activation) and ran the dense kernel"},
-	{"why not 2x", "sparse rows: the largest cause of the sparse time beyond " +
-		"dense time / ideal speedup (2x for 2:4) and its share of that loss, in the " +
-		"bound column's terms (waves: wave_quantization, regfile: register_file, " +
-		"l2_bw/dram_bw: bandwidth, l2_lat/dram_lat: latency); every cause: report.md " +
-		"and the CSV's loss_* columns"},
+	{"why not 2x", "sparse rows: the two largest causes of the sparse time beyond " +
+		"dense time / ideal speedup (2x for 2:4), in the bound column's terms, with their " +
+		"shares of that loss among the causes that grew (so they sum to at most 100%); " +
+		"every cause: report.md and the CSV's loss_* columns; bytes ≤N.NNx: the dense kernel " +
+		"is memory-bound and the compulsory traffic (kept weights, metadata, activations or " +
+		"KV cache, output) allows at most that speedup (report.md and the JSON's traffic)"},
 	{"notes", "numbers of the notes above (padding, extrapolation, how the GEMM was derived)"},
 }
 
-func writeLegend(out io.Writer, rep *results.Report, unit string) {
+func writeLegend(out io.Writer, rep *results.Report, unit string, cols []tableColumn, dropped []string, width int) {
 	fmt.Fprintln(out, "\nlegend:")
+	shown := map[string]bool{"#": true, "layer": true}
+	for _, c := range cols {
+		shown[c.head] = true
+	}
 	for _, t := range legendTerms {
 		term := t[0]
 		if term == "TFLOPS" {
 			term = unit
 		}
+		if !shown[term] {
+			continue
+		}
 		wrap(out, fmt.Sprintf("  %-10s ", term), t[1])
+	}
+	if len(dropped) > 0 {
+		wrap(out, "  ", fmt.Sprintf("left out to fit %d columns: %s; --wide shows them "+
+			"(so does a wider terminal).", width, strings.Join(dropped, ", ")))
 	}
 	wrap(out, "  ", "details per record (kernel, split-K, CTAs, waves, "+
 		"occupancy, DRAM and L2 traffic, time breakdown, loss against the "+
 		"ideal speedup): --format csv or json, or --out DIR.")
 	if n := fastRecords(rep); n > 0 {
 		wrap(out, "  tier: ", fmt.Sprintf("%d of %d records timed by the fast tier "+
-			"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM",
+			"(sim.fidelity: fast; docs/fast-paths.md), the rest by the instruction-level SM; "+
+			"-: a field the fast tier does not compute",
 			n, len(rep.Results)))
 	}
 	if p := rep.Provenance; p != nil {

@@ -2,10 +2,14 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // The terminal table answers "why not 2x" on each sparse row: the
@@ -35,7 +39,7 @@ func TestTableSaysWhyNot2x(t *testing.T) {
 		t.Fatalf("no %s %s row:\n%s", layer, mode, out)
 		return ""
 	}
-	if r := find("layer0.conv", "sparse"); !strings.Contains(r, "smem 65%") {
+	if r := find("layer0.conv", "sparse"); !strings.Contains(r, "smem 65% dram_bw 20%") {
 		t.Errorf("sparse row lacks its largest loss cause: %q", r)
 	}
 	if r := find("layer1.conv", "sparse"); !strings.Contains(r, "waves 90%") {
@@ -44,7 +48,7 @@ func TestTableSaysWhyNot2x(t *testing.T) {
 	if r := find("layer0.conv", "dense"); strings.Contains(r, "%  ") && strings.Contains(r, "smem") {
 		t.Errorf("dense row names a loss: %q", r)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "why not 2x sparse rows: the largest cause") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "why not 2x sparse rows: the two largest causes") {
 		t.Errorf("legend does not explain the column:\n%s", out)
 	}
 }
@@ -65,5 +69,102 @@ func TestFitKeepsTheMergeVisible(t *testing.T) {
 	}
 	if got := fit("layer1.0.conv.with.a.long.name", 12); len([]rune(got)) != 12 || !strings.Contains(got, "…") {
 		t.Errorf("plain name not cut to width: %q", got)
+	}
+}
+
+// "Why not 2x" gives the two largest causes as shares of the loss that
+// grew: a cause that shrank by more than the ideal (a negative share)
+// would otherwise push the others above 100 %.
+func TestWhyNot2xSharesSumToAtMost100(t *testing.T) {
+	r := results.LayerResult{Mode: tensorcore.Sparse, SparseApplied: true}
+	r.LossUS = 2
+	r.Loss = results.Breakdown{Waves: 1.15, Smem: 0.1, Tail: 0.05, Compute: -0.3}
+	if got, want := lossCell(r), "waves 88% smem 8%"; got != want {
+		t.Errorf("lossCell = %q, want %q", got, want)
+	}
+	r.Loss = results.Breakdown{Smem: 1}
+	if got := lossCell(r); got != "smem 100%" {
+		t.Errorf("one cause: lossCell = %q", got)
+	}
+}
+
+// The fast tier computes no occupancy, breakdown, phases or event
+// energy: those cells print "-", not a 0 that reads as measured.
+func TestFastTierFieldsAreDashes(t *testing.T) {
+	rep := sampleReport(2)
+	for i := range rep.Results {
+		rep.Results[i].Fidelity = configs.FidelityFast
+		rep.Results[i].EnergyUJ = 500 // static only
+		rep.Results[i].Bound = ""
+		rep.Results[i].LossUS = 0
+		rep.Results[i].UsefulUtilization = 0.5
+	}
+	var b bytes.Buffer
+	TableWithin(&b, rep, 0)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.Contains(line, "layer0.conv") {
+			if strings.Contains(line, " 0% ") || strings.Contains(line, " 0.5 ") {
+				t.Errorf("fast-tier row shows an uncomputed field as a number: %q", line)
+			}
+			if strings.Count(line, " - ") < 4 { // TC busy, mJ, bound, fixed
+				t.Errorf("fast-tier row lacks its dashes: %q", line)
+			}
+		}
+	}
+	if !strings.Contains(b.String(), "-: a field the fast tier does not compute") {
+		t.Errorf("legend does not explain the dashes:\n%s", b.String())
+	}
+}
+
+// Wide cells in every column (a power-capped run's clocks, energy, the
+// longest cause names, ResNet's widest shape, three notes) still fit
+// 120 columns with readable names: the optional columns make room, and
+// the legend names them.
+func TestTableFitsWithTheWidestCells(t *testing.T) {
+	rep := sampleReport(6)
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		r.Layer = fmt.Sprintf("encoder.{0-23}.attention.output.dense%d", i/2)
+		r.M, r.N, r.K = 1024, 100352, 4608
+		r.Count, r.TimeUS, r.TFLOPS = 24, 10666.5, 1234.5
+		r.ClockMHz, r.AbovePowerLimit = 1100+i, true
+		r.EnergyUJ, r.Bound = 123456, "wave_quantization"
+		r.Phases = results.Phases{Launch: 0.5, Mainloop: 0.5}
+		r.Note = fmt.Sprintf("a; b; note %d", i%2)
+		if r.Mode == tensorcore.Sparse {
+			r.LossUS, r.Speedup = 3, 0.95
+			r.Loss = results.Breakdown{DRAMLatency: 0.5, L2Latency: 0.5}
+		}
+	}
+	var b bytes.Buffer
+	Table(&b, rep)
+	out := b.String()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > TableWidth {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
+	}
+	for _, want := range []string{"l2_lat 50% dram_lat 50%", "1100!", "encoder.", "--wide shows them"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A memory-bound sparse row's "why not 2x" is its traffic ceiling and
+// an LLM's totals are read as tokens.
+func TestTableReadsLLMs(t *testing.T) {
+	rep := sampleReport(2)
+	rep.Results[1].Traffic = &results.Traffic{Ceiling: 1.7234}
+	rep.Results[3].Speedup = 0.94
+	rep.Totals[1].TokenRate = results.TokenRate{Phase: "decode", Tokens: 4,
+		TokensPerS: 400, MSPerOutputToken: 10, EnergyPerTokenMJ: 1250}
+	var b bytes.Buffer
+	TableWithin(&b, rep, 0)
+	out := b.String()
+	for _, want := range []string{"bytes ≤1.72x", "0.94x", "tokens/s", "400.0", "10.000", "1250.00"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
 	}
 }

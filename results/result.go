@@ -127,10 +127,16 @@ type LayerResult struct {
 	// prologue and epilogue, which do not grow with K).
 	Phases  Phases  `json:"phases"`
 	Speedup float64 `json:"speedup,omitempty"`
-	Note    string  `json:"note,omitempty"`
+	// Traffic is a sparse record's compulsory DRAM bytes against its
+	// dense twin's, when the dense kernel is memory-bound: the
+	// compressed-weight ceiling that answers "why not 2x" there.
+	Traffic *Traffic `json:"traffic,omitempty"`
+	Note    string   `json:"note,omitempty"`
 	// Cache says whether the record came from the simulation cache
-	// ("hit": simulated by an earlier run of the same build, config, row
-	// and mode) or was simulated and stored ("miss"); empty with no cache.
+	// ("hit": simulated by an earlier run of the same simulator source,
+	// config, GEMM shape and operands, and mode, whatever the workload
+	// and layer were called) or was simulated and stored ("miss"); empty
+	// with no cache.
 	Cache string `json:"cache,omitempty"`
 	// Fidelity is the tier that timed the record: "instruction" (the
 	// instruction-level SM) or "fast" (sim/fast, sim.fidelity=fast);
@@ -206,6 +212,13 @@ type Straggler struct {
 	AloneCycles uint64 `json:"alone_cycles"`
 }
 
+// FLOPs is the layer's arithmetic of one pass as the dense GEMM counts
+// it: 2mnk per GEMM of the batch (sparse records count the same, so
+// TFLOPS are dense-equivalent).
+func (r LayerResult) FLOPs() float64 {
+	return 2 * float64(r.M) * float64(r.N) * float64(r.K) * float64(max(1, r.Batch))
+}
+
 // Margin is the selected kernel's estimated lead over the runner-up,
 // (runner-up - winner) / winner; 0 with fewer than two candidates. When
 // the runner-up was pruned it is a lower bound (MarginIsBound).
@@ -250,6 +263,38 @@ type Total struct {
 	TimeUS   float64         `json:"time_us"`
 	Speedup  float64         `json:"speedup,omitempty"`
 	TotalPower
+	TokenRate
+}
+
+// Traffic is the compulsory DRAM traffic of a GEMM run sparse, by
+// operand: the kept weight values, their metadata, the activations (B:
+// tokens, or for attention the KV cache) and the output, each read or
+// written once; DenseBytes is the same for the dense kernel. Ceiling is
+// DenseBytes over the sparse sum: the most a memory-bound layer can gain
+// (fp16 2:4 weights move 56.25 % of their dense bytes: 1.78x at most).
+type Traffic struct {
+	WeightBytes     int64   `json:"weight_bytes"`
+	MetadataBytes   int64   `json:"metadata_bytes"`
+	ActivationBytes int64   `json:"activation_bytes"`
+	OutputBytes     int64   `json:"output_bytes"`
+	DenseBytes      int64   `json:"dense_bytes"`
+	Ceiling         float64 `json:"ceiling"`
+}
+
+// TokenRate is a decoder LLM workload's pass read as tokens (a pass of
+// all its layers, not filtered by --layer): at prefill the prompt's
+// batch x seq tokens, at decode one new token per sequence.
+type TokenRate struct {
+	Phase  string `json:"phase,omitempty"`
+	Tokens int    `json:"tokens,omitempty"`
+	// TokensPerS is Tokens over the pass's time.
+	TokensPerS float64 `json:"tokens_per_s,omitempty"`
+	// MSPerOutputToken is the time of one decode step (each sequence's
+	// next token): the pass's time; at prefill, the time to the first
+	// token.
+	MSPerOutputToken float64 `json:"ms_per_output_token,omitempty"`
+	// EnergyPerTokenMJ is the pass's energy over its tokens.
+	EnergyPerTokenMJ float64 `json:"energy_per_token_mj,omitempty"`
 }
 
 // TotalPower is a workload's energy per network pass: the sum over its

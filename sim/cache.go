@@ -2,10 +2,14 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
+	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // Cache keeps layer records across runs (internal/simcache is the one
@@ -13,28 +17,53 @@ import (
 // implementation is comparable (a pointer): runs filling the same one
 // share what they simulate at once (inflight).
 type Cache interface {
-	Get(key string) ([]byte, bool)
-	Put(key string, payload []byte)
+	// Get is the payload stored under the key that passes check, and
+	// simcache.Hit, or nil and why it missed.
+	Get(k simcache.Key, check func([]byte) error) ([]byte, simcache.Cause)
+	Put(k simcache.Key, payload []byte)
+	// Count tallies one record's outcome: a hit, or the cause of the miss
+	// that had it simulated.
+	Count(simcache.Cause)
 }
 
 // cacheFormat names the layout of a cached record; a change of
 // LayerResult that old entries would not fill changes it.
-const cacheFormat = "layer-record-v3" // v2: fidelity; v3: the power inputs beside the record
+const cacheFormat = "layer-record-v4" // v2: fidelity; v3: the power inputs beside the record; v4: keyed by the row's shape, not its name
 
-// cacheKey names one record: the simulator build (Job.CacheSalt), the
-// effective config as the mode's simulation reads it
-// (configs.Loaded.SimulationHash: a dense record's key leaves out the
-// fields tagged mode:"sparse" and dense:"energy", and under a locked clock
-// no key has the power and area sections; every other key, the fidelity
-// controls among them, is in), the workload's name, the GEMM row as
-// written, the mode, and the content of the row's weight file. Anything
-// else a record depends on is in these, or is made again from the
-// reading run's config when it is read (applyPower: energy, power, cost).
-func (r *runner) cacheKey(j layerJob, weights map[string]string) string {
-	gemm, _ := json.Marshal(j.gemm)
-	return simcache.Key([]byte(cacheFormat), []byte(r.job.CacheSalt),
-		[]byte(r.ld.SimulationHash(j.mode)), []byte(j.workload), gemm,
-		[]byte(j.mode.String()), []byte(weights[j.gemm.Weights]))
+// cacheKey names one record: the model (Job.CacheSalt: internal/modelid,
+// the hash of the simulator's source), the effective config as the mode's
+// simulation reads it (configs.Loaded.SimulationHash: a dense record's
+// key leaves out the fields tagged mode:"sparse" and dense:"energy", and
+// under a locked clock no key has the power and area sections; every
+// other key, the fidelity controls among them, is in), and the row: the
+// GEMM's shape and operands (rowIdentity: not its name, count or note,
+// nor the workload's name), the mode, and the content of the row's weight
+// file. Anything else a record depends on is in these, or is made again
+// from the reading run's config and row when it is read (applyPower:
+// energy, power, cost; relabel: the names).
+func (r *runner) cacheKey(j layerJob, weights map[string]string) simcache.Key {
+	w := weights[j.gemm.Weights]
+	if !j.shape.Sparse {
+		w = "" // masks are read by the sparse kernel only
+	}
+	return simcache.NewKey(r.job.CacheSalt, r.ld.SimulationHash(j.mode),
+		[]byte(cacheFormat), rowIdentity(j), []byte(j.mode.String()), []byte(w))
+}
+
+// rowIdentity is the GEMM row as the job's simulation reads it: every
+// field but the labels a record copies (name, count, note) and the weight
+// file's path (its content is in the key); a job that runs dense (the
+// dense mode, or a row that stays dense) reads neither the row's pattern
+// nor its sparse operand, so a `--mode dense` run's `--gemm` row (tagged
+// dense) and a `--mode both` run's (tagged 2:4) share the dense record.
+func rowIdentity(j layerJob) []byte {
+	g := j.gemm
+	g.Name, g.Count, g.Note, g.Weights = "", 0, "", ""
+	if !j.shape.Sparse {
+		g.Sparsity, g.SparseOperand = "", ""
+	}
+	data, _ := json.Marshal(g)
+	return data
 }
 
 // inflight are the records that a run of this process is simulating
@@ -51,7 +80,7 @@ type claims struct {
 // claim is one record of one cache.
 type claim struct {
 	cache Cache
-	key   string
+	key   simcache.Key
 }
 
 // claim marks the record as simulated by the caller (mine), or returns
@@ -78,28 +107,36 @@ func (c *claims) release(ks []claim) {
 	}
 }
 
-// cached looks every job's record up; found[i] is job i's record, or nil.
-// A running Observer wants to see the simulations, so it bypasses the
-// cache.
-func (r *runner) cached(jobs []layerJob, weights map[string]string) []*LayerResult {
-	found := make([]*LayerResult, len(jobs))
+// cached looks every job's record up; found[i] is job i's record, or nil
+// and why[i] why it missed. A running Observer wants to see the
+// simulations, so it bypasses the cache.
+func (r *runner) cached(jobs []layerJob, weights map[string]string) (found []*LayerResult, why []simcache.Cause) {
+	found = make([]*LayerResult, len(jobs))
+	why = make([]simcache.Cause, len(jobs))
 	if r.job.Cache == nil || r.job.Observer != nil {
-		return found
+		return found, why
 	}
 	for i, j := range jobs {
-		data, ok := r.job.Cache.Get(r.cacheKey(j, weights))
-		if !ok {
-			continue
-		}
 		var e cacheEntry
-		if json.Unmarshal(data, &e) != nil || e.Record.Mode != j.mode || e.Record.Layer != j.gemm.Name {
+		check := func(data []byte) error {
+			e = cacheEntry{}
+			if err := json.Unmarshal(data, &e); err != nil {
+				return fmt.Errorf("not a record: %.120s", err.Error()) // json quotes the bad literal whole
+			}
+			return e.consistent(j)
+		}
+		if _, why[i] = r.job.Cache.Get(r.cacheKey(j, weights), check); why[i] != simcache.Hit {
 			continue
 		}
 		rec := e.Record
-		r.applyPower(&rec, e.Power) // this config's energy, power and area
+		rec.Workload, rec.Layer, rec.Count = j.workload, j.gemm.Name, max(1, j.gemm.Count)
+		e.Power.RowNote = j.gemm.Note
+		if r.applyPower(&rec, e.Power) != nil { // this config's energy, power and area; this row's note
+			continue // counts it cannot price: a miss, simulated again
+		}
 		found[i] = &rec
 	}
-	return found
+	return found, why
 }
 
 // cacheEntry is what the cache keeps of a record: the record (without its
@@ -158,4 +195,46 @@ func FidelityCounts(rep *Report) (fast, instruction int) {
 		}
 	}
 	return fast, instruction
+}
+
+// Uncached is what of the job a run would simulate: one job per mode,
+// with the rows of each workload whose record of that mode the cache
+// would not serve (looked up and checked as Run does, counted as
+// nothing). With no cache it is the job's rows, per mode. For estimates:
+// the work of a sweep's points whose records are cached is not work.
+func Uncached(ld *configs.Loaded, job Job) ([]Job, error) {
+	r := newRunner(ld, job)
+	jobs, err := r.layerJobs()
+	if err != nil {
+		return nil, err
+	}
+	hashes := map[string]string{}
+	if job.Cache != nil {
+		for _, w := range job.Workloads {
+			ws, err := w.WeightsSources()
+			if err != nil {
+				return nil, err
+			}
+			maps.Copy(hashes, weightHashes(map[string][]WeightsSource{w.Name: ws}))
+		}
+	}
+	found, _ := r.cached(jobs, hashes)
+	var out []Job
+	for _, m := range job.Modes {
+		var traces []*workloads.Trace
+		for i, j := range jobs {
+			if j.mode != m || found[i] != nil {
+				continue
+			}
+			if n := len(traces); n == 0 || traces[n-1].Name != j.workload {
+				traces = append(traces, &workloads.Trace{Name: j.workload})
+			}
+			t := traces[len(traces)-1]
+			t.GEMMs = append(t.GEMMs, j.gemm)
+		}
+		if len(traces) > 0 {
+			out = append(out, Job{Workloads: traces, Modes: []tensorcore.Mode{m}})
+		}
+	}
+	return out, nil
 }

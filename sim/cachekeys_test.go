@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -38,7 +39,11 @@ func sparseOnlyKeys(t *testing.T, ld *configs.Loaded) []string {
 		case reflect.Float64:
 			val = fmt.Sprint(v.Float()*2 + 0.5)
 		case reflect.String:
-			val = sparseKernel(t, ld)
+			if key[len(key)-1] == "sparse_pattern" {
+				val = "2:8"
+			} else {
+				val = sparseKernel(t, ld)
+			}
 		default:
 			t.Fatalf("%s: no changed value for a %s", strings.Join(key, "."), v.Kind())
 		}
@@ -281,4 +286,38 @@ func TestConcurrentRunsSimulateASharedRecordOnce(t *testing.T) {
 			t.Errorf("%s sparse: simulated by %d of the 4 runs, want 4", layer, n)
 		}
 	}
+}
+
+// The sparse-only keys, derived from the tags (a key per precision
+// written once as tensorcore.*.KEY), are the ones the user guide lists as
+// left out of a dense record's key, and among them is every precision's
+// sparse_pattern: a sparse_pattern sweep reuses the dense records.
+func TestSparseOnlyKeysListed(t *testing.T) {
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide, err := os.ReadFile("../docs/user-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(guide), "A dense record's key leaves out")
+	section, _, _ = strings.Cut(section, "\n\n")
+	seen := map[string]bool{}
+	for _, set := range sparseOnlyKeys(t, ld) {
+		key, _, _ := strings.Cut(set, "=")
+		seen[key] = true
+		for _, p := range tensorcore.Precisions {
+			key = strings.Replace(key, "tensorcore."+p.String()+".", "tensorcore.*.", 1)
+		}
+		if !strings.Contains(section, "`"+key+"`") {
+			t.Errorf("%s is sparse-only (tagged mode:\"sparse\"), but the user guide does not list it", key)
+		}
+	}
+	for _, p := range tensorcore.Precisions {
+		if k := "tensorcore." + p.String() + ".sparse_pattern"; !seen[k] {
+			t.Errorf("%s is not sparse-only", k)
+		}
+	}
+	t.Logf("sparse-only keys: %d", len(seen))
 }

@@ -35,11 +35,11 @@ func Check(cfg *configs.Config, job Job) error {
 		}
 		for _, g := range w.GEMMs {
 			if err := checkRow(cfg, g, sparse); err != nil {
-				return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
+				return fmt.Errorf("%s: %w", w.Where(g.Name), err)
 			}
 			for _, m := range job.Modes {
 				if err := checkKernels(cfg, g, m); err != nil {
-					return fmt.Errorf("workload %s layer %s: %w", w.Name, g.Name, err)
+					return fmt.Errorf("%s: %w", w.Where(g.Name), err)
 				}
 			}
 		}
@@ -76,12 +76,12 @@ func checkRow(cfg *configs.Config, g workloads.GEMM, sparse bool) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.TensorCore.CheckPattern(g.Precision, pat.String()); err != nil {
+	if err := cfg.TensorCore.CheckPattern(g.Precision, pat); err != nil {
 		return err
 	}
-	if g.K%pat.M != 0 {
+	if g.K%pat.Group() != 0 {
 		return fmt.Errorf("k: K=%d is not a whole number of the %d-wide "+
-			"groups of sparsity %s (the pattern the row runs)", g.K, pat.M, pat)
+			"groups of sparsity %s (the pattern the row runs)", g.K, pat.Group(), pat)
 	}
 	return nil
 }

@@ -69,6 +69,8 @@ type (
 	Breakdown   = results.Breakdown
 	Total       = results.Total
 	TotalPower  = results.TotalPower
+	Traffic     = results.Traffic
+	TokenRate   = results.TokenRate
 	Provenance  = results.Provenance
 	// WorkloadSource and WeightsSource are workloads.Origin and
 	// workloads.WeightsSource, as results names them.

@@ -208,19 +208,17 @@ func tcBoundCounts(cfg *configs.Config, prec tensorcore.Precision, m tensorcore.
 	if err != nil {
 		return energy.Counts{}, 0, err
 	}
-	kept := tensorcore.Pattern{N: 1, M: 1}
+	kept := tensorcore.DensePattern
 	if m == tensorcore.Sparse {
-		if kept, err = tensorcore.ParsePattern(p.SparsePattern); err != nil {
-			return energy.Counts{}, 0, err
-		}
-		if sh, err = tensorcore.SparseShape(sh, kept); err != nil {
+		kept = p.Pattern()
+		if sh, err = kept.SparseShape(sh); err != nil {
 			return energy.Counts{}, 0, err
 		}
 	}
 	mmas := uint64(r.MMAsPerTC * r.TensorCores)
-	fmas := mmas * uint64(sh.FMAs()*kept.N/kept.M)
-	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K,
-		prec.ElementBytes(), kept.N, kept.M, m == tensorcore.Sparse)
+	fmas := mmas * uint64(sh.M*sh.N*kept.Kept(sh.K))
+	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K, kept.Kept(sh.K),
+		prec.ElementBytes(), m == tensorcore.Sparse)
 	n := energy.Counts{Precision: prec, SMs: cfg.GPU.SMCount,
 		SM: energy.SMActivity{Instructions: mmas, RFReadBytes: mmas * read,
 			RFWriteBytes: mmas * write}}

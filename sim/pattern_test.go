@@ -36,7 +36,7 @@ func TestMetadataBytesFollowPattern(t *testing.T) {
 		{N: 2, M: 8}, {N: 4, M: 8}} {
 		r := patternKernel(t, 512, 512, 512, pat, "kernel.force=128x128x64_64x64_s3")
 		kept := r.Mem.PerClass[memory.AValues].L2Bytes / 2
-		want := kept * uint64(tensorcore.MetadataBits(pat)) / 8
+		want := kept * uint64(pat.MetadataBits()) / 8
 		if got := r.Mem.MetadataBytes(); got != want || kept == 0 {
 			t.Errorf("%s: %d metadata bytes for %d kept values, want %d", pat, got, kept, want)
 		}

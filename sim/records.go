@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/fast"
 	"github.com/stcsim/stcsim/sim/gpu"
@@ -71,7 +72,9 @@ func (r *runner) run() (*Report, error) {
 	}
 	rep.Results = recs
 	addSpeedups(rep)
+	addTraffic(rep, r.cfg)
 	addEnergySavings(rep)
+	addTokenRates(rep)
 	return rep, nil
 }
 
@@ -83,8 +86,19 @@ func (r *runner) run() (*Report, error) {
 // another's, so two runs never wait on each other.
 func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResult, error) {
 	out := make([]LayerResult, len(jobs))
-	hit := r.cached(jobs, hashes)
+	hit, why := r.cached(jobs, hashes)
 	caching := r.job.Cache != nil && r.job.Observer == nil
+	if caching { // each record's outcome: read, or why it was simulated
+		defer func() {
+			for i := range out {
+				if out[i].Cache == "hit" {
+					r.job.Cache.Count(simcache.Hit)
+				} else if out[i].Cache == "miss" {
+					r.job.Cache.Count(why[i])
+				}
+			}
+		}()
+	}
 	var own, waiting []int
 	var waits []<-chan struct{}
 	var claimed []claim
@@ -121,7 +135,8 @@ func (r *runner) records(jobs []layerJob, hashes map[string]string) ([]LayerResu
 		late = append(late, jobs[i])
 	}
 	var rest []int
-	for n, rec := range r.cached(late, hashes) {
+	lateHit, _ := r.cached(late, hashes)
+	for n, rec := range lateHit {
 		if i := waiting[n]; rec != nil {
 			out[i] = *rec
 			out[i].Cache = "hit"
@@ -148,7 +163,10 @@ func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
 		return err
 	}
 	for _, i := range idx {
-		rec, in := r.record(jobs[i], kernels[jobs[i].shape])
+		rec, in, err := r.record(jobs[i], kernels[jobs[i].shape])
+		if err != nil {
+			return err
+		}
 		if caching {
 			r.store(jobs[i], hashes, rec, in)
 			rec.Cache = "miss"
@@ -231,7 +249,7 @@ func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, erro
 		if err != nil {
 			return tensorcore.Pattern{}, err
 		}
-		sp = prec.SparsePattern
+		return prec.Pattern(), nil
 	}
 	return tensorcore.ParsePattern(sp)
 }
@@ -291,25 +309,26 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	return out, nil
 }
 
-// record turns a simulated kernel into the output record of one layer.
-func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
+// record turns a simulated kernel into the output record of one layer, and
+// what its power fields are made from; an error when the counts cannot be
+// priced.
+func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, error) {
 	g := j.gemm
 	clockHz := float64(k.ClockMHz) * 1e6
 	cycles, cyclesMean, cyclesSpread := ensembleCycles(k)
 	sec := float64(cycles) / clockHz
-	flops := 2 * float64(g.M) * float64(g.N) * float64(g.K) *
-		float64(max(1, g.Batch))
 	res := LayerResult{Workload: j.workload, Layer: g.Name, M: g.M, N: g.N,
 		K: g.K, Batch: max(1, g.Batch), Precision: g.Precision, Mode: j.mode,
 		SparseApplied: j.shape.Sparse, Count: max(1, g.Count),
 		Kernel: k.Plan.Name(), SplitK: k.Plan.SplitK,
 		Schedule: k.Plan.Schedule.String(), TailCycles: k.TailCycles,
 		FixupBytes: k.FixupBytes, FixupWaitCycles: k.FixupWait, Cycles: cycles,
-		TimeUS: sec * 1e6, TFLOPS: flops / sec / 1e12,
+		TimeUS:        sec * 1e6,
 		TCUtilization: float64(k.TCBusy) / float64(uint64(k.TCUnits)*k.Cycles),
 		Breakdown:     k.Breakdown, Bound: k.Breakdown.Bound(), Phases: k.Phases,
 		Note: g.Note, Candidates: k.Candidates, CyclesMean: cyclesMean,
 		CyclesSpread: cyclesSpread, Layout: g.Layout}
+	res.TFLOPS = res.FLOPs() / sec / 1e12
 	if j.shape.Sparse {
 		res.Pattern = j.shape.Pattern.String()
 		res.SparseOperand = workloads.OperandWeights
@@ -322,10 +341,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 
 	res.UsefulUtilization = r.usefulUtilization(g, sec, k.ClockMHz)
 	fillTraffic(&res, k, sec)
-	in := powerInputs{Act: k.Act, ClockMHz: k.ClockMHz, NoteHead: res.Note}
-	if k.PowerNote != "" {
-		in.NoteHead = joinNote(in.NoteHead, k.PowerNote)
-	}
+	in := powerInputs{Act: k.Act, ClockMHz: k.ClockMHz, RowNote: g.Note, NoteHead: k.PowerNote}
 	// The notes after the power note, gathered apart so that a record
 	// read from the cache gets its power note again in the same place.
 	res.Note = ""
@@ -361,8 +377,7 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 			"(its first sample queued): raised to their time per added k-step")
 	}
 	in.NoteTail, res.Note = res.Note, ""
-	r.applyPower(&res, in)
-	return res, in
+	return res, in, r.applyPower(&res, in)
 }
 
 // powerInputs are what a record's power fields (clock, energy, power,
@@ -375,24 +390,31 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs) {
 type powerInputs struct {
 	Act      energy.Counts `json:"act"`
 	ClockMHz int           `json:"clock_mhz"`
-	NoteHead string        `json:"note_head"`
-	NoteTail string        `json:"note_tail"`
+	// RowNote is the trace row's own note, which starts the record's: a
+	// label of the row, not kept in the cache (a record read from it gets
+	// the reading row's).
+	RowNote  string `json:"-"`
+	NoteHead string `json:"note_head"`
+	NoteTail string `json:"note_tail"`
 }
 
 // applyPower fills a record's power fields, its note and its cost from
 // in and the run's config; the static energy runs for the record's
 // cycles (the ensemble mean with sim.jitter_runs > 1), the event classes
 // are run 0's counts.
-func (r *runner) applyPower(res *LayerResult, in powerInputs) {
+func (r *runner) applyPower(res *LayerResult, in powerInputs) error {
 	b, err := r.cfg.Power.Energy(in.Act, res.Cycles, in.ClockMHz)
-	if err != nil { // every valid precision has an MMA energy
-		panic(fmt.Sprintf("energy of %s: %v", res.Kernel, err))
+	if err != nil {
+		return fmt.Errorf("energy of %s: %w", res.Kernel, err)
 	}
 	uj := b.Total()
 	res.Power = Power{ClockMHz: in.ClockMHz, EnergyUJ: uj, Energy: b,
 		AvgPowerW: energy.Power(uj, res.Cycles, in.ClockMHz)}
 	r.addCost(res)
-	res.Note = in.NoteHead
+	res.Note = in.RowNote
+	if in.NoteHead != "" {
+		res.Note = joinNote(res.Note, in.NoteHead)
+	}
 	if lim := r.cfg.Power.LimitW; r.cfg.GPU.ClockPolicy == energy.Locked && res.AvgPowerW > lim {
 		res.AbovePowerLimit = true
 		res.Note = joinNote(res.Note, fmt.Sprintf("%.0f W at the locked %d MHz, above "+
@@ -402,6 +424,7 @@ func (r *runner) applyPower(res *LayerResult, in powerInputs) {
 	if in.NoteTail != "" {
 		res.Note = joinNote(res.Note, in.NoteTail)
 	}
+	return nil
 }
 
 // addFidelity says which tier timed the record; a fast record carries
@@ -480,6 +503,11 @@ func addSpeedups(rep *Report) {
 	for i, r := range rep.Results {
 		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
+			if r.SparseApplied && d < r.TimeUS {
+				rep.Results[i].Note = joinNote(r.Note, fmt.Sprintf("the sparse kernel is "+
+					"slower than the dense one (%.2fx): the library's sparse kernel is "+
+					"reported as it runs, not replaced by the dense", d/r.TimeUS))
+			}
 			explainLoss(&rep.Results[i], denseRec[key{r.Workload, r.Layer}])
 		}
 	}
@@ -516,9 +544,9 @@ func explainLaunch(res *LayerResult, p *kernel.Plan, sms int) {
 	res.CTAs = p.CTAs
 	res.CTAsPerSM = p.Occupancy
 	res.OccupancyLimit = p.Limit
-	res.Waves = kernel.CeilDiv(p.CTAs, sms*p.Occupancy)
+	res.Waves = p.Waves(sms)
 	if p.Shape.Sparse {
-		res.IdealSpeedup = float64(p.Pattern.M) / float64(p.Pattern.N)
+		res.IdealSpeedup = p.Pattern.Ideal()
 	}
 }
 

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/quote"
@@ -49,10 +50,29 @@ func (p *Point) Modes() []tensorcore.Mode { return p.spec.modes }
 func (p *Point) Load() (*configs.Loaded, error) {
 	ld, err := configs.Load(p.spec.ConfigSpecs(), p.sets)
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: point %d (%s): %w", p.spec.file,
-			p.Index+1, p.Label(), err)
+		where := ""
+		if ax, ok := p.spec.axisOf(err); ok { // a typo in a grid key, a bad value
+			where = fmt.Sprintf(" line %d: grid key %s:", ax.line, ax.Key)
+		}
+		return nil, fmt.Errorf("sweep %s:%s point %d (%s): %w", p.spec.file,
+			where, p.Index+1, p.Label(), err)
 	}
 	return ld, nil
+}
+
+// axisOf is the grid axis (or zip key) whose --set a config error names.
+func (s *Spec) axisOf(err error) (Axis, bool) {
+	msg := err.Error()
+	axes := slices.Clone(s.Grid)
+	for _, g := range s.Zip {
+		axes = append(axes, g...)
+	}
+	for _, ax := range axes {
+		if strings.Contains(msg, "--set "+ax.Key+"=") || strings.Contains(msg, `--set "`+ax.Key+"=") {
+			return ax, true
+		}
+	}
+	return Axis{}, false
 }
 
 // ConfigYAML is the effective config as stored, and its hash.
@@ -403,7 +423,7 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 		var read []string
 		for _, a := range opts {
 			name := strings.TrimPrefix(a.Key, point.WorkloadAxis)
-			if ws.Model == "" || !workloads.Reads(ws.Model, name) {
+			if !ws.reads(name) {
 				continue
 			}
 			read = append(read, name+"="+a.Value)
@@ -415,6 +435,8 @@ func (s *Spec) workloadsWith(opts []point.Assignment, r Resolver) ([]*Workload, 
 				ws.Seq = v
 			case "resolution":
 				ws.Resolution = v
+			case "context":
+				ws.Context = v
 			}
 		}
 		tr, err := s.workload(ws, r)
@@ -471,7 +493,7 @@ func (s *Spec) resolveWorkload(ws WorkloadSpec, r Resolver) (*workloads.Trace, e
 				"available in this build", ws.Model)
 		}
 		return r.Model(ws.Model, workloads.Options{Batch: ws.Batch, Seq: ws.Seq,
-			Resolution: ws.Resolution})
+			Resolution: ws.Resolution, Phase: ws.Phase, Context: ws.Context})
 	case ws.Trace != "":
 		if r.Trace == nil {
 			return nil, fmt.Errorf("trace %q: trace files are not "+

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/quote"
@@ -57,6 +57,10 @@ type WorkloadSpec struct {
 	Batch      int    `yaml:"batch"`
 	Seq        int    `yaml:"seq"`
 	Resolution int    `yaml:"resolution"`
+	// Phase (prefill or decode) and Context (decode: cached tokens) are
+	// the decoder LLMs' options; workload.context varies Context.
+	Phase   string `yaml:"phase"`
+	Context int    `yaml:"context"`
 	// Layers keeps only the rows whose name matches this regular
 	// expression (as run --layer), for any kind of workload.
 	Layers string `yaml:"layers"`
@@ -135,7 +139,7 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 		}
 		var err error
 		switch k.Value {
-		case "batch", "seq", "resolution":
+		case "batch", "seq", "resolution", "context":
 			_, err = checkWorkloadOption(k.Value, v)
 		case "gemms":
 			err = wantList(v)
@@ -158,7 +162,7 @@ func (w *WorkloadSpec) UnmarshalYAML(n *yaml.Node) error {
 // workloadOptions are the built-in models' options a sweep may set on a
 // workload or vary in the grid as workload.NAME, with their bounds.
 var workloadOptions = map[string]int{"batch": workloads.MaxDim, "seq": workloads.MaxDim,
-	"resolution": workloads.MaxResolution}
+	"resolution": workloads.MaxResolution, "context": workloads.MaxDim}
 
 // checkWorkloadOption reads a workload option's value by the rule of an
 // integer config key (decimal digits, 1..its bound), as the --batch,
@@ -400,7 +404,7 @@ func (s *Spec) checkWorkloadAxes() error {
 		}
 		if _, known := workloadOptions[name]; !known {
 			return fmt.Errorf("line %d: grid key %s: unknown workload option "+
-				"(workload.batch, workload.seq, workload.resolution)", ax.line, ax.Key)
+				"(workload.batch, workload.seq, workload.resolution, workload.context)", ax.line, ax.Key)
 		}
 		for _, v := range ax.Values {
 			if _, err := checkWorkloadOption(name, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: v}); err != nil {
@@ -409,7 +413,7 @@ func (s *Spec) checkWorkloadAxes() error {
 		}
 		read := false
 		for i, w := range s.Workloads {
-			if w.Model == "" || !workloads.Reads(w.Model, name) {
+			if !w.reads(name) {
 				continue
 			}
 			read = true
@@ -435,6 +439,8 @@ func (w *WorkloadSpec) option(name string) int {
 		return w.Seq
 	case "resolution":
 		return w.Resolution
+	case "context":
+		return w.Context
 	}
 	return 0
 }
@@ -456,16 +462,19 @@ func (w *WorkloadSpec) check() error {
 	for _, o := range []struct {
 		name string
 		v    int
-	}{{"batch", w.Batch}, {"seq", w.Seq}, {"resolution", w.Resolution}} {
+	}{{"batch", w.Batch}, {"seq", w.Seq}, {"resolution", w.Resolution}, {"context", w.Context}} {
 		if o.v == 0 {
 			continue
 		}
 		if w.Model == "" {
 			return fmt.Errorf("%s applies to a model only (a trace's rows carry their own shapes)", o.name)
 		}
-		if !workloads.Reads(w.Model, o.name) {
+		if !w.reads(o.name) {
 			return fmt.Errorf("%s: model %s does not read it (it would change nothing)", o.name, w.Model)
 		}
+	}
+	if err := w.checkPhase(); err != nil {
+		return err
 	}
 	if w.Layers != "" {
 		if _, err := regexp.Compile(w.Layers); err != nil {
@@ -503,4 +512,38 @@ func (s *Spec) Label() string {
 		return s.Name
 	}
 	return strings.TrimSuffix(filepath.Base(s.file), filepath.Ext(s.file))
+}
+
+// reads says whether the workload's model reads an option: a decoder
+// LLM reads seq at prefill and context at decode (workloads.Reads says
+// what the model reads at some phase).
+func (w *WorkloadSpec) reads(name string) bool {
+	if w.Model == "" || !workloads.Reads(w.Model, name) {
+		return false
+	}
+	if !workloads.IsLLM(w.Model) {
+		return true
+	}
+	switch name {
+	case "seq":
+		return w.Phase != workloads.PhaseDecode
+	case "context":
+		return w.Phase == workloads.PhaseDecode
+	}
+	return true
+}
+
+// checkPhase checks phase: a decoder LLM's, prefill or decode.
+func (w *WorkloadSpec) checkPhase() error {
+	if w.Phase == "" {
+		return nil
+	}
+	if !workloads.IsLLM(w.Model) {
+		return fmt.Errorf("phase applies to the decoder LLMs (%s)", strings.Join(workloads.LLMs(), ", "))
+	}
+	if w.Phase != workloads.PhasePrefill && w.Phase != workloads.PhaseDecode {
+		return fmt.Errorf("phase %s: want %s or %s", configs.Quote(w.Phase),
+			workloads.PhasePrefill, workloads.PhaseDecode)
+	}
+	return nil
 }

@@ -17,7 +17,7 @@ type Compressed struct {
 }
 
 // KeptCols is the number of kept values per row (Cols*N/M).
-func (c *Compressed) KeptCols() int { return c.Cols / c.Pattern.M * c.Pattern.N }
+func (c *Compressed) KeptCols() int { return c.Pattern.Kept(c.Cols) }
 
 // Compress packs m; it is an error if m violates p (the error names the
 // row and column group) or if Cols is not a multiple of p.M.
@@ -133,13 +133,13 @@ func (c *Compressed) MetadataBytes() int {
 // in one slot), unordered pairs (ordered_metadata wants ascending), tf32
 // nibbles other than 0x4 and 0xE, and indices beyond the chunk.
 func UnpackMetadata(words []uint32, rows, cols int, p Pattern) ([]uint8, error) {
-	if err := checkPatternShape(p); err != nil {
+	if err := p.Check(); err != nil {
 		return nil, err
 	}
 	if rows < 0 || cols < 0 || cols%p.M != 0 {
 		return nil, fmt.Errorf("metadata: bad shape %dx%d for %s", rows, cols, p)
 	}
-	kept := cols / p.M * p.N
+	kept := p.Kept(cols)
 	fb := metaFieldBits(p)
 	need := (rows*kept*fb + 31) / 32
 	if len(words) < need {
@@ -206,7 +206,7 @@ func FromMetadata(values []float32, words []uint32, rows, cols int, p Pattern) (
 // Validate checks sizes and that every chunk's indices are ascending and
 // inside the chunk.
 func (c *Compressed) Validate() error {
-	if err := checkPatternShape(c.Pattern); err != nil {
+	if err := c.Pattern.Check(); err != nil {
 		return err
 	}
 	if c.Rows < 0 || c.Cols < 0 || c.Cols%c.Pattern.M != 0 {

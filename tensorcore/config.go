@@ -2,12 +2,11 @@ package tensorcore
 
 import (
 	"fmt"
-	"math/bits"
 	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/stcsim/stcsim/configs/check"
+	"github.com/stcsim/stcsim/internal/check"
 )
 
 // Config holds the tensor-core parameters of one GPU, per precision.
@@ -20,7 +19,7 @@ type Config struct {
 	// value (docs/tensorcore.md). MaskSeed seeds the synthetic masks it
 	// uses where a trace row has no weight file.
 	DualSide bool            `yaml:"dual_side"`
-	MaskSeed int             `yaml:"mask_seed"`
+	MaskSeed int             `yaml:"mask_seed" mode:"sparse"`
 	FP16     PrecisionConfig `yaml:"fp16"`
 	BF16     PrecisionConfig `yaml:"bf16"`
 	TF32     PrecisionConfig `yaml:"tf32"`
@@ -66,7 +65,28 @@ type PrecisionConfig struct {
 	DenseShape string `yaml:"dense_shape"`
 	// SparsePattern is the pattern sparse rows run with unless a trace
 	// row names its own.
-	SparsePattern string `yaml:"sparse_pattern"`
+	SparsePattern string `yaml:"sparse_pattern" mode:"sparse"`
+
+	parsed parsedPattern // sparse_pattern as validated (Pattern)
+}
+
+// parsedPattern is sparse_pattern parsed when the section was validated,
+// with the text it was parsed from.
+type parsedPattern struct {
+	from    string
+	pattern Pattern
+}
+
+// Pattern is the parsed sparse_pattern: parsed once, when the section is
+// validated (configs.Load validates every config it loads). A section
+// whose sparse_pattern changed since (a test's edit) is parsed again; an
+// invalid one gives the zero Pattern, which Validate reports.
+func (p *PrecisionConfig) Pattern() Pattern {
+	if p.parsed.from == p.SparsePattern && p.parsed.from != "" {
+		return p.parsed.pattern
+	}
+	pat, _ := ParsePattern(p.SparsePattern)
+	return pat
 }
 
 // Shape is an MMA instruction shape mMnNkK.
@@ -99,47 +119,6 @@ func ParseShape(s string) (Shape, error) {
 	return sh, nil
 }
 
-// Pattern is an N:M structured-sparsity pattern: at most N nonzeros in
-// every M consecutive values along K.
-type Pattern struct{ N, M int }
-
-func (p Pattern) String() string { return fmt.Sprintf("%d:%d", p.N, p.M) }
-
-// Dense is the pattern of a dense operand (every value kept).
-func (p Pattern) Dense() bool { return p.N == p.M }
-
-// ParsePattern reads "2:4".
-func ParsePattern(s string) (Pattern, error) {
-	var p Pattern
-	n, err := fmt.Sscanf(s, "%d:%d", &p.N, &p.M)
-	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.String() != s {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
-	}
-	return p, nil
-}
-
-// MetadataBits is the metadata width of one kept value of pattern p:
-// ceil(log2 M) index bits (2 for 2:4 and 1:4, 3 for 2:8 and 4:8), except
-// 1:2, whose only hardware format is tf32's (PTX ISA, mma.sp with
-// .tf32): a 4-bit field naming two adjacent 16-bit halves of a 2:4 chunk.
-func MetadataBits(p Pattern) int {
-	if p == (Pattern{N: 1, M: 2}) {
-		return 4
-	}
-	return bits.Len(uint(p.M - 1))
-}
-
-// SparseShape is the mma.sp shape of pattern p for a dense shape: K scaled
-// by M/N, or an error when that is not a whole number.
-func SparseShape(dense Shape, p Pattern) (Shape, error) {
-	if dense.K*p.M%p.N != 0 {
-		return Shape{}, fmt.Errorf("pattern %s does not fit the %s "+
-			"instruction: K %d x %d/%d is not a whole number", p, dense,
-			dense.K, p.M, p.N)
-	}
-	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M / p.N}, nil
-}
-
 // Get returns the parameters of a precision.
 func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 	switch p {
@@ -157,27 +136,23 @@ func (c *Config) Get(p Precision) (*PrecisionConfig, error) {
 }
 
 // CheckPattern says whether the sparse datapath of precision p runs an
-// operand of the given N:M pattern: it must be a pattern (0 < N < M <= 64)
-// whose mma.sp instruction, dense_shape with K x M/N, is whole.
-func (c *Config) CheckPattern(p Precision, pattern string) error {
+// operand of pattern pat: it must be a pattern (Pattern.Check) whose
+// mma.sp instruction, dense_shape with K x M/N, is whole.
+func (c *Config) CheckPattern(p Precision, pat Pattern) error {
 	pc, err := c.Get(p)
 	if err != nil {
 		return err
 	}
-	pat, err := ParsePattern(pattern)
-	if err == nil {
-		err = checkPatternShape(pat)
-	}
-	if err != nil {
-		return fmt.Errorf("sparsity %s: %w", pattern, err)
+	if err := pat.Check(); err != nil {
+		return fmt.Errorf("sparsity %s: %w", pat, err)
 	}
 	dense, err := ParseShape(pc.DenseShape)
 	if err != nil {
 		return fmt.Errorf("tensorcore.%s.dense_shape: %w", p, err)
 	}
-	if _, err := SparseShape(dense, pat); err != nil {
+	if _, err := pat.SparseShape(dense); err != nil {
 		return fmt.Errorf("sparsity %s: the %s sparse datapath cannot run it "+
-			"(tensorcore.%s.dense_shape %s): %w", pattern, p, p, dense, err)
+			"(tensorcore.%s.dense_shape %s): %w", pat, p, p, dense, err)
 	}
 	return nil
 }
@@ -203,9 +178,12 @@ const MinFanIn, MaxFanIn = 2, 64
 // of the struct (and of the shipped configs).
 func Keys() []string {
 	t := reflect.TypeFor[PrecisionConfig]()
-	keys := make([]string, t.NumField())
-	for i := range keys {
-		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+	var keys []string
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+			keys = append(keys, k)
+		}
 	}
 	return keys
 }
@@ -217,7 +195,7 @@ func (p *PrecisionConfig) Value(key string) (any, bool) {
 			return reflect.ValueOf(p).Elem().Field(i).Interface(), true
 		}
 	}
-	return nil, false
+	return nil, false // Keys are the struct's leading exported fields
 }
 
 func (p *PrecisionConfig) validate() check.List {
@@ -250,16 +228,16 @@ func (p *PrecisionConfig) validate() check.List {
 		l.Add("dense_shape", "%v", err)
 	}
 	pat, perr := ParsePattern(p.SparsePattern)
-	if perr == nil {
-		perr = checkPatternShape(pat)
-	}
 	if perr != nil {
 		l.Add("sparse_pattern", "%v", perr)
 	}
 	if err == nil && perr == nil {
-		if _, err := SparseShape(dense, pat); err != nil {
+		if _, err := pat.SparseShape(dense); err != nil {
 			l.Add("sparse_pattern", "%v", err)
 		}
+	}
+	if perr == nil {
+		p.parsed = parsedPattern{from: p.SparsePattern, pattern: pat}
 	}
 	return l
 }

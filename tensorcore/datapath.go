@@ -72,22 +72,6 @@ const NumStages = len(stageOrder)
 // ceil(log2 fan-in).
 func MuxLevels(fanIn int) int { return bits.Len(uint(fanIn - 1)) }
 
-// SelectorPasses is how many passes a fan-in-input selector needs to reach
-// any of the M candidates of a chunk: ceil(M / fan-in).
-func SelectorPasses(fanIn int, p Pattern) int { return (p.M + fanIn - 1) / fanIn }
-
-// DualShape is the instruction shape of the dual-side mode: K scaled by
-// (M/N)^2, so that two independent N:M masks leave, on average, as many
-// products as the dense instruction has.
-func DualShape(dense Shape, p Pattern) (Shape, error) {
-	if dense.K*p.M*p.M%(p.N*p.N) != 0 {
-		return Shape{}, fmt.Errorf("pattern %s does not fit the dual-side "+
-			"%s instruction: K %d x (%d/%d)^2 is not a whole number", p, dense,
-			dense.K, p.M, p.N)
-	}
-	return Shape{M: dense.M, N: dense.N, K: dense.K * p.M * p.M / (p.N * p.N)}, nil
-}
-
 // Derive builds the datapath of precision name (its description p) in
 // mode m for pattern pat (ignored when dense). products overrides the
 // multiplies per instruction of the dual-side mode (the pairs both masks
@@ -133,7 +117,7 @@ func derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products in
 	if err != nil {
 		return Datapath{}, fmt.Errorf("%s: %w", name, err)
 	}
-	d := Datapath{Precision: name, Mode: m, Pattern: Pattern{N: 1, M: 1}, Shape: dense}
+	d := Datapath{Precision: name, Mode: m, Pattern: DensePattern, Shape: dense}
 	e := name.ElementBytes()
 	var aBytes, bBytes, metaBits int
 	switch m {
@@ -141,28 +125,28 @@ func derive(p *PrecisionConfig, name Precision, m Mode, pat Pattern, products in
 		d.Products = dense.FMAs()
 		aBytes, bBytes = dense.M*dense.K*e, dense.K*dense.N*e
 	case Sparse, DualSide:
-		if err := checkPatternShape(pat); err != nil {
+		if err := pat.Check(); err != nil {
 			return Datapath{}, fmt.Errorf("%s: %w", name, err)
 		}
-		shape := SparseShape
+		shape := pat.SparseShape
 		if m == DualSide {
-			shape = DualShape
+			shape = pat.DualShape
 		}
-		sh, err := shape(dense, pat)
+		sh, err := shape(dense)
 		if err != nil {
 			return Datapath{}, fmt.Errorf("%s: %w", name, err)
 		}
 		d.Pattern, d.Shape = pat, sh
-		kept := sh.K * pat.N / pat.M
+		kept := pat.Kept(sh.K)
 		aBytes = sh.M * kept * e
-		metaBits = sh.M * kept * MetadataBits(pat)
+		metaBits = sh.M * kept * pat.MetadataBits()
 		bBytes = sh.K * sh.N * e // the whole chunk, for the selectors
 		d.Products = sh.M * sh.N * kept
 		if m == DualSide {
 			// B compressed too; the products are the pairs both masks keep.
 			bBytes = kept * sh.N * e
-			metaBits += sh.N * kept * MetadataBits(pat)
-			d.Products = sh.M * sh.N * kept * pat.N / pat.M
+			metaBits += sh.N * kept * pat.MetadataBits()
+			d.Products = sh.M * sh.N * pat.Kept(kept)
 			if products > 0 {
 				d.Products = products
 			}
@@ -191,7 +175,7 @@ func (d *Datapath) build(p *PrecisionConfig, aBytes, bBytes, metaBits int) {
 			c("metadata_bits_per_clk", StageDecode, metaBits, "bits", p.MetadataBitsPerClk))
 		// One selector per multiplier: with one pass it streams at the
 		// multipliers' rate; a pattern wider than the fan-in needs more.
-		if passes := SelectorPasses(p.SelectorFanIn, d.Pattern); passes > 1 {
+		if passes := d.Pattern.SelectorPasses(p.SelectorFanIn); passes > 1 {
 			d.Constraints = append(d.Constraints, c("selector_fan_in", StageSelect,
 				d.Products*passes, "selections", p.Multipliers))
 		}

@@ -47,7 +47,7 @@ func SparseLayoutFor(precision Precision, sh Shape) (SparseLayout, error) {
 	if precision == TF32 {
 		l.Pattern = Pattern{N: 1, M: 2}
 	}
-	keptCols := sh.K * l.Pattern.N / l.Pattern.M
+	keptCols := l.Pattern.Kept(sh.K)
 	l.RegsA = 16 * keptCols / 32 / l.ElemsPerReg
 	l.MetaThreads = keptCols * metaFieldBits(l.Pattern) / 16
 	return l, nil
@@ -128,7 +128,7 @@ func (l SparseLayout) Gather(f WarpFragments, selector int) (*Compressed, error)
 	if err := l.checkSelector(selector); err != nil {
 		return nil, err
 	}
-	kept := l.Shape.K * l.Pattern.N / l.Pattern.M
+	kept := l.Pattern.Kept(l.Shape.K)
 	values := make([]float32, l.Shape.M*kept)
 	n := l.RegsA * l.ElemsPerReg
 	for lane := range f.A {

@@ -79,12 +79,15 @@ func TestCheckPattern(t *testing.T) {
 		{FP16, "3:8", false}, {TF32, "3:4", false}, {FP16, "dense", false},
 		{Precision(9), "2:4", false},
 	} {
-		err := cfg.CheckPattern(tc.p, tc.pattern)
+		pat, err := ParsePattern(tc.pattern)
+		if err == nil {
+			err = cfg.CheckPattern(tc.p, pat)
+		}
 		if (err == nil) != tc.ok {
 			t.Errorf("%v %s: %v", tc.p, tc.pattern, err)
 		}
 	}
-	err := cfg.CheckPattern(FP16, "3:8")
+	err := cfg.CheckPattern(FP16, Pattern{N: 3, M: 8})
 	if err == nil || !strings.Contains(err.Error(), "tensorcore.fp16.dense_shape m16n8k16") {
 		t.Errorf("message %v does not name the key", err)
 	}

@@ -46,7 +46,7 @@ func largest(v []float32, n int, idx []int) []int {
 // CheckPattern returns an error naming the first row and column group
 // that hold more than p.N nonzeros in a p.M-wide chunk, or a shape error.
 func CheckPattern(m Matrix, p Pattern) error {
-	if err := checkPatternShape(p); err != nil {
+	if err := p.Check(); err != nil {
 		return err
 	}
 	if err := m.check("A"); err != nil {
@@ -67,13 +67,6 @@ func CheckPattern(m Matrix, p Pattern) error {
 					p, r, c0/p.M, c0, end-1, nz, p.N)
 			}
 		}
-	}
-	return nil
-}
-
-func checkPatternShape(p Pattern) error {
-	if p.N <= 0 || p.M <= p.N || p.M > 64 {
-		return fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M <= 64)", p)
 	}
 	return nil
 }

@@ -60,6 +60,7 @@ func ParseCSV(r io.Reader, name string) (*Trace, error) {
 		return nil, &ParseError{File: name, Line: p.headerLine, Column: 1,
 			Err: errors.New("no GEMM rows after the header")}
 	}
+	t.Lines = &RowLines{File: name, Line: lines}
 	return t, nil
 }
 
@@ -122,7 +123,6 @@ func (p *csvParser) header() error {
 	return nil
 }
 
-// row reads one GEMM; io.EOF at the end.
 // fields maps the trace format's column (key) names to g's fields, by
 // type; both parsers fill a GEMM through it.
 func (g *GEMM) fields() (map[string]*int, map[string]*string, map[string]encoding.TextUnmarshaler) {
@@ -135,6 +135,7 @@ func (g *GEMM) fields() (map[string]*int, map[string]*string, map[string]encodin
 		map[string]encoding.TextUnmarshaler{"precision": &g.Precision}
 }
 
+// row reads one GEMM; io.EOF at the end.
 func (p *csvParser) row() (GEMM, error) {
 	rec, err := p.r.Read()
 	if err == io.EOF {

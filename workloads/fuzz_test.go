@@ -66,6 +66,7 @@ func FuzzParseCSV(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parse of %q: %v", b.String(), err)
 		}
+		back.Lines, tr.Lines = nil, nil // a written file's lines are its own
 		if !reflect.DeepEqual(back, tr) {
 			t.Fatalf("round trip differs:\n%+v\n%+v", tr, back)
 		}
@@ -96,6 +97,7 @@ func FuzzParseJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parse of %q: %v", b.String(), err)
 		}
+		back.Lines, tr.Lines = nil, nil // a written file's lines are its own
 		if !reflect.DeepEqual(back, tr) {
 			t.Fatalf("round trip differs:\n%+v\n%+v", tr, back)
 		}

@@ -52,6 +52,32 @@ type GEMM struct {
 type Trace struct {
 	Name  string `json:"name"`
 	GEMMs []GEMM `json:"gemms"`
+	// Lines says where a trace file's rows are, so that a row the
+	// simulator refuses (a pattern no datapath runs) is named by its line;
+	// nil for built-in models and generated traces.
+	Lines *RowLines `json:"-"`
+}
+
+// RowLines are the lines of a trace file's rows, by layer name.
+type RowLines struct {
+	File string
+	Line map[string]int
+}
+
+// Where names a row of the trace in an error: FILE:LINE and the layer
+// for a trace file, the workload and the layer otherwise.
+func (t *Trace) Where(layer string) string {
+	if t.Lines != nil {
+		if n, ok := t.Lines.Line[layer]; ok {
+			return fmt.Sprintf("%s:%d: layer %s", t.Lines.File, n, quote.Q(layer))
+		}
+	}
+	return fmt.Sprintf("workload %s layer %s", t.Name, layer)
+}
+
+// WithGEMMs is the trace with other rows, keeping its name and lines.
+func (t *Trace) WithGEMMs(gemms []GEMM) *Trace {
+	return &Trace{Name: t.Name, GEMMs: gemms, Lines: t.Lines}
 }
 
 // Sparsity values a trace row may carry.
@@ -183,7 +209,7 @@ func PatternGroup(sparsity string) int {
 	if err != nil {
 		return 0
 	}
-	return p.M
+	return p.Group()
 }
 
 // MACs is the total multiply-accumulate count of one pass of the

@@ -158,8 +158,13 @@ func (p *jsonParser) trace() (*Trace, error) {
 					"invalid UTF-8 in %s: printable text only", quote.Q(t.Name)))
 			}
 		case "gemms":
-			if t.GEMMs, err = p.gemms(); err != nil {
+			var offs map[string]int
+			if t.GEMMs, offs, err = p.gemms(); err != nil {
 				return nil, err
+			}
+			t.Lines = &RowLines{File: p.file, Line: map[string]int{}}
+			for name, off := range offs {
+				t.Lines.Line[name], _ = p.lineCol(off)
 			}
 		case "provenance":
 			// What wrote the file (TraceProvenance); informational, not
@@ -184,10 +189,11 @@ func (p *jsonParser) trace() (*Trace, error) {
 	return t, nil
 }
 
-func (p *jsonParser) gemms() ([]GEMM, error) {
+// gemms reads the GEMM list, with each GEMM's offset by layer name.
+func (p *jsonParser) gemms() ([]GEMM, map[string]int, error) {
 	start := p.next()
 	if err := p.expect('[', "'[' starting the GEMM list"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []GEMM
 	offs := map[string]int{} // layer name -> offset of its GEMM
@@ -195,23 +201,23 @@ func (p *jsonParser) gemms() ([]GEMM, error) {
 		off := p.next()
 		g, err := p.gemm()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if first, dup := offs[g.Name]; dup {
 			line, _ := p.lineCol(first)
-			return nil, p.errAt(off, "name", duplicateName(g.Name,
+			return nil, nil, p.errAt(off, "name", duplicateName(g.Name,
 				fmt.Sprintf("the GEMM on line %d", line)))
 		}
 		offs[g.Name] = off
 		out = append(out, g)
 	}
 	if err := p.expect(']', "']' ending the GEMM list"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(out) == 0 {
-		return nil, p.errAt(start, "gemms", errors.New("no GEMMs in the list"))
+		return nil, nil, p.errAt(start, "gemms", errors.New("no GEMMs in the list"))
 	}
-	return out, nil
+	return out, offs, nil
 }
 
 func (p *jsonParser) gemm() (GEMM, error) {
@@ -305,6 +311,13 @@ type Origin struct {
 	Seq        int    `json:"seq,omitempty"`
 	Resolution int    `json:"resolution,omitempty"`
 	Precision  string `json:"precision,omitempty"`
+	// The decoder LLMs' options (run --phase, --context,
+	// --sparse-lm-head, --moe-schedule, --moe-imbalance).
+	Phase        string  `json:"phase,omitempty"`
+	Context      int     `json:"context,omitempty"`
+	SparseLMHead bool    `json:"sparse_lm_head,omitempty"`
+	MoESchedule  string  `json:"moe_schedule,omitempty"`
+	MoEImbalance float64 `json:"moe_imbalance,omitempty"`
 	// Layers is the --layer pattern that selected the workload's layers
 	// (empty: all of them).
 	Layers string `json:"layers,omitempty"`

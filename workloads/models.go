@@ -30,6 +30,18 @@ type Options struct {
 	// PerLayer keeps one row per layer instead of merging identical
 	// GEMMs into one row with a Count.
 	PerLayer bool
+	// The decoder LLMs' options (llm.go): Phase (prefill, the default,
+	// or decode), Context (decode: cached tokens per sequence),
+	// SparseLMHead (prune the LM head too), and for the MoE models
+	// MoESeparate (one kernel per expert instead of a grouped launch),
+	// MoEImbalance (the router's Zipf exponent, 0: uniform) and Seed
+	// (the routing's seed; 0 takes 1).
+	Phase        string
+	Context      int
+	SparseLMHead bool
+	MoESeparate  bool
+	MoEImbalance float64
+	Seed         uint64
 }
 
 type generator func(o Options) ([]layer, error)
@@ -45,8 +57,8 @@ var generators = map[string]generator{
 
 // Models lists the built-in model names.
 func Models() []string {
-	return []string{"resnet50", "resnet18", "resnet34", "resnet101",
-		"bert-base", "bert-large"}
+	return append([]string{"resnet50", "resnet18", "resnet34", "resnet101",
+		"bert-base", "bert-large"}, LLMs()...)
 }
 
 // Model builds a built-in model's trace in fp16 at the given batch and
@@ -56,15 +68,17 @@ func Model(name string, batch, seq int) (*Trace, error) {
 }
 
 // Reads says whether the built-in model reads a workload option:
-// "batch" (every model), "seq" (the BERT models), "resolution" (the
-// ResNets). A value given for an option the model does not read would
+// "batch" (every model), "seq" (the BERT models and the LLMs' prefill),
+// "context" (the LLMs' decode), "resolution" (the ResNets). A value given for an option the model does not read would
 // change nothing, so the commands refuse it.
 func Reads(model, option string) bool {
 	switch option {
 	case "batch":
 		return generators[model] != nil
 	case "seq":
-		return strings.HasPrefix(model, "bert")
+		return strings.HasPrefix(model, "bert") || IsLLM(model)
+	case "context":
+		return IsLLM(model)
 	case "resolution":
 		return strings.HasPrefix(model, "resnet")
 	}
@@ -86,6 +100,12 @@ func Build(name string, o Options) (*Trace, error) {
 	}
 	if o.Resolution == 0 {
 		o.Resolution = DefaultResolution
+	}
+	if IsLLM(name) {
+		o = llmDefaults(o)
+	} else if o.Phase != "" || o.Context != 0 {
+		return nil, fmt.Errorf("model %s: phase and context apply to the decoder LLMs "+
+			"(%s), not to %s", name, strings.Join(LLMs(), ", "), name)
 	}
 	for _, v := range []struct {
 		what string
@@ -338,7 +358,7 @@ func (t *Trace) WithPrecision(p tensorcore.Precision) (*Trace, error) {
 	if !p.Valid() {
 		return nil, fmt.Errorf("unknown precision %v", p)
 	}
-	out := &Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i, g := range out.GEMMs {
 		g.Precision = p
 		if g.Sparsity != Dense {

@@ -153,7 +153,12 @@ func TestMergeKeepsWork(t *testing.T) {
 			t.Errorf("%s: merged %d rows %d MACs, per-layer %d rows %d MACs",
 				name, len(merged.GEMMs), merged.MACs(), len(per.GEMMs), per.MACs())
 		}
-		// MACs grow linearly with batch for every model.
+		// MACs grow linearly with batch for every model but a MoE's
+		// grouped launch, whose problems are padded to the busiest
+		// expert's tokens (routing changes with the tokens).
+		if IsMoE(name) {
+			continue
+		}
 		one, _ := Build(name, Options{Batch: 1, Seq: 64, Resolution: 160})
 		if 3*one.UsefulMACs() != merged.UsefulMACs() {
 			t.Errorf("%s: batch 3 has %d MACs, 3 x batch 1 = %d", name,
@@ -235,6 +240,7 @@ func TestModelsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, f.ext, err)
 			}
+			back.Lines = nil // where the file's rows are; a model has none
 			if !reflect.DeepEqual(back, tr) {
 				t.Errorf("%s %s round trip differs", name, f.ext)
 			}
@@ -295,7 +301,7 @@ func TestModelLayouts(t *testing.T) {
 		}
 		for _, g := range tr.GEMMs {
 			want := LayoutTN
-			if strings.Contains(g.Name, "attention.context") {
+			if strings.Contains(g.Name, "attention.context") || strings.Contains(g.Name, "self_attn.context") {
 				want = LayoutNN
 			}
 			if g.Layout != want {

@@ -28,7 +28,7 @@ func TestParseCSV(t *testing.T) {
 			Note: "padded, M", UnpaddedM: 1000},
 		{Name: "scores", M: 128, N: 128, K: 64, Precision: tensorcore.BF16,
 			Sparsity: "dense", Count: 24, Batch: 16},
-	}}
+	}, Lines: &RowLines{File: "t.csv", Line: map[string]int{"fc": 4, "scores": 6}}}
 	if !reflect.DeepEqual(tr, want) {
 		t.Errorf("got %+v\nwant %+v", tr, want)
 	}

@@ -45,7 +45,7 @@ func (w *Weights) Tile(r0, c0, rows, cols int) (*tensorcore.Compressed, error) {
 		return nil, fmt.Errorf("weights %s: tile %dx%d at (%d, %d) is "+
 			"outside the %dx%d weight", w.Path, rows, cols, r0, c0, m.Rows, m.Cols)
 	}
-	if c0%p.M != 0 || cols%p.M != 0 {
+	if c0%p.Group() != 0 || cols%p.Group() != 0 {
 		return nil, fmt.Errorf("weights %s: tile columns %d..%d do not align "+
 			"with the %s groups", w.Path, c0, c0+cols-1, p)
 	}
@@ -223,9 +223,9 @@ func Prune(t *Tensor, source string, p tensorcore.Pattern, verify bool) (*PruneR
 		return nil, fmt.Errorf("prune %s: shape %v has a zero dimension: "+
 			"no weights to prune (%d x %d as M x K)", source, t.Shape, m.Rows, m.Cols)
 	}
-	if m.Cols%p.M != 0 {
+	if m.Cols%p.Group() != 0 {
 		return nil, fmt.Errorf("prune %s: K = %d is not a multiple of %d, "+
-			"the %s group width", source, m.Cols, p.M, p)
+			"the %s group width", source, m.Cols, p.Group(), p)
 	}
 	if err := finite(m); err != nil {
 		return nil, fmt.Errorf("prune %s: %w", source, err)
@@ -404,9 +404,9 @@ func rowPattern(g GEMM) (tensorcore.Pattern, error) {
 }
 
 func loadWeights(path string, m, k int, p tensorcore.Pattern) (*Weights, error) {
-	if k%p.M != 0 {
+	if k%p.Group() != 0 {
 		return nil, fmt.Errorf("weights %s: K = %d is not a multiple of %d, "+
-			"the %s group width", path, k, p.M, p)
+			"the %s group width", path, k, p.Group(), p)
 	}
 	st, err := os.Stat(path)
 	if err == nil && st.IsDir() {
@@ -471,7 +471,7 @@ func loadPrunedDir(dir string, m, k int, p tensorcore.Pattern) (*Weights, error)
 	if err != nil {
 		return nil, fmt.Errorf("weights: %w", err)
 	}
-	kept := k / p.M * p.N
+	kept := p.Kept(k)
 	if len(vals.Shape) != 2 || vals.Shape[0] != m || vals.Shape[1] != kept {
 		return nil, fmt.Errorf("weights %s: %s has shape %v, want [%d %d]",
 			dir, ValuesFile, vals.Shape, m, kept)
@@ -545,9 +545,9 @@ func RowWeights(g GEMM, seed uint64) (*Weights, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.K%p.M != 0 {
+	if g.K%p.Group() != 0 {
 		return nil, fmt.Errorf("row %s: K = %d is not a multiple of %d, the %s group width",
-			g.Name, g.K, p.M, p)
+			g.Name, g.K, p.Group(), p)
 	}
 	a := tensorcore.PruneMagnitude(SyntheticWeights(g.M, g.K, seed), p)
 	c, err := tensorcore.Compress(a, p)

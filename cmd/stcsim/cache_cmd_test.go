@@ -40,14 +40,17 @@ func TestRunCacheReusesRecords(t *testing.T) {
 	if !strings.Contains(err3, "0 of 2 records reused") {
 		t.Errorf("a changed key was served from the cache: %q", err3)
 	}
-	// Damage every entry: each is a miss, removed with a warning, and the
+	if !strings.Contains(err1, "(2 new row)") || !strings.Contains(err3, "(2 config changed)") {
+		t.Errorf("miss causes %q / %q", err1, err3)
+	}
+	// Damage every entry: each is a miss, refused with a warning, and the
 	// numbers come back the same.
 	entries, _ := filepath.Glob(filepath.Join(dir, "*", "*.entry"))
 	for _, e := range entries {
-		os.WriteFile(e, []byte("stcsim-cache-v1\nnot a checksum"), 0o644)
+		os.WriteFile(e, []byte("stcsim-cache-v2\nnot a MAC"), 0o644)
 	}
 	again, err4, _ := capture(t, func() int { return dispatch(args) })
-	if !strings.Contains(err4, "corrupt or truncated") || !strings.Contains(err4, "0 of 2 records reused") {
+	if strings.Count(err4, "refused") != 3 || !strings.Contains(err4, "0 of 2 records reused, 2 simulated (2 refused)") {
 		t.Errorf("damaged entries: %q", err4)
 	}
 	if again != first {

@@ -31,10 +31,7 @@ func writeDatapaths(w io.Writer, ld *configs.Loaded, prefix string) error {
 			fmt.Fprintf(w, "%s  %-24s = %-8v %s: %s\n", prefix, k, keyValue(p, k),
 				ld.Origin(path), note)
 		}
-		pat, err := tensorcore.ParsePattern(p.SparsePattern)
-		if err != nil {
-			return err
-		}
+		pat := p.Pattern()
 		for _, m := range []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse} {
 			d, err := tensorcore.Derive(p, name, m, pat, 0)
 			if err != nil {

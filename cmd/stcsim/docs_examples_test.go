@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/sweep"
 	"github.com/stcsim/stcsim/validation"
@@ -357,6 +357,78 @@ func checkStcsim(t *testing.T, b docBlock, args []string) {
 			t.Errorf("%s: stcsim %s: exit %d: %s", b.where(), strings.Join(args, " "), code, se)
 		}
 	}
+	if prefix[0] == "run" {
+		runFast(t, b, args)
+	}
+}
+
+// runFast runs a documented `stcsim run` on the fast tier
+// (sim.fidelity=fast, a few milliseconds a layer), from the repository
+// root with --out in a scratch directory, so that an example whose
+// config, overrides, flags or files are wrong fails here (the numbers a
+// page states beside a command are scripts/docs-numbers.sh's). Examples
+// that serve a monitor or name a placeholder file (my-model.csv) are
+// left to checkStcsim's flag and path checks.
+func runFast(t *testing.T, b docBlock, args []string) {
+	shown := sessionOutput(b, args)
+	args = slices.Clone(args)
+	for i, a := range args {
+		switch {
+		case a == "--monitor" || a == "--monitor-hold" || a == "--trace-db":
+			return
+		case (a == "--out") && i+1 < len(args):
+			args[i+1] = filepath.Join(t.TempDir(), "out")
+		case a == "--workload" && i+1 < len(args) && !slices.Contains(workloads.Models(), args[i+1]):
+			if _, err := os.Stat(filepath.Join(repoRoot, args[i+1])); err != nil {
+				return // a placeholder
+			}
+		}
+	}
+	args = append(args, "--set", "sim.fidelity=fast", "--quiet")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(repoRoot); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	_, se, code := capture(t, func() int { return dispatch(args) })
+	if len(shown) > 0 && strings.HasPrefix(shown[0], "stcsim") && strings.Contains(shown[0], ":") {
+		// The page shows the error the command gives: it still does.
+		flat := strings.Join(strings.Fields(se), " ")
+		for _, l := range shown {
+			if l = strings.Join(strings.Fields(l), " "); !strings.Contains(flat, l) {
+				t.Errorf("%s: stcsim %s: the page shows %q, the command says:\n%s", b.where(),
+					strings.Join(args, " "), l, se)
+			}
+		}
+		if code != exitUsage {
+			t.Errorf("%s: stcsim %s: exit %d, want 2 as the page shows", b.where(), strings.Join(args, " "), code)
+		}
+		return
+	}
+	if code != exitOK {
+		t.Errorf("%s: stcsim %s (on the fast tier): exit %d: %s", b.where(), strings.Join(args, " "), code, se)
+	}
+}
+
+// sessionOutput is the output a "$ " session block shows after the
+// command args (nil outside sessions).
+func sessionOutput(b docBlock, args []string) []string {
+	var out []string
+	in := false
+	for _, l := range b.body {
+		if strings.HasPrefix(l, "$ ") {
+			words := shellWords(l[2:])
+			in = len(words) > 0 && words[0] == "stcsim" && slices.Equal(words[1:], args)
+			continue
+		}
+		if in && strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // checkGoTest: the package exists and the tests, benchmarks or fuzz

@@ -162,6 +162,7 @@ func checkUnreadFlags(fs *flag.FlagSet, names []string, gemms bool, what string)
 		"resolution": {resnet, "the built-in ResNet models do; a trace file's rows carry their own shapes"},
 		"batch":      {model || gemms || onnx, batchBy + "; a trace file carries its own batch column"},
 		"per-layer":  {model, "the built-in models do; a trace file's rows are exported as they are"},
+		"input":      {onnx, "an ONNX graph does"},
 	}
 	var err error
 	fs.Visit(func(fl *flag.Flag) {

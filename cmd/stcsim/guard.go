@@ -242,12 +242,30 @@ func checkTracePath(path string) error {
 // estimate est (warp k-steps, sim.EstimateKSteps; 0: not known), for a
 // progress bar's lines.
 func workMeter(est float64) func() string {
-	start := sim.WarpStepsSimulated()
+	done := workDone()
 	return func() string {
-		done := float64(sim.WarpStepsSimulated() - start)
 		if est > 0 {
-			return fmt.Sprintf("simulated %.3g of about %.3g warp k-steps", done, est)
+			return fmt.Sprintf("simulated %.3g of about %.3g warp k-steps", done(), est)
 		}
-		return fmt.Sprintf("simulated %.3g warp k-steps", done)
+		return fmt.Sprintf("simulated %.3g warp k-steps", done())
 	}
+}
+
+// workShare is the share of the estimated work (est warp k-steps)
+// simulated since the call, for the progress bar's percentage and ETA;
+// 0 where there is no estimate (the fast tier simulates no k-steps).
+func workShare(est float64) func() float64 {
+	done := workDone()
+	return func() float64 {
+		if est <= 0 {
+			return 0
+		}
+		return done() / est
+	}
+}
+
+// workDone counts the warp k-steps simulated since the call.
+func workDone() func() float64 {
+	start := sim.WarpStepsSimulated()
+	return func() float64 { return float64(sim.WarpStepsSimulated() - start) }
 }

@@ -221,3 +221,44 @@ func TestDualSideReadsImportedMasks(t *testing.T) {
 		t.Errorf("results %+v", rep.Results)
 	}
 }
+
+// TestRunTakesTheImportersInput: run accepts the importer's --input (the
+// graph's dims without --batch), records the batch the graph ran at, not
+// the default 32, prints the importer's notes, and refuses --input where
+// no ONNX graph reads it.
+func TestRunTakesTheImportersInput(t *testing.T) {
+	inScratch(t)
+	out, se, code := capture(t, func() int {
+		return dispatch([]string{"run", "--workload", "workloads/testdata/tiny.onnx", "--input", "input=8x16x4x4",
+			"--set", "sim.fidelity=fast", "--format", "json", "--quiet"})
+	})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, se)
+	}
+	var rep struct {
+		Provenance struct {
+			Workloads []workloads.Origin `json:"workloads"`
+		} `json:"provenance"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %.300s", err, out)
+	}
+	if ws := rep.Provenance.Workloads; len(ws) != 1 || ws[0].Batch != 8 || ws[0].Import == nil ||
+		strings.Join(ws[0].Import.Inputs, ",") != "input=8x16x4x4" {
+		t.Errorf("provenance workloads %+v, want batch 8 and input=8x16x4x4", ws)
+	}
+	_, se, code = capture(t, func() int {
+		return dispatch([]string{"run", "--workload", "workloads/testdata/resnet50.onnx",
+			"--set", "sim.fidelity=fast", "--format", "json", "--quiet"})
+	})
+	if code != exitOK || !strings.Contains(se, "note: workloads/testdata/resnet50.onnx: weights: "+
+		"the file carries no weight data") || !strings.Contains(se, "generated pattern") {
+		t.Errorf("exit %d; stderr lacks the importer's note: %q", code, se)
+	}
+	_, se, code = capture(t, func() int {
+		return dispatch([]string{"run", "--workload", "resnet50", "--input", "input=8x3x224x224"})
+	})
+	if code != exitUsage || !strings.Contains(se, "--input input=8x3x224x224: no workload of this run reads it") {
+		t.Errorf("--input on a built-in model: exit %d, %q", code, se)
+	}
+}

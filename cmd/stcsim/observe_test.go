@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/internal/observe"
+	"github.com/stcsim/stcsim/cmd/stcsim/internal/observe"
 )
 
 // The monitor is stcsim's own server on 127.0.0.1: it leaves the global

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/sweep/store"
@@ -89,7 +90,11 @@ func runPlot(args []string) int {
 	}
 	pc, err := store.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
 	if err == nil {
+		yGiven := o.YLabel != ""
 		fillPlotDefaults(&o, *x, *y, *by, where, pc)
+		if !yGiven {
+			o.YLabel = report.WithPrecision(o.YLabel, rowRecords(selectedRows(rows, q)))
+		}
 		labelTier(&o, selectedRows(rows, q))
 		err = drawPlot(*out, o, rows, q)
 	}
@@ -174,6 +179,15 @@ func labelTier(o *report.LineOptions, rows []store.Row) {
 	o.Title += " (fast tier)"
 	o.Caption = append(o.Caption, fmt.Sprintf("fast tier: %d of %d records timed by sim/fast "+
 		"(sim.fidelity: fast), %s; the rest at instruction level", n, len(rows), sim.FastTierError()))
+}
+
+// rowRecords are the stored rows' records.
+func rowRecords(rows []store.Row) []results.LayerResult {
+	out := make([]results.LayerResult, len(rows))
+	for i, r := range rows {
+		out[i] = r.LayerResult
+	}
+	return out
 }
 
 // selectedRows are the rows a query's --where keeps.

@@ -45,7 +45,7 @@ func runPrune(args []string) int {
 		err = fmt.Errorf("--in is required")
 	case *out == "" && !*verify:
 		err = fmt.Errorf("--out is required (unless --verify)")
-	case p.M > maxPruneGroup:
+	case p.Group() > maxPruneGroup:
 		err = fmt.Errorf("--pattern %s: groups of at most %d along K",
 			*pattern, maxPruneGroup)
 	case *format != "text" && *format != "json":

@@ -9,11 +9,12 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/stcsim/stcsim/cmd/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"
@@ -21,6 +22,7 @@ import (
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/importer"
+	"github.com/stcsim/stcsim/workloads/onnx"
 )
 
 // Defaults of the main job (stcsim run with no flags).
@@ -40,6 +42,7 @@ type runFlags struct {
 	cf        configFlags
 	workloads multiFlag
 	gemms     multiFlag
+	inputs    multiFlag // --input NAME=DIMS of ONNX graphs
 	batch     int
 	batchSet  bool // --batch given: it then applies to --gemm too
 	seq       int
@@ -50,6 +53,7 @@ type runFlags struct {
 	format    string
 	out       string
 	quiet     bool
+	wide      bool   // --wide: every table column, whatever the width
 	layer     string // --layer: keep only the layers whose name matches
 	monitor   bool
 	hold      bool
@@ -59,11 +63,13 @@ type runFlags struct {
 	maxMemory float64
 	monURL    string // the monitor's address, once started
 	cache     cacheFlags
+	llm       llmFlags
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
 	f.cf.add(fs)
 	f.cache.add(fs)
+	f.llm.add(fs)
 	fs.Var(&f.workloads, "workload", "model ("+strings.Join(workloads.Models(), ", ")+
 		") or trace file (CSV/JSON); repeatable (default resnet50 and bert-large)")
 	fs.Var(&f.gemms, "gemm", "one GEMM MxNxK (M: rows of sparse A, N: "+
@@ -71,7 +77,10 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", defaultBatch, "batch size of model workloads; "+
 		"with --gemm, given explicitly, the number of GEMMs in one batched "+
 		"kernel (trace files carry their own batch column)")
-	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models")
+	fs.IntVar(&f.seq, "seq", defaultSeq, "sequence length of BERT models and of "+
+		"the decoder LLMs' prefill")
+	fs.Var(&f.inputs, "input", "NAME=DIMS: the dims of an ONNX graph's input, "+
+		"e.g. input=8x3x224x224 (as stcsim trace import --input); repeatable")
 	fs.StringVar(&f.precision, "precision", "", "fp16, bf16, tf32 or int8 "+
 		"(FP32/INT32 accumulate); default fp16, or each trace row's own")
 	fs.StringVar(&f.operand, "sparse-operand", "", "which operand sparse rows "+
@@ -85,6 +94,8 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "directory for results.csv, results.json, "+
 		"config.yaml, report.md and plots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.wide, "wide", false, "table: every column and whole layer names (by default "+
+		"the table fits 120 columns, or a wider terminal, and leaves out what does not fit)")
 	fs.StringVar(&f.layer, "layer", "", "run only the layers whose name "+
 		"matches this regular expression (Go syntax), e.g. 'ffn' or "+
 		"'attention\\.(qkv|output)'; totals then cover those layers")
@@ -172,7 +183,10 @@ func (f *runFlags) checkReadFlags(fs *flag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	return checkUnreadFlags(fs, names, len(f.gemms) > 0, "run")
+	if err := checkUnreadFlags(fs, names, len(f.gemms) > 0, "run"); err != nil {
+		return err
+	}
+	return f.llm.check(fs, names, f.batch, f.seq)
 }
 
 // checkOutFiles checks, before anything runs, that the run can replace
@@ -239,12 +253,21 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if len(names) == 0 && len(f.gemms) == 0 {
 		names = defaultWorkloads
 	}
+	inputs, err := parseInputs(f.inputs)
+	if err != nil {
+		return job, err
+	}
+	importBatch := f.batch
+	if len(inputs) > 0 && !f.batchSet {
+		importBatch = 0 // the --input dims say the batch
+	}
 	given := map[string]string{} // workload name -> the --workload value
 	for _, n := range names {
-		t, sum, imp, err := importer.Resolve(n, f.batch, f.seq)
+		t, sum, imp, err := f.resolve(n, importBatch, inputs)
 		if err != nil {
 			return job, err
 		}
+		printImportNotes(n, imp)
 		if prev, dup := given[t.Name]; dup {
 			return job, duplicateWorkload(prev, n, t.Name)
 		}
@@ -252,7 +275,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		job.Workloads = append(job.Workloads, t)
 		src := f.workloadSource(n, t.Name, sum, prec)
 		if src.Import = imp; imp != nil && imp.Format == importer.FormatONNX {
-			src.Batch = f.batch
+			src.Batch = graphBatch(imp, f.batch)
 		}
 		job.Sources = append(job.Sources, src)
 	}
@@ -291,6 +314,38 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	return job, sim.Check(cfg, job)
 }
 
+// printImportNotes says on stderr what the import of a model file left
+// out or assumed (a layer run on a generated 2:4 pattern, a skipped
+// operator), as stcsim trace import does.
+func printImportNotes(value string, imp *workloads.Import) {
+	if imp == nil {
+		return
+	}
+	for _, s := range imp.Skipped {
+		fmt.Fprintf(os.Stderr, "stcsim run: note: %s: %s\n", value, s)
+	}
+}
+
+// graphBatch is the batch an ONNX graph was imported at: the first dim of
+// its activation inputs as used (NAME=DIMS), when they agree, else the
+// run's --batch.
+func graphBatch(imp *workloads.Import, batch int) int {
+	got := 0
+	for _, in := range imp.Inputs {
+		_, dims, _ := strings.Cut(in, "=")
+		first, _, _ := strings.Cut(dims, "x")
+		n, err := strconv.Atoi(first)
+		if err != nil || (got != 0 && n != got) {
+			return batch
+		}
+		got = n
+	}
+	if got == 0 {
+		return batch
+	}
+	return got
+}
+
 // filterLayers keeps the layers that --layer matches; a workload left
 // without layers is dropped, and a pattern that matches nothing is an
 // error that lists some of the names it could have matched.
@@ -310,7 +365,7 @@ func (f *runFlags) filterLayers(job *sim.Job) error {
 	var sources []sim.WorkloadSource
 	var names []string
 	for i, t := range job.Workloads {
-		sel := &workloads.Trace{Name: t.Name}
+		sel := t.WithGEMMs(nil)
 		for _, g := range t.GEMMs {
 			names = append(names, g.Name)
 			if re.MatchString(g.Name) {
@@ -340,7 +395,9 @@ func (f *runFlags) workloadSource(value, name, sum string, prec tensorcore.Preci
 	if slices.Contains(workloads.Models(), value) {
 		src := sim.WorkloadSource{Name: name, Source: "model", Batch: f.batch,
 			Precision: prec.String()}
-		if strings.HasPrefix(value, "bert") {
+		if workloads.IsLLM(value) {
+			f.llm.source(&src, f.seq)
+		} else if strings.HasPrefix(value, "bert") {
 			src.Seq = f.seq
 		} else {
 			src.Resolution = workloads.DefaultResolution
@@ -349,6 +406,16 @@ func (f *runFlags) workloadSource(value, name, sum string, prec tensorcore.Preci
 	}
 	return sim.WorkloadSource{Name: name, Source: value, SHA256: sum,
 		Precision: f.precision}
+}
+
+// resolve reads a --workload value: a decoder LLM at the LLM flags,
+// else a built-in model, a model file or a trace (importer.Resolve).
+func (f *runFlags) resolve(n string, importBatch int, inputs []onnx.Input) (*workloads.Trace, string, *workloads.Import, error) {
+	if workloads.IsLLM(n) {
+		t, err := workloads.Build(n, f.llm.options(f.batch, f.seq))
+		return t, "", nil, err
+	}
+	return importer.Resolve(n, importBatch, f.seq, inputs)
 }
 
 // sparseOperand gives every sparse row the --sparse-operand, if set.
@@ -361,7 +428,7 @@ func (f *runFlags) sparseOperand(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--sparse-operand %s: want %s or %s", configs.Quote(f.operand),
 			workloads.OperandWeights, workloads.OperandActivations)
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		if out.GEMMs[i].Sparsity != workloads.Dense {
 			out.GEMMs[i].SparseOperand = f.operand
@@ -379,7 +446,7 @@ func (f *runFlags) withLayout(t *workloads.Trace) (*workloads.Trace, error) {
 		return nil, fmt.Errorf("--layout %s: want one of %s", configs.Quote(f.layout),
 			strings.Join(workloads.Layouts(), ", "))
 	}
-	out := &workloads.Trace{Name: t.Name, GEMMs: slices.Clone(t.GEMMs)}
+	out := t.WithGEMMs(slices.Clone(t.GEMMs))
 	for i := range out.GEMMs {
 		out.GEMMs[i].Layout = f.layout
 	}
@@ -493,7 +560,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
-	bar.Work(workMeter(sim.EstimateKSteps(ld.Config, job)))
+	est := sim.EstimateKSteps(ld.Config, job)
+	bar.Work(workMeter(est))
+	bar.Fraction(workShare(est))
 	rep, err := sim.Run(ld, job)
 	if err != nil {
 		bar.Stop()
@@ -503,7 +572,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	finish()
 	if err == nil {
 		err = report.CheckFinite(rep)
-		reportCache("run", rep, f.quiet)
+		reportCache("run", job.Cache, f.quiet)
 		reportTier("run", ld, rep, f.quiet)
 	}
 	if err != nil {
@@ -522,12 +591,21 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	case "csv":
 		os.Stdout.Write(report.CSV(rep))
 	default:
-		report.Table(os.Stdout, rep)
+		report.TableWithin(os.Stdout, rep, f.tableWidth())
 	}
 	if f.hold {
 		holdMonitor(f.monURL)
 	}
 	return exitOK
+}
+
+// tableWidth is the width the table keeps to: report.TableWidth, or the
+// terminal's when stdout is a wider one; 0 (every column) under --wide.
+func (f *runFlags) tableWidth() int {
+	if f.wide {
+		return 0
+	}
+	return max(report.TableWidth, progress.TerminalWidth(os.Stdout))
 }
 
 // holdMonitor keeps the process (and so the monitor) up until Ctrl-C or

@@ -19,6 +19,7 @@ import (
 	"github.com/tebeka/atexit"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep"
@@ -123,7 +124,11 @@ func runSweep(args []string) int {
 		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
 		return exitUsage
 	}
-	est := &unitEstimates{work: map[unitKey]float64{}}
+	sc, salt, err := cache.openKeyed("sweep")
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
+	est := &unitEstimates{work: map[unitKey]float64{}, cache: sc, salt: salt}
 	plan, err := spec.PlanChecked(workloadResolver, workCheck(maxWork, maxMemory, *jobs, est))
 	if err == nil {
 		err = checkShard(plan, sh)
@@ -155,10 +160,6 @@ func runSweep(args []string) int {
 		return exitOK
 	}
 	opt := sweep.Options{Jobs: *jobs, Shard: sh}
-	sc, salt, err := cache.openKeyed("sweep")
-	if err != nil {
-		return usageError(fs, "%v", err)
-	}
 	var reused cacheTally
 	if sc != nil {
 		opt.Run = func(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
@@ -174,8 +175,8 @@ func runSweep(args []string) int {
 	if code == exitOK && *refine > 0 {
 		code = refineSweep(plan, *db, opt, *refine, maxWork, maxMemory, *quiet)
 	}
-	if h, n := reused.counts(); n > 0 && !*quiet {
-		fmt.Fprintf(os.Stderr, "stcsim sweep: cache: %d of %d records reused, %d simulated\n", h, n, n-h)
+	if sc != nil {
+		reportCache("sweep", sc, *quiet)
 	}
 	return code
 }
@@ -248,30 +249,15 @@ func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
 	return obj.Scores(totals), exitOK
 }
 
-// cacheTally counts a sweep's cached records across its workers, and
-// clears each record's cache field: the store keeps what was simulated,
-// the same whichever run simulated it.
-type cacheTally struct {
-	mu         sync.Mutex
-	hits, seen int
-}
+// cacheTally clears each record's cache field: the store keeps what was
+// simulated, the same whichever run simulated it (the cache's own counts
+// say what was reused).
+type cacheTally struct{}
 
-func (c *cacheTally) add(rep *sim.Report) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+func (cacheTally) add(rep *sim.Report) {
 	for i := range rep.Results {
-		if rep.Results[i].Cache == "hit" {
-			c.hits++
-		}
-		c.seen++
 		rep.Results[i].Cache = ""
 	}
-}
-
-func (c *cacheTally) counts() (hits, seen int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits, c.seen
 }
 
 // unitKey names a unit of a plan: a point and one of its workloads.
@@ -281,10 +267,29 @@ type unitKey struct {
 }
 
 // unitEstimates are the units' estimated work, as workCheck finds it
-// (from several goroutines).
+// (from several goroutines): the work of the records the cache (when
+// there is one) would not serve.
 type unitEstimates struct {
-	mu   sync.Mutex
-	work map[unitKey]float64
+	mu    sync.Mutex
+	work  map[unitKey]float64
+	cache *simcache.Cache
+	salt  string
+}
+
+// uncached is the estimated work of what a run of the job would
+// simulate: its records less those the cache would serve.
+func (u *unitEstimates) uncached(ld *configs.Loaded, job sim.Job, whole float64) (float64, error) {
+	if u.cache == nil {
+		return whole, nil
+	}
+	job.Cache, job.CacheSalt = u.cache, u.salt
+	parts, err := sim.Uncached(ld, job)
+	work := 0.0
+	for _, p := range parts {
+		w, _ := sim.Estimates(ld.Config, p)
+		work += w
+	}
+	return work, err
 }
 
 func (u *unitEstimates) set(k unitKey, w float64) {
@@ -316,10 +321,13 @@ func (u *unitEstimates) total(units []sweep.Unit) float64 {
 func workCheck(maxWork, maxMemory float64, jobs int, units *unitEstimates) sweep.PointCheck {
 	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
 		for _, w := range ws {
-			est, mem := sim.Estimates(ld.Config, sim.Job{
-				Workloads: []*workloads.Trace{w.Trace},
-				Modes:     pt.Modes()})
-			units.set(unitKey{pt, w}, est)
+			job := sim.Job{Workloads: []*workloads.Trace{w.Trace}, Modes: pt.Modes()}
+			est, mem := sim.Estimates(ld.Config, job)
+			left, err := units.uncached(ld, job, est)
+			if err != nil {
+				return fmt.Errorf("point %d (%s) workload %s: %w", pt.Index+1, pt.Label(), w.Trace.Name, err)
+			}
+			units.set(unitKey{pt, w}, left)
 			if mem *= float64(jobs); mem > maxMemory {
 				return fmt.Errorf("point %d (%s) workload %s: estimated "+
 					"peak memory %s with --jobs %d is above --max-memory %.3g "+
@@ -369,8 +377,8 @@ func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) 
 	}
 	par := max(1, min(jobs, runtime.NumCPU(), len(units)))
 	fmt.Fprintf(w, "estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
-		"free cores (from the points' sizes; points already in the store "+
-		"are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
+		"free cores (from the points' sizes, less the records the simulation cache "+
+		"holds; points already in the store are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
 		jobs, par)
 }
 

@@ -198,6 +198,10 @@ func runTraceList(args []string) int {
 			defaults = fmt.Sprintf("batch %d, seq %d", workloads.DefaultBatch,
 				workloads.DefaultSeq)
 		}
+		if workloads.IsLLM(n) {
+			defaults = fmt.Sprintf("prefill, batch %d, seq %d", workloads.DefaultBatch,
+				workloads.DefaultSeq)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f%%\t%s, fp16\n", n, len(t.GEMMs), gemms,
 			float64(t.UsefulMACs())/1e9,
 			100*float64(sparse)/float64(t.UsefulMACs()), defaults)
@@ -233,7 +237,7 @@ func runTraceCheck(args []string) int {
 		if err == nil {
 			err = sim.Check(ld.Config, sim.Job{
 				Workloads: []*workloads.Trace{t}, Modes: tensorcore.Modes})
-			if err != nil {
+			if err != nil && !strings.HasPrefix(err.Error(), path+":") { // Where names the file
 				err = fmt.Errorf("%s: %w", path, err)
 			}
 		}
@@ -242,10 +246,26 @@ func runTraceCheck(args []string) int {
 			code = exitUsage
 			continue
 		}
-		fmt.Printf("%s: ok: %d rows, %.3f G MACs per pass (%.3f G with padding)\n",
-			quote.Text(path), len(t.GEMMs), float64(t.UsefulMACs())/1e9, float64(t.MACs())/1e9)
+		fmt.Printf("%s: ok: %d rows, %s MACs per pass (%s with padding)\n",
+			quote.Text(path), len(t.GEMMs), siCount(t.UsefulMACs()), siCount(t.MACs()))
 	}
 	return code
+}
+
+// siCount writes a count with an SI prefix and three significant digits:
+// "4.10 k", "12.3 M", "1.20 G", so that a small trace does not read
+// "0.000 G".
+func siCount(n int64) string {
+	v := float64(n)
+	for _, p := range []struct {
+		scale  float64
+		prefix string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= p.scale {
+			return strconv.FormatFloat(v/p.scale, 'g', 3, 64) + " " + p.prefix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func checkRowWeights(t *workloads.Trace) error {
@@ -337,26 +357,33 @@ func importOptions(batch int, inputs []string, precision, format string) (import
 		return o, fmt.Errorf("--batch %d: must be in 1..%d", batch, workloads.MaxDim)
 	}
 	o.Precision, o.Batch = p, batch
+	o.Inputs, err = parseInputs(inputs)
+	return o, err
+}
+
+// parseInputs reads --input NAME=DIMS flags (trace import, run).
+func parseInputs(inputs []string) ([]onnx.Input, error) {
+	var out []onnx.Input
 	for _, in := range inputs {
 		name, dims, ok := strings.Cut(in, "=")
 		if !ok || name == "" {
-			return o, fmt.Errorf("--input %s: want NAME=DIMS, like input=32x3x224x224", quote.Q(in))
+			return nil, fmt.Errorf("--input %s: want NAME=DIMS, like input=32x3x224x224", quote.Q(in))
 		}
 		var d []int64
 		for _, part := range strings.Split(dims, "x") {
 			v, err := strconv.ParseInt(part, 10, 64)
 			if err != nil || v < 1 || v > workloads.MaxDim {
-				return o, fmt.Errorf("--input %s: dim %s is not a whole number in 1..%d",
+				return nil, fmt.Errorf("--input %s: dim %s is not a whole number in 1..%d",
 					quote.Q(in), quote.Q(part), workloads.MaxDim)
 			}
 			d = append(d, v)
 		}
-		for _, prev := range o.Inputs {
+		for _, prev := range out {
 			if prev.Name == name {
-				return o, fmt.Errorf("--input %s given twice", quote.Q(name))
+				return nil, fmt.Errorf("--input %s given twice", quote.Q(name))
 			}
 		}
-		o.Inputs = append(o.Inputs, onnx.Input{Name: name, Dims: d})
+		out = append(out, onnx.Input{Name: name, Dims: d})
 	}
-	return o, nil
+	return out, nil
 }

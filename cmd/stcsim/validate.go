@@ -127,10 +127,7 @@ func runValidate(args []string) int {
 		return exitUsage
 	}
 	bar.Done()
-	if sc != nil && !*quiet {
-		h, m := sc.Counts()
-		fmt.Fprintf(os.Stderr, "stcsim validate: cache: %d of %d records reused, %d simulated\n", h, h+m, m)
-	}
+	reportCache("validate", simCache, *quiet)
 	rep.Provenance.Command = os.Args
 	rep.Provenance.Points = *points
 	if data, err := os.ReadFile(*points); err == nil {

@@ -129,3 +129,29 @@ func TestSweepStoreBelowThePlanner(t *testing.T) {
 		}
 	}
 }
+
+// TestNoArrowBackUp: the config sections below the loader (tensorcore,
+// memory/memcfg, energy, area) import neither the loader nor anything
+// under it, and no package under internal/ imports the simulator, the
+// loader or the command: internal/ holds leaves.
+func TestNoArrowBackUp(t *testing.T) {
+	g := deps(t)
+	for _, p := range []string{"tensorcore", "memory/memcfg", "energy", "area"} {
+		for _, q := range g[mod+p] {
+			if q == mod+"configs" || strings.HasPrefix(q, mod+"configs/") {
+				t.Errorf("%s imports %s, the loader above it", p, q)
+			}
+		}
+	}
+	for p, d := range g {
+		if !strings.HasPrefix(p, mod+"internal/") {
+			continue
+		}
+		for _, q := range d {
+			if q == mod+"sim" || strings.HasPrefix(q, mod+"sim/") || q == mod+"configs" ||
+				strings.HasPrefix(q, mod+"cmd/") {
+				t.Errorf("%s imports %s: internal/ holds leaves", p, q)
+			}
+		}
+	}
+}

@@ -1,80 +1,76 @@
 // Package simcache is a persistent, content-addressed store of simulation
-// results: a key (the SHA-256 of everything a result depends on, made by
-// the caller) names one entry, a file under the cache directory. Entries
-// are written to a temporary file and renamed, so a reader never sees half
-// of one and two processes (a Slurm array's shards on a shared file
-// system) may fill the cache at once; each entry carries the SHA-256 of
-// its payload, so a corrupt or truncated one is a miss, removed. The
-// directory is kept under a size cap, least recently used entries out
-// first. The cache never changes a result: a hit returns the bytes a miss
-// stored.
+// results. A Key (made by the caller) names one entry: a file under the
+// cache directory whose name holds the hashes of what the record is of (the
+// row), of the model that made it and of the config it ran under, so that
+// a miss can say why it missed (Cause). Entries are written to a temporary
+// file and renamed, so a reader never sees half of one and two processes
+// (a Slurm array's shards on a shared file system) may fill the cache at
+// once. Each entry carries an HMAC-SHA256 of its key and payload under the
+// cache's secret (a file the directory is created with, mode 0600), and
+// is read only when it is a regular file, reached without a symbolic
+// link, under MaxEntryBytes, whose MAC verifies and which passes the
+// caller's check: anything else is a miss, with a warning, and is never
+// served. The directory is kept under a size cap, least recently used
+// entries out first; the cap and Clean remove only files the cache wrote
+// (its naming, in a directory that carries its marker file). The cache
+// never changes a result: a hit returns the bytes a miss stored.
 package simcache
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // DefaultMaxBytes is the default size cap of a cache directory.
 const DefaultMaxBytes = 1 << 30
 
-// magic starts every entry: the format and the payload's SHA-256 follow.
-const magic = "stcsim-cache-v1\n"
+// MaxEntryBytes bounds an entry: a larger file under an entry's name is
+// refused unread (a record is a few KB).
+const MaxEntryBytes = 32 << 20
+
+// magic starts every entry: the MAC and the payload follow.
+const magic = "stcsim-cache-v2\n"
 
 // Cache is one cache directory. Its methods are safe for concurrent use.
 type Cache struct {
 	dir      string
 	maxBytes int64
-	// Warn receives one line per problem (a corrupt entry, a directory
+	secret   []byte // nil: entries cannot be verified, nor written
+	// Warn receives one line per problem (an entry refused, a directory
 	// that cannot be written); nil drops them.
 	Warn func(string)
 
 	mu               sync.Mutex
-	hits, misses     int
+	counts           Counts
 	readOnly, warned bool
 }
 
-// Open opens (creating it if needed) the cache directory dir. A directory
-// that cannot be created or written gives a read-only cache: lookups work
-// where they can, stores are dropped with one warning.
-func Open(dir string, maxBytes int64) (*Cache, error) {
-	if dir == "" {
-		return nil, errors.New("cache directory: empty path")
-	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
-	}
-	c := &Cache{dir: dir, maxBytes: maxBytes}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		c.readOnly = true
-		return c, nil
-	}
-	probe, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		c.readOnly = true
-		return c, nil
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return c, nil
+// Key names one entry: the hex SHA-256 of what the record is of (Row:
+// its format, the GEMM row's shape and operands, the mode, the weights),
+// of the model that simulates it and of the config it runs under.
+type Key struct{ Row, Model, Config string }
+
+// NewKey hashes each part: the model's identity, the config's hash and
+// the row's parts (Hash).
+func NewKey(model, config string, row ...[]byte) Key {
+	return Key{Row: Hash(row...), Model: Hash([]byte(model)), Config: Hash([]byte(config))}
 }
 
-// Dir is the cache directory.
-func (c *Cache) Dir() string { return c.dir }
-
-// Key is the SHA-256 (hex) of the parts, each length-prefixed so that no
+// Hash is the SHA-256 (hex) of the parts, each length-prefixed so that no
 // two different part lists give the same bytes.
-func Key(parts ...[]byte) string {
+func Hash(parts ...[]byte) string {
 	h := sha256.New()
 	for _, p := range parts {
 		fmt.Fprintf(h, "%d:", len(p))
@@ -83,75 +79,80 @@ func Key(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (c *Cache) path(key string) string {
-	return filepath.Join(c.dir, key[:2], key+".entry")
+func (k Key) valid() bool { return isHex64(k.Row) && isHex64(k.Model) && isHex64(k.Config) }
+
+// name is the entry's file name.
+func (k Key) name() string { return k.Row + "." + k.Model + "." + k.Config + ".entry" }
+
+func (c *Cache) path(k Key) string { return filepath.Join(c.dir, k.Row[:2], k.name()) }
+
+// Dir is the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// Get returns the payload stored under k when it passes check (nil: no
+// check), and Hit; otherwise nil and why it missed. An entry that is not
+// a regular file, is reached through a link, is too large, fails its MAC
+// or fails check is refused with a warning (and left in place: the record
+// simulated now replaces it). Get counts nothing (Count does).
+func (c *Cache) Get(k Key, check func([]byte) error) ([]byte, Cause) {
+	if !k.valid() {
+		return nil, MissNew
+	}
+	if c.secret == nil {
+		c.warnOnce(fmt.Sprintf("cache directory %s has no readable secret: its entries cannot be verified and are not used", quote.Q(c.dir)))
+		return nil, MissNew
+	}
+	data, err := readBounded(filepath.Join(c.dir, k.Row[:2]), k.name(), MaxEntryBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, c.whyAbsent(k)
+	}
+	if err == nil {
+		var payload []byte
+		if payload, err = c.decode(k, data); err == nil && check != nil {
+			err = check(payload)
+		}
+		if err == nil {
+			now := time.Now()
+			os.Chtimes(c.path(k), now, now) // least recently used: the entry was used now
+			return payload, Hit
+		}
+	}
+	c.warn(fmt.Sprintf("cache entry %s… in %s refused (%v): simulating again", k.Row[:12], quote.Q(c.dir), err))
+	return nil, MissRefused
 }
 
-func validKey(key string) bool {
-	if len(key) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(key)
-	return err == nil
-}
-
-// Get returns the payload stored under key. A missing, unreadable or
-// corrupt entry is a miss (a corrupt one is removed, with a warning).
-func (c *Cache) Get(key string) ([]byte, bool) {
-	if !validKey(key) {
-		return nil, false
-	}
-	p := c.path(key)
-	data, err := os.ReadFile(p)
-	if err != nil {
-		c.count(false)
-		return nil, false
-	}
-	payload, ok := decode(data)
-	if !ok {
-		c.warn(fmt.Sprintf("cache entry %s is corrupt or truncated: removed, simulating again", p))
-		os.Remove(p)
-		c.count(false)
-		return nil, false
-	}
-	now := time.Now()
-	os.Chtimes(p, now, now) // least recently used: the entry was used now
-	c.count(true)
-	return payload, true
-}
-
-// Put stores payload under key: written to a temporary file in the same
+// Put stores payload under k: written to a temporary file in the same
 // directory and renamed into place. Errors are warnings: the cache is an
 // optimisation and never fails a run.
-func (c *Cache) Put(key string, payload []byte) {
-	if !validKey(key) {
+func (c *Cache) Put(k Key, payload []byte) {
+	if !k.valid() {
 		return
 	}
 	c.mu.Lock()
-	ro := c.readOnly
+	ro := c.readOnly || c.secret == nil
 	c.mu.Unlock()
 	if ro {
-		c.warnOnce(fmt.Sprintf("cache directory %s is not writable: results are not cached", c.dir))
+		c.warnOnce(fmt.Sprintf("cache directory %s is not writable: results are not cached", quote.Q(c.dir)))
 		return
 	}
-	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		c.warnOnce(fmt.Sprintf("cache directory %s: %v: results are not cached", c.dir, err))
+	shard := filepath.Join(c.dir, k.Row[:2])
+	if err := makeShard(shard); err != nil {
+		c.warnOnce(fmt.Sprintf("cache directory %s: %v: results are not cached", quote.Q(c.dir), err))
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	tmp, err := os.CreateTemp(shard, tmpPrefix+"*")
 	if err != nil {
-		c.warnOnce(fmt.Sprintf("cache directory %s: %v: results are not cached", c.dir, err))
+		c.warnOnce(fmt.Sprintf("cache directory %s: %v: results are not cached", quote.Q(c.dir), err))
 		return
 	}
-	werr := writeAll(tmp, encode(payload))
+	werr := writeAll(tmp, c.encode(k, payload))
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
-		c.warnOnce(fmt.Sprintf("cache directory %s: writing an entry failed: results are not cached", c.dir))
+		c.warnOnce(fmt.Sprintf("cache directory %s: writing an entry failed: results are not cached", quote.Q(c.dir)))
 		return
 	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := os.Rename(tmp.Name(), c.path(k)); err != nil {
 		os.Remove(tmp.Name())
 		return
 	}
@@ -165,41 +166,72 @@ var writeAll = func(f *os.File, b []byte) error {
 	return err
 }
 
-func encode(payload []byte) []byte {
-	sum := sha256.Sum256(payload)
+// mac is the entry's MAC: HMAC-SHA256 under the secret of the entry's
+// name (its key) and its payload, so an entry moved to another key fails
+// too.
+func (c *Cache) mac(k Key, payload []byte) []byte {
+	m := hmac.New(sha256.New, c.secret)
+	m.Write([]byte(k.name()))
+	m.Write([]byte{'\n'})
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+func (c *Cache) encode(k Key, payload []byte) []byte {
 	var b bytes.Buffer
 	b.WriteString(magic)
-	b.WriteString(hex.EncodeToString(sum[:]))
+	b.WriteString(hex.EncodeToString(c.mac(k, payload)))
 	b.WriteByte('\n')
 	b.Write(payload)
 	return b.Bytes()
 }
 
-func decode(data []byte) ([]byte, bool) {
+func (c *Cache) decode(k Key, data []byte) ([]byte, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok || len(rest) < 65 || rest[64] != '\n' {
-		return nil, false
+		return nil, errors.New("not an entry of this format, or truncated")
 	}
-	want, payload := string(rest[:64]), rest[65:]
-	sum := sha256.Sum256(payload)
-	return payload, hex.EncodeToString(sum[:]) == want
+	got, err := hex.DecodeString(string(rest[:64]))
+	payload := rest[65:]
+	if err != nil || !hmac.Equal(got, c.mac(k, payload)) {
+		return nil, errors.New("its MAC does not verify: edited, damaged, or written under another cache's secret")
+	}
+	return payload, nil
 }
 
-func (c *Cache) count(hit bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if hit {
-		c.hits++
-	} else {
-		c.misses++
+// readBounded reads the file name in dir: dir must be a directory (not
+// a link to one), the file a regular file reached without following a
+// link, of at most limit bytes; a FIFO or a device is refused unread,
+// without blocking.
+func readBounded(dir, name string, limit int64) ([]byte, error) {
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory (%s)", filepath.Base(dir), fi.Mode().Type())
 	}
-}
-
-// Counts are the hits and misses of this process's lookups.
-func (c *Cache) Counts() (hits, misses int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits, c.misses
+	f, err := openNoFollow(filepath.Join(dir, name))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("cannot open it without following a link: %w", errors.Unwrap(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%d bytes, over the %d-byte bound", fi.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("grew over the %d-byte bound while read", limit)
+	}
+	return data, err
 }
 
 func (c *Cache) warn(s string) {
@@ -216,100 +248,4 @@ func (c *Cache) warnOnce(s string) {
 	if !done {
 		c.warn(s)
 	}
-}
-
-// entry is one file of the cache directory.
-type entry struct {
-	path string
-	size int64
-	used time.Time
-}
-
-func (c *Cache) entries() ([]entry, error) {
-	var out []entry
-	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".entry") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile by another process
-		}
-		out = append(out, entry{p, info.Size(), info.ModTime()})
-		return nil
-	})
-	return out, err
-}
-
-// trim removes the least recently used entries until the directory is
-// under its cap.
-func (c *Cache) trim() {
-	es, err := c.entries()
-	if err != nil {
-		return
-	}
-	var total int64
-	for _, e := range es {
-		total += e.size
-	}
-	if total <= c.maxBytes {
-		return
-	}
-	slices.SortFunc(es, func(a, b entry) int { return a.used.Compare(b.used) })
-	for _, e := range es {
-		if total <= c.maxBytes {
-			break
-		}
-		if os.Remove(e.path) == nil {
-			total -= e.size
-		}
-	}
-}
-
-// Info is what `stcsim cache info` prints.
-type Info struct {
-	Dir      string `json:"dir"`
-	Entries  int    `json:"entries"`
-	Bytes    int64  `json:"bytes"`
-	MaxBytes int64  `json:"max_bytes"`
-	ReadOnly bool   `json:"read_only,omitempty"`
-}
-
-// Stat describes the cache directory.
-func (c *Cache) Stat() (Info, error) {
-	es, err := c.entries()
-	info := Info{Dir: c.dir, Entries: len(es), MaxBytes: c.maxBytes, ReadOnly: c.readOnly}
-	for _, e := range es {
-		info.Bytes += e.size
-	}
-	return info, err
-}
-
-// Clean removes every entry (and leftover temporary files) and returns
-// how many entries it removed.
-func (c *Cache) Clean() (int, error) {
-	n := 0
-	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		base := filepath.Base(p)
-		if d.IsDir() || !(strings.HasSuffix(base, ".entry") || strings.HasPrefix(base, ".tmp-")) {
-			return nil
-		}
-		if os.Remove(p) == nil && strings.HasSuffix(base, ".entry") {
-			n++
-		}
-		return nil
-	})
-	return n, err
 }

@@ -2,65 +2,193 @@ package simcache
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
-func TestPutGetRoundTrip(t *testing.T) {
-	c, err := Open(t.TempDir(), 0)
+// key is a test key: one model, one config, the row s.
+func key(s string) Key { return NewKey("model", "config", []byte(s)) }
+
+func open(t *testing.T, dir string) (*Cache, *[]string) {
+	t.Helper()
+	c, err := Open(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := Key([]byte("config"), []byte("gemm"))
-	if _, ok := c.Get(k); ok {
-		t.Fatal("hit in an empty cache")
+	var warnings []string
+	c.Warn = func(s string) { warnings = append(warnings, s) }
+	return c, &warnings
+}
+
+func TestPutGetRoundTrip(t *testing.T) {
+	c, _ := open(t, t.TempDir())
+	k := key("gemm")
+	if _, why := c.Get(k, nil); why != MissNew {
+		t.Fatalf("empty cache: %q, want %q", why, MissNew)
 	}
 	c.Put(k, []byte(`{"cycles": 123}`))
-	got, ok := c.Get(k)
-	if !ok || string(got) != `{"cycles": 123}` {
-		t.Fatalf("got %q %v", got, ok)
-	}
-	if h, m := c.Counts(); h != 1 || m != 1 {
-		t.Errorf("counts %d hits %d misses, want 1 and 1", h, m)
+	got, why := c.Get(k, nil)
+	if why != Hit || string(got) != `{"cycles": 123}` {
+		t.Fatalf("got %q %v", got, why)
 	}
 	// Length-prefixed parts: ("ab","c") and ("a","bc") differ.
-	if Key([]byte("ab"), []byte("c")) == Key([]byte("a"), []byte("bc")) {
+	if Hash([]byte("ab"), []byte("c")) == Hash([]byte("a"), []byte("bc")) {
 		t.Error("keys of different part lists collide")
 	}
-	if _, ok := c.Get("../../etc/passwd"); ok {
+	if _, why := c.Get(Key{Row: "../../etc/passwd", Model: k.Model, Config: k.Config}, nil); why == Hit {
 		t.Error("a key that is not a hash was looked up")
+	}
+	// The secret is created with the directory, readable by its owner only.
+	fi, err := os.Stat(filepath.Join(c.Dir(), SecretName))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != secretLen {
+		t.Errorf("secret: %v %v", fi, err)
 	}
 }
 
-// A truncated or altered entry is a miss, removed, with one warning.
-func TestCorruptEntryIsAMiss(t *testing.T) {
-	c, _ := Open(t.TempDir(), 0)
-	var warnings []string
-	c.Warn = func(s string) { warnings = append(warnings, s) }
-	for i, damage := range []func([]byte) []byte{
-		func(b []byte) []byte { return b[:len(b)-3] },                                  // truncated
-		func(b []byte) []byte { return bytes.Replace(b, []byte("7"), []byte("8"), 1) }, // altered payload
-		func(b []byte) []byte { return []byte("garbage") },
+// A miss says what the directory holds for the row: nothing, another
+// model's record, another config's, or both.
+func TestMissCauses(t *testing.T) {
+	c, _ := open(t, t.TempDir())
+	row := []byte("4096x4096x4096 sparse")
+	c.Put(NewKey("model A", "config 1", row), []byte("x"))
+	for _, tc := range []struct {
+		k    Key
+		want Cause
+	}{
+		{NewKey("model A", "config 1", row), Hit},
+		{NewKey("model B", "config 1", row), MissModel},
+		{NewKey("model A", "config 2", row), MissConfig},
+		{NewKey("model B", "config 2", row), MissBoth},
+		{NewKey("model A", "config 1", []byte("another row")), MissNew},
 	} {
-		k := Key([]byte{byte(i)})
-		c.Put(k, []byte(`{"cycles": 777}`))
-		p := c.path(k)
-		data, _ := os.ReadFile(p)
-		os.WriteFile(p, damage(data), 0o644)
-		if got, ok := c.Get(k); ok {
-			t.Errorf("damage %d: hit %q", i, got)
-		}
-		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("damage %d: the entry was not removed", i)
+		if _, why := c.Get(tc.k, nil); why != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.k, why, tc.want)
 		}
 	}
-	if len(warnings) != 3 || !strings.Contains(warnings[0], "corrupt") {
-		t.Errorf("warnings %q", warnings)
+}
+
+// writeEntry replaces k's entry file with data.
+func writeEntry(t *testing.T, c *Cache, k Key, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(c.path(k), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// An entry edited in any way (its checksum recomputed as the old format
+// allowed, or a byte of the payload changed), truncated, moved to another
+// key or written under another cache's secret is refused: a miss, with
+// one bounded warning each, never served.
+func TestEditedEntryIsRefused(t *testing.T) {
+	c, warnings := open(t, t.TempDir())
+	other, _ := open(t, t.TempDir())
+	payload := []byte(`{"cycles": 777, "time_us": 0.5}`)
+	k, k2 := key("a"), key("b")
+	c.Put(k, payload)
+	good, _ := os.ReadFile(c.path(k))
+	other.Put(k, payload)
+	foreign, _ := os.ReadFile(other.path(k))
+	for name, data := range map[string][]byte{
+		"payload edited":  bytes.Replace(good, []byte("777"), []byte("001"), 1),
+		"truncated":       good[:len(good)-3],
+		"garbage":         []byte("garbage"),
+		"empty":           nil,
+		"another secret":  foreign,
+		"old format":      append([]byte("stcsim-cache-v1\n"+strings.Repeat("0", 64)+"\n"), payload...),
+		"MAC of its twin": func() []byte { c.Put(k2, payload); b, _ := os.ReadFile(c.path(k2)); return b }(),
+	} {
+		*warnings = nil
+		writeEntry(t, c, k, data)
+		if got, why := c.Get(k, nil); why != MissRefused {
+			t.Errorf("%s: %q %q, want refused", name, got, why)
+		}
+		if len(*warnings) != 1 || !strings.Contains((*warnings)[0], "refused") || len((*warnings)[0]) > 400 {
+			t.Errorf("%s: warnings %q", name, *warnings)
+		}
+	}
+	// The check the caller gives refuses a record the MAC passes.
+	writeEntry(t, c, k, good)
+	if _, why := c.Get(k, func([]byte) error { return errors.New("cycles disagree with time") }); why != MissRefused {
+		t.Errorf("a failed check: %q, want refused", why)
+	}
+	if got, why := c.Get(k, func([]byte) error { return nil }); why != Hit || !bytes.Equal(got, payload) {
+		t.Errorf("the entry itself: %q %q", got, why)
+	}
+}
+
+// Entries are read without following links, must be regular files and
+// are bounded: a link to /dev/zero, a FIFO (which would block a plain
+// open), a huge sparse file and a shard that is a link are refused at
+// once, each with a warning.
+func TestHostileEntriesAreRefusedUnread(t *testing.T) {
+	dir := t.TempDir()
+	c, warnings := open(t, dir)
+	k := key("hostile")
+	c.Put(k, []byte("x"))
+	p := c.path(k)
+	cases := map[string]func() error{
+		"link to /dev/zero": func() error { return os.Symlink("/dev/zero", p) },
+		"link to an entry": func() error {
+			c.Put(key("elsewhere"), []byte("x"))
+			return os.Symlink(c.path(key("elsewhere")), p)
+		},
+		"fifo": func() error { return syscall.Mkfifo(p, 0o644) },
+		"5 GiB": func() error {
+			f, err := os.Create(p)
+			if err == nil {
+				err = f.Truncate(5 << 30)
+				f.Close()
+			}
+			return err
+		},
+		"directory": func() error { return os.Mkdir(p, 0o755) },
+	}
+	for name, make := range cases {
+		os.RemoveAll(p)
+		if err := make(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		*warnings = nil
+		done := make0(func() {
+			if _, why := c.Get(k, nil); why != MissRefused {
+				t.Errorf("%s: %q, want refused", name, why)
+			}
+		})
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: Get blocked", name)
+		}
+		if len(*warnings) != 1 || len((*warnings)[0]) > 400 {
+			t.Errorf("%s: warnings %q", name, *warnings)
+		}
+	}
+	// A shard that is a link to another directory is not read through.
+	elsewhere := t.TempDir()
+	os.RemoveAll(filepath.Dir(p))
+	if err := os.Symlink(elsewhere, filepath.Dir(p)); err != nil {
+		t.Fatal(err)
+	}
+	if _, why := c.Get(k, nil); why != MissRefused {
+		t.Errorf("linked shard: %q, want refused", why)
+	}
+	c.Put(k, []byte("x"))
+	if files, _ := os.ReadDir(elsewhere); len(files) != 0 {
+		t.Errorf("an entry was written through a linked shard: %v", files)
+	}
+}
+
+// make0 runs f in a goroutine and returns a channel closed when it ends.
+func make0(f func()) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() { defer close(ch); f() }()
+	return ch
 }
 
 // Over the cap, the least recently used entries go first.
@@ -68,7 +196,7 @@ func TestSizeCapEvictsLeastRecentlyUsed(t *testing.T) {
 	dir := t.TempDir()
 	payload := bytes.Repeat([]byte("x"), 1000)
 	c, _ := Open(dir, 2500) // two entries of about 1.1 KB fit
-	keys := []string{Key([]byte("a")), Key([]byte("b")), Key([]byte("c"))}
+	keys := []Key{key("a"), key("b"), key("c")}
 	old := time.Now().Add(-time.Hour)
 	c.Put(keys[0], payload)
 	c.Put(keys[1], payload)
@@ -78,9 +206,9 @@ func TestSizeCapEvictsLeastRecentlyUsed(t *testing.T) {
 	if _, err := os.Stat(c.path(keys[1])); !os.IsNotExist(err) {
 		t.Error("the least recently used entry survived")
 	}
-	for _, k := range []string{keys[0], keys[2]} {
-		if _, ok := c.Get(k); !ok {
-			t.Errorf("entry %s… was evicted", k[:8])
+	for _, k := range []Key{keys[0], keys[2]} {
+		if _, why := c.Get(k, nil); why != Hit {
+			t.Errorf("entry %s… was evicted", k.Row[:8])
 		}
 	}
 	info, err := c.Stat()
@@ -92,46 +220,157 @@ func TestSizeCapEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// userFiles are files a user keeps in or under a cache directory, some
+// named like entries; clean and the cap must leave every one.
+func userFiles(t *testing.T, dir string, k Key) []string {
+	t.Helper()
+	shard := filepath.Join(dir, k.Row[:2])
+	os.MkdirAll(filepath.Join(dir, "notes"), 0o755)
+	os.MkdirAll(shard, 0o755)
+	files := []string{
+		filepath.Join(dir, "notes", k.Row+".entry"),                 // entry-like, outside a shard
+		filepath.Join(dir, "notes", ".tmp-draft"),                   // temp-like, outside a shard
+		filepath.Join(shard, "results.entry"),                       // wrong name in a shard
+		filepath.Join(shard, "ff"+strings.Repeat("0", 62)+".entry"), // another shard's name
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, bytes.Repeat([]byte("u"), 5000), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(t.TempDir(), "precious.entry")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(shard, k.Row+"."+k.Model+"."+strings.Repeat("e", 64)+".entry")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return append(files, link, target)
+}
+
+// `cache clean` and the size cap remove only what the cache wrote; a
+// directory without the marker is not cleaned at all, and one holding a
+// user's files is not adopted as a cache.
+func TestCacheRemovesOnlyItsOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := key("mine")
+	keep := userFiles(t, dir, k)
+	for i := range 5 { // the cap forces evictions
+		c.Put(key(string(rune('a'+i))), bytes.Repeat([]byte("x"), 1000))
+	}
+	if n, err := c.Clean(); err != nil || n == 0 {
+		t.Errorf("clean: %d %v", n, err)
+	}
+	for _, f := range keep {
+		if _, err := os.Lstat(f); err != nil {
+			t.Errorf("%s was removed", f)
+		}
+	}
+	if info, _ := c.Stat(); info.Entries != 0 {
+		t.Errorf("after clean: %d entries", info.Entries)
+	}
+	// A user's directory with files is not adopted, and so never cleaned.
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "thesis.tex"), []byte("x"), 0o644)
+	if _, err := Open(home, 0); err == nil || !strings.Contains(err.Error(), "thesis.tex") {
+		t.Errorf("a user's directory was opened as a cache: %v", err)
+	}
+	os.Remove(filepath.Join(dir, MarkerName))
+	if _, err := c.Clean(); err == nil {
+		t.Error("clean acted in a directory without the marker")
+	}
+}
+
+// A cache of the format before this one (no marker, single-hash entries)
+// is adopted, and its entries are the cache's to clean.
+func TestOldCacheIsAdopted(t *testing.T) {
+	dir := t.TempDir()
+	old := strings.Repeat("ab", 32)
+	os.MkdirAll(filepath.Join(dir, "ab"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ab", old+".entry"), []byte("stcsim-cache-v1\n"), 0o644)
+	c, err := Open(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Clean(); err != nil || n != 1 {
+		t.Errorf("clean of an old cache: %d %v", n, err)
+	}
+}
+
 // A directory that cannot be written degrades to no cache, one warning.
 func TestReadOnlyDirectory(t *testing.T) {
 	// A path under a regular file cannot be created, even by root.
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	dir := filepath.Join(file, "cache")
-	c, err := Open(dir, 0)
-	if err != nil {
-		t.Fatal(err)
+	c, warnings := open(t, filepath.Join(file, "cache"))
+	c.Put(key("a"), []byte("x"))
+	c.Put(key("b"), []byte("y"))
+	if _, why := c.Get(key("a"), nil); why == Hit {
+		t.Error("hit in a cache that cannot exist")
 	}
-	n := 0
-	c.Warn = func(string) { n++ }
-	c.Put(Key([]byte("a")), []byte("x"))
-	c.Put(Key([]byte("b")), []byte("y"))
-	if n != 1 {
-		t.Errorf("%d warnings, want one", n)
+	if len(*warnings) != 1 {
+		t.Errorf("warnings %q, want one", *warnings)
 	}
 }
 
 // Processes filling one key at once leave one whole entry.
 func TestConcurrentPuts(t *testing.T) {
 	dir := t.TempDir()
-	k := Key([]byte("shared"))
+	k := key("shared")
 	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, _ := Open(dir, 0)
+			c, err := Open(dir, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
 			c.Put(k, bytes.Repeat([]byte("z"), 100000))
 		}()
 	}
 	wg.Wait()
 	c, _ := Open(dir, 0)
-	got, ok := c.Get(k)
-	if !ok || len(got) != 100000 {
-		t.Fatalf("after concurrent puts: %d bytes, hit %v", len(got), ok)
+	got, why := c.Get(k, nil)
+	if why != Hit || len(got) != 100000 {
+		t.Fatalf("after concurrent puts: %d bytes, %q", len(got), why)
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, k[:2], ".tmp-*"))
+	left, _ := filepath.Glob(filepath.Join(dir, k.Row[:2], ".tmp-*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// The statistics: each command's counts are a line of the log, read back
+// by outcome; a damaged line is skipped and counted, never summed.
+func TestStatsRecordsOutcomes(t *testing.T) {
+	dir := t.TempDir()
+	for _, outcome := range [][]Cause{{Hit, Hit, MissNew}, {MissModel, Hit}} {
+		c, _ := open(t, dir)
+		for _, o := range outcome {
+			c.Count(o)
+		}
+		c.Record("run")
+	}
+	f, _ := os.OpenFile(filepath.Join(dir, statsName), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"format":"v1","counts":{"hit":-5}}` + "\n" + "not json\n")
+	f.Close()
+	c, _ := open(t, dir)
+	lines, skipped, err := c.Stats()
+	if err != nil || len(lines) != 2 || skipped != 2 {
+		t.Fatalf("lines %+v skipped %d err %v", lines, skipped, err)
+	}
+	sum := Counts{}
+	for _, l := range lines {
+		for k, v := range l.Counts {
+			sum[k] += v
+		}
+	}
+	if sum[Hit] != 3 || sum[MissNew] != 1 || sum[MissModel] != 1 || sum.String() != "1 new row, 1 model changed" {
+		t.Errorf("sum %v (%s)", sum, sum)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // killKey is the entry the killed writer keeps rewriting.
-var killKey = Key([]byte("killed mid-write"))
+var killKey = key("killed mid-write")
 
 // killPayload is write i's payload: 16 MiB of byte i.
 func killPayload(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 16<<20) }
@@ -69,7 +69,7 @@ func TestKilledWriterLeavesNoHalfEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := c.Get(killKey); ok {
+	if got, ok := c.Get(killKey, nil); ok == Hit {
 		if len(got) != 16<<20 || !bytes.Equal(got, killPayload(int(got[0]))) {
 			t.Fatalf("the entry read after the kill is not a whole payload (%d bytes)", len(got))
 		}
@@ -78,9 +78,9 @@ func TestKilledWriterLeavesNoHalfEntry(t *testing.T) {
 	if err != nil || info.Entries > 1 {
 		t.Errorf("after the kill: %+v, %v; want at most the one entry", info, err)
 	}
-	k := Key([]byte("after the kill"))
+	k := key("after the kill")
 	c.Put(k, []byte("still works"))
-	if got, ok := c.Get(k); !ok || string(got) != "still works" {
+	if got, ok := c.Get(k, nil); ok != Hit || string(got) != "still works" {
 		t.Errorf("after the kill: got %q %v", got, ok)
 	}
 	if _, err := c.Clean(); err != nil {
@@ -110,13 +110,13 @@ func TestFullDiskStoresNothing(t *testing.T) {
 	}
 	defer func(w func(*os.File, []byte) error) { writeAll = w }(writeAll)
 	writeAll = full
-	k := Key([]byte("disk full"))
+	k := key("disk full")
 	c.Put(k, bytes.Repeat([]byte("x"), 1<<20))
-	c.Put(Key([]byte("disk full 2")), []byte("y"))
-	if _, ok := c.Get(k); ok {
+	c.Put(key("disk full 2"), []byte("y"))
+	if _, ok := c.Get(k, nil); ok == Hit {
 		t.Error("a half-written entry was read")
 	}
-	if files, _ := filepath.Glob(filepath.Join(dir, "*", "*")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(dir, "??", "*")); len(files) != 0 {
 		t.Errorf("files left: %v", files)
 	}
 	if tmps, _ := filepath.Glob(filepath.Join(dir, "*", ".tmp-*")); len(tmps) != 0 {
@@ -127,7 +127,7 @@ func TestFullDiskStoresNothing(t *testing.T) {
 	}
 	writeAll = func(f *os.File, b []byte) error { _, err := f.Write(b); return err }
 	c.Put(k, []byte("fits now"))
-	if got, ok := c.Get(k); !ok || string(got) != "fits now" {
+	if got, ok := c.Get(k, nil); ok != Hit || string(got) != "fits now" {
 		t.Errorf("after the disk freed: got %q %v", got, ok)
 	}
 }

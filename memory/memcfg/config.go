@@ -1,6 +1,6 @@
 package memcfg
 
-import "github.com/stcsim/stcsim/configs/check"
+import "github.com/stcsim/stcsim/internal/check"
 
 // The granularities of a hierarchy (the sim.memory_granularity key).
 const (
@@ -95,6 +95,16 @@ type DRAMConfig struct {
 	Efficiency    float64 `yaml:"efficiency"`
 	Latency       int     `yaml:"latency"`
 	SizeGB        int     `yaml:"size_gb"`
+}
+
+// SustainedGBps is the DRAM's sustained bandwidth: its peak times its
+// efficiency, in GB/s.
+func (d DRAMConfig) SustainedGBps() float64 { return d.BandwidthGBps * d.Efficiency }
+
+// SustainedBytesPerCycle is the sustained bandwidth in bytes per cycle
+// of a clock of hz.
+func (d DRAMConfig) SustainedBytesPerCycle(hz float64) float64 {
+	return d.SustainedGBps() * 1e9 / hz
 }
 
 // Config is the whole memory hierarchy.

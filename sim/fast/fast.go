@@ -97,8 +97,7 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 	sh := cfg.Memory.SharedMemory
 	wavefronts := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
 	g := p.Shape
-	operands := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
-		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
+	operands := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
 	d := cfg.Memory.DRAM
 	out := p.OutBytes
 	if p.SplitK > 1 {
@@ -111,7 +110,7 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 		l2Step:   float64(p.AStageB + p.MetaStageB + p.BStageB),
 		dramStep: operands / float64(p.TotalKSteps()),
 		l2BW:     float64(cfg.Memory.L2.BytesPerClk) * cfg.Memory.L2.Efficiency,
-		dramBW:   d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6),
+		dramBW:   d.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
 		port:     float64(cfg.Memory.Crossbar.PortBytesPerClk),
 		kSteps:   float64(p.TotalKSteps()) / float64(p.CTAs),
 		outTile:  float64(p.Tile.BM * p.Tile.BN * out),

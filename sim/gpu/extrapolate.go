@@ -69,8 +69,7 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 	}
 	steps := float64(w.simulated - 1 - w.from)
 	reads := float64(w.at[1].mem.DRAMReadBytes-w.at[0].mem.DRAMReadBytes) / steps
-	d := g.cfg.Memory.DRAM
-	perCycle := d.BandwidthGBps * d.Efficiency * 1e9 / float64(g.clk.Freq)
+	perCycle := g.cfg.Memory.DRAM.SustainedBytesPerCycle(float64(g.clk.Freq))
 	return reads+float64(outputTileBytes(g.plan))*float64(w.perWave) > w.steadyWave()*perCycle
 }
 
@@ -132,7 +131,7 @@ func newWaveTracker(g *GPU) *waveTracker {
 	if !ok {
 		return nil
 	}
-	w := &waveTracker{perWave: perWave, total: kernel.CeilDiv(g.plan.CTAs, perWave),
+	w := &waveTracker{perWave: perWave, total: g.plan.Waves(g.cfg.GPU.SMCount),
 		simulated: tracked, from: tracked - steadyWindow,
 		left: make([]int, tracked),
 		sum:  make([]float64, tracked)}

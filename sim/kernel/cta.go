@@ -117,7 +117,7 @@ func (c *CTA) ChunkRegion(k int, op isa.Operand, chunk int) (memory.Class, memor
 // memory, 512 bytes to a chunk.
 func (c *CTA) metaChunk(k, chunk int) memory.Region {
 	p := c.Plan
-	keptK := p.Tile.BK * p.Pattern.N / p.Pattern.M
+	keptK := p.Pattern.Kept(p.Tile.BK)
 	blocks := []int{p.metaBytes(p.Tile.BM, keptK), p.metaBytes(p.Tile.BN, keptK)}
 	off, i := chunk*ChunkBytes, 0
 	for _, r := range c.Tiles(k) {
@@ -148,7 +148,7 @@ func (c *CTA) fullRowBytes(op isa.Operand) int {
 		if !p.Shape.Layout.KMajorA() {
 			return p.Tile.BM * p.ElemBytes
 		}
-		return p.Tile.BK * p.Pattern.N / p.Pattern.M * p.ElemBytes
+		return p.Pattern.Kept(p.Tile.BK) * p.ElemBytes
 	case isa.OperandB:
 		if !p.Shape.Layout.KMajorB() {
 			return p.Tile.BN * p.ElemBytes

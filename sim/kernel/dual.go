@@ -31,7 +31,7 @@ func DualWork(cfg *configs.Config, g workloads.GEMM, s *Shape) error {
 	if err != nil {
 		return err
 	}
-	inst, err := tensorcore.DualShape(dense, s.Pattern)
+	inst, err := s.Pattern.DualShape(dense)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ const (
 	BaseFlags    uint64 = 9 << 40
 )
 
+// ClassRegion is a global-memory region and the traffic class its
+// accesses are booked to.
 type ClassRegion struct {
 	Class  memory.Class
 	Region memory.Region
@@ -37,7 +39,7 @@ func (c *CTA) StageRegions(k int) []ClassRegion {
 	if !g.Sparse {
 		kLen = max(0, min(p.Tile.BK, g.K-k0))
 	}
-	keep := func(v int) int { return v * p.Pattern.N / p.Pattern.M }
+	keep := p.Pattern.Kept
 	rowsA := max(0, min(p.Tile.BM, g.M-c.TileM*p.Tile.BM))
 	rowsB := max(0, min(p.Tile.BN, g.N-c.TileN*p.Tile.BN))
 	regions := []ClassRegion{{memory.AValues, operandTile(baseA, c.batch,
@@ -61,7 +63,7 @@ func (c *CTA) bRegions(k0, kLen, rowsB int) []ClassRegion {
 	e := p.ElemBytes
 	keep := func(v int) int { return v }
 	if g.Dual {
-		keep = func(v int) int { return v * p.Pattern.N / p.Pattern.M }
+		keep = p.Pattern.Kept
 	}
 	regions := []ClassRegion{{memory.BOperand, operandTile(baseB, c.batch,
 		g.N, keep(p.PaddedK), c.TileN*p.Tile.BN, rowsB, keep(k0), keep(kLen),

@@ -248,12 +248,13 @@ func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s
 	return p, nil
 }
 
+// SetInstruction sets the plan's MMA instruction (shape and, for a sparse
+// shape, its pattern) from the precision's config.
 func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	pat := g.Pattern
 	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
-		var err error
-		if pat, err = tensorcore.ParsePattern(prec.SparsePattern); err != nil {
-			return err
+		if pat = prec.Pattern(); pat == (tensorcore.Pattern{}) {
+			return fmt.Errorf("tensorcore.%s.sparse_pattern: bad sparsity pattern %q", g.Precision, prec.SparsePattern)
 		}
 	}
 	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)
@@ -262,7 +263,7 @@ func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	}
 	p.Datapath, p.Inst, p.Pattern = dp, dp.Shape, dp.Pattern
 	if g.Sparse {
-		p.metaBits = tensorcore.MetadataBits(p.Pattern)
+		p.metaBits = p.Pattern.MetadataBits()
 	}
 	return nil
 }
@@ -290,6 +291,7 @@ func (p *Plan) metaBytes(rows, keptCols int) int {
 	return (rows*keptCols*p.metaBits + 7) / 8
 }
 
+// CeilDiv is a/b rounded up, for positive a and b.
 func CeilDiv(a, b int) int { return (a + b - 1) / b }
 
 // grid sizes the launch: tiles, split-K ranges and k-steps. A sparse
@@ -377,7 +379,7 @@ func swizzleWidth(tilesN int) int {
 // A metadata in the reordered tile-contiguous layout, and B.
 func (p *Plan) stageBytes() {
 	t := p.Tile
-	keptK := t.BK * p.Pattern.N / p.Pattern.M
+	keptK := p.Pattern.Kept(t.BK)
 	p.AStageB = t.BM * keptK * p.ElemBytes
 	if p.Shape.Sparse {
 		p.MetaStageB = p.metaBytes(t.BM, keptK)
@@ -395,7 +397,7 @@ func (p *Plan) warpWork() {
 	t := p.Tile
 	p.Groups = t.BK / p.Inst.K
 	p.MMAPerGroup = (t.WarpM / p.Inst.M) * (t.WarpN / p.Inst.N)
-	keptInstK := p.Inst.K * p.Pattern.N / p.Pattern.M
+	keptInstK := p.Pattern.Kept(p.Inst.K)
 	aFrag := t.WarpM * keptInstK * p.ElemBytes
 	bFrag := t.WarpN * p.Inst.K * p.ElemBytes
 	if p.Shape.Dual {
@@ -454,9 +456,13 @@ func (p *Plan) operandLayouts() (a, b, e memory.Layout) {
 	return a, b, e
 }
 
+// Waves is how many waves the plan's CTAs take on sms SMs at its
+// occupancy.
+func (p *Plan) Waves(sms int) int { return CeilDiv(p.CTAs, sms*p.Occupancy) }
+
 // keptBK is the K extent of A's stage tile: BK, or its kept part when
 // sparse.
-func (p *Plan) keptBK() int { return p.Tile.BK * p.Pattern.N / p.Pattern.M }
+func (p *Plan) keptBK() int { return p.Pattern.Kept(p.Tile.BK) }
 
 // fragmentPatterns sets the warp's fragment-load patterns over the
 // stage's layouts: a K-major operand's 8x8 matrices are 8 of its rows at

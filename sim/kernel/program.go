@@ -61,7 +61,7 @@ func buildVariant(p *Plan, k progKey) *isa.Program {
 func (g *progGen) layout() {
 	p, t := g.p, g.p.Tile
 	g.mI, g.nI, g.groups = t.WarpM/p.Inst.M, t.WarpN/p.Inst.N, p.Groups
-	keptK := p.Inst.K * p.Pattern.N / p.Pattern.M
+	keptK := p.Pattern.Kept(p.Inst.K)
 	g.aRegs = max(1, p.Inst.M*keptK*p.ElemBytes/128)
 	g.bRegs = max(1, p.Inst.K*p.Inst.N*p.ElemBytes/128)
 	g.acc = g.alloc(g.mI * g.nI * AccRegsPerMMA)

@@ -152,8 +152,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	l2 := float64(p.TotalKSteps()) * stage /
 		float64(cfg.Memory.L2.BytesPerClk)
 	g := p.Shape
-	dramBytes := float64(g.Batch) * (float64(g.M*p.PaddedK*p.Pattern.N/
-		p.Pattern.M*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
+	dramBytes := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
 		float64(g.M*g.N*p.OutBytes))
 	dram := dramBytes / dramBytesPerClk(cfg)
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
@@ -170,8 +169,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 }
 
 func dramBytesPerClk(cfg *configs.Config) float64 {
-	d := cfg.Memory.DRAM
-	return d.BandwidthGBps * d.Efficiency * 1e9 / (float64(cfg.GPU.ClockMHz) * 1e6)
+	return cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on
@@ -302,6 +300,7 @@ func estimateEnsemble(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, abo
 	return c, nil
 }
 
+// EnsembleRuns is how many jittered runs time each candidate (at least one).
 func EnsembleRuns(cfg *configs.Config) int {
 	return max(1, cfg.Sim.JitterRuns)
 }
@@ -375,6 +374,7 @@ func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result,
 	return r, nil
 }
 
+// MeanOf is the arithmetic mean of x.
 func MeanOf(x []float64) float64 {
 	var s float64
 	for _, v := range x {
@@ -438,6 +438,8 @@ func distinctFirst(list []string, n int) []string {
 	return out
 }
 
+// NoKernelError says why no kernel can run shape g: the forced kernel, or
+// the candidates rejected and why.
 func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
 	if f := cfg.Kernel.Forced(g.Mode()); f != "" {

@@ -17,6 +17,7 @@ type Calendar struct {
 	At func(c uint64, fn func())
 }
 
+// NewCalendar is an empty calendar with no engine event pending.
 func NewCalendar() Calendar { return Calendar{evAt: Never} }
 
 const ringSize = 512

@@ -95,7 +95,7 @@ func (s *SM) patterns() {
 		BytesPerInstr: kernel.ChunkBytes, Wavefronts: kernel.ChunkBytes / 128}
 }
 
-// ldsmPattern is the pattern of an LDSM of operand op.
+// LDSMPattern is the pattern of an LDSM of operand op.
 func (s *SM) LDSMPattern(op isa.Operand) memory.Pattern {
 	switch op {
 	case isa.OperandE:

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sweep/point"

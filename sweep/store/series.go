@@ -203,8 +203,7 @@ func (s *sums) addRow(r Row) {
 	c := float64(r.Count)
 	t := r.TimeUS * c
 	s.timeUS += t
-	s.flops += 2 * float64(r.M) * float64(r.N) * float64(r.K) *
-		float64(max(1, r.Batch)) * c
+	s.flops += r.FLOPs() * c
 	s.dramBytes += float64(r.DRAMReadBytes+r.DRAMWriteBytes) * c
 	if r.Speedup > 0 {
 		s.denseUS += t * r.Speedup

@@ -90,8 +90,7 @@ func MicroTCWith(cfg tensorcore.Config, smCount, subPartitions, clockMHz int, pr
 	}
 	perClk := float64(fmas) / float64(cycles)
 	prec, _ := cfg.Get(precision)
-	pat, _ := tensorcore.ParsePattern(prec.SparsePattern)
-	dp, err := tensorcore.Derive(prec, precision, mode, pat, 0)
+	dp, err := tensorcore.Derive(prec, precision, mode, prec.Pattern(), 0)
 	if err != nil {
 		return MicroResult{}, fmt.Errorf("micro tc: %w", err)
 	}

@@ -206,7 +206,7 @@ func (u *Unit) key(r Request) (pathKey, error) {
 	}
 	k.pattern = r.Pattern
 	if k.pattern == (tensorcore.Pattern{}) {
-		k.pattern, _ = tensorcore.ParsePattern(p.SparsePattern)
+		k.pattern = p.Pattern()
 	}
 	if r.Mode == tensorcore.DualSide {
 		k.products = max(r.Products, 0)

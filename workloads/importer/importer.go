@@ -205,7 +205,7 @@ func attachWeights(model string, layers []workloads.ImportedLayer, weights map[i
 		if err != nil {
 			return nil, fmt.Errorf("weight of %s: %w", layers[i].Name, err)
 		}
-		if m.Cols%pattern.M != 0 || tensorcore.CheckPattern(m, pattern) != nil {
+		if m.Cols%pattern.Group() != 0 || tensorcore.CheckPattern(m, pattern) != nil {
 			if o.WeightsDir == "" {
 				imp.Skipped = append(imp.Skipped, fmt.Sprintf("weights of %s are not %s along K: "+
 					"its sparse row uses the generated pattern (stcsim trace import "+

@@ -7,13 +7,15 @@ import (
 
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads"
+	"github.com/stcsim/stcsim/workloads/onnx"
 )
 
 // Resolve resolves a workload named on the command line: a model name, a model file
 // (an ONNX graph or a profiler trace, imported with the run's batch as
-// the graph's symbolic batch dim) or a trace file, with the SHA-256 of
-// its bytes ("" for a model) and how a model file was imported.
-func Resolve(name string, batch, seq int) (*workloads.Trace, string, *workloads.Import, error) {
+// the graph's symbolic batch dim and inputs as its inputs' dims, as
+// stcsim trace import --batch and --input) or a trace file, with the
+// SHA-256 of its bytes ("" for a model) and how a model file was imported.
+func Resolve(name string, batch, seq int, inputs []onnx.Input) (*workloads.Trace, string, *workloads.Import, error) {
 	for _, m := range workloads.Models() {
 		if m == name {
 			t, err := workloads.Model(name, batch, seq)
@@ -27,7 +29,7 @@ func Resolve(name string, batch, seq int) (*workloads.Trace, string, *workloads.
 	if IsModelFile(name) {
 		o := Options{Attach: true} // the graph's 2:4 weights, in memory
 		if Format(name, nil) == FormatONNX {
-			o.Batch = batch
+			o.Batch, o.Inputs = batch, inputs
 		}
 		im, err := Load(name, o)
 		if err != nil {

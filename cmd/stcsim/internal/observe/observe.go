@@ -15,15 +15,17 @@ import (
 	"github.com/stcsim/stcsim/sim"
 )
 
-// observers fans kernel notifications out to several observers.
+// List fans kernel notifications out to several observers.
 type List []sim.Observer
 
+// KernelBuilt tells every observer of the list that a kernel was built.
 func (o List) KernelBuilt(k string, e akita.Engine, c []akita.Component) {
 	for _, x := range o {
 		x.KernelBuilt(k, e, c)
 	}
 }
 
+// KernelDone tells every observer of the list that a kernel finished.
 func (o List) KernelDone(k string) {
 	for _, x := range o {
 		x.KernelDone(k)
@@ -82,6 +84,7 @@ func NewTracer(path string, samples bool) (*Tracer, error) {
 // WantsSamples says whether kernel-selection samples are traced too.
 func (o *Tracer) WantsSamples() bool { return o.samples }
 
+// KernelBuilt starts tracing the kernel's components into the database.
 func (o *Tracer) KernelBuilt(name string, e akita.Engine, comps []akita.Component) {
 	o.engine = e
 	o.tracer = tracing.NewDBTracer(offsetTime{e, o.offset}, o.writer)
@@ -101,6 +104,7 @@ func (o *Tracer) KernelBuilt(name string, e akita.Engine, comps []akita.Componen
 
 func (o *Tracer) kernelID() string { return fmt.Sprintf("kernel%d", o.kernel) }
 
+// KernelDone ends the kernel's task and moves the trace clock past it.
 func (o *Tracer) KernelDone(string) {
 	tracing.EndTask(o.kernelID(), o.root)
 	o.tracer.Terminate()

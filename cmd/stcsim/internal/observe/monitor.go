@@ -204,5 +204,5 @@ func (m *Monitor) KernelBuilt(name string, e akita.Engine, comps []akita.Compone
 // KernelDone keeps the last kernel on show (for --monitor-hold).
 func (m *Monitor) KernelDone(string) {}
 
-// close stops the server.
+// Close stops the server.
 func (m *Monitor) Close() { m.srv.Close() }
