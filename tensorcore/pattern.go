@@ -3,6 +3,8 @@ package tensorcore
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Pattern is an N:M structured-sparsity pattern: at most N nonzeros in
@@ -33,7 +35,7 @@ func ParsePattern(s string) (Pattern, error) {
 	var p Pattern
 	n, err := fmt.Sscanf(s, "%d:%d", &p.N, &p.M)
 	if err != nil || n != 2 || p.N <= 0 || p.M <= p.N || p.String() != s {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M, like 2:4)", quote.Q(s))
 	}
 	if err := p.Check(); err != nil {
 		return Pattern{}, err
