@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,6 +13,10 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/stcsim/stcsim/workloads/onnx/onnxpb"
 )
 
 // TestKillLeavesOldOrNew: kill -9 at random points of run --out, trace
@@ -40,20 +46,20 @@ func TestKillLeavesOldOrNew(t *testing.T) {
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	points := filepath.Join(dir, "p.csv")
 	os.WriteFile(points, bytes.Join(lines[:3], nil), 0o644)
-	model := filepath.Join(root, "workloads", "testdata", "tiny.onnx")
+	model := bigModel(t, dir)
 	rng := rand.New(rand.NewPCG(51, 9))
 	for _, c := range []struct {
-		name string
-		args func(i int, out string) []string
-		file string // the output file checked, in out
+		name  string
+		args  func(i int, out string) []string
+		files string // the output files checked, a glob in out
 	}{
 		{"run --out", func(i int, out string) []string {
 			gemm := []string{"64x64x64", "128x64x64"}[i%2]
 			return []string{"run", "--gemm", gemm, "--mode", "dense", "--no-cache", "--quiet", "--out", out}
-		}, "results.csv"},
+		}, "results.*"},
 		{"trace import --weights-out", func(i int, out string) []string {
 			return []string{"trace", "import", model, "--batch", strconv.Itoa(1 + i%2), "--weights-out", out}
-		}, "conv.npy"},
+		}, "*.npy"},
 		{"validate --save-summary", func(i int, out string) []string {
 			return []string{"validate", "--points", points, "--no-cache", "--quiet", "--summary-label",
 				[]string{"old", "new"}[i%2], "--save-summary", filepath.Join(out, "s.json")}
@@ -63,7 +69,7 @@ func TestKillLeavesOldOrNew(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strconv.Itoa(len(c.name)))
 			os.MkdirAll(out, 0o755)
 			// The two complete outputs, and how long a run takes.
-			var whole [2][]byte
+			var whole [2]map[string][]byte
 			var took time.Duration
 			for i := range 2 {
 				start := time.Now()
@@ -71,7 +77,9 @@ func TestKillLeavesOldOrNew(t *testing.T) {
 					t.Fatalf("%v: %v\n%s", c.args(i, out), err, b)
 				}
 				took = max(took, time.Since(start))
-				whole[i], _ = os.ReadFile(filepath.Join(out, c.file))
+				if whole[i] = outputs(t, out, c.files); len(whole[i]) == 0 {
+					t.Fatalf("the run wrote no %s", c.files)
+				}
 			}
 			for i := range kills {
 				cmd := exec.Command(bin, c.args(i, out)...)
@@ -87,13 +95,14 @@ func TestKillLeavesOldOrNew(t *testing.T) {
 					if err != nil {
 						t.Fatalf("kill %d: the run after a kill failed: %v: %s", i, err, stderr.String())
 					}
-				case <-time.After(time.Duration(rng.Int64N(int64(took) + 1))):
+				case <-time.After(killAt(rng, took, i)):
 					cmd.Process.Kill()
 					<-done
 				}
-				b, err := os.ReadFile(filepath.Join(out, c.file))
-				if err == nil && !bytes.Equal(b, whole[0]) && !bytes.Equal(b, whole[1]) {
-					t.Fatalf("kill %d: %s is neither the old output nor the new (%d bytes)", i, c.file, len(b))
+				for name, b := range outputs(t, out, c.files) {
+					if !bytes.Equal(b, whole[0][name]) && !bytes.Equal(b, whole[1][name]) {
+						t.Fatalf("kill %d: %s is neither the old output nor the new (%d bytes)", i, name, len(b))
+					}
 				}
 			}
 			if b, err := exec.Command(bin, c.args(0, out)...).CombinedOutput(); err != nil {
@@ -101,4 +110,62 @@ func TestKillLeavesOldOrNew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killAt is when kill i lands: uniformly over a whole run's time, or
+// for every other kill over its last 30 %, where the outputs are written.
+func killAt(rng *rand.Rand, took time.Duration, i int) time.Duration {
+	if i%2 == 1 {
+		return took*7/10 + time.Duration(rng.Int64N(int64(took*3/10)+1))
+	}
+	return time.Duration(rng.Int64N(int64(took) + 1))
+}
+
+// outputs reads the files of dir that match pattern.
+func outputs(t *testing.T, dir, pattern string) map[string][]byte {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, pattern))
+	out := map[string][]byte{}
+	for _, p := range names {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+// bigModel writes an ONNX graph of 48 MatMuls, each with a 512 x 512
+// float weight (48 .npy files of 1 MB to write, so that kills land inside
+// the writes).
+func bigModel(t *testing.T, dir string) string {
+	const n, layers = 512, 48
+	raw := make([]byte, 4*n*n)
+	for i := range n * n {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(i%13)-6))
+	}
+	g := &onnxpb.GraphProto{Input: []*onnxpb.ValueInfoProto{{Name: proto.String("x"), Type: &onnxpb.TypeProto{
+		Value: &onnxpb.TypeProto_TensorType{TensorType: &onnxpb.TypeProto_Tensor{
+			ElemType: proto.Int32(1), Shape: &onnxpb.TensorShapeProto{Dim: []*onnxpb.TensorShapeProto_Dimension{
+				{Value: &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: "batch"}},
+				{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: n}}}}}}}}}}
+	in := "x"
+	for l := range layers {
+		w, out := "fc"+strconv.Itoa(l)+".weight", "h"+strconv.Itoa(l)
+		g.Node = append(g.Node, &onnxpb.NodeProto{Name: proto.String("/fc" + strconv.Itoa(l) + "/MatMul"),
+			OpType: proto.String("MatMul"), Input: []string{in, w}, Output: []string{out}})
+		g.Initializer = append(g.Initializer, &onnxpb.TensorProto{Name: proto.String(w), Dims: []int64{n, n},
+			DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), RawData: raw})
+		in = out
+	}
+	b, err := proto.Marshal(&onnxpb.ModelProto{IrVersion: proto.Int64(8), Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "big.onnx")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

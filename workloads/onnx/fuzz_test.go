@@ -22,8 +22,8 @@ func FuzzImport(f *testing.F) {
 		f.Add(r50[:len(r50)/3], 2)
 	}
 	f.Add([]byte("\x08\x08:\x02\n\x00"), 0)
-	f.Add(unhex(f, sliceStepModel), 0)
-	f.Add(unhex(f, reshapeRankModel), 0)
+	f.Add(read(f, sliceStepModel), 0)
+	f.Add(read(f, reshapeRankModel), 0)
 	f.Fuzz(func(t *testing.T, data []byte, batch int) {
 		checkImport(t, data, batch)
 		r, err := Import(data, "f.onnx", Options{Batch: batch % 64})
