@@ -489,15 +489,15 @@ func (s *Spec) resolveWorkload(ws WorkloadSpec, r Resolver) (*workloads.Trace, e
 	switch {
 	case ws.Model != "":
 		if r.Model == nil {
-			return nil, fmt.Errorf("model %q: built-in models are not "+
-				"available in this build", ws.Model)
+			return nil, fmt.Errorf("model %s: built-in models are not "+
+				"available in this build", quote.Q(ws.Model))
 		}
 		return r.Model(ws.Model, workloads.Options{Batch: ws.Batch, Seq: ws.Seq,
 			Resolution: ws.Resolution, Phase: ws.Phase, Context: ws.Context})
 	case ws.Trace != "":
 		if r.Trace == nil {
-			return nil, fmt.Errorf("trace %q: trace files are not "+
-				"available in this build", ws.Trace)
+			return nil, fmt.Errorf("trace %s: trace files are not "+
+				"available in this build", quote.Q(ws.Trace))
 		}
 		return r.Trace(s.resolve(ws.Trace))
 	}

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Pattern is a structured-sparsity pattern along K, of one of three
@@ -110,7 +112,7 @@ func ParsePattern(s string) (Pattern, error) {
 	for _, part := range f {
 		v, err := strconv.Atoi(part)
 		if err != nil {
-			return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want %s)", s, patternSyntax)
+			return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want %s)", quote.Q(s), patternSyntax)
 		}
 		nums = append(nums, v)
 	}
@@ -118,13 +120,13 @@ func ParsePattern(s string) (Pattern, error) {
 	case hier && len(nums) == 2 && !transposable:
 		in := strings.Split(inner, ":")
 		if len(in) != 2 {
-			return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want %s)", s, patternSyntax)
+			return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want %s)", quote.Q(s), patternSyntax)
 		}
 		var e1, e2 error
 		p.InN, e1 = strconv.Atoi(in[0])
 		p.InM, e2 = strconv.Atoi(in[1])
 		if e1 != nil || e2 != nil || p.InM == 0 {
-			return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want %s)", s, patternSyntax)
+			return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want %s)", quote.Q(s), patternSyntax)
 		}
 		p.N, p.M = nums[0], nums[1]
 	case !hier && len(nums) == 2:
@@ -132,19 +134,19 @@ func ParsePattern(s string) (Pattern, error) {
 	case !hier && len(nums) == 3 && !transposable:
 		p.V, p.N, p.M = nums[0], nums[1], nums[2]
 		if p.V == 0 {
-			return Pattern{}, fmt.Errorf("bad sparsity pattern %q: V:N:M needs V > 0", s)
+			return Pattern{}, fmt.Errorf("bad sparsity pattern %s: V:N:M needs V > 0", quote.Q(s))
 		}
 	default:
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want %s)", s, patternSyntax)
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want %s)", quote.Q(s), patternSyntax)
 	}
 	if p.Family() == FamilyNM && (p.N <= 0 || p.M <= p.N) {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want N:M with 0 < N < M, like 2:4)", s)
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want N:M with 0 < N < M, like 2:4)", quote.Q(s))
 	}
 	if err := p.Check(); err != nil {
 		return Pattern{}, err
 	}
 	if p.String() != s {
-		return Pattern{}, fmt.Errorf("bad sparsity pattern %q (want %s, written as %s)", s, patternSyntax, p)
+		return Pattern{}, fmt.Errorf("bad sparsity pattern %s (want %s, written as %s)", quote.Q(s), patternSyntax, p)
 	}
 	return p, nil
 }

@@ -161,8 +161,8 @@ func checkHeader(header []string) error {
 	}
 	for i, c := range header {
 		if strings.TrimSpace(c) != all[i] {
-			return fmt.Errorf("column %d is %q, want %q (header: %s)",
-				i+1, c, all[i], strings.Join(all, ","))
+			return fmt.Errorf("column %d is %s, want %q (header: %s)",
+				i+1, quote.Q(c), all[i], strings.Join(all, ","))
 		}
 	}
 	return nil
@@ -265,12 +265,12 @@ func (p Point) check() error {
 	}
 	units, ok := kindUnits[p.Kind]
 	if !ok {
-		return fmt.Errorf("column kind: %q is not peak, latency, bandwidth, "+
-			"mma or gemm", p.Kind)
+		return fmt.Errorf("column kind: %s is not peak, latency, bandwidth, "+
+			"mma or gemm", quote.Q(p.Kind))
 	}
 	if !slices.Contains(units, p.Unit) {
-		return fmt.Errorf("column unit: %s rows need %s (got %q)", p.Kind,
-			strings.Join(units, " or "), p.Unit)
+		return fmt.Errorf("column unit: %s rows need %s (got %s)", p.Kind,
+			strings.Join(units, " or "), quote.Q(p.Unit))
 	}
 	for _, v := range []struct {
 		col string
@@ -375,9 +375,9 @@ func parseKernels(s string) (map[tensorcore.Mode]string, error) {
 		m, name, ok := strings.Cut(strings.TrimSpace(part), "=")
 		mode, err := tensorcore.ParseMode(m)
 		if !ok || err != nil || name == "" {
-			return nil, fmt.Errorf("column kernel: %q: want dense=NAME;sparse=NAME "+
+			return nil, fmt.Errorf("column kernel: %s: want dense=NAME;sparse=NAME "+
 				"(a library tile name such as 256x128x32_64x64_s3, optionally "+
-				"with _splitkN)", part)
+				"with _splitkN)", quote.Q(part))
 		}
 		out[mode] = name
 	}
@@ -499,12 +499,12 @@ func (p Point) checkLayout() error {
 		return nil
 	}
 	if p.Kind != "gemm" {
-		return fmt.Errorf("column layout: %q on a %s row (only gemm rows have operands)", p.Layout, p.Kind)
+		return fmt.Errorf("column layout: %s on a %s row (only gemm rows have operands)", quote.Q(p.Layout), p.Kind)
 	}
 	if len(p.Layout) != 3 || strings.Trim(p.Layout, "nt") != "" {
-		return fmt.Errorf("column layout: %q: want three letters n or t (A's, B's "+
+		return fmt.Errorf("column layout: %s: want three letters n or t (A's, B's "+
 			"and C's layout in CUTLASS profiler naming, e.g. nnn for --A=f16:column "+
-			"--B=f16:column --C=f32:column)", p.Layout)
+			"--B=f16:column --C=f32:column)", quote.Q(p.Layout))
 	}
 	return nil
 }

@@ -48,6 +48,8 @@ func TestErrorMessagesAreBounded(t *testing.T) {
 		"1 MB validation row id": {"validate", "--quiet", "--no-cache", "--points", write("v.csv",
 			"id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness,layout\n"+
 				big+",A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,x,,,microbenchmark,\n")},
+		"100 KB enum value":      {"run", "--gemm", "64x64x64", "--set", "sim.fidelity=" + long},
+		"100 KB sparse pattern":  {"run", "--gemm", "64x64x64", "--set", "tensorcore.fp16.sparse_pattern=" + long},
 		"ESC in a workload name": {"sweep", "--dry-run", write("e.yaml", "workloads: [{name: \"a\\e[2Jb\", gemms: [64x64x64]}]\n")},
 		"ESC in a sweep label": {"sweep", "--dry-run", write("e2.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
 			"grid: {tensorcore.fp16.sparse_pattern: [\"2:4\\e]0;t\\a\"]}\n")},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stcsim/stcsim/internal/quote"
 )
 
 // Error is one invalid value. Path is relative to the section that found it
@@ -102,7 +104,7 @@ func (l *List) OneOf(path, v string, allowed ...string) {
 			return
 		}
 	}
-	l.Add(path, "must be one of %s (got %q)", strings.Join(allowed, ", "), v)
+	l.Add(path, "must be one of %s (got %s)", strings.Join(allowed, ", "), quote.Q(v))
 }
 
 // OneOfInt requires v to be one of allowed.

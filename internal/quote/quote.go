@@ -50,3 +50,13 @@ func Text(s string) string {
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
 }
+
+// Key renders a name from the input (a config key, a flag's value) for
+// a message: as it is when at most Max bytes of printable text, else as
+// Q renders it.
+func Key(s string) string {
+	if len(s) <= Max && utf8.ValidString(s) && !HasControl(s) {
+		return s
+	}
+	return Q(s)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -264,7 +265,7 @@ func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	pat := g.Pattern
 	if g.Sparse && pat == (tensorcore.Pattern{}) { // not set: the config's
 		if pat = prec.Pattern(); pat == (tensorcore.Pattern{}) {
-			return fmt.Errorf("tensorcore.%s.sparse_pattern: bad sparsity pattern %q", g.Precision, prec.SparsePattern)
+			return fmt.Errorf("tensorcore.%s.sparse_pattern: bad sparsity pattern %s", g.Precision, quote.Q(prec.SparsePattern))
 		}
 	}
 	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)

@@ -55,12 +55,12 @@ func Series(rows []Row, q Query) ([]report.Series, error) {
 	keys := gridKeys(rows)
 	if !contains(keys, q.X) {
 		return nil, fmt.Errorf("--x %s: no stored point varies that key "+
-			"(varied keys: %s)", quote.Q(q.X), strings.Join(keys, ", "))
+			"(varied keys: %s)", quote.Key(q.X), strings.Join(keys, ", "))
 	}
 	for _, w := range q.Where {
 		if !contains(keys, w.Key) {
 			return nil, fmt.Errorf("--where %s: no stored point varies that "+
-				"key (varied keys: %s)", quote.Q(w.Key), strings.Join(keys, ", "))
+				"key (varied keys: %s)", quote.Key(w.Key), strings.Join(keys, ", "))
 		}
 	}
 	acc := newAccumulator(q)

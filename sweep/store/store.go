@@ -19,6 +19,7 @@ import (
 
 	"github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -418,14 +419,14 @@ func CheckStore(path string, units []point.Unit, modes []tensorcore.Mode) error 
 
 func sameUnit(path string, u point.Unit, wh, ms string, modes []tensorcore.Mode) error {
 	if wh != u.Workload.Hash {
-		return fmt.Errorf("store %s already holds workload %q for config %s "+
+		return fmt.Errorf("store %s already holds workload %s for config %s "+
 			"(point %d, %s) with different GEMMs; use another --db", path,
-			u.Workload.Name, u.Point.Hash, u.Point.Index+1, u.Point.Label())
+			quote.Q(u.Workload.Name), u.Point.Hash, u.Point.Index+1, u.Point.Label())
 	}
 	if want := joinModes(modes); ms != want {
-		return fmt.Errorf("store %s holds workload %q for config %s "+
+		return fmt.Errorf("store %s holds workload %s for config %s "+
 			"(point %d, %s) in modes %s, this sweep asks for %s; use "+
-			"another --db", path, u.Workload.Name, u.Point.Hash,
+			"another --db", path, quote.Q(u.Workload.Name), u.Point.Hash,
 			u.Point.Index+1, u.Point.Label(), ms, want)
 	}
 	return nil
