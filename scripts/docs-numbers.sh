@@ -99,7 +99,10 @@ stated docs/user-guide.md 'a100-40gb.yaml (built-in):{}: key dram.latency' "$lin
 
 # sweeps.md: the worked example sweep, its aggregate throughput and the
 # per-layer speedup ranges (the two figures come from the same store).
-stcsim sweep configs/sweeps/example.yaml --db "$work/example.db" --quiet >/dev/null
+root=$PWD
+# In the scratch directory, so that the figures' captions name example.db
+# as the page's commands do.
+(cd "$work" && stcsim sweep "$root/configs/sweeps/example.yaml" --db example.db --quiet >/dev/null)
 stcsim results export "$work/example.db" --format csv >"$work/example.csv"
 # tflops BW SMS MODE: the three GEMMs' aggregate TFLOPS at 128 B/clock.
 tflops() {
@@ -133,12 +136,15 @@ read -r lo54 hi54 < <(speedups 54)
 read -r lo108 hi108 < <(speedups 108)
 stated docs/sweeps.md 'sparsity gains {}-{}x per layer at 54 SMs and {}-{}x at 108 SMs' "$lo54" "$hi54" "$lo108" "$hi108"
 if ((update)); then
-	stcsim plot "$work/example.db" --x dram.bandwidth_gbps --y tflops \
-		--where shared_memory.bytes_per_clk=128 --out docs/sweeps-example-tflops.png >/dev/null
-	stcsim plot "$work/example.db" --x gpu.sm_count --y speedup --by layer \
-		--where dram.bandwidth_gbps=2039 --where shared_memory.bytes_per_clk=128 \
-		--out docs/sweeps-example-speedup.png >/dev/null
-	rm -f docs/sweeps-example-tflops.png.json docs/sweeps-example-speedup.png.json
+	(
+		cd "$work"
+		stcsim plot example.db --x dram.bandwidth_gbps --y tflops \
+			--where shared_memory.bytes_per_clk=128 --out sweeps-example-tflops.png >/dev/null
+		stcsim plot example.db --x gpu.sm_count --y speedup --by layer \
+			--where dram.bandwidth_gbps=2039 --where shared_memory.bytes_per_clk=128 \
+			--out sweeps-example-speedup.png >/dev/null
+	)
+	cp "$work/sweeps-example-tflops.png" "$work/sweeps-example-speedup.png" docs/
 	echo "upd  docs/sweeps-example-tflops.png, docs/sweeps-example-speedup.png"
 fi
 
