@@ -41,6 +41,7 @@ func AddPowerCapped(capped *configs.Loaded, job Job, rep *Report, progress func(
 	for _, m := range job.Modes {
 		sub := job
 		sub.Modes, sub.Workloads, sub.Progress = []tensorcore.Mode{m}, nil, progress
+		sub.Observer = nil // --trace-db and --monitor show the reported run's kernels
 		for _, t := range job.Workloads {
 			var rows []workloads.GEMM
 			for _, g := range t.GEMMs {
