@@ -171,6 +171,10 @@ func TestTableGivesPowerCappedTotals(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
+	md := string(Markdown(rep, loadDefault(t), nil))
+	if !strings.Contains(md, "| resnet50 | sparse | 1450.0 | 1395 | 1.138x |") {
+		t.Errorf("report.md lacks the power-capped totals:\n%s", md)
+	}
 	rep.PowerCapped = nil
 	b.Reset()
 	Table(&b, rep)
