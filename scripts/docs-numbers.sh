@@ -93,6 +93,18 @@ stcsim micro power --config a100-pcie-40gb >"$work/power.txt"
 read -r watts err < <(awk '$1 == "tc-dense-fp16-const" { sub(/%$/, "", $5); print $3, $5 }' "$work/power.txt")
 stated docs/power.md 'is compared with `tc-dense-fp16-const`: {} W, {} % (`stcsim' "$watts" "$err"
 
+# power.md: the locked and the power-capped speedup of a GEMM above a
+# lowered limit.
+stcsim run --gemm 1024x1024x1024 --set power.limit_w=200 --set sim.jitter_runs=1 \
+	--set kernel.simulated_candidates=1 --format json --quiet >"$work/capped.json"
+read -r locked capped dense sparse < <(tr -d ' \n' <"$work/capped.json" | perl -ne '
+	my ($t) = /"totals":\[(.*?)\]/; my ($c) = /"power_capped_totals":\[(.*?)\]/;
+	my ($ls) = $t =~ /"mode":"sparse".*?"speedup":([0-9.]+)/;
+	my ($cd) = $c =~ /"mode":"dense".*?"max_clock_mhz":([0-9]+)/;
+	my ($cs, $cc) = $c =~ /"mode":"sparse".*?"speedup":([0-9.]+).*?"max_clock_mhz":([0-9]+)/;
+	printf "%.3f %.3f %d %d\n", $ls, $cs, $cd, $cc;')
+stated docs/power.md 'gives {}x locked and {}x capped (dense at {} MHz, sparse at {} MHz)' "$locked" "$capped" "$dense" "$sparse"
+
 # user-guide.md: the config file line an inconsistent --set is reported at.
 line=$( (stcsim run --set l2.far_latency=800 2>&1 || true) | sed -n 's/.*a100-40gb.yaml (built-in):\([0-9]*\): key dram.latency.*/\1/p')
 stated docs/user-guide.md 'a100-40gb.yaml (built-in):{}: key dram.latency' "$line"
