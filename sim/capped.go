@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
@@ -12,67 +16,93 @@ import (
 
 // AddPowerCapped gives a locked-clock report whose kernels draw more than
 // the board's power limit the totals under gpu.clock_policy=power_capped
-// too (rep.PowerCapped): the records above the limit are simulated again
-// with capped, the run's config with that policy (each at the highest
-// clock of the V/f table within power.limit_w; the same kernel selection),
-// and the others keep their records, which power_capped would not change
-// (a kernel within the limit keeps the locked clock). It does nothing
-// when no record is above the limit. progress, when set, follows the
-// re-run as Job.Progress does.
-func AddPowerCapped(capped *configs.Loaded, job Job, rep *Report, progress func(done, total int)) error {
-	if capped.Config.GPU.ClockPolicy != energy.PowerCapped {
-		return fmt.Errorf("power-capped totals: the config's gpu.clock_policy is %s, want %s",
-			capped.Config.GPU.ClockPolicy, energy.PowerCapped)
-	}
-	type key struct {
-		w, l string
-		m    tensorcore.Mode
-	}
-	above := map[key]bool{}
-	for _, r := range rep.Results {
+// too (rep.PowerCapped). Each record above the limit is simulated again
+// with load's config under that policy and its kernel pinned
+// (kernel.force: the kernel power_capped selects too, as it selects at the
+// locked clock), which runs it at the highest clock of the V/f table
+// within power.limit_w; the others keep their records, which power_capped
+// would not change (a kernel within the limit keeps the locked clock). It
+// does nothing when no record is above the limit. load is the run's
+// config with extra --set overrides; progress, when set, counts the
+// records re-timed.
+func AddPowerCapped(load func(sets ...string) (*configs.Loaded, error), job Job, rep *Report,
+	progress func(done, total int)) error {
+	var above []int
+	for i, r := range rep.Results {
 		if r.AbovePowerLimit {
-			above[key{r.Workload, r.Layer, r.Mode}] = true
+			above = append(above, i)
 		}
 	}
 	if len(above) == 0 {
 		return nil
 	}
-	recs := map[key]LayerResult{}
-	for _, m := range job.Modes {
-		sub := job
-		sub.Modes, sub.Workloads, sub.Progress = []tensorcore.Mode{m}, nil, progress
-		sub.Observer = nil // --trace-db and --monitor show the reported run's kernels
-		for _, t := range job.Workloads {
-			var rows []workloads.GEMM
-			for _, g := range t.GEMMs {
-				if above[key{t.Name, g.Name, m}] {
-					rows = append(rows, g)
-				}
+	rows := slices.Clone(rep.Results)
+	errs := make([]error, len(above))
+	var mu sync.Mutex
+	done := 0
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for n, i := range above {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			rec, err := retimeCapped(load, job, rep.Results[i])
+			mu.Lock()
+			defer mu.Unlock()
+			if errs[n] = err; err == nil {
+				rows[i] = rec
 			}
-			if len(rows) > 0 {
-				sub.Workloads = append(sub.Workloads, t.WithGEMMs(rows))
+			if done++; progress != nil {
+				progress(done, len(above))
 			}
-		}
-		if len(sub.Workloads) == 0 {
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("power-capped totals: %w", err)
+	}
+	ld, err := load("gpu.clock_policy=" + energy.PowerCapped)
+	if err != nil {
+		return fmt.Errorf("power-capped totals: %w", err)
+	}
+	rep.PowerCapped = cappedTotals(rows, ld.Config.Power.LimitW)
+	return nil
+}
+
+// retimeCapped simulates one record's GEMM again under power_capped with
+// its kernel pinned.
+func retimeCapped(load func(sets ...string) (*configs.Loaded, error), job Job, r LayerResult) (LayerResult, error) {
+	ld, err := load("gpu.clock_policy="+energy.PowerCapped, "kernel.force="+r.Kernel)
+	if err != nil {
+		return r, err
+	}
+	sub := job
+	sub.Modes, sub.Workloads, sub.Progress = []tensorcore.Mode{r.Mode}, nil, nil
+	sub.Observer = nil // --trace-db and --monitor show the reported run's kernels
+	for _, t := range job.Workloads {
+		if t.Name != r.Workload {
 			continue
 		}
-		r, err := Run(capped, sub)
-		if err != nil {
-			return fmt.Errorf("power-capped totals: %w", err)
-		}
-		for _, rec := range r.Results {
-			recs[key{rec.Workload, rec.Layer, rec.Mode}] = rec
+		for _, g := range t.GEMMs {
+			if g.Name == r.Layer {
+				sub.Workloads = []*workloads.Trace{t.WithGEMMs([]workloads.GEMM{g})}
+			}
 		}
 	}
-	rows := make([]LayerResult, len(rep.Results))
-	for i, r := range rep.Results {
-		rows[i] = r
-		if c, ok := recs[key{r.Workload, r.Layer, r.Mode}]; ok {
-			rows[i] = c
-		}
+	if len(sub.Workloads) == 0 {
+		return r, fmt.Errorf("workload %s layer %s: not in the job", r.Workload, r.Layer)
 	}
-	rep.PowerCapped = cappedTotals(rows, capped.Config.Power.LimitW)
-	return nil
+	out, err := Run(ld, sub)
+	if err != nil {
+		return r, err
+	}
+	if len(out.Results) != 1 {
+		return r, fmt.Errorf("workload %s layer %s: %d records re-timed, want 1",
+			r.Workload, r.Layer, len(out.Results))
+	}
+	return out.Results[0], nil
 }
 
 // cappedTotals sums the records per workload and mode, with the range of

@@ -10,7 +10,8 @@ import (
 
 // A locked run whose kernel draws more than the board's limit gives its
 // totals under power_capped too: a lower clock and a longer time than
-// locked, in the JSON and in the table's totals.
+// locked, the same as a run under power_capped gives, in the JSON and in
+// the table's totals.
 func TestRunGivesPowerCappedTotals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates a GEMM at several clocks")
@@ -35,6 +36,18 @@ func TestRunGivesPowerCappedTotals(t *testing.T) {
 	if c.MaxClockMHz >= rep.Results[0].ClockMHz || c.TimeUS <= locked.TimeUS || c.LimitW != 200 {
 		t.Errorf("capped %+v against locked %+v at %d MHz: want a lower clock and a longer time",
 			c, locked, rep.Results[0].ClockMHz)
+	}
+	// The reference: the same run under power_capped itself.
+	out, se, code = capture(t, func() int {
+		return dispatch(append(args, "--format", "json", "--set", "gpu.clock_policy=power_capped"))
+	})
+	var ref results.Report
+	if err := json.Unmarshal([]byte(out), &ref); code != exitOK || err != nil {
+		t.Fatalf("power_capped run: exit %d, %v: %s", code, err, se)
+	}
+	if len(ref.Totals) != 1 || ref.Totals[0].TimeUS != c.TimeUS || ref.Results[0].ClockMHz != c.MaxClockMHz {
+		t.Errorf("capped totals %+v, but a power_capped run gives %+v at %d MHz", c, ref.Totals,
+			ref.Results[0].ClockMHz)
 	}
 	table, _, _ := capture(t, func() int { return dispatch(args) })
 	if !strings.Contains(table, "under gpu.clock_policy=power_capped") {

@@ -589,13 +589,11 @@ func (f *runFlags) addPowerCapped(ld *configs.Loaded, job sim.Job, rep *sim.Repo
 		func(r sim.LayerResult) bool { return r.AbovePowerLimit }) {
 		return nil
 	}
-	capped, err := configs.Load(f.cf.configs, append(slices.Clone(f.cf.sets),
-		"gpu.clock_policy="+energy.PowerCapped))
-	if err != nil {
-		return fmt.Errorf("power-capped totals: %w", err)
+	load := func(sets ...string) (*configs.Loaded, error) {
+		return configs.Load(f.cf.configs, append(slices.Clone([]string(f.cf.sets)), sets...))
 	}
 	bar := progress.New(0, "above the power limit, re-timed power-capped", f.quiet)
-	err = sim.AddPowerCapped(capped, job, rep, func(done, total int) { bar.Set(done, total) })
+	err := sim.AddPowerCapped(load, job, rep, func(done, total int) { bar.Set(done, total) })
 	if err != nil {
 		bar.Stop()
 		return err
