@@ -7,6 +7,7 @@ require (
 	github.com/sarchlab/akita/v3 v3.1.0
 	github.com/syifan/goseth v0.1.1
 	github.com/tebeka/atexit v0.3.0
+	golang.org/x/sys v0.18.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
@@ -30,6 +31,5 @@ require (
 	github.com/tklauser/numcpus v0.6.0 // indirect
 	github.com/yusufpapurcu/wmi v1.2.2 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.18.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
