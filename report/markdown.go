@@ -149,6 +149,32 @@ func writeTotals(b *bytes.Buffer, rep *results.Report) {
 			dash(sparse), dash(sp))
 	}
 	b.WriteString("\n")
+	writeCappedMarkdown(b, rep)
+}
+
+// writeCappedMarkdown gives report.md the totals under power_capped when
+// some kernel was above the board's limit at the locked clock.
+func writeCappedMarkdown(b *bytes.Buffer, rep *results.Report) {
+	if len(rep.PowerCapped) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Some kernels draw more than the board's %.0f W at the locked clock, "+
+		"which the board would not sustain; under `gpu.clock_policy: power_capped` (each "+
+		"kernel at the highest clock within the limit):\n\n", rep.PowerCapped[0].LimitW)
+	b.WriteString("| workload | mode | time (µs) | clocks (MHz) | speedup |\n|---|---|--:|--:|--:|\n")
+	for _, t := range rep.PowerCapped {
+		clocks := fmt.Sprint(t.MinClockMHz)
+		if t.MaxClockMHz != t.MinClockMHz {
+			clocks = fmt.Sprintf("%d-%d", t.MinClockMHz, t.MaxClockMHz)
+		}
+		sp := ""
+		if t.Speedup > 0 {
+			sp = fmt.Sprintf("%.3fx", t.Speedup)
+		}
+		fmt.Fprintf(b, "| %s | %s | %.1f | %s | %s |\n", mdEscape(t.Workload), t.Mode, t.TimeUS,
+			clocks, dash(sp))
+	}
+	b.WriteString("\n")
 }
 
 // layerPair is one layer's dense and sparse results.

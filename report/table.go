@@ -55,6 +55,7 @@ func TableWithin(out io.Writer, rep *results.Report, width int) {
 	}
 	writeTableTotals(out, rep)
 	writeStep(out, rep)
+	writeCappedTotals(out, rep)
 	notes.write(out)
 	writeLegend(out, rep, unit, cols, dropped, width)
 }
@@ -188,6 +189,32 @@ func writeTableTotals(out io.Writer, rep *results.Report) {
 	}
 	tw.Flush()
 	writeTokenRates(out, rep)
+}
+
+// writeCappedTotals gives, under the locked totals, the totals under
+// power_capped when some kernel was above the board's limit at the locked
+// clock: one line per workload and mode, with the clocks.
+func writeCappedTotals(out io.Writer, rep *results.Report) {
+	if len(rep.PowerCapped) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	wrap(out, "", fmt.Sprintf("some kernels draw more than the board's %.0f W at the locked clock; "+
+		"under gpu.clock_policy=power_capped (each kernel at the highest clock within the limit):",
+		rep.PowerCapped[0].LimitW))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, t := range rep.PowerCapped {
+		sp := ""
+		if t.Mode == tensorcore.Sparse && t.Speedup != 0 {
+			sp = fmt.Sprintf("%.3fx", t.Speedup)
+		}
+		clocks := fmt.Sprintf("%d MHz", t.MinClockMHz)
+		if t.MaxClockMHz != t.MinClockMHz {
+			clocks = fmt.Sprintf("%d-%d MHz", t.MinClockMHz, t.MaxClockMHz)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f µs per pass\tat %s\t%s\t\n", t.Workload, t.Mode, t.TimeUS, clocks, sp)
+	}
+	tw.Flush()
 }
 
 // fit cuts a name to w runes, keeping its start and end. A merged name

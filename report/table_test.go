@@ -168,3 +168,35 @@ func TestTableReadsLLMs(t *testing.T) {
 		}
 	}
 }
+
+// A locked run with kernels above the board's limit gives its totals
+// under power_capped too, one line per workload and mode with the clocks.
+func TestTableGivesPowerCappedTotals(t *testing.T) {
+	rep := sampleReport(2)
+	rep.PowerCapped = []results.ClockTotal{
+		{Workload: "resnet50", Mode: tensorcore.Dense, Policy: "power_capped", LimitW: 400,
+			TimeUS: 1650.25, MinClockMHz: 1245, MaxClockMHz: 1410},
+		{Workload: "resnet50", Mode: tensorcore.Sparse, Policy: "power_capped", LimitW: 400,
+			TimeUS: 1450, Speedup: 1.138, MinClockMHz: 1395, MaxClockMHz: 1395},
+	}
+	var b bytes.Buffer
+	Table(&b, rep)
+	out := b.String()
+	for _, want := range []string{"board's 400 W at the locked clock",
+		"resnet50   dense  1650.2 µs per pass  at 1245-1410 MHz",
+		"resnet50  sparse  1450.0 µs per pass       at 1395 MHz  1.138x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	md := string(Markdown(rep, loadDefault(t), nil))
+	if !strings.Contains(md, "| resnet50 | sparse | 1450.0 | 1395 | 1.138x |") {
+		t.Errorf("report.md lacks the power-capped totals:\n%s", md)
+	}
+	rep.PowerCapped = nil
+	b.Reset()
+	Table(&b, rep)
+	if strings.Contains(b.String(), "power_capped (each kernel") {
+		t.Error("power-capped totals without any")
+	}
+}

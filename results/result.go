@@ -19,6 +19,26 @@ type Report struct {
 	Provenance *Provenance   `json:"provenance"`
 	Results    []LayerResult `json:"results"`
 	Totals     []Total       `json:"totals"`
+	// PowerCapped are the totals under gpu.clock_policy=power_capped when
+	// the run's clock is locked and some kernel draws more than the
+	// board's limit at it (the board would not sustain that clock);
+	// absent otherwise.
+	PowerCapped []ClockTotal `json:"power_capped_totals,omitempty"`
+}
+
+// ClockTotal is one workload in one mode under a clock policy: the sum
+// over its layers and the range of clocks its kernels ran at.
+type ClockTotal struct {
+	Workload string          `json:"workload"`
+	Mode     tensorcore.Mode `json:"mode"`
+	// Policy is the gpu.clock_policy (power_capped) and LimitW its
+	// power.limit_w.
+	Policy      string  `json:"clock_policy"`
+	LimitW      float64 `json:"limit_w"`
+	TimeUS      float64 `json:"time_us"`
+	Speedup     float64 `json:"speedup,omitempty"`
+	MinClockMHz int     `json:"min_clock_mhz"`
+	MaxClockMHz int     `json:"max_clock_mhz"`
 }
 
 // Provenance is what produced a report, enough to reproduce it: the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stcsim/stcsim/cmd/stcsim/internal/observe"
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"
@@ -575,6 +576,9 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	} else {
 		bar.Done()
 	}
+	if err == nil {
+		err = f.addPowerCapped(ld, job, rep)
+	}
 	finish()
 	if err == nil {
 		err = report.CheckFinite(rep)
@@ -603,6 +607,27 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 		holdMonitor(f.monURL)
 	}
 	return exitOK
+}
+
+// addPowerCapped gives a locked run with kernels above the board's power
+// limit its totals under power_capped too (sim.AddPowerCapped): the
+// clock the board would hold them at.
+func (f *runFlags) addPowerCapped(ld *configs.Loaded, job sim.Job, rep *sim.Report) error {
+	if ld.Config.GPU.ClockPolicy != energy.Locked || !slices.ContainsFunc(rep.Results,
+		func(r sim.LayerResult) bool { return r.AbovePowerLimit }) {
+		return nil
+	}
+	load := func(sets ...string) (*configs.Loaded, error) {
+		return configs.Load(f.cf.configs, append(slices.Clone([]string(f.cf.sets)), sets...))
+	}
+	bar := progress.New(0, "above the power limit, re-timed power-capped", f.quiet)
+	err := sim.AddPowerCapped(load, job, rep, func(done, total int) { bar.Set(done, total) })
+	if err != nil {
+		bar.Stop()
+		return err
+	}
+	bar.Done()
+	return nil
 }
 
 // tableWidth is the width the table keeps to: report.TableWidth, or the
