@@ -51,7 +51,7 @@ func (r *runner) cacheKey(j layerJob, weights map[string]string) simcache.Key {
 }
 
 // simulationHash is the config's SimulationHash for the mode, made once
-// per runner (a YAML encoding of the whole config).
+// per runner (a walk of the whole config).
 func (r *runner) simulationHash(m tensorcore.Mode) string {
 	r.simHashMu.Lock()
 	defer r.simHashMu.Unlock()
