@@ -376,7 +376,9 @@ func (ld *Loaded) YAML() []byte {
 // power and area sections are zeroed for every mode, since they set a
 // record's energy, power and cost, which are computed again from the
 // simulation's counts whenever a record is read, and never its timing
-// (under power_capped the power sets the clock, so they stay in).
+// (under power_capped the power sets the clock, so they stay in). It is
+// a hash of the values (valueHash), not of the YAML Hash writes: the
+// cache makes one per run and mode, a sweep's dry run one per point.
 func (ld *Loaded) SimulationHash(mode tensorcore.Mode) string {
 	c := *ld.Config // a copy: the fields zeroed are values in it
 	if mode == tensorcore.Dense {
@@ -387,7 +389,7 @@ func (ld *Loaded) SimulationHash(mode tensorcore.Mode) string {
 	if c.GPU.ClockPolicy == energy.Locked {
 		c.Power, c.Area = energy.Config{}, area.Config{}
 	}
-	return (&Loaded{Config: &c}).Hash()
+	return valueHash(&c)
 }
 
 // SparseOnlyFields are the Go field paths (indices from Config) of the

@@ -46,8 +46,23 @@ func (r *runner) cacheKey(j layerJob, weights map[string]string) simcache.Key {
 	if !j.shape.Sparse {
 		w = "" // masks are read by the sparse kernel only
 	}
-	return simcache.NewKey(r.job.CacheSalt, r.ld.SimulationHash(j.mode),
+	return simcache.NewKey(r.job.CacheSalt, r.simulationHash(j.mode),
 		[]byte(cacheFormat), rowIdentity(j), []byte(j.mode.String()), []byte(w))
+}
+
+// simulationHash is the config's SimulationHash for the mode, made once
+// per runner (a walk of the whole config).
+func (r *runner) simulationHash(m tensorcore.Mode) string {
+	r.simHashMu.Lock()
+	defer r.simHashMu.Unlock()
+	if h, ok := r.simHash[m]; ok {
+		return h
+	}
+	if r.simHash == nil {
+		r.simHash = map[tensorcore.Mode]string{}
+	}
+	r.simHash[m] = r.ld.SimulationHash(m)
+	return r.simHash[m]
 }
 
 // rowIdentity is the GEMM row as the job's simulation reads it: every

@@ -31,7 +31,7 @@ func (replayCache) Count(simcache.Cause)     {}
 // Seeded with real records of both modes.
 // Run: go test ./sim -run '^$' -fuzz FuzzCachedRecord -fuzztime 60s
 func FuzzCachedRecord(f *testing.F) {
-	ld, err := configs.Load(nil, []string{"gpu.sm_count=4"})
+	ld, err := configs.Load(nil, []string{"gpu.sm_count=4", "sim.fidelity=fast"}) // seeds made in ms
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -28,9 +28,10 @@ type Job struct {
 	Command []string
 	Sources []WorkloadSource
 	// Cache, when set, returns the records of layers simulated before
-	// with the same simulator build (CacheSalt), effective config, row
-	// and mode, and keeps the new ones; each record says "hit" or
-	// "miss". Nil: everything is simulated.
+	// by the same model (CacheSalt: internal/modelid's identity of the
+	// simulator's source), effective config, GEMM shape and operands, and
+	// mode, and keeps the new ones; each record says "hit" or "miss".
+	// Nil: everything is simulated.
 	Cache     Cache
 	CacheSalt string
 }

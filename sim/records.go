@@ -22,6 +22,9 @@ type runner struct {
 	ld  *configs.Loaded
 	cfg *configs.Config
 	job Job
+
+	simHashMu sync.Mutex
+	simHash   map[tensorcore.Mode]string // SimulationHash by mode, made once
 }
 
 func newRunner(ld *configs.Loaded, job Job) *runner {

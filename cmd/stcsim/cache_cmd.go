@@ -66,6 +66,11 @@ func (c *cacheFlags) open(cmd string) (*simcache.Cache, error) {
 		return nil, err
 	}
 	sc, err := simcache.Open(dir, simcache.DefaultMaxBytes)
+	if err != nil && c.dir == "" && os.Getenv(cacheEnv) == "" {
+		// The default directory, which nobody named: not a reason to stop.
+		fmt.Fprintf(os.Stderr, "stcsim %s: %v: the simulation cache is off (--cache DIR names another)\n", cmd, err)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--cache: %v", err)
 	}

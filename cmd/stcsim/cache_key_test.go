@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,5 +177,30 @@ func TestSweepEstimateLeavesOutCachedRecords(t *testing.T) {
 	})
 	if code != exitOK || !strings.Contains(out, "~0s\n") || !strings.Contains(out, "less the records the simulation cache holds") {
 		t.Errorf("dry run: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// A directory the user named (--cache, $STCSIM_CACHE) that holds their
+// files and no marker stops the command (exit 2, nothing run); the
+// default directory, which nobody named, only turns the cache off.
+func TestForeignCacheDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	t.Setenv(cacheEnv, "")
+	os.MkdirAll(filepath.Join(home, "stcsim"), 0o755)
+	writeFile(t, filepath.Join(home, "stcsim"), "thesis.tex", "x")
+	args := []string{"run", "--gemm", "128x128x128", "--mode", "dense", "--set", "gpu.sm_count=2"}
+	_, stderr, code := capture(t, func() int { return dispatch(args) })
+	if code != exitOK || !strings.Contains(stderr, "the simulation cache is off") {
+		t.Errorf("default directory: exit %d %q", code, stderr)
+	}
+	_, stderr, code = capture(t, func() int {
+		return dispatch(append(args, "--cache", filepath.Join(home, "stcsim")))
+	})
+	if code != exitUsage || !strings.Contains(stderr, "thesis.tex") || strings.Contains(stderr, "GEMMs simulated") {
+		t.Errorf("named directory: exit %d %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, "stcsim", "thesis.tex")); err != nil {
+		t.Error(err)
 	}
 }
