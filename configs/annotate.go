@@ -38,6 +38,9 @@ func (ld *Loaded) annotate(n *yaml.Node, path string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			p := joinPath(path, k.Value)
+			if p == "name" || p == "description" {
+				continue // the config's identity, not a modelled value
+			}
 			if v.Kind == yaml.ScalarNode || (v.Kind == yaml.SequenceNode && scalarList(v)) {
 				v.Style |= flowIfSeq(v)
 				v.LineComment = ld.SourceOf(p)
