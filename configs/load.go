@@ -287,9 +287,17 @@ func (ld *Loaded) record(label string, n *yaml.Node, path string) {
 			ld.record(label, v, p)
 		}
 	case yaml.SequenceNode:
+		// A list replaces the base's whole list: forget where the base's
+		// items (past this list's end too) came from.
+		for q := range ld.origin {
+			if strings.HasPrefix(q, path+"[") {
+				delete(ld.origin, q)
+			}
+		}
 		for i, v := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
-			ld.origin[p] = pos{file: label, line: v.Line}
+			note := strings.TrimSpace(strings.TrimPrefix(v.LineComment, "#"))
+			ld.origin[p] = pos{file: label, line: v.Line, note: note}
 			ld.record(label, v, p)
 		}
 	}

@@ -77,13 +77,20 @@ func (m micro) l2Bytes() uint64 { return uint64(m.cfg.L2.SizeKB) * 1024 }
 func (m micro) plateaus() []MicroResult {
 	l1, l2 := m.l1Bytes()/2, m.l2Bytes()/4
 	dram := m.l2Bytes() * 4
-	return []MicroResult{
+	out := []MicroResult{
 		m.latency("l1", l1, homeAny),
 		m.latency("l2_near", l2, homeNear),
-		m.latency("l2_far", l2, homeFar),
-		m.latency("dram", dram, homeAny),
 	}
+	if m.partitioned() {
+		out = append(out, m.latency("l2_far", l2, homeFar))
+	}
+	return append(out, m.latency("dram", dram, homeAny))
 }
+
+// partitioned says whether the L2 has a far partition to measure: with
+// one partition (GA102) every line is near, and a chase over far-homed
+// lines would find none.
+func (m micro) partitioned() bool { return m.cfg.L2.Partitions > 1 }
 
 func (m micro) latency(level string, ws uint64, home homeFilter) MicroResult {
 	return MicroResult{Kind: "latency", Level: level, Unit: "cycles",
@@ -99,6 +106,9 @@ func (m micro) sweep() []MicroResult {
 		home homeFilter
 	}{{"all", homeAny}, {"near_home", homeNear}, {"far_home", homeFar}}
 	for _, c := range curves {
+		if c.home == homeFar && !m.partitioned() {
+			continue
+		}
 		for ws := uint64(16 << 10); ws <= sweepMax; ws *= 2 {
 			out = append(out, MicroResult{Kind: "latency_curve",
 				Level: c.name, Unit: "cycles", WorkingSetBytes: ws,

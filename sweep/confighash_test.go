@@ -24,7 +24,7 @@ func TestSectionEncoderIsMarshal(t *testing.T) {
 		{"description=true", "name='123'"},
 		{"kernel.split_k=[1, 2, 4]", "kernel.candidates[0].bm=64"},
 		{"kernel.force=128x128x64_64x64_s3", "sim.memory_granularity=detailed"},
-		{"shared_memory.carveout_options_kb=[0, 164]", "shared_memory.carveout_kb=164"},
+		{"shared_memory.carveout_options_kb=[0, 100]", "shared_memory.carveout_kb=100"}, // within every built-in L1 (GA102: 128 KB)
 		{"l2.efficiency=0.5", "sim.seed=18446744073709551615"},
 		nil,
 	}

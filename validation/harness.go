@@ -75,6 +75,14 @@ var harnesses = map[string]harness{
 	// kernel's own time. Its clocks are the row's (ncu's default
 	// --clock-control base locks them to the base clock; the report
 	// states the SM frequency). The operands are the program's, not ncu's.
+	// VENOM's benchmark_spmm (UDC-GAC/venom, src/cuda_utils.h cuTime and
+	// src/gemm/cublas_gemm.cpp): 10 warm-up and 100 timed calls back to
+	// back between two CUDA events; cusparseLtMatmul gets dC of the
+	// output's shape with beta 0 (src/spmm/cusparseLt_spmm.cpp), as the
+	// cuSPARSELt sample does. Its operand values are not modelled.
+	"venom_cublas": {loop: true, loopSource: "VENOM benchmark_spmm: 10 warm-up and 100 timed cublasGemmEx calls back to back"},
+	"venom_cusparselt": {loop: true, loopSource: "VENOM benchmark_spmm: 10 warm-up and 100 timed cusparseLtMatmul calls back to back",
+		readsC: true, readsCSource: "VENOM benchmark_spmm: dC of the output's shape, beta 0, as the cuSPARSELt sample"},
 	"ncu": {noLaunchGap: true, noLaunchGapSource: "Nsight Compute: gpu__time_duration of the kernel, no launch gap"},
 }
 

@@ -65,6 +65,8 @@ var HarnessNames = []string{
 	"cusparselt_sample", // cuSPARSELt's matmul example: device time of the chosen algorithm
 	"torch_cusparselt",  // as torch, through PyTorch's cuSPARSELt linear of 2023 (PR 97546), which hands the library a C of the output's shape
 	"ncu",               // Nsight Compute's kernel duration: one launch, replayed with the caches flushed (its default --cache-control all), the launch gap not in it
+	"venom_cublas",      // VENOM's benchmark_spmm (SC'23 artefact): cublasGemmEx in a CUDA-event loop, 10 warm-up and 100 timed calls back to back
+	"venom_cusparselt",  // the same loop around cusparseLtMatmul, handed a C of the output's shape with beta 0
 	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
 }
 
@@ -344,6 +346,12 @@ func ConfigFor(hardware string) (string, bool) {
 		return "a100-pcie-80gb", true // the SXM4-80GB's GA100 and HBM2e (1512 MHz) on a 300 W board
 	case strings.HasPrefix(h, "A100"):
 		return "a100-40gb", true
+	case strings.Contains(h, "3090"):
+		return "rtx3090", true // GeForce RTX 3090 (GA102)
+	case strings.Contains(h, "A6000"):
+		return "rtx-a6000", true // RTX A6000 (GA102)
+	case strings.HasPrefix(h, "A40"):
+		return "a40", true // A40 (GA102): the RRZE gpu-benches board
 	case strings.HasPrefix(h, "H100"):
 		return "h100-sxm", true
 	case strings.HasPrefix(h, "H200"):

@@ -176,7 +176,8 @@ func TestTwelveColumnFile(t *testing.T) {
 func TestConfigForHardware(t *testing.T) {
 	for hw, want := range map[string]string{"A100-PCIE-40GB": "a100-pcie-40gb",
 		"A100-SXM4-40GB": "a100-40gb", "A100": "a100-40gb", "A100-80GB-SXM": "a100-80gb",
-		"A100-SXM4-80GB": "a100-80gb", "H100-SXM": "h100-sxm"} {
+		"A100-SXM4-80GB": "a100-80gb", "H100-SXM": "h100-sxm", "RTX-3090": "rtx3090",
+		"GeForce RTX 3090": "rtx3090", "RTX-A6000": "rtx-a6000", "A40": "a40"} {
 		got, ok := ConfigFor(hw)
 		if !ok || got != want {
 			t.Errorf("%s: config %q, want %q", hw, got, want)

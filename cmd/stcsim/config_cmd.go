@@ -56,7 +56,12 @@ func runConfig(args []string) int {
 	if ld == nil {
 		return code
 	}
-	os.Stdout.Write(ld.YAML())
+	out, err := ld.AnnotatedYAML()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		return exitInternal
+	}
+	os.Stdout.Write(out)
 	fmt.Println()
 	if ld.Config.Sim.Fidelity == configs.FidelityFast {
 		fmt.Printf("# sim.fidelity: fast: every kernel is timed by the analytical tier (sim/fast), "+

@@ -180,7 +180,7 @@ func (c *Config) Validate() check.List {
 	l.OneOf("l2.hash", l2.Hash, "xor", "modulo")
 	l.Positive("l2.writeback_entries", l2.WritebackEntries)
 	l.Positive("crossbar.port_bytes_per_clk", c.Crossbar.PortBytesPerClk)
-	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e")
+	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6", "GDDR6X")
 	l.Positive("dram.channels", c.DRAM.Channels)
 	l.PositiveF("dram.bandwidth_gbps", c.DRAM.BandwidthGBps)
 	if !(c.DRAM.Efficiency > 0 && c.DRAM.Efficiency <= 1) {

@@ -603,9 +603,13 @@ func (p *Plan) fit(cfg *configs.Config) error {
 		}
 	}
 	if p.Occupancy < 1 {
-		return fmt.Errorf("tile %s: one CTA needs %d KB of shared memory "+
-			"(%d stages), more than the %d KB carve-out", p.Tile.Name(),
-			CeilDiv(p.smemPerCTA(), 1024), p.Tile.Stages, smemKB)
+		if p.Limit == "shared memory" {
+			return fmt.Errorf("tile %s: one CTA needs %d bytes (%d KB) of shared memory "+
+				"(%d stages), more than the %d-byte (%d KB) limit, shared_memory.carveout_kb",
+				p.Tile.Name(), p.smemPerCTA(), CeilDiv(p.smemPerCTA(), 1024),
+				p.Tile.Stages, smemKB*1024, smemKB)
+		}
+		return fmt.Errorf("tile %s: one CTA does not fit an SM's %s", p.Tile.Name(), p.Limit)
 	}
 	return nil
 }
