@@ -98,7 +98,7 @@ func (p Pattern) String() string {
 func (p Pattern) Dense() bool { return p.Family() == FamilyNM && p.N == p.M }
 
 // patternSyntax names every family's form, for parse errors.
-const patternSyntax = "N:M (like 2:4), N:MT (transposable), V:N:M (like 64:2:8) or N1:M1/N2:M2 (like 2:4/2:4)"
+const patternSyntax = "N:M, N:MT, V:N:M or N1:M1/N2:M2, like 2:4, 2:4T, 64:2:8 or 2:4/2:4"
 
 // ParsePattern reads a pattern in its canonical form (no sign, no
 // leading zero): "2:4", "2:4T", "64:2:8" or "2:4/2:4", and checks its
