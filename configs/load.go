@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -261,6 +263,10 @@ func readSource(spec string) ([]byte, string, error) {
 		return b, spec + ".yaml (built-in)", nil
 	}
 	if _, err := os.Stat(spec); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the message quotes the path already
+		}
 		return nil, spec, fmt.Errorf("config %s: not a built-in config "+
 			"(%s) and not a readable file: %v", Quote(spec),
 			strings.Join(Builtin(), ", "), err)

@@ -239,7 +239,7 @@ func renderValue(n *yaml.Node) (string, error) {
 func Load(path string) (*Spec, error) {
 	data, err := configs.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: %w", path, bare(err))
+		return nil, fmt.Errorf("sweep %s: %w", quote.Path(path), bare(err))
 	}
 	return Parse(data, path)
 }

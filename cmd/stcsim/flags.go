@@ -58,17 +58,12 @@ func newFlagSet(name, synopsis string) *flag.FlagSet {
 	// The flag package calls Usage on every parse error too; the usage is
 	// printed only when asked for (-h), by flagFailure.
 	fs.Usage = func() {}
-	usages[fs] = func() {
-		fs.SetOutput(os.Stderr)
-		fmt.Fprintf(os.Stderr, "usage: stcsim %s %s\n\nflags:\n", name, synopsis)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	synopses[fs.Name()] = synopsis
 	return fs
 }
 
-// usages print each flag set's usage (-h).
-var usages = map[*flag.FlagSet]func(){}
+// synopses are the commands' synopses, by flag set name, for -h.
+var synopses = map[string]string{}
 
 // flagFailure reports a parse error of fs, the one path every command's
 // flag errors take: -h prints the usage (exit 0); any other error is one
@@ -76,9 +71,10 @@ var usages = map[*flag.FlagSet]func(){}
 // to -h (exit 2).
 func flagFailure(fs *flag.FlagSet, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
-		if u := usages[fs]; u != nil {
-			u()
-		}
+		fmt.Fprintf(os.Stderr, "usage: %s %s\n\nflags:\n", fs.Name(), synopses[fs.Name()])
+		fs.SetOutput(os.Stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 		return exitOK
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), flagMessage(err))

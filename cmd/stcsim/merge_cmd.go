@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sweep/store"
 )
 
@@ -26,10 +27,10 @@ func runMerge(args []string) int {
 	out, ins := pos[0], pos[1:]
 	for i, in := range ins {
 		if sameFile(out, in) {
-			return usageError(fs, "input %s is the output store", in)
+			return usageError(fs, "input %s is the output store", quote.Path(in))
 		}
 		if _, err := os.Stat(in); err != nil {
-			return usageError(fs, "input %s: %v", in, err)
+			return usageError(fs, "input %s: %v", quote.Path(in), errors.Unwrap(err))
 		}
 		for _, prev := range ins[:i] {
 			if sameFile(prev, in) { // another spelling, a symbolic or hard link

@@ -50,6 +50,9 @@ func TestErrorMessagesAreBounded(t *testing.T) {
 				big+",A100-SXM4-40GB,fp16,peak,,,,311.2,,TFLOPS,,x,,,microbenchmark,\n")},
 		"100 KB enum value":      {"run", "--gemm", "64x64x64", "--set", "sim.fidelity=" + long},
 		"100 KB sparse pattern":  {"run", "--gemm", "64x64x64", "--set", "tensorcore.fp16.sparse_pattern=" + long},
+		"100 KB --config":        {"run", "--gemm", "64x64x64", "--config", long},
+		"100 KB sweep path":      {"sweep", long + ".yaml"},
+		"100 KB merge input":     {"merge", filepath.Join(dir, "o.db"), long + ".db"},
 		"ESC in a workload name": {"sweep", "--dry-run", write("e.yaml", "workloads: [{name: \"a\\e[2Jb\", gemms: [64x64x64]}]\n")},
 		"ESC in a sweep label": {"sweep", "--dry-run", write("e2.yaml", "workloads: [{gemms: [64x64x64]}]\n"+
 			"grid: {tensorcore.fp16.sparse_pattern: [\"2:4\\e]0;t\\a\"]}\n")},

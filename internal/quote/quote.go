@@ -60,3 +60,13 @@ func Key(s string) string {
 	}
 	return Q(s)
 }
+
+// Path renders a file path for a message: as it is when it is printable
+// and no longer than a file name may be (255 bytes), else as Q renders
+// it (a path of 100 KB given on the command line is no path of a file).
+func Path(p string) string {
+	if len(p) <= 255 && utf8.ValidString(p) && !HasControl(p) {
+		return p
+	}
+	return Q(p)
+}
