@@ -69,7 +69,7 @@ type RowLines struct {
 func (t *Trace) Where(layer string) string {
 	if t.Lines != nil {
 		if n, ok := t.Lines.Line[layer]; ok {
-			return fmt.Sprintf("%s:%d: layer %s", t.Lines.File, n, quote.Q(layer))
+			return fmt.Sprintf("%s:%d: layer %s", t.Lines.File, n, layer)
 		}
 	}
 	return fmt.Sprintf("workload %s layer %s", t.Name, layer)

@@ -19,9 +19,9 @@ func TestBadPatternNamesTheLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--workload", csvPath, "--quiet"}, csvPath + `:3: layer "l2": sparsity 3:4`},
-		{[]string{"run", "--workload", jsonPath, "--quiet"}, jsonPath + `:3: layer "l2": sparsity 3:4`},
-		{[]string{"trace", "check", csvPath}, "stcsim trace check: " + csvPath + `:3: layer "l2"`},
+		{[]string{"run", "--workload", csvPath, "--quiet"}, csvPath + `:3: layer l2: sparsity 3:4`},
+		{[]string{"run", "--workload", jsonPath, "--quiet"}, jsonPath + `:3: layer l2: sparsity 3:4`},
+		{[]string{"trace", "check", csvPath}, "stcsim trace check: " + csvPath + `:3: layer l2`},
 	} {
 		out, se, code := capture(t, func() int { return dispatch(c.args) })
 		if code != exitUsage || out != "" || !strings.Contains(se, c.want) {
