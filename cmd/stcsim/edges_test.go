@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,34 +51,5 @@ func TestTraceCheckUnits(t *testing.T) {
 	}
 	if got := siCount(4_831_838_208); got != "4.83 G" {
 		t.Errorf("siCount = %q", got)
-	}
-}
-
-// A sweep's dry run counts the records the simulation cache already
-// holds out of its estimate: none before the sweep, all of them after.
-func TestSweepDryRunCountsTheCache(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeFile(t, dir, "tiny.yaml", tinyFastSweep)
-	cache := filepath.Join(dir, "cache")
-	dry := func() string {
-		out, se, code := capture(t, func() int {
-			return dispatch([]string{"sweep", spec, "--dry-run", "--cache", cache})
-		})
-		if code != exitOK {
-			t.Fatalf("dry run: exit %d: %s", code, se)
-		}
-		return out
-	}
-	if out := dry(); !strings.Contains(out, "simulation cache: 0 of 12 records already there") {
-		t.Errorf("dry run before the sweep:\n%s", out)
-	}
-	if _, se, code := capture(t, func() int {
-		return dispatch([]string{"sweep", spec, "--db", filepath.Join(dir, "s.db"), "--cache", cache, "--quiet"})
-	}); code != exitOK {
-		t.Fatalf("sweep: exit %d: %s", code, se)
-	}
-	if out := dry(); !strings.Contains(out, "simulation cache: 12 of 12 records already there") ||
-		!strings.Contains(out, "(4 of 4 records cached)") {
-		t.Errorf("dry run after the sweep:\n%s", out)
 	}
 }

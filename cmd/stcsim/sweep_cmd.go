@@ -154,18 +154,7 @@ func runSweep(args []string) int {
 	}
 	if *dryRun {
 		if !*quiet {
-			sc, salt, err := cache.openKeyed("sweep")
-			if err != nil {
-				return usageError(fs, "%v", err)
-			}
-			var look cacheLook
-			if sc != nil {
-				look = func(ld *configs.Loaded, job sim.Job) (int, int, error) {
-					job.Cache, job.CacheSalt = sc, salt
-					return sim.CachedRecords(ld, job)
-				}
-			}
-			listPoints(plan, sh, *jobs, est, look)
+			listPoints(plan, sh, *jobs, est)
 		}
 		return exitOK
 	}
@@ -353,11 +342,7 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 // listPoints prints the plan: one line per point of the shard with its
 // estimated simulation time (sim.EstimateWork, as workCheck kept it in
 // est), and the shard's total.
-// cacheLook counts a unit's records in the simulation cache (nil: no
-// cache).
-type cacheLook func(ld *configs.Loaded, job sim.Job) (hits, total int, err error)
-
-func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates, look cacheLook) {
+func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) {
 	w := bufio.NewWriter(os.Stdout) // up to 10^5 lines, in a few hundred writes
 	defer w.Flush()
 	units := sh.Select(plan.Units())
@@ -368,49 +353,17 @@ func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates, 
 	}
 	fmt.Fprintln(w, "; all configs valid")
 	total := 0.0
-	hits, records := 0, 0
 	for _, u := range units {
 		sec := sim.EstimateSeconds(est.get(unitKey{u.Point, u.Workload}))
-		cached := ""
-		if h, n := unitCached(u, plan, look); n > 0 {
-			hits, records = hits+h, records+n
-			// The records the cache holds cost nothing; the estimate
-			// leaves out their share.
-			sec *= float64(n-h) / float64(n)
-			if h > 0 {
-				cached = fmt.Sprintf("  (%d of %d records cached)", h, n)
-			}
-		}
 		total += sec
-		fmt.Fprintf(w, "  point %d  config %s  %s  %s  ~%s%s\n", u.Point.Index+1,
-			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec), cached)
-	}
-	if look != nil {
-		fmt.Fprintf(w, "simulation cache: %d of %d records already there, left out of the estimate\n",
-			hits, records)
+		fmt.Fprintf(w, "  point %d  config %s  %s  %s  ~%s\n", u.Point.Index+1,
+			u.Point.Hash, u.Workload.Trace.Name, u.Point.Label(), roundSeconds(sec))
 	}
 	par := max(1, min(jobs, runtime.NumCPU(), len(units)))
 	fmt.Fprintf(w, "estimated time: ~%s on one core, ~%s with --jobs %d on %d "+
 		"free cores (from the points' sizes; points already in the store "+
 		"are skipped)\n", roundSeconds(total), roundSeconds(total/float64(par)),
 		jobs, par)
-}
-
-// unitCached looks a unit's records up in the cache; 0, 0 without one
-// or when its config cannot be loaded (the plan checked it).
-func unitCached(u sweep.Unit, plan *sweep.Plan, look cacheLook) (hits, total int) {
-	if look == nil {
-		return 0, 0
-	}
-	ld, err := u.Point.Load()
-	if err != nil {
-		return 0, 0
-	}
-	hits, total, err = look(ld, sim.Job{Workloads: []*workloads.Trace{u.Workload.Trace}, Modes: plan.Modes})
-	if err != nil {
-		return 0, 0
-	}
-	return hits, total
 }
 
 // roundSeconds renders an estimate in seconds to 2 significant figures.
