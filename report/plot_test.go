@@ -529,3 +529,14 @@ func TestWithPrecision(t *testing.T) {
 		t.Errorf("no rows: %q", got)
 	}
 }
+
+// A sweep's refined points (re-run at instruction level beside the fast
+// tier's lines) are drawn in their own marker; the fast lines are not.
+func TestRefinedSeries(t *testing.T) {
+	if !refined(Series{Label: "tiny, sim.fidelity=instruction"}) {
+		t.Error("a refined series is not marked")
+	}
+	if refined(Series{Label: "tiny, sim.fidelity=fast"}) || refined(Series{Label: "tiny"}) {
+		t.Error("a fast or unlabelled series is marked as refined")
+	}
+}

@@ -11,9 +11,11 @@
 # Each check names the page, the sentence with {} where each number goes
 # (whitespace and line breaks in the page match any whitespace), and the
 # numbers the command gives. A new number in the docs beside a command
-# gets a check here. Cost: about a minute on 2 cores (the worked sweep of
-# docs/sweeps.md is most of it); the simulation cache is off, so the
-# numbers are the model's, not a cache's.
+# gets a check here. Cost: the worked sweep of docs/sweeps.md is most of
+# it (10 s wall on the idle 2-core machine per that page; the whole
+# script took 13.5 min under a load average of about 28 on 2026-12-07);
+# the simulation cache is off, so the numbers are the model's, not a
+# cache's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

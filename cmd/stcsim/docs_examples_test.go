@@ -357,8 +357,36 @@ func checkStcsim(t *testing.T, b docBlock, args []string) {
 			t.Errorf("%s: stcsim %s: exit %d: %s", b.where(), strings.Join(args, " "), code, se)
 		}
 	}
-	if prefix[0] == "run" {
+	switch prefix[0] {
+	case "run":
 		runFast(t, b, args)
+	case "sweep":
+		dryRunSweep(t, b, args)
+	}
+}
+
+// dryRunSweep checks a documented sweep with --dry-run (its file, grid
+// keys and every point's config, nothing simulated), its store in a
+// scratch directory; a placeholder sweep file is left to the path check.
+func dryRunSweep(t *testing.T, b docBlock, args []string) {
+	if len(args) < 2 {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot, args[1])); err != nil {
+		return
+	}
+	run := []string{"sweep", filepath.Join(repoRoot, args[1]), "--dry-run", "--quiet"}
+	for i := 2; i < len(args); i++ {
+		switch {
+		case args[i] == "--db" && i+1 < len(args):
+			i++
+		case args[i] == "--dry-run" || args[i] == "--quiet":
+		default:
+			run = append(run, args[i])
+		}
+	}
+	if _, se, code := capture(t, func() int { return dispatch(run) }); code != exitOK {
+		t.Errorf("%s: stcsim %s: exit %d: %s", b.where(), strings.Join(run, " "), code, se)
 	}
 }
 
