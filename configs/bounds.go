@@ -87,6 +87,7 @@ var Bounds = []Bound{
 	{"kernel.candidates[*].bk", 1, 1024},
 	{"kernel.candidates[*].warp_m", 1, 1024},
 	{"kernel.candidates[*].warp_n", 1, 1024},
+	{"kernel.candidates[*].max_n", 0, 1 << 30},
 	{"area.disabled_sms", 0, 1024},
 	{"area.operand_path_mm", 0, 100},
 }

@@ -119,6 +119,10 @@ type TileConfig struct {
 	Stages     int      `yaml:"stages"`
 	Modes      []string `yaml:"modes"`      // dense, sparse
 	Precisions []string `yaml:"precisions"` // fp16, bf16, tf32, int8
+	// MaxN offers the tile only to GEMMs whose N is at most this (0: to
+	// every GEMM): a small-N tile is the library's kernel for skinny
+	// problems, which its heuristic does not pick for wide ones.
+	MaxN int `yaml:"max_n"`
 }
 
 // Name is the tile's identifier, as reported in results and accepted by
@@ -130,6 +134,10 @@ func (t TileConfig) Name() string {
 
 // Warps is the number of warps of one CTA.
 func (t TileConfig) Warps() int { return (t.BM / t.WarpM) * (t.BN / t.WarpN) }
+
+// OffersN says whether the tile is offered to a GEMM of N columns
+// (MaxN).
+func (t TileConfig) OffersN(n int) bool { return t.MaxN == 0 || n <= t.MaxN }
 
 // Supports says whether the tile is offered for a mode and precision.
 func (t TileConfig) Supports(mode tensorcore.Mode, precision tensorcore.Precision) bool {
@@ -412,6 +420,7 @@ func (t TileConfig) validate(c *Config) check.List {
 	l.PowerOfTwo("warp_m", t.WarpM)
 	l.PowerOfTwo("warp_n", t.WarpN)
 	l.Range("stages", t.Stages, 2, 16)
+	l.Range("max_n", t.MaxN, 0, 1<<30)
 	if len(l) > 0 {
 		return l
 	}

@@ -36,7 +36,7 @@ func EachCandidate(cfg *configs.Config, g kernel.Shape,
 	// Validated with the config: a pinned name parses.
 	pin, _ := configs.ParseKernel(cfg.Kernel.Forced(g.Mode()))
 	for _, t := range cfg.Kernel.Candidates {
-		if !t.Supports(g.Mode(), g.Precision) {
+		if !t.Supports(g.Mode(), g.Precision) || !t.OffersN(g.N) {
 			continue
 		}
 		if pin.Tile != "" && t.Name() != pin.Tile {
