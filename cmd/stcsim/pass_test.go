@@ -67,6 +67,8 @@ func TestPassFlagsRefuseWhatChangesNothing(t *testing.T) {
 		{[]string{"--activation-sparsity", "step"}, "needs --pass backward or step"},
 		{[]string{"--pass", "step", "--activation-sparsity", "forward",
 			"--activation-layers", "nothing"}, "matches no linear layer"},
+		{[]string{"--workload", "../../workloads/testdata/tiny-profile.json", "--pass", "step"},
+			"is a PyTorch profiler trace"},
 	} {
 		args := append([]string{"run", "--gemm", "256x128x512", "--quiet"}, c.args...)
 		_, errOut, code := capture(t, func() int { return dispatch(args) })
