@@ -137,7 +137,9 @@ func (t TileConfig) Warps() int { return (t.BM / t.WarpM) * (t.BN / t.WarpN) }
 
 // OffersN says whether the tile is offered to a GEMM of N columns
 // (MaxN).
-func (t TileConfig) OffersN(n int) bool { return t.MaxN == 0 || n <= t.MaxN }
+func (t TileConfig) OffersN(n int) bool {
+	return t.MaxN == 0 || n <= t.MaxN
+}
 
 // Supports says whether the tile is offered for a mode and precision.
 func (t TileConfig) Supports(mode tensorcore.Mode, precision tensorcore.Precision) bool {
