@@ -129,7 +129,7 @@ func TestCommandsCheckBeforeWorking(t *testing.T) {
 		{[]string{"results", "export", ro, "--out", dir}, "is a directory"},
 		{[]string{"plot", ro, "--x", "gpu.sm_count", "--out", filepath.Join(file, "p.png")}, "--out"},
 		{[]string{"merge", dir, ro}, "is a directory"},
-		{[]string{"prune", "--in", "x.npy", "--pattern", "1:128", "--out", filepath.Join(dir, "p")}, "at most 64"},
+		{[]string{"prune", "--in", "x.npy", "--pattern", "1:128", "--out", filepath.Join(dir, "p")}, "M <= 64"},
 		{[]string{"prune", "--in", "x.npy", "--out", file}, "not a directory"},
 		{[]string{"micro", "tc", "--chain", "1099511627776"}, "--chain must be in"},
 		{[]string{"validate", "--points", furlongs}, "latency rows need cycles"},

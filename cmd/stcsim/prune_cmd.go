@@ -49,9 +49,6 @@ func runPrune(args []string) int {
 		err = fmt.Errorf("--in is required")
 	case *out == "" && !*verify:
 		err = fmt.Errorf("--out is required (unless --verify)")
-	case p.Family() != tensorcore.FamilyVNM && p.Group() > maxPruneGroup:
-		err = fmt.Errorf("--pattern %s: groups of at most %d along K",
-			*pattern, maxPruneGroup)
 	case *format != "text" && *format != "json":
 		err = fmt.Errorf("--format %s: want text or json", configs.Quote(*format))
 	case *out != "":
@@ -93,11 +90,6 @@ func runPrune(args []string) int {
 	printPruneSummary(&r.Summary, *format)
 	return exitOK
 }
-
-// maxPruneGroup is the widest N:M group prune accepts: the compressed
-// form indexes a kept value within at most 64 positions (ceil(log2 M)
-// metadata bits, tensorcore.MetadataBits).
-const maxPruneGroup = 64
 
 func printPruneSummary(s *workloads.PruneSummary, format string) {
 	if format == "json" {
