@@ -1,9 +1,7 @@
 package memory
 
 import (
-	"encoding/csv"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/stcsim/stcsim/internal/clock"
@@ -15,22 +13,7 @@ import (
 // bw-dram-a40 dram.efficiency); the chase reports no far L2 partition
 // (there is none to measure) and orders L1 < L2 < DRAM.
 func TestMicroMemMatchesA40(t *testing.T) {
-	f, err := os.Open("../validation/points/ga102-public.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]float64{}
-	for _, r := range recs[1:] {
-		var v float64
-		if _, err := fmtSscan(r[7], &v); err == nil {
-			rows[r[0]] = v
-		}
-	}
+	rows := readPoints(t, "../validation/points/ga102-public.csv")
 	res, err := MicroMem(testConfig(t, "a40"), clock.MHz(1740), 84)
 	if err != nil {
 		t.Fatal(err)

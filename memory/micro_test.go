@@ -101,7 +101,13 @@ func checkPlateaus(t *testing.T, res []MicroResult, lat map[string]float64) {
 
 func readValidation(t *testing.T) map[string]float64 {
 	t.Helper()
-	f, err := os.Open(validationCSV)
+	return readPoints(t, validationCSV)
+}
+
+// readPoints is a points file's first value column by row id.
+func readPoints(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
