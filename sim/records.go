@@ -511,12 +511,10 @@ func addSpeedups(rep *Report) {
 	for i, r := range rep.Results {
 		if d, ok := dense[key{r.Workload, r.Layer}]; ok && r.Mode == tensorcore.Sparse {
 			rep.Results[i].Speedup = d / r.TimeUS
-			if r.SparseApplied && d < r.TimeUS {
-				rep.Results[i].Note = joinNote(r.Note, fmt.Sprintf("the sparse kernel is "+
-					"slower than the dense one (%.2fx): the library's sparse kernel is "+
-					"reported as it runs, not replaced by the dense", d/r.TimeUS))
-			}
 			explainLoss(&rep.Results[i], denseRec[key{r.Workload, r.Layer}])
+			if r.SparseApplied && d < r.TimeUS {
+				rep.Results[i].Note = joinNote(r.Note, slowerNote(rep.Results[i], denseRec[key{r.Workload, r.Layer}]))
+			}
 		}
 	}
 	for _, w := range order {
@@ -577,6 +575,27 @@ func explainLoss(s *LayerResult, d LayerResult) {
 	}
 	loss := results.BreakdownOf(lost)
 	s.LossUS, s.Loss = gap, loss
+}
+
+// slowerNote says why a sparse record came out slower than its dense
+// one: the two kernels, and the largest cause of the sparse kernel's
+// time beyond the ideal. The sparse kernel is reported as it runs, not
+// replaced by the dense one.
+func slowerNote(s, d LayerResult) string {
+	why := ""
+	if s.LossUS > 0 {
+		top := results.Cause{}
+		for _, c := range s.Loss.Causes() {
+			if c.Share > top.Share {
+				top = c
+			}
+		}
+		if top.Name != "" {
+			why = fmt.Sprintf(", and %s is %.0f %% of its time beyond the ideal", top.Name, 100*top.Share)
+		}
+	}
+	return fmt.Sprintf("sparse is slower than dense (%.2fx): the sparse kernel %s against the dense %s%s",
+		s.Speedup, s.Kernel, d.Kernel, why)
 }
 
 // addEnergySavings fills each sparse record's and total's energy saving
