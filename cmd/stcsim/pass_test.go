@@ -139,11 +139,11 @@ func TestStepTotalIncludesSparsifier(t *testing.T) {
 	}
 	var doc struct {
 		Results []struct {
-			Layer, Mode, Pass string
-			TimeUS            float64 `json:"time_us"`
-			Count             int
-			DRAMRead          uint64 `json:"dram_read_bytes"`
-			DRAMWrite         uint64 `json:"dram_write_bytes"`
+			Layer, Mode, Pass, Bound string
+			TimeUS                   float64 `json:"time_us"`
+			Count                    int
+			DRAMRead                 uint64 `json:"dram_read_bytes"`
+			DRAMWrite                uint64 `json:"dram_write_bytes"`
 		}
 		Totals []struct {
 			Mode   string
@@ -164,6 +164,9 @@ func TestStepTotalIncludesSparsifier(t *testing.T) {
 		}
 		if r.Pass == "overhead" {
 			found++
+			if r.Bound == "" {
+				t.Error("the sparsifier record names no limiter")
+			}
 			over += r.TimeUS * float64(r.Count)
 			// X is 512 x 128 fp16; values half of it and metadata 1/16, twice.
 			const x = 512 * 128 * 2
