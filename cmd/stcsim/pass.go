@@ -64,6 +64,11 @@ func (p *passFlags) options() (workloads.Training, error) {
 			"weight gradient: it needs --pass backward or step (forward alone: " +
 			"--activation-sparsity forward)")
 	}
+	if p.activations == workloads.ActivationsForward && p.pass == workloads.PassBackward {
+		return o, fmt.Errorf("--activation-sparsity forward sparsifies X for the " +
+			"forward GEMM, which --pass backward leaves out (step, or " +
+			"--activation-sparsity step for the weight gradient's X^T)")
+	}
 	if !off {
 		re, err := regexp.Compile(p.actLayers)
 		if err != nil {
