@@ -86,7 +86,7 @@ func (p *passFlags) apply(job *sim.Job) error {
 	if err != nil || o.Identity() {
 		return err
 	}
-	matched := false
+	matched, sparseDgrad := false, false
 	for i, t := range job.Workloads {
 		format := ""
 		if imp := job.Sources[i].Import; imp != nil {
@@ -100,8 +100,16 @@ func (p *passFlags) apply(job *sim.Job) error {
 			return err
 		}
 		matched = matched || len(out.Sparsifiers) > 0
+		for _, g := range out.GEMMs {
+			sparseDgrad = sparseDgrad || (g.Pass == workloads.RoleDgrad && g.Sparsity != workloads.Dense)
+		}
 		job.Workloads[i] = out
 		job.Sources[i].Training = o.String()
+	}
+	if o.Transposable && !sparseDgrad {
+		return fmt.Errorf("--transposable: no data gradient of the workloads can run " +
+			"sparse (no forward row is sparse in its weights, or none has whole " +
+			"groups along its M), so it would change nothing")
 	}
 	if o.ActivationLayers != nil && !matched {
 		return fmt.Errorf("--activation-layers %s matches no linear layer of the "+

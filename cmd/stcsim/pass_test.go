@@ -66,6 +66,8 @@ func TestPassFlagsRefuseWhatChangesNothing(t *testing.T) {
 		{[]string{"--pass", "step", "--activation-layers", "ffn"}, "needs --activation-sparsity"},
 		{[]string{"--activation-sparsity", "step"}, "needs --pass backward or step"},
 		{[]string{"--pass", "backward", "--activation-sparsity", "forward"}, "leaves out"},
+		{[]string{"--pass", "step", "--transposable", "--sparse-operand", "activations"},
+			"would change nothing"},
 		{[]string{"--pass", "step", "--activation-sparsity", "forward",
 			"--activation-layers", "nothing"}, "matches no linear layer"},
 		{[]string{"--workload", "../../workloads/testdata/tiny-profile.json", "--pass", "step"},
