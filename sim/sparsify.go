@@ -97,8 +97,9 @@ func (r *runner) sparsifierRecord(workload string, s workloads.Sparsifier) (Laye
 		K: 1, Batch: max(s.Batch, 1), Precision: prec, Mode: tensorcore.Sparse,
 		SparseApplied: true, Pattern: s.Pattern, SparseOperand: workloads.OperandActivations,
 		Pass: workloads.RoleOverhead, Count: max(s.Count, 1), Kernel: "sparsify_" + s.Pattern,
-		Cycles: cycles, TimeUS: sec * 1e6, Bound: streamBound(res.Stats, res.Cycles),
+		Cycles: cycles, TimeUS: sec * 1e6, Breakdown: streamBreakdown(res.Stats, res.Cycles),
 		SparseAlong: fmt.Sprintf("%s of %s", forms, s.For), Fidelity: "memory stream"}
+	rec.Bound = rec.Breakdown.Bound()
 	st := res.Stats
 	rec.DRAMReadBytes, rec.DRAMWriteBytes = st.DRAMReadBytes, st.DRAMWriteBytes
 	rec.DRAMGBps = float64(st.DRAMReadBytes+st.DRAMWriteBytes) / sec / 1e9
@@ -112,20 +113,21 @@ func (r *runner) sparsifierRecord(workload string, s workloads.Sparsifier) (Laye
 	return rec, nil
 }
 
-// streamBound names the level whose busiest server was busy the largest
-// share of a stream kernel's cycles: dram_bandwidth or l2_bandwidth (an
-// L2 slice or crossbar port) when it was busy at least half the time,
-// else dram_latency (too few bytes in flight to fill either).
-func streamBound(st memory.Stats, cycles uint64) string {
+// streamBreakdown attributes a stream kernel's time, all of it tensor-core
+// idle, to one cause: the level whose busiest server was busy the
+// largest share of its cycles, DRAM or L2 bandwidth (an L2 slice or
+// crossbar port) when that server was busy at least half the time, else
+// DRAM latency (too few bytes in flight to fill either).
+func streamBreakdown(st memory.Stats, cycles uint64) Breakdown {
 	dram := float64(st.MaxChannelBusy) / float64(max(cycles, 1))
 	l2 := float64(max(st.MaxSliceBusy, st.MaxPortBusy)) / float64(max(cycles, 1))
 	switch {
 	case dram >= l2 && dram >= 0.5:
-		return "dram_bandwidth"
+		return Breakdown{DRAMBandwidth: 1}
 	case l2 >= 0.5:
-		return "l2_bandwidth"
+		return Breakdown{L2Bandwidth: 1}
 	}
-	return "dram_latency"
+	return Breakdown{DRAMLatency: 1}
 }
 
 // streamActivity is a stream kernel's energy events: its L1 and L2

@@ -64,6 +64,11 @@ func (p *passFlags) options() (workloads.Training, error) {
 			"weight gradient: it needs --pass backward or step (forward alone: " +
 			"--activation-sparsity forward)")
 	}
+	if p.activations == workloads.ActivationsForward && p.pass == workloads.PassBackward {
+		return o, fmt.Errorf("--activation-sparsity forward sparsifies X for the " +
+			"forward GEMM, which --pass backward leaves out (step, or " +
+			"--activation-sparsity step for the weight gradient's X^T)")
+	}
 	if !off {
 		re, err := regexp.Compile(p.actLayers)
 		if err != nil {
@@ -81,7 +86,7 @@ func (p *passFlags) apply(job *sim.Job) error {
 	if err != nil || o.Identity() {
 		return err
 	}
-	matched := false
+	matched, sparseDgrad := false, false
 	for i, t := range job.Workloads {
 		format := ""
 		if imp := job.Sources[i].Import; imp != nil {
@@ -95,8 +100,16 @@ func (p *passFlags) apply(job *sim.Job) error {
 			return err
 		}
 		matched = matched || len(out.Sparsifiers) > 0
+		for _, g := range out.GEMMs {
+			sparseDgrad = sparseDgrad || (g.Pass == workloads.RoleDgrad && g.Sparsity != workloads.Dense)
+		}
 		job.Workloads[i] = out
 		job.Sources[i].Training = o.String()
+	}
+	if o.Transposable && !sparseDgrad {
+		return fmt.Errorf("--transposable: no data gradient of the workloads can run " +
+			"sparse (no forward row is sparse in its weights, or none has whole " +
+			"groups along its M), so it would change nothing")
 	}
 	if o.ActivationLayers != nil && !matched {
 		return fmt.Errorf("--activation-layers %s matches no linear layer of the "+

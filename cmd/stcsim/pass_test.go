@@ -65,6 +65,9 @@ func TestPassFlagsRefuseWhatChangesNothing(t *testing.T) {
 		{[]string{"--transposable"}, "--transposable needs --pass"},
 		{[]string{"--pass", "step", "--activation-layers", "ffn"}, "needs --activation-sparsity"},
 		{[]string{"--activation-sparsity", "step"}, "needs --pass backward or step"},
+		{[]string{"--pass", "backward", "--activation-sparsity", "forward"}, "leaves out"},
+		{[]string{"--pass", "step", "--transposable", "--sparse-operand", "activations"},
+			"would change nothing"},
 		{[]string{"--pass", "step", "--activation-sparsity", "forward",
 			"--activation-layers", "nothing"}, "matches no linear layer"},
 		{[]string{"--workload", "../../workloads/testdata/tiny-profile.json", "--pass", "step"},
@@ -139,11 +142,11 @@ func TestStepTotalIncludesSparsifier(t *testing.T) {
 	}
 	var doc struct {
 		Results []struct {
-			Layer, Mode, Pass string
-			TimeUS            float64 `json:"time_us"`
-			Count             int
-			DRAMRead          uint64 `json:"dram_read_bytes"`
-			DRAMWrite         uint64 `json:"dram_write_bytes"`
+			Layer, Mode, Pass, Bound string
+			TimeUS                   float64 `json:"time_us"`
+			Count                    int
+			DRAMRead                 uint64 `json:"dram_read_bytes"`
+			DRAMWrite                uint64 `json:"dram_write_bytes"`
 		}
 		Totals []struct {
 			Mode   string
@@ -164,6 +167,9 @@ func TestStepTotalIncludesSparsifier(t *testing.T) {
 		}
 		if r.Pass == "overhead" {
 			found++
+			if r.Bound == "" {
+				t.Error("the sparsifier record names no limiter")
+			}
 			over += r.TimeUS * float64(r.Count)
 			// X is 512 x 128 fp16; values half of it and metadata 1/16, twice.
 			const x = 512 * 128 * 2
