@@ -128,12 +128,30 @@ func runValidate(args []string) int {
 	}
 	bar.Done()
 	reportCache("validate", simCache, *quiet)
+	return writeValidation(rep, validationOutput{points: *points, format: *format,
+		subset: len(pts) < all, saveSummary: *saveSummary, summaryLabel: *summaryLabel,
+		maxMAPE: *maxMAPE})
+}
+
+// validationOutput is what validate writes and how: the points file the
+// report names, the format, whether the rows were a subset (then the
+// stored full table follows), --save-summary and --max-mape.
+type validationOutput struct {
+	points, format            string
+	subset                    bool
+	saveSummary, summaryLabel string
+	maxMAPE                   float64
+}
+
+// writeValidation writes the report to stdout, the stored full table
+// with --save-summary, and says whether a kind's MAPE exceeds --max-mape.
+func writeValidation(rep *validation.Report, o validationOutput) int {
 	rep.Provenance.Command = os.Args
-	rep.Provenance.Points = *points
-	if data, err := os.ReadFile(*points); err == nil {
+	rep.Provenance.Points = o.points
+	if data, err := os.ReadFile(o.points); err == nil {
 		rep.Provenance.PointsSHA256 = fmt.Sprintf("%x", sha256.Sum256(data))
 	}
-	if *format == "json" {
+	if o.format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim validate: encode report:", err)
@@ -142,19 +160,19 @@ func runValidate(args []string) int {
 		os.Stdout.Write(append(b, '\n'))
 	} else {
 		validation.WriteTable(os.Stdout, rep)
-		if len(pts) < all {
-			validation.WriteFullTable(os.Stdout, *points)
+		if o.subset {
+			validation.WriteFullTable(os.Stdout, o.points)
 		}
 	}
-	if *saveSummary != "" {
-		if err := validation.SaveFullTable(*saveSummary, *summaryLabel, rep); err != nil {
+	if o.saveSummary != "" {
+		if err := validation.SaveFullTable(o.saveSummary, o.summaryLabel, rep); err != nil {
 			fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary:", err)
 			return exitInternal
 		}
 	}
-	if kind, worst := rep.MaxMAPE(); *maxMAPE > 0 && 100*worst > *maxMAPE {
+	if kind, worst := rep.MaxMAPE(); o.maxMAPE > 0 && 100*worst > o.maxMAPE {
 		fmt.Fprintf(os.Stderr, "stcsim validate: %s MAPE %.1f%% exceeds --max-mape %g%%\n",
-			kind, 100*worst, *maxMAPE)
+			kind, 100*worst, o.maxMAPE)
 		return exitInternal
 	}
 	return exitOK
