@@ -24,6 +24,7 @@ type fast struct {
 	l1    l1Model
 	slice []calendar
 	chans []calendar
+	buses []dramBus // per channel
 	ports []server
 	wbq   []wbQueue // per slice
 	stats Stats
@@ -41,6 +42,7 @@ func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
 		l1:            newL1Model(p),
 		slice:         newCalendars(p.slices, p.sliceRate),
 		chans:         newCalendars(p.cfg.DRAM.Channels, p.chanRate),
+		buses:         newDRAMBuses(p.cfg.DRAM.Channels, p),
 		ports:         newServers(p.numSMs, p.portRate),
 		wbq:           make([]wbQueue, p.slices),
 	}
@@ -296,10 +298,12 @@ func (f *fast) fill(q *request, at float64, line, miss uint64,
 	bytes := f.sectorBytes(miss)
 	f.stats.DRAMReadBytes += uint64(bytes)
 	f.stats.PerClass[q.class].DRAMReadBytes += uint64(bytes)
-	end := f.chans[f.p.amap.channel(line)].reserve(at, bytes)
+	ch := f.p.amap.channel(line)
+	cost := f.buses[ch].cost(false, bytes)
+	end := f.chans[ch].reserve(at, cost)
 	q.cur.dramSectors = bits.OnesCount64(miss)
-	q.cur.channel = end - at - bytes/f.p.chanRate
-	q.cur.lat += bytes/f.p.chanRate + f.p.dramExtra
+	q.cur.channel = end - at - cost/f.p.chanRate
+	q.cur.lat += cost/f.p.chanRate + f.p.dramExtra
 	return end + f.p.dramExtra, end + lat + f.p.dramExtra
 }
 
@@ -322,8 +326,8 @@ func (f *fast) writeBack(now float64, sl int, ev eviction) float64 {
 	bytes := f.sectorBytes(ev.sectors)
 	f.stats.DRAMWriteBytes += uint64(bytes)
 	f.stats.PerClass[ev.class].DRAMWriteBytes += uint64(bytes)
-	line := f.p.amap.lineOf(sl, ev.local)
-	return f.chans[f.p.amap.channel(line)].reserve(now, bytes)
+	ch := f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))
+	return f.chans[ch].reserve(now, f.buses[ch].cost(true, bytes))
 }
 
 // Flush implements Hierarchy: every dirty line is written back; the
