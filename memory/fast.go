@@ -351,7 +351,8 @@ func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 // Touch implements Toucher: every line's sectors are looked up and
 // filled as a read's are, and counted as its traffic (L2 bytes, hits and
 // misses, the DRAM reads of the misses and the write-backs of dirty
-// victims), but no server is booked: the time is the caller's.
+// victims), but no server is booked: the time is the caller's. The DRAM
+// buses' direction moves as that traffic would move it.
 func (f *fast) Touch(class Class, r Region) {
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
 		sl, local := f.p.amap.slice(s.line)
@@ -363,6 +364,7 @@ func (f *fast) Touch(class Class, r Region) {
 			wb := uint64(f.sectorBytes(ev.sectors))
 			f.stats.DRAMWriteBytes += wb
 			f.stats.PerClass[ev.class].DRAMWriteBytes += wb
+			f.buses[f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))].cost(true, float64(wb))
 		}
 		n := uint64(bits.OnesCount64(miss))
 		f.stats.L2MissSectors += n
@@ -371,6 +373,7 @@ func (f *fast) Touch(class Class, r Region) {
 			rd := uint64(f.sectorBytes(miss))
 			f.stats.DRAMReadBytes += rd
 			f.stats.PerClass[class].DRAMReadBytes += rd
+			f.buses[f.p.amap.channel(s.line)].cost(false, float64(rd)) // the bus's direction as the reads leave it
 		}
 	})
 }
