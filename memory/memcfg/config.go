@@ -188,6 +188,15 @@ func (c *Config) Validate() check.List {
 		l.Add("dram.turnaround_ns", "must be in [0, %g] (got %g)", float64(MaxTurnaroundNs), c.DRAM.TurnaroundNs)
 	}
 	l.Positive("dram.write_batch_bytes", c.DRAM.WriteBatchBytes)
+	if d := c.DRAM; d.TurnaroundNs > 0 && d.WriteBatchBytes > 0 && d.Channels > 0 &&
+		float64(d.WriteBatchBytes)/(2*d.TurnaroundNs)*float64(d.Channels) < MinDRAMGBps {
+		// Writes among reads move at most a batch per two turns.
+		l.AddWith("dram.turnaround_ns", []string{"dram.write_batch_bytes", "dram.channels"},
+			"%g ns per turn leaves %d channels of %d-B write batches %.3g GB/s, below the least "+
+				"simulated in reasonable time (%g GB/s); lower it or raise the batch",
+			d.TurnaroundNs, d.Channels, d.WriteBatchBytes,
+			float64(d.WriteBatchBytes)/(2*d.TurnaroundNs)*float64(d.Channels), float64(MinDRAMGBps))
+	}
 	l.Positive("dram.latency", c.DRAM.Latency)
 	l.Positive("dram.size_gb", c.DRAM.SizeGB)
 	if len(l) == 0 {
