@@ -22,6 +22,7 @@ type dramChannel struct {
 	d     *detailed
 	top   akita.Port
 	srv   server
+	bus   dramBus
 	lat   float64
 	queue []dramRsp
 
@@ -38,6 +39,7 @@ func newDRAMChannel(engine akita.Engine, clk clock.Clock, p params, i int,
 	d *detailed) *dramChannel {
 	c := &dramChannel{cb: clock.Callbacks{Engine: engine, Clock: clk},
 		p: &d.agent.p, d: d, srv: server{rate: p.chanRate},
+		bus: newDRAMBuses(1, p)[0],
 		lat: p.dramExtra - akitaMissCycles}
 	name := akita.BuildNameWithIndex(p.name, "DRAMChannel", i)
 	c.TickingComponent = akita.NewTickingComponent(name, engine, clk.Freq, c)
@@ -58,8 +60,8 @@ func (c *dramChannel) accept(now akita.VTimeInSec) bool {
 	progress := false
 	cyc := float64(c.cb.Clock.Cycle(now))
 	for m := c.top.Retrieve(now); m != nil; m = c.top.Retrieve(now) {
-		bytes := c.account(m)
-		_, end := c.srv.reserve(cyc, float64(bytes))
+		bytes, write := c.account(m)
+		_, end := c.srv.reserve(cyc, c.bus.cost(write, float64(bytes)))
 		due := uint64(math.Ceil(end + max(0, c.lat) - 1e-9))
 		c.queue = append(c.queue, dramRsp{due: due, req: m})
 		progress = true
@@ -67,21 +69,22 @@ func (c *dramChannel) accept(now akita.VTimeInSec) bool {
 	return progress
 }
 
-func (c *dramChannel) account(m akita.Msg) uint64 {
+// account counts a request's bytes and says whether it writes.
+func (c *dramChannel) account(m akita.Msg) (uint64, bool) {
 	switch r := m.(type) {
 	case *mem.ReadReq:
 		k := c.classOf(r.Src, r.Address)
 		c.readBytes += r.AccessByteSize
 		c.perClass[k].DRAMReadBytes += r.AccessByteSize
-		return r.AccessByteSize
+		return r.AccessByteSize, false
 	case *mem.WriteReq:
 		n := uint64(len(r.Data))
 		k := c.classOf(r.Src, r.Address)
 		c.writeBytes += n
 		c.perClass[k].DRAMWriteBytes += n
-		return n
+		return n, true
 	}
-	return 0
+	return 0, false
 }
 
 // classOf is the class of the line a slice-local address belongs to.

@@ -24,6 +24,7 @@ type fast struct {
 	l1    l1Model
 	slice []calendar
 	chans []calendar
+	buses []dramBus // per channel
 	ports []server
 	wbq   []wbQueue // per slice
 	stats Stats
@@ -41,6 +42,7 @@ func newFast(engine akita.Engine, clk clock.Clock, p params) *fast {
 		l1:            newL1Model(p),
 		slice:         newCalendars(p.slices, p.sliceRate),
 		chans:         newCalendars(p.cfg.DRAM.Channels, p.chanRate),
+		buses:         newDRAMBuses(p.cfg.DRAM.Channels, p),
 		ports:         newServers(p.numSMs, p.portRate),
 		wbq:           make([]wbQueue, p.slices),
 	}
@@ -296,10 +298,12 @@ func (f *fast) fill(q *request, at float64, line, miss uint64,
 	bytes := f.sectorBytes(miss)
 	f.stats.DRAMReadBytes += uint64(bytes)
 	f.stats.PerClass[q.class].DRAMReadBytes += uint64(bytes)
-	end := f.chans[f.p.amap.channel(line)].reserve(at, bytes)
+	ch := f.p.amap.channel(line)
+	cost := f.buses[ch].cost(false, bytes)
+	end := f.chans[ch].reserve(at, cost)
 	q.cur.dramSectors = bits.OnesCount64(miss)
-	q.cur.channel = end - at - bytes/f.p.chanRate
-	q.cur.lat += bytes/f.p.chanRate + f.p.dramExtra
+	q.cur.channel = end - at - cost/f.p.chanRate
+	q.cur.lat += cost/f.p.chanRate + f.p.dramExtra
 	return end + f.p.dramExtra, end + lat + f.p.dramExtra
 }
 
@@ -322,8 +326,8 @@ func (f *fast) writeBack(now float64, sl int, ev eviction) float64 {
 	bytes := f.sectorBytes(ev.sectors)
 	f.stats.DRAMWriteBytes += uint64(bytes)
 	f.stats.PerClass[ev.class].DRAMWriteBytes += uint64(bytes)
-	line := f.p.amap.lineOf(sl, ev.local)
-	return f.chans[f.p.amap.channel(line)].reserve(now, bytes)
+	ch := f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))
+	return f.chans[ch].reserve(now, f.buses[ch].cost(true, bytes))
 }
 
 // Flush implements Hierarchy: every dirty line is written back; the
@@ -347,7 +351,8 @@ func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 // Touch implements Toucher: every line's sectors are looked up and
 // filled as a read's are, and counted as its traffic (L2 bytes, hits and
 // misses, the DRAM reads of the misses and the write-backs of dirty
-// victims), but no server is booked: the time is the caller's.
+// victims), but no server is booked: the time is the caller's. The DRAM
+// buses' direction moves as that traffic would move it.
 func (f *fast) Touch(class Class, r Region) {
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
 		sl, local := f.p.amap.slice(s.line)
@@ -359,6 +364,7 @@ func (f *fast) Touch(class Class, r Region) {
 			wb := uint64(f.sectorBytes(ev.sectors))
 			f.stats.DRAMWriteBytes += wb
 			f.stats.PerClass[ev.class].DRAMWriteBytes += wb
+			f.buses[f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))].cost(true, float64(wb))
 		}
 		n := uint64(bits.OnesCount64(miss))
 		f.stats.L2MissSectors += n
@@ -367,6 +373,7 @@ func (f *fast) Touch(class Class, r Region) {
 			rd := uint64(f.sectorBytes(miss))
 			f.stats.DRAMReadBytes += rd
 			f.stats.PerClass[class].DRAMReadBytes += rd
+			f.buses[f.p.amap.channel(s.line)].cost(false, float64(rd)) // the bus's direction as the reads leave it
 		}
 	})
 }

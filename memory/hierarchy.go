@@ -138,6 +138,9 @@ type params struct {
 	l1Lat               float64
 	wbEntries           int     // dirty victims a slice holds on the way to DRAM
 	writeCost           float64 // a written byte's share of slice time, in read bytes
+	// DRAM bus direction (dramBus): a written byte's channel time and two
+	// turns', in read bytes, and the bytes of a write batch
+	dramWriteCost, dramTurnBytes, dramBatchBytes float64
 }
 
 func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
@@ -163,9 +166,12 @@ func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
 		nearLat:   float64(l2.NearLatency), farLat: float64(l2.FarLatency),
 		dramExtra: float64(cfg.DRAM.Latency) -
 			float64(l2.NearLatency+l2.FarLatency)/2,
-		l1Lat:     float64(cfg.L1.HitLatency),
-		wbEntries: l2.WritebackEntries,
-		writeCost: 1 / l2.WriteRatio,
+		l1Lat:          float64(cfg.L1.HitLatency),
+		wbEntries:      l2.WritebackEntries,
+		writeCost:      1 / l2.WriteRatio,
+		dramWriteCost:  cfg.DRAM.Efficiency / cfg.DRAM.WriteEfficiency,
+		dramTurnBytes:  2 * cfg.DRAM.TurnaroundNs * chanGBps, // ns x GB/s = B
+		dramBatchBytes: float64(cfg.DRAM.WriteBatchBytes),
 	}
 }
 

@@ -200,6 +200,8 @@ func (m micro) bandwidths() []MicroResult {
 		m.bandwidth("l1", l1, true, true),
 		m.bandwidth("l2", l2, false, false),
 		m.bandwidth("dram", 2*m.l2Bytes(), false, false),
+		m.dramStream("dram_write", streamWrite),
+		m.dramStream("dram_copy", streamCopy),
 	}
 }
 
@@ -268,12 +270,15 @@ func StreamDRAM(cfg Config, clk clock.Clock, numSMs int) (uint64, Stats, error) 
 }
 
 // streamer reads bytes from base in chunk-sized rows with at most
-// inFlight reads outstanding, then calls onDone with the last completion.
+// inFlight chunks outstanding, then calls onDone with the last
+// completion; op says what it does with a chunk (streamRead: read it).
 type streamer struct {
 	h        Hierarchy
 	sm       int
 	class    Class
 	viaL1    bool
+	op       streamOp
+	dst      uint64 // streamCopy: where the copy of base begins
 	base     uint64
 	bytes    uint64
 	chunk    uint64
@@ -301,12 +306,24 @@ func (s *streamer) issue(now uint64) {
 	r := Region{Base: s.base + s.next, Rows: 1, RowBytes: int(n), Pitch: n}
 	s.next += n
 	s.pending++
-	s.h.Read(now, s.sm, s.class, r, s.viaL1, func(c uint64) {
+	done := func(c uint64) {
 		s.pending--
 		s.last = max(s.last, c)
 		s.issue(c)
 		if s.pending == 0 {
 			s.onDone(s.last)
 		}
-	})
+	}
+	switch s.op {
+	case streamWrite:
+		s.h.Write(now, s.sm, DWrite, r, done)
+	case streamCopy:
+		s.h.Read(now, s.sm, s.class, r, s.viaL1, func(c uint64) {
+			w := r
+			w.Base += s.dst - s.base
+			s.h.Write(c, s.sm, DWrite, w, done)
+		})
+	default:
+		s.h.Read(now, s.sm, s.class, r, s.viaL1, done)
+	}
 }

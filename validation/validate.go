@@ -220,7 +220,8 @@ type Options struct {
 // (locked at 1410 MHz; its dense time, clock not stated, is held out).
 // An id alone names every mode of its row, ID:MODE one. Every other row
 // is held out.
-var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-l2", "lat-l1",
+var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
+	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "lat-l1",
 	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse",
 	// ga102-public.csv: the RRZE gpu-benches A40 (GA102) microbenchmarks.
 	"bw-dram-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}

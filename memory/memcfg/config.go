@@ -93,8 +93,17 @@ type DRAMConfig struct {
 	Channels      int     `yaml:"channels"`
 	BandwidthGBps float64 `yaml:"bandwidth_gbps"`
 	Efficiency    float64 `yaml:"efficiency"`
-	Latency       int     `yaml:"latency"`
-	SizeGB        int     `yaml:"size_gb"`
+	// WriteEfficiency is the fraction of BandwidthGBps a stream of writes
+	// alone sustains (Efficiency is a stream of reads').
+	WriteEfficiency float64 `yaml:"write_efficiency"`
+	// TurnaroundNs is the bus time one change of direction costs (a read
+	// after writes, or writes after a read), and WriteBatchBytes the
+	// writes the controller buffers and sends per change: traffic that
+	// mixes reads and writes pays two changes per batch.
+	TurnaroundNs    float64 `yaml:"turnaround_ns"`
+	WriteBatchBytes int     `yaml:"write_batch_bytes"`
+	Latency         int     `yaml:"latency"`
+	SizeGB          int     `yaml:"size_gb"`
 }
 
 // SustainedGBps is the DRAM's sustained bandwidth: its peak times its
@@ -183,13 +192,20 @@ func (c *Config) Validate() check.List {
 	l.OneOf("dram.kind", c.DRAM.Kind, "HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6", "GDDR6X")
 	l.Positive("dram.channels", c.DRAM.Channels)
 	l.PositiveF("dram.bandwidth_gbps", c.DRAM.BandwidthGBps)
-	if !(c.DRAM.Efficiency > 0 && c.DRAM.Efficiency <= 1) {
-		l.Add("dram.efficiency", "must be in (0, 1] (got %g)", c.DRAM.Efficiency)
-	} else if c.DRAM.BandwidthGBps > 0 && c.DRAM.BandwidthGBps*c.DRAM.Efficiency < MinDRAMGBps {
-		// The floor of dram.bandwidth_gbps holds for what the channels sustain.
-		l.AddWith("dram.efficiency", []string{"dram.bandwidth_gbps"}, "%g of dram.bandwidth_gbps %g sustains %.3g GB/s, below the "+
-			"least simulated in reasonable time (%g GB/s); raise either key", c.DRAM.Efficiency,
-			c.DRAM.BandwidthGBps, c.DRAM.BandwidthGBps*c.DRAM.Efficiency, float64(MinDRAMGBps))
+	dramEfficiency(&l, "dram.efficiency", c.DRAM.Efficiency, c.DRAM.BandwidthGBps)
+	dramEfficiency(&l, "dram.write_efficiency", c.DRAM.WriteEfficiency, c.DRAM.BandwidthGBps)
+	if !(c.DRAM.TurnaroundNs >= 0 && c.DRAM.TurnaroundNs <= MaxTurnaroundNs) {
+		l.Add("dram.turnaround_ns", "must be in [0, %g] (got %g)", float64(MaxTurnaroundNs), c.DRAM.TurnaroundNs)
+	}
+	l.Positive("dram.write_batch_bytes", c.DRAM.WriteBatchBytes)
+	if d := c.DRAM; d.TurnaroundNs > 0 && d.WriteBatchBytes > 0 && d.Channels > 0 &&
+		float64(d.WriteBatchBytes)/(2*d.TurnaroundNs)*float64(d.Channels) < MinDRAMGBps {
+		// Writes among reads move at most a batch per two turns.
+		l.AddWith("dram.turnaround_ns", []string{"dram.write_batch_bytes", "dram.channels"},
+			"%g ns per turn leaves %d channels of %d-B write batches %.3g GB/s, below the least "+
+				"simulated in reasonable time (%g GB/s); lower it or raise the batch",
+			d.TurnaroundNs, d.Channels, d.WriteBatchBytes,
+			float64(d.WriteBatchBytes)/(2*d.TurnaroundNs)*float64(d.Channels), float64(MinDRAMGBps))
 	}
 	l.Positive("dram.latency", c.DRAM.Latency)
 	l.Positive("dram.size_gb", c.DRAM.SizeGB)
@@ -197,6 +213,19 @@ func (c *Config) Validate() check.List {
 		l = append(l, c.consistency()...)
 	}
 	return l
+}
+
+// dramEfficiency checks an efficiency of the DRAM's bandwidth: in (0, 1]
+// and sustaining at least MinDRAMGBps.
+func dramEfficiency(l *check.List, key string, eff, gbps float64) {
+	if !(eff > 0 && eff <= 1) {
+		l.Add(key, "must be in (0, 1] (got %g)", eff)
+	} else if gbps > 0 && gbps*eff < MinDRAMGBps {
+		// The floor of dram.bandwidth_gbps holds for what the channels sustain.
+		l.AddWith(key, []string{"dram.bandwidth_gbps"}, "%g of dram.bandwidth_gbps %g sustains %.3g GB/s, below the "+
+			"least simulated in reasonable time (%g GB/s); raise either key", eff,
+			gbps, gbps*eff, float64(MinDRAMGBps))
+	}
 }
 
 // MinDRAMGBps and MinL2BytesPerClk are the least sustained DRAM and L2
@@ -208,6 +237,9 @@ func (c *Config) Validate() check.List {
 const (
 	MinDRAMGBps      = 0.1
 	MinL2BytesPerClk = 0.1
+	// MaxTurnaroundNs bounds dram.turnaround_ns: a microsecond per change
+	// of direction is a thousand times any DRAM's.
+	MaxTurnaroundNs = 1000
 )
 
 func (c *Config) consistency() check.List {

@@ -66,7 +66,9 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 		m.wave(kernel.CeilDiv(tail, sms), tail)
 		waves++
 	}
+	m.chain += m.drain // the last wave's stores wait for it
 	cycles := float64(cfg.SM.KernelLaunchLatency) + max(m.chain, m.streamed(), m.sliced())
+
 	if p.SplitK > 1 {
 		cycles += m.reduction()
 	}
@@ -96,6 +98,11 @@ type model struct {
 	// epilogue and the dirty lines it evicted.
 	chain, dram, l2Work             float64
 	fill, lastEpilogue, lastVictims float64
+	dramWrites                      float64 // the dirty lines of dram
+	// drain is how long the last wave's stores waited, after its staged
+	// epilogue, for the victims beyond the write-back queues to reach
+	// DRAM: the next wave's fill and k-steps overlap it.
+	drain float64
 }
 
 func newModel(cfg *configs.Config, p *kernel.Plan) *model {
@@ -135,17 +142,21 @@ func (m *model) kStep(perSM, all int) float64 {
 // wave adds one wave to the kernel: to the chain, its first CTA's
 // prologue, the stagger of the SM's other CTAs (the port serves each
 // CTA's prologue loads before the next one's), the k-steps of the CTAs
-// sharing the SM, and the last CTA's epilogue (the others' overlap its
-// k-steps); to the DRAM traffic, its operands' fills and the dirty
+// sharing the SM (or, if longer, the previous wave's drain), and the
+// last CTA's epilogue (the others' overlap its k-steps); to the DRAM
+// traffic, its operands' fills and the dirty
 // lines of D they and its epilogue evict; to the slices' work, its
 // loads and stores.
 func (m *model) wave(perSM, all int) {
 	m.fill = m.prologue()
 	operands := float64(all) * m.kSteps * m.dramStep
-	m.dram += operands + m.l2.allocate(operands, false)
+	victims := m.l2.allocate(operands, false)
+	m.dram += operands + victims
+	m.dramWrites += victims
 	m.l2Work += float64(all) * m.kSteps * m.l2Step
 	stagger := float64(perSM-1) * m.prologueStages() * m.l2Step / m.port
-	m.chain += m.fill + stagger + m.kSteps*m.kStep(perSM, all) + m.epilogue(all)
+	body := m.fill + stagger + m.kSteps*m.kStep(perSM, all)
+	m.chain += max(body, m.drain) + m.epilogue(all)
 }
 
 // prologueStages is the stages a CTA's prologue loads before its
@@ -175,7 +186,22 @@ func (m *model) prologue() float64 {
 // it writes them).
 func (m *model) streamed() float64 {
 	late := min(m.lastVictims, m.l2.queue)
-	return m.fill + (m.dram-late)/m.dramBW + m.lastEpilogue
+	return m.fill + m.dramCost(m.dram-m.dramWrites, m.dramWrites-late)/m.dramBW + m.lastEpilogue
+}
+
+// dramCost is the channels' time for reads and writes, in read bytes,
+// as the instruction tier's DRAM bus charges it (memory.dramBus): a
+// written byte at dram.efficiency / dram.write_efficiency of a read's,
+// and, when reads and writes mix, two turns of the bus per write batch
+// on every channel.
+func (m *model) dramCost(reads, writes float64) float64 {
+	d := m.cfg.Memory.DRAM
+	cost := reads + writes*d.Efficiency/d.WriteEfficiency
+	if reads > 0 && writes > 0 {
+		cost += writes / float64(d.WriteBatchBytes) * 2 * d.TurnaroundNs *
+			d.BandwidthGBps * d.Efficiency / float64(d.Channels) // ns x GB/s = B
+	}
+	return cost
 }
 
 // sliced is the kernel's time when the L2 slices are what bounds it,
@@ -192,27 +218,35 @@ func (m *model) sliced() float64 {
 // latency (its acceptance ends the CTA). The slices' time for the
 // writes (sliced) and the dirty lines they evict (streamed) are the
 // kernel's throughput, not the wave's latency: the SMs' epilogues do
-// not coincide.
+// not coincide; but once the write-back queues are full, the stores wait
+// for the victims beyond them to reach DRAM (drain, less the staging).
 func (m *model) epilogue(all int) float64 {
 	l2 := m.cfg.Memory.L2
 	bytes := float64(all) * m.outTile
 	m.l2Work += bytes / l2.WriteRatio
 	m.lastVictims = m.l2.allocate(bytes, true)
 	m.dram += m.lastVictims
-	m.lastEpilogue = m.staged() + float64(l2.FarLatency)/2
+	m.dramWrites += m.lastVictims
+	staged := m.staged()
+	m.lastEpilogue = staged + float64(l2.FarLatency)/2
+	m.drain = max(0, m.dramCost(0, max(0, m.lastVictims-m.l2.queue))/m.dramBW-staged)
 	return m.lastEpilogue
 }
 
 // staged is the epilogue's stores as CUTLASS's default epilogue issues
-// them (kernel.storeTile): per row block of the warp tile (warp_m / the
-// MMA's m of them), the accumulators staged through shared memory (a
-// store and a load of every byte, a barrier between) and then stored
-// through the crossbar port, the next block staged while the last one
-// drains: a two-stage pipeline over the blocks.
+// them (kernel.storeTile): per kernel.EpiloguePassRows rows of the warp
+// tile, a barrier, the accumulators staged through shared memory in FP32
+// (a store and a load of every accumulator byte, a barrier between, the
+// load's latency) and then stored through the crossbar port, the next
+// pass staged while the last one's stores drain: a two-stage pipeline
+// over the passes.
 func (m *model) staged() float64 {
-	sh := m.cfg.Memory.SharedMemory
-	blocks := float64(max(1, m.p.Tile.WarpM/m.p.Inst.M))
-	smem := 2 * m.outTile / float64(sh.BytesPerClk) / blocks
+	cfg := m.cfg
+	sh := cfg.Memory.SharedMemory
+	blocks := float64(max(1, m.p.Tile.WarpM/kernel.EpiloguePassRows))
+	acc := float64(m.p.Tile.BM * m.p.Tile.BN * kernel.AccumulatorBytes)
+	smem := 2*acc/float64(sh.BytesPerClk)/blocks +
+		float64(2*cfg.SM.BarrierLatency+sh.Latency)
 	port := m.outTile / m.port / blocks
 	return smem + port + (blocks-1)*max(smem, port)
 }

@@ -339,13 +339,17 @@ func (p *Pruner) smemBound(g *GPU) uint64 {
 // k-steps, as warp.copy cuts it) written as its fill plan says, and the
 // LDSM fragments its MMAs read: the prologue's and every k-step's but
 // the last (which also prefetches a k-group that no MMA reads; leaving
-// its whole k-step out keeps the count below what the MMAs need).
+// its whole k-step out keeps the count below what the MMAs need), and
+// its epilogue's staging.
 type smemNeed struct {
 	p      *kernel.Plan
 	f      *memory.Filler
 	sm     *sm.SM // for the LDSM patterns (the same on every SM)
 	ldsm   []struct{ prologue, body uint64 }
 	copies [][2][]isa.Instr // per warp: prologue and body LDGSTS
+	// epi is, per warp, its epilogue's staging wavefronts (STS and LDS
+	// of D), where every CTA runs the plain epilogue once.
+	epi []uint64
 }
 
 func newSmemNeed(g *GPU) *smemNeed {
@@ -374,8 +378,25 @@ func newSmemNeed(g *GPU) *smemNeed {
 		}
 		n.ldsm = append(n.ldsm, l)
 		n.copies = append(n.copies, cp)
+		n.epi = append(n.epi, n.staging(prog.Epilogue))
 	}
 	return n
+}
+
+// staging is the wavefronts an epilogue's STS and LDS of D take, for the
+// schedules whose CTAs each run the plain epilogue once (0 for the
+// others, whose segments end otherwise).
+func (n *smemNeed) staging(epi []isa.Instr) uint64 {
+	if n.p.Schedule != kernel.DataParallel && n.p.Schedule != kernel.ParallelSplitK {
+		return 0
+	}
+	var v uint64
+	for _, in := range epi {
+		if (in.Op == isa.OpSTS || in.Op == isa.OpLDS) && in.Operand == isa.OperandD {
+			v += uint64(n.sm.StagingPattern().WavefrontsOf(int(in.Bytes)))
+		}
+	}
+	return v
 }
 
 // of is CTA idx's need.
@@ -383,7 +404,7 @@ func (n *smemNeed) of(idx int) uint64 {
 	c := kernel.NewCTA(n.p, idx)
 	var waves uint64
 	for w, cp := range n.copies {
-		waves += n.ldsm[w].prologue + uint64(max(0, c.Steps-1))*n.ldsm[w].body
+		waves += n.ldsm[w].prologue + uint64(max(0, c.Steps-1))*n.ldsm[w].body + n.epi[w]
 		for _, in := range cp[0] {
 			waves += n.fill(&c, in, int(in.Stage))
 		}

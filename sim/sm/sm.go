@@ -121,6 +121,9 @@ func (s *SM) LDSMPattern(op isa.Operand) memory.Pattern {
 	return s.ldsmA
 }
 
+// StagingPattern is the pattern of the epilogue's STS and LDS of D.
+func (s *SM) StagingPattern() memory.Pattern { return s.staging }
+
 // perInstr spreads a fragment pattern over instructions of instr bytes
 // (512 for an LDSM.x4, 128 for an LDS.32).
 func perInstr(name string, f memory.Pattern, instr int) memory.Pattern {
