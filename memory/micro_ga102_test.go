@@ -10,7 +10,8 @@ import (
 // TestMicroMemMatchesA40: the GA102 memory model (a40: one L2
 // partition, GDDR6) against RRZE's A40 rows of ga102-public.csv, within
 // 10 % as the A100's check (bw-l2-a40 calibrates l2.bytes_per_clk,
-// bw-dram-a40 dram.efficiency); the chase reports no far L2 partition
+// bw-dram-a40 dram.efficiency, the write and copy streams
+// dram.write_efficiency and dram.turnaround_ns); the chase reports no far L2 partition
 // (there is none to measure) and orders L1 < L2 < DRAM.
 func TestMicroMemMatchesA40(t *testing.T) {
 	rows := readPoints(t, "../validation/points/ga102-public.csv")
@@ -19,7 +20,8 @@ func TestMicroMemMatchesA40(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"bandwidth/l1": "bw-l1-a40", "bandwidth/l2": "bw-l2-a40",
-		"bandwidth/dram": "bw-dram-a40", "latency/l1": "lat-l1-a40",
+		"bandwidth/dram": "bw-dram-a40", "bandwidth/dram_write": "bw-dram-write-a40",
+		"bandwidth/dram_copy": "bw-dram-copy-a40", "latency/l1": "lat-l1-a40",
 		"latency/l2_near": "lat-l2-near-a40", "latency/dram": "lat-dram-a40"}
 	seen := 0
 	for _, r := range res {

@@ -224,7 +224,7 @@ var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
 	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "lat-l1",
 	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse",
 	// ga102-public.csv: the RRZE gpu-benches A40 (GA102) microbenchmarks.
-	"bw-dram-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}
+	"bw-dram-a40", "bw-dram-write-a40", "bw-dram-copy-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}
 
 // ConditionModes are the values of Options.Conditions.
 var ConditionModes = []string{"both", "measured", "boost"}
