@@ -392,17 +392,11 @@ func breakdownPlot(w string, rows []results.LayerResult, mode tensorcore.Mode, t
 		for j, r := range sel {
 			vals[j] = part.get(r.Breakdown) * r.TimeUS * float64(r.Count)
 		}
-		bars, err := plotter.NewBarChart(vals, barW)
+		bars, err := addStacked(p, vals, barW, i, below)
 		if err != nil {
 			return nil, err
 		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
-		}
 		below = bars
-		p.Add(bars)
 		stack[i] = bars
 	}
 	for i := len(stack) - 1; i >= 0; i-- { // top of the stack first
@@ -672,4 +666,21 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// addStacked adds a bar series of colour i on top of below (nil: the
+// first) and returns it, for the next to stack on.
+func addStacked(p *plot.Plot, vals plotter.Values, width vg.Length, i int,
+	below *plotter.BarChart) (*plotter.BarChart, error) {
+	bars, err := plotter.NewBarChart(vals, width)
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = plotutil.Color(i)
+	bars.LineStyle.Width = 0
+	if below != nil {
+		bars.StackOn(below)
+	}
+	p.Add(bars)
+	return bars, nil
 }

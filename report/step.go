@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/stcsim/stcsim/results"
@@ -162,17 +161,11 @@ func stepPlot(w string, rows []results.LayerResult) (*figure, error) {
 		if !ok {
 			continue
 		}
-		bars, err := plotter.NewBarChart(plotter.Values{s[0], s[1]}, vg.Points(60))
+		bars, err := addStacked(p, plotter.Values{s[0], s[1]}, vg.Points(60), i, below)
 		if err != nil {
 			return nil, err
 		}
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
-		}
 		below = bars
-		p.Add(bars)
 		stack = append(stack, bars)
 		names = append(names, fmt.Sprintf("%s: %.0f -> %.0f µs", ps.name, s[0], s[1]))
 	}
