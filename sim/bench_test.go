@@ -42,7 +42,7 @@ func BenchmarkKernel2048(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := gpu.Simulate(cfg, p, nil); err != nil {
+				if _, err := gpu.Simulate(cfg, p, gpu.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

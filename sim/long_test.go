@@ -83,7 +83,7 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 		if err != nil || whole != nil {
 			t.Fatalf("%s: %v, full %v", name, err, whole)
 		}
-		r, err := gpu.Simulate(cfg, p, nil)
+		r, err := gpu.Simulate(cfg, p, gpu.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -139,7 +139,7 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, err := gpu.Simulate(selection.ConfigAt(ld.Config, 705), hi.Plan, nil)
+	lo, err := gpu.Simulate(selection.ConfigAt(ld.Config, 705), hi.Plan, gpu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

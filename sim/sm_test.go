@@ -21,7 +21,7 @@ func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...stri
 	if len(plans) == 0 {
 		t.Fatalf("no plan: %v", rejected)
 	}
-	r, err := gpu.Simulate(cfg, plans[0], nil)
+	r, err := gpu.Simulate(cfg, plans[0], gpu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func scheduled(t *testing.T, sms int, g kernel.Shape, s kernel.Schedule, split i
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := gpu.Simulate(cfg, p, nil)
+		r, err := gpu.Simulate(cfg, p, gpu.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

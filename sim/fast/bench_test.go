@@ -23,7 +23,7 @@ func BenchmarkInstructionTime(b *testing.B) {
 	cfg := config(b)
 	p := best(b, cfg, shape(1024, 1024, 1024, true))
 	for b.Loop() {
-		if _, err := gpu.Simulate(cfg, p, nil); err != nil {
+		if _, err := gpu.Simulate(cfg, p, gpu.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@ func family() []kernel.Shape {
 // relErr is fast's error against the instruction tier's cycles.
 func relErr(t *testing.T, cfg *configs.Config, p *kernel.Plan) (float64, uint64, uint64) {
 	t.Helper()
-	want, err := gpu.Simulate(cfg, p, nil)
+	want, err := gpu.Simulate(cfg, p, gpu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,24 +79,23 @@ type Result struct {
 	FixupWait  uint64
 }
 
+// Options are how Simulate runs a kernel: Observer, when set, sees its
+// engine and components; Run is the ensemble run (0: unperturbed); Above,
+// when > 0, stops the run with a *prunedError as soon as it provably
+// takes more than Above cycles (prune.go).
+type Options struct {
+	Observer Observer
+	Run      int
+	Above    float64
+}
+
 // Simulate builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
-func Simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer) (*Result, error) {
-	return SimulateRun(cfg, plan, obs, 0)
+func Simulate(cfg *configs.Config, plan *kernel.Plan, o Options) (*Result, error) {
+	return simulate(cfg, plan, o.Observer, o.Run, o.Above, false)
 }
 
-// SimulateRun is Simulate in ensemble run run (0: unperturbed).
-func SimulateRun(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int) (*Result, error) {
-	return SimulateRunBelow(cfg, plan, obs, run, 0)
-}
-
-// SimulateRunBelow is simulateRun stopped with a *prunedError as soon as
-// the run provably takes more than above cycles (prune.go; 0: never).
-func SimulateRunBelow(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64) (*Result, error) {
-	return simulate(cfg, plan, obs, run, above, false)
-}
-
-// simulate is SimulateRunBelow; trackFill tracks waves until the output
+// simulate is Simulate; trackFill tracks waves until the output
 // fills the L2 (a run simulated again because writeBackUnseen).
 func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, above float64,
 	trackFill bool) (*Result, error) {

@@ -38,7 +38,7 @@ func SimulateLongK(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run in
 		if i == 0 {
 			o = samplesFor(obs)
 		}
-		r, err := gpu.SimulateRun(cfg, p.WithKSteps(k), o, run)
+		r, err := gpu.Simulate(cfg, p.WithKSteps(k), gpu.Options{Observer: o, Run: run})
 		if err != nil {
 			return nil, err
 		}

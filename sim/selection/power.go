@@ -55,7 +55,7 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 		r, ok := runs[mhz]
 		if !ok {
 			var err error
-			if r, err = gpu.Simulate(ConfigAt(cfg, mhz), k.Plan, obs); err != nil {
+			if r, err = gpu.Simulate(ConfigAt(cfg, mhz), k.Plan, gpu.Options{Observer: obs}); err != nil {
 				return false, err
 			}
 			runs[mhz] = r

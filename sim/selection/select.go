@@ -208,7 +208,7 @@ func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run i
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
 	if SampledWhole(p) {
-		r, err := gpu.SimulateRunBelow(&sampleCfg, p, obs, run, above)
+		r, err := gpu.Simulate(&sampleCfg, p, gpu.Options{Observer: obs, Run: run, Above: above})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return float64(bound), nil, true, nil
 		}
@@ -228,7 +228,7 @@ func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run i
 		if i == 1 && above > 0 {
 			limit = kFitInverse(p, float64(rs[0].Cycles), above)
 		}
-		r, err := gpu.SimulateRunBelow(&sampleCfg, p.WithKSteps(k), obs, run, limit)
+		r, err := gpu.Simulate(&sampleCfg, p.WithKSteps(k), gpu.Options{Observer: obs, Run: run, Above: limit})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return kFit(p, float64(rs[0].Cycles), float64(bound)), nil, true, nil
 		}
@@ -355,7 +355,7 @@ func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result,
 			if LongInK(cfg, best.plan) {
 				full, err = SimulateLongK(cfg, best.plan, o, run)
 			} else {
-				full, err = gpu.SimulateRun(cfg, best.plan, o, run)
+				full, err = gpu.Simulate(cfg, best.plan, gpu.Options{Observer: o, Run: run})
 			}
 			if err != nil {
 				return nil, err
