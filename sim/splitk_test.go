@@ -59,7 +59,7 @@ func TestSplitKCoversKOnce(t *testing.T) {
 	cfg := ld.Config
 	plans := 0
 	for _, g := range modelShapes(t, cfg) {
-		mode := g.Mode()
+		mode := g.KernelMode()
 		for _, tile := range cfg.Kernel.Candidates {
 			if !tile.Supports(mode, g.Precision) {
 				continue
@@ -181,7 +181,7 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*wo
 // splitCandidate says whether the heuristic may split K unevenly for the
 // GEMM.
 func splitCandidate(cfg *configs.Config, g kernel.Shape) bool {
-	mode := g.Mode()
+	mode := g.KernelMode()
 	for _, tile := range cfg.Kernel.Candidates {
 		if !tile.Supports(mode, g.Precision) {
 			continue

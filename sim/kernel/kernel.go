@@ -28,8 +28,11 @@ type Shape struct {
 	Layout Layout
 }
 
-// Mode is the datapath the GEMM runs on.
-func (g Shape) Mode() tensorcore.Mode {
+// KernelMode is the family of library kernels that runs the GEMM, dense
+// or sparse: a dual-side GEMM runs the sparse kernels, and its datapath
+// (Plan.datapath, what its MMA requests ask the tensor core for) is
+// tensorcore.DualSide.
+func (g Shape) KernelMode() tensorcore.Mode {
 	if g.Sparse {
 		return tensorcore.Sparse
 	}
@@ -268,7 +271,7 @@ func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 			return fmt.Errorf("tensorcore.%s.sparse_pattern: bad sparsity pattern %s", g.Precision, quote.Q(prec.SparsePattern))
 		}
 	}
-	dp, err := tensorcore.Derive(prec, g.Precision, p.mode(), pat, g.Products)
+	dp, err := tensorcore.Derive(prec, g.Precision, p.datapath(), pat, g.Products)
 	if err != nil {
 		return err
 	}
@@ -279,8 +282,9 @@ func (p *Plan) SetInstruction(prec *tensorcore.PrecisionConfig, g Shape) error {
 	return nil
 }
 
-// mode is the tensor-core datapath of the plan's MMAs.
-func (p *Plan) mode() tensorcore.Mode {
+// datapath is the tensor-core datapath of the plan's MMAs: Shape.KernelMode,
+// or tensorcore.DualSide for a dual-side GEMM.
+func (p *Plan) datapath() tensorcore.Mode {
 	switch {
 	case p.Shape.Dual:
 		return tensorcore.DualSide
@@ -292,7 +296,7 @@ func (p *Plan) mode() tensorcore.Mode {
 
 // MMARequest is a run of count MMAs of the plan, for its tensor cores.
 func (p *Plan) MMARequest(count int) unit.Request {
-	return unit.Request{Mode: p.mode(), Precision: p.Shape.Precision,
+	return unit.Request{Mode: p.datapath(), Precision: p.Shape.Precision,
 		Pattern: p.Pattern, Products: p.Shape.Products, Count: count}
 }
 
@@ -642,5 +646,5 @@ func (p *Plan) CTACoord(i int) (batch, tm, tn, split int) {
 func (p *Plan) Describe() string {
 	return fmt.Sprintf("%dx%dx%d", p.Shape.M, p.Shape.N, p.Shape.K) +
 		fmt.Sprintf("x%d %s %s %s ctas=%d ksteps=%d", p.Shape.Batch,
-			p.Shape.Precision, p.Shape.Mode(), p.Name(), p.CTAs, p.LastKSteps)
+			p.Shape.Precision, p.Shape.KernelMode(), p.Name(), p.CTAs, p.LastKSteps)
 }

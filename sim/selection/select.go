@@ -34,9 +34,9 @@ func EachCandidate(cfg *configs.Config, g kernel.Shape,
 	var plans []*kernel.Plan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
-	pin, _ := configs.ParseKernel(cfg.Kernel.Forced(g.Mode()))
+	pin, _ := configs.ParseKernel(cfg.Kernel.Forced(g.KernelMode()))
 	for _, t := range cfg.Kernel.Candidates {
-		if !t.Supports(g.Mode(), g.Precision) || !t.OffersN(g.N) {
+		if !t.Supports(g.KernelMode(), g.Precision) || !t.OffersN(g.N) {
 			continue
 		}
 		if pin.Tile != "" && t.Name() != pin.Tile {
@@ -442,7 +442,7 @@ func distinctFirst(list []string, n int) []string {
 // the candidates rejected and why.
 func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error {
 	why := "no candidate tile lists this mode and precision"
-	if f := cfg.Kernel.Forced(g.Mode()); f != "" {
+	if f := cfg.Kernel.Forced(g.KernelMode()); f != "" {
 		why = fmt.Sprintf("the pinned kernel %s (kernel.force, force_dense, "+
 			"force_sparse) does not offer it", f)
 		tile, _, _ := configs.ParseKernelName(f)
@@ -460,5 +460,5 @@ func NoKernelError(cfg *configs.Config, g kernel.Shape, rejected []string) error
 		why = strings.Join(distinctFirst(rejected, 3), "; ")
 	}
 	return fmt.Errorf("no kernel in the library can run the %s %s GEMM "+
-		"%dx%dx%d: %s", g.Mode(), g.Precision, g.M, g.N, g.K, why)
+		"%dx%dx%d: %s", g.KernelMode(), g.Precision, g.M, g.N, g.K, why)
 }
