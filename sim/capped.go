@@ -9,6 +9,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -42,13 +43,16 @@ func AddPowerCapped(load func(sets ...string) (*configs.Loaded, error), job Job,
 	done := 0
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
+	var caught bug.Catcher // a panic, re-raised here after the wait
 	for n, i := range above {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rec, err := retimeCapped(load, job, rep.Results[i])
+			var rec results.LayerResult
+			var err error
+			caught.Do(func() { rec, err = retimeCapped(load, job, rep.Results[i]) })
 			mu.Lock()
 			defer mu.Unlock()
 			if errs[n] = err; err == nil {
@@ -60,6 +64,7 @@ func AddPowerCapped(load func(sets ...string) (*configs.Loaded, error), job Job,
 		}()
 	}
 	wg.Wait()
+	caught.Raise()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("power-capped totals: %w", err)
 	}

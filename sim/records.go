@@ -8,6 +8,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/internal/simcache"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/fast"
@@ -286,12 +287,13 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	if r.job.Observer != nil {
 		workers = 1
 	}
+	var caught bug.Catcher // a worker's panic, re-raised here after the wait
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i], errs[i] = selection.Run(r.cfg, shapes[i], r.job.Observer)
+				caught.Do(func() { results[i], errs[i] = selection.Run(r.cfg, shapes[i], r.job.Observer) })
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {
@@ -306,6 +308,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	}
 	close(work)
 	wg.Wait()
+	caught.Raise()
 	out := map[kernel.Shape]*gpu.Result{}
 	for i, s := range shapes {
 		if errs[i] != nil {

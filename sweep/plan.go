@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -298,16 +299,18 @@ type plannedPoint struct {
 func parallel(n int, f func(int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var caught bug.Catcher // a panic, re-raised here after the wait
 	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := int(next.Add(1)) - 1; j < n; j = int(next.Add(1)) - 1 {
-				f(j)
+				caught.Do(func() { f(j) })
 			}
 		}()
 	}
 	wg.Wait()
+	caught.Raise()
 }
 
 // checkPoint runs sim.Check on the point with every workload, so a row

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/workloads"
@@ -128,6 +129,7 @@ func Run(ctx context.Context, p *Plan, st *store.Store, opt Options) (Summary, e
 		}
 	}
 	feed := make(chan int)
+	var caught bug.Catcher // a unit's panic, re-raised here after the wait
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
@@ -137,7 +139,11 @@ func Run(ctx context.Context, p *Plan, st *store.Store, opt Options) (Summary, e
 					finish(i, nil) // stopping: start nothing new
 					continue
 				}
-				r, err := simulateUnit(run, p.Modes, todo[i])
+				var r *simulated
+				var err error
+				if !caught.Do(func() { r, err = simulateUnit(run, p.Modes, todo[i]) }) {
+					cancel() // a bug: start nothing new, re-raise after the wait
+				}
 				if err != nil {
 					fail(err)
 				}
@@ -155,6 +161,7 @@ dispatch:
 	}
 	close(feed)
 	wg.Wait()
+	caught.Raise()
 	if firstErr != nil {
 		return sum, firstErr
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/tebeka/atexit"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sim"
 )
@@ -42,7 +42,8 @@ func main() {
 	atexit.Exit(guarded(os.Args[1:]))
 }
 
-// guarded runs a command and turns a panic of its goroutine, which is a
+// guarded runs a command and turns a panic of its goroutine (or a worker's, re-raised here by
+// internal/bug), which is a
 // bug whatever the input, into exit 3 with a one-line report (the
 // panic's value, bounded, and where it was raised) and a pointer to file
 // an issue, instead of a stack dump. It is a backstop: bad input is
@@ -50,29 +51,17 @@ func main() {
 func guarded(args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
+			p, ok := r.(*bug.Panic) // a worker's, re-raised here (internal/bug)
+			if !ok {
+				p = &bug.Panic{Value: r, Site: bug.Site(3)}
+			}
 			fmt.Fprintf(os.Stderr, "stcsim: internal error (a bug, not your input): panic %s at %s; "+
 				"please file an issue at %s with the command and its input files\n",
-				quote.Q(fmt.Sprint(r)), panicSite(), issuesURL)
+				quote.Q(fmt.Sprint(p.Value)), p.Site, issuesURL)
 			code = exitPanic
 		}
 	}()
 	return dispatch(args)
-}
-
-// panicSite is the function and line that raised the panic being
-// recovered: the first frame outside the runtime.
-func panicSite() string {
-	pc := make([]uintptr, 32)
-	frames := runtime.CallersFrames(pc[:runtime.Callers(3, pc)])
-	for {
-		f, more := frames.Next()
-		if !strings.HasPrefix(f.Function, "runtime.") && f.Function != "" {
-			return fmt.Sprintf("%s (%s:%d)", f.Function, f.File[strings.LastIndex(f.File, "/")+1:], f.Line)
-		}
-		if !more {
-			return "an unknown place"
-		}
-	}
 }
 
 func dispatch(args []string) int {

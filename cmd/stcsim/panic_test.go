@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/stcsim/stcsim/internal/bug"
 )
 
 // A panic that reaches the command's edge is exit 3 with one line that
@@ -33,6 +36,31 @@ func TestPanicIsReportedInOneLine(t *testing.T) {
 		if name == "test-panic" && !strings.Contains(se, "panic_test.go") {
 			t.Errorf("report %q does not say where", se)
 		}
+	}
+}
+
+func workerBug(i int) { _ = make([]int, 2)[i] } // index out of range for i >= 2
+
+// A panic on a worker goroutine (a simulation's, a sweep unit's), kept by
+// internal/bug and re-raised after the workers are done, is reported as
+// the edge's own: exit 3, one line naming the worker's line, not Go's
+// exit 2 and stack dump.
+func TestWorkerPanicIsReportedInOneLine(t *testing.T) {
+	register(&command{name: "test-worker-panic", run: func(args []string) int {
+		var caught bug.Catcher
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Add(1)
+			go func() { defer wg.Done(); caught.Do(func() { workerBug(i) }) }()
+		}
+		wg.Wait()
+		caught.Raise()
+		return exitOK
+	}})
+	defer delete(commands, "test-worker-panic")
+	_, se, code := capture(t, func() int { return guarded([]string{"test-worker-panic"}) })
+	if code != exitPanic || strings.Count(se, "\n") != 1 || !strings.Contains(se, "workerBug (panic_test.go:") {
+		t.Errorf("exit %d, report %q: want exit %d naming workerBug's line", code, se, exitPanic)
 	}
 }
 
