@@ -1,44 +1,12 @@
 package report
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// Text that a spreadsheet would run as a formula is neutralised; numbers
-// are not (issue 13 item 18).
-func TestCSVNeutralisesFormulas(t *testing.T) {
-	rep := outputReport()
-	rep.Results[0].Layer = "=HYPERLINK(\"http://x\")"
-	rep.Results[0].Workload = "@SUM(A1)"
-	rep.Results[0].Note = "-1.5"
-	recs, err := csv.NewReader(strings.NewReader(string(CSV(rep)))).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := recs[1]
-	if row[0] != "'@SUM(A1)" || row[1] != "'=HYPERLINK(\"http://x\")" {
-		t.Errorf("workload %q layer %q not neutralised", row[0], row[1])
-	}
-	note := 0
-	for i, c := range recs[0] {
-		if c == "note" {
-			note = i
-		}
-	}
-	if got := row[note]; got != "-1.5" {
-		t.Errorf("a number %q was changed", got)
-	}
-	for _, s := range []string{"+1+1", "\tcmd", "\rcmd", "-cmd"} {
-		if CSVText(s) != "'"+s {
-			t.Errorf("CSVText(%q) = %q", s, CSVText(s))
-		}
-	}
-}
 
 // Workloads whose names map to one file name get distinct plot files
 // (item 20: a/b and a_b overwrote each other's plots).

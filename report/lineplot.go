@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/stcsim/stcsim/results"
+
 	"fmt"
 	"image/color"
 	"math"
@@ -17,14 +19,6 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 )
-
-// Series is one line of a sweep plot: Y at each X (grid values as
-// written; numeric when every X of every series is a number).
-type Series struct {
-	Label string
-	X     []string
-	Y     []float64
-}
 
 // maxLines is how many lines a sweep plot draws; more are cut to the
 // ones with the highest mean, and the key says so.
@@ -56,7 +50,7 @@ type LineOptions struct {
 // otherwise. The Y range is fitted to the data (and the reference line),
 // the legend sits beside the plot, and beyond maxLines series only those
 // with the highest mean are drawn.
-func LinePlot(path string, o LineOptions, series []Series) error {
+func LinePlot(path string, o LineOptions, series []results.Series) error {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	if ext != "png" && ext != "svg" && ext != "pdf" {
 		return fmt.Errorf("plot %s: want a .png, .svg or .pdf file name", path)
@@ -115,7 +109,7 @@ func LinePlot(path string, o LineOptions, series []Series) error {
 // refined says whether a series holds a sweep's refined points: those
 // re-run at instruction level (--refine) beside the fast tier's lines,
 // which get large black squares so that they stand out.
-func refined(s Series) bool {
+func refined(s results.Series) bool {
 	return strings.Contains(s.Label, "sim.fidelity="+configs.FidelityInstruction)
 }
 
@@ -216,18 +210,18 @@ func addMark(p *plot.Plot, label string, xy plotter.XYs, grey uint8, width float
 
 // topSeries keeps at most maxLines series, those with the highest mean
 // Y, and returns the key lines that say what was left out.
-func topSeries(series []Series) ([]Series, []string) {
+func topSeries(series []results.Series) ([]results.Series, []string) {
 	if len(series) <= maxLines {
 		return series, nil
 	}
-	mean := func(s Series) float64 {
+	mean := func(s results.Series) float64 {
 		t := 0.0
 		for _, y := range s.Y {
 			t += y
 		}
 		return t / float64(max(1, len(s.Y)))
 	}
-	kept := append([]Series(nil), series...)
+	kept := append([]results.Series(nil), series...)
 	sort.SliceStable(kept, func(i, j int) bool { return mean(kept[i]) > mean(kept[j]) })
 	kept = kept[:maxLines]
 	return kept, []string{"", fmt.Sprintf("%d of %d lines shown:", maxLines, len(series)),
@@ -263,7 +257,7 @@ func setXAxis(p *plot.Plot, xs map[string]float64, numeric bool) {
 
 // fittedRange is a Y range around the data with a margin, not from 0, so
 // that differences between points show.
-func fittedRange(series []Series) (lo, hi float64) {
+func fittedRange(series []results.Series) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, y := range s.Y {
@@ -292,7 +286,7 @@ func valueTicks(xs map[string]float64) plot.ConstantTicks {
 
 // xPositions places X values: at their numeric value when all are
 // numbers, otherwise as categories 0, 1, ... in first-seen order.
-func xPositions(series []Series) (map[string]float64, bool) {
+func xPositions(series []results.Series) (map[string]float64, bool) {
 	pos := map[string]float64{}
 	numeric := true
 	for _, s := range series {

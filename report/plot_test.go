@@ -211,18 +211,18 @@ func TestIntensity(t *testing.T) {
 
 func TestLinePlot(t *testing.T) {
 	dir := plotDir(t)
-	series := []Series{
+	series := []results.Series{
 		{Label: "resnet50", X: []string{"64", "128", "256"}, Y: []float64{1.2, 1.4, 1.5}},
 		{Label: "bert-large", X: []string{"64", "128", "256"}, Y: []float64{1.3, 1.5, 1.6}},
 	}
 	tests := []struct {
 		file    string
-		series  []Series
+		series  []results.Series
 		wantErr string
 	}{
 		{"numeric.png", series, ""},
 		{"numeric.svg", series, ""},
-		{"nominal.png", []Series{{Label: "a", X: []string{"2:4", "1:2"},
+		{"nominal.png", []results.Series{{Label: "a", X: []string{"2:4", "1:2"},
 			Y: []float64{1.5, 1.8}}}, ""},
 		{"numeric.pdf", series, ""},
 		{"bad.jpg", series, "want a .png, .svg or .pdf"},
@@ -299,14 +299,14 @@ func TestRooflineKeyAndSharedBreakdownScale(t *testing.T) {
 // drawn from 0) and draws at most maxLines lines, saying how many of
 // how many, so that --by layer stays readable.
 func TestLinePlotFitsAndCutsLines(t *testing.T) {
-	series := []Series{{Label: "a", X: []string{"1", "2"}, Y: []float64{1.2, 1.6}}}
+	series := []results.Series{{Label: "a", X: []string{"1", "2"}, Y: []float64{1.2, 1.6}}}
 	lo, hi := fittedRange(series)
 	if lo <= 1.0 || lo >= 1.2 || hi <= 1.6 || hi >= 1.8 {
 		t.Errorf("range %g..%g for data 1.2..1.6", lo, hi)
 	}
-	var many []Series
+	var many []results.Series
 	for i := 0; i < 30; i++ {
-		many = append(many, Series{Label: fmt.Sprintf("layer%d", i),
+		many = append(many, results.Series{Label: fmt.Sprintf("layer%d", i),
 			X: []string{"1", "2"}, Y: []float64{float64(i), float64(i) + 1}})
 	}
 	kept, key := topSeries(many)
@@ -331,7 +331,7 @@ func TestLinePlotFitsAndCutsLines(t *testing.T) {
 // as a <text> element).
 func TestLinePlotForPapers(t *testing.T) {
 	dir := plotDir(t)
-	series := []Series{
+	series := []results.Series{
 		{Label: "bert-base-512 768x512x768", X: []string{"400", "1000", "2039"}, Y: []float64{1.05, 1.2, 1.3}},
 		{Label: "bert-base-512 3072x512x768", X: []string{"400", "1000", "2039"}, Y: []float64{1.1, 1.35, 1.45}},
 	}
@@ -533,10 +533,10 @@ func TestWithPrecision(t *testing.T) {
 // A sweep's refined points (re-run at instruction level beside the fast
 // tier's lines) are drawn in their own marker; the fast lines are not.
 func TestRefinedSeries(t *testing.T) {
-	if !refined(Series{Label: "tiny, sim.fidelity=instruction"}) {
+	if !refined(results.Series{Label: "tiny, sim.fidelity=instruction"}) {
 		t.Error("a refined series is not marked")
 	}
-	if refined(Series{Label: "tiny, sim.fidelity=fast"}) || refined(Series{Label: "tiny"}) {
+	if refined(results.Series{Label: "tiny, sim.fidelity=fast"}) || refined(results.Series{Label: "tiny"}) {
 		t.Error("a fast or unlabelled series is marked as refined")
 	}
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/stcsim/stcsim/results"
+
 	"fmt"
 	"math"
 	"path/filepath"
@@ -14,19 +16,11 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Point is one point of a scatter plot: a sweep point's X and Y metrics,
-// the label naming it (its grid values) and the group it belongs to
-// (drawn in one colour and shape: a workload and mode).
-type Point struct {
-	Group, Label string
-	X, Y         float64
-}
-
 // ParetoFront is the points of one group that no other point of the
 // group beats on both axes (X no larger and Y no smaller, one strictly),
 // in ascending X: the trade-off curve when X is a cost and Y a gain.
-func ParetoFront(points []Point) []Point {
-	var front []Point
+func ParetoFront(points []results.ScatterPoint) []results.ScatterPoint {
+	var front []results.ScatterPoint
 	for i, p := range points {
 		dominated := false
 		for j, o := range points {
@@ -47,7 +41,7 @@ func ParetoFront(points []Point) []Point {
 // one colour and shape per group, with each group's Pareto front (less X,
 // more Y) as a dashed line; the side panel's key says which grid values
 // each number stands for.
-func ScatterPlot(path string, o LineOptions, points []Point) error {
+func ScatterPlot(path string, o LineOptions, points []results.ScatterPoint) error {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	if ext != "png" && ext != "svg" && ext != "pdf" {
 		return fmt.Errorf("plot %s: want a .png, .svg or .pdf file name", path)
@@ -58,7 +52,7 @@ func ScatterPlot(path string, o LineOptions, points []Point) error {
 	styleText(p, o.FontSize)
 	p.Title.Text = wrapTitle(o.Title, p.Title.TextStyle, w)
 	var groups []string
-	byGroup := map[string][]Point{}
+	byGroup := map[string][]results.ScatterPoint{}
 	for _, pt := range points {
 		if _, ok := byGroup[pt.Group]; !ok {
 			groups = append(groups, pt.Group)
@@ -78,8 +72,8 @@ func ScatterPlot(path string, o LineOptions, points []Point) error {
 			return fmt.Errorf("plot %s: %w", path, err)
 		}
 	}
-	p.X.Min, p.X.Max = pointRange(points, func(pt Point) float64 { return pt.X })
-	p.Y.Min, p.Y.Max = pointRange(points, func(pt Point) float64 { return pt.Y })
+	p.X.Min, p.X.Max = pointRange(points, func(pt results.ScatterPoint) float64 { return pt.X })
+	p.Y.Min, p.Y.Max = pointRange(points, func(pt results.ScatterPoint) float64 { return pt.Y })
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if o.RefLabel != "" {
 		if err := addRefLine(p, o); err != nil {
@@ -96,7 +90,7 @@ func ScatterPlot(path string, o LineOptions, points []Point) error {
 }
 
 // addGroup draws one group's numbered points and its Pareto front.
-func addGroup(p *plot.Plot, i int, group string, pts []Point, number map[string]int) error {
+func addGroup(p *plot.Plot, i int, group string, pts []results.ScatterPoint, number map[string]int) error {
 	xy := make(plotter.XYs, len(pts))
 	labels := make([]string, len(pts))
 	for j, pt := range pts {
@@ -141,7 +135,7 @@ func addGroup(p *plot.Plot, i int, group string, pts []Point, number map[string]
 }
 
 // pointRange is a range around one coordinate of the points with a margin.
-func pointRange(points []Point, f func(Point) float64) (lo, hi float64) {
+func pointRange(points []results.ScatterPoint, f func(results.ScatterPoint) float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, pt := range points {
 		lo, hi = min(lo, f(pt)), max(hi, f(pt))

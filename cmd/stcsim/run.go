@@ -19,6 +19,7 @@ import (
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/progress"
 	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
@@ -599,7 +600,7 @@ func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
 	case "json":
 		os.Stdout.Write(report.JSON(rep))
 	case "csv":
-		os.Stdout.Write(report.CSV(rep))
+		os.Stdout.Write(results.CSV(rep))
 	default:
 		report.TableWithin(os.Stdout, rep, f.tableWidth())
 	}

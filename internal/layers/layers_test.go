@@ -113,13 +113,17 @@ func TestSimulatorRoomsOneWay(t *testing.T) {
 // TestSweepStoreBelowThePlanner: cmd -> sweep (planning and running) ->
 // sweep/store (the results store, exports, plot queries) -> sweep/point
 // (the identities both speak of), and sweep/point imports no package of
-// the module.
+// the module. The store returns its figures' data as results' types and
+// imports no drawing: neither report nor a plotting library.
 func TestSweepStoreBelowThePlanner(t *testing.T) {
 	g := deps(t)
 	for _, low := range []string{"sweep/store", "sweep/point"} {
 		for _, q := range g[mod+low] {
 			if q == mod+"sweep" {
 				t.Errorf("%s imports sweep, the planner above it", low)
+			}
+			if q == mod+"report" || strings.HasPrefix(q, "gonum.org/v1/plot") {
+				t.Errorf("%s imports %s, a drawing package", low, q)
 			}
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stcsim/stcsim/report"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -209,14 +208,14 @@ func ExportCSV(rows []Row) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	header := append([]string{"config_hash", "tool_version"}, keys...)
-	_ = w.Write(append(header, report.Columns...))
+	_ = w.Write(append(header, results.Columns...))
 	for _, r := range rows {
 		rec := []string{r.ConfigHash, r.ToolVersion}
 		for _, k := range keys {
 			v, _ := point.GridValue(r.Grid, k)
-			rec = append(rec, report.CSVText(v))
+			rec = append(rec, results.CSVText(v))
 		}
-		_ = w.Write(append(rec, report.Row(r.LayerResult)...))
+		_ = w.Write(append(rec, results.Row(r.LayerResult)...))
 	}
 	w.Flush()
 	return buf.Bytes()

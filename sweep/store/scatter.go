@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/internal/quote"
-	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -15,7 +15,7 @@ import (
 // except when a metric is the sparse-only speedup or energy_saving), each
 // metric summed over the point's rows as Series sums a line's point.
 // Points are labelled by the grid values that tell them apart.
-func Scatter(rows []Row, q Query) ([]report.Point, error) {
+func Scatter(rows []Row, q Query) ([]results.ScatterPoint, error) {
 	for _, m := range []struct{ flag, v string }{{"--x", q.X}, {"--y", q.Y}} {
 		if _, ok := Metrics[m.v]; !ok {
 			return nil, fmt.Errorf("%s %s: want %s", m.flag, quote.Q(m.v), metricNames)
@@ -70,10 +70,10 @@ func Scatter(rows []Row, q Query) ([]report.Point, error) {
 	if len(order) == 0 {
 		return nil, fmt.Errorf("no stored results match")
 	}
-	out := make([]report.Point, len(order))
+	out := make([]results.ScatterPoint, len(order))
 	for i, k := range order {
 		s := points[k]
-		out[i] = report.Point{Group: k.group, Label: k.point, X: s.value(q.X), Y: s.value(q.Y)}
+		out[i] = results.ScatterPoint{Group: k.group, Label: k.point, X: s.value(q.X), Y: s.value(q.Y)}
 	}
 	return out, nil
 }

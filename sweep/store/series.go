@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/internal/quote"
-	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -45,7 +45,7 @@ type Query struct {
 
 // Series extracts the lines of a sweep plot from a store's rows; X values
 // are ordered numerically where they are numbers.
-func Series(rows []Row, q Query) ([]report.Series, error) {
+func Series(rows []Row, q Query) ([]results.Series, error) {
 	if _, ok := Metrics[q.Y]; !ok {
 		return nil, fmt.Errorf("--y %s: want %s", quote.Q(q.Y), metricNames)
 	}
@@ -243,8 +243,8 @@ func (s *sums) value(metric string) float64 {
 	return s.dramBytes / s.timeUS / 1e3
 }
 
-func (a *accumulator) series() ([]report.Series, error) {
-	var out []report.Series
+func (a *accumulator) series() ([]results.Series, error) {
+	var out []results.Series
 	for _, l := range a.labels {
 		var xs []string
 		for k := range a.points {
@@ -253,7 +253,7 @@ func (a *accumulator) series() ([]report.Series, error) {
 			}
 		}
 		sort.Slice(xs, func(i, j int) bool { return CompareValues(xs[i], xs[j]) < 0 })
-		s := report.Series{Label: l}
+		s := results.Series{Label: l}
 		for _, x := range xs {
 			p := a.points[lineKey{l, x}]
 			if p.config == "ambiguous" {

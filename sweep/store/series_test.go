@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/report"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -55,7 +55,7 @@ func TestSeries(t *testing.T) {
 	}
 }
 
-func labels(ss []report.Series) []string {
+func labels(ss []results.Series) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Label)
