@@ -129,3 +129,40 @@ func TestCSVNeutralisesFormulas(t *testing.T) {
 		}
 	}
 }
+
+// A record whose derived fields agree passes CheckDerived; changing any
+// one of them alone (a hand edit) fails it, naming the field.
+func TestCheckDerivedFindsAnEditedField(t *testing.T) {
+	good := func() LayerResult {
+		r := LayerResult{M: 256, N: 512, K: 1024, Batch: 1, Cycles: 141000,
+			DRAMReadBytes: 1 << 20, DRAMWriteBytes: 1 << 18}
+		r.ClockMHz = 1410
+		sec := float64(r.Cycles) / 1410e6
+		r.TimeUS, r.TFLOPS = sec*1e6, r.FLOPs()/sec/1e12
+		r.DRAMGBps = float64(r.DRAMReadBytes+r.DRAMWriteBytes) / sec / 1e9
+		return r
+	}
+	if err := good().CheckDerived(); err != nil {
+		t.Fatalf("a consistent record: %v", err)
+	}
+	for name, edit := range map[string]func(*LayerResult){
+		"time_us":   func(r *LayerResult) { r.TimeUS *= 1.01 },
+		"tflops":    func(r *LayerResult) { r.TFLOPS *= 2 },
+		"dram_gbps": func(r *LayerResult) { r.DRAMGBps += 1e-6 },
+		"cycles":    func(r *LayerResult) { r.Cycles = 0 },
+		"clock":     func(r *LayerResult) { r.ClockMHz = -1 },
+		"energy":    func(r *LayerResult) { r.EnergyUJ = -3 },
+	} {
+		r := good()
+		edit(&r)
+		err := r.CheckDerived()
+		if err == nil {
+			t.Errorf("%s edited: passed", name)
+			continue
+		}
+		if want := map[string]string{"time_us": "time_us", "tflops": "tflops", "dram_gbps": "dram_gbps",
+			"cycles": "cycles", "clock": "clock", "energy": "energy"}[name]; !strings.Contains(err.Error(), want) {
+			t.Errorf("%s edited: %q does not name it", name, err)
+		}
+	}
+}

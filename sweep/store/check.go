@@ -245,6 +245,10 @@ func (s *Store) checkResults(pts map[pointKey]*pointCheck) error {
 			return fmt.Errorf("%s: the result record is of %s %s %s", where(),
 				r.Workload, r.Layer, r.Mode)
 		}
+		if err := r.CheckDerived(); err != nil {
+			return fmt.Errorf("%s: the result record does not agree with itself (%v): "+
+				"a record no simulation made, edited by hand or corrupted", where(), err)
+		}
 		mc := p.mode(r.Mode)
 		if mc == nil {
 			return fmt.Errorf("%s: the point is not in mode %s", where(), mode)

@@ -50,15 +50,24 @@ func FakeRun(ld *configs.Loaded, job sim.Job) (*sim.Report, error) {
 			dense := flops/(float64(c.GPU.SMCount)*1e6) +
 				bytes/(c.Memory.DRAM.BandwidthGBps*1e3) +
 				float64(c.Memory.L2.SizeKB)/1e6 + 1e3/float64(c.Memory.SharedMemory.BytesPerClk)
+			fifth := max(1, uint64(dense*float64(c.GPU.ClockMHz)/5))
+			dense = float64(5*fifth) / float64(c.GPU.ClockMHz)
 			for _, m := range job.Modes {
-				t := dense
+				// whole cycles, the sparse 3/5 of the dense (a 5/3 speedup),
+				// and every derived field as sim derives it
+				// (LayerResult.CheckDerived)
+				cycles := 5 * fifth
 				if m == tensorcore.Sparse {
-					t = dense * 0.6
+					cycles = 3 * fifth
 				}
+				t := float64(cycles) / float64(c.GPU.ClockMHz)
+				sec := t / 1e6
 				r := sim.LayerResult{Workload: tr.Name, Layer: g.Name, M: g.M,
 					N: g.N, K: g.K, Batch: 1, Precision: g.Precision, Mode: m,
-					Count: 1, TimeUS: t, TFLOPS: flops / t / 1e6,
-					DRAMGBps: bytes / t / 1e3}
+					Count: 1, Cycles: cycles, TimeUS: sec * 1e6,
+					DRAMReadBytes: uint64(bytes)}
+				r.TFLOPS = r.FLOPs() / sec / 1e12
+				r.DRAMGBps = float64(r.DRAMReadBytes) / sec / 1e9
 				watts := 200 + flops/1e9 // energy fields, as sim fills them
 				if m == tensorcore.Sparse {
 					watts *= 0.8
