@@ -362,6 +362,11 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 		res.Note = joinNote(res.Note, fmt.Sprintf("K padded %d->%d for the "+
 			"sparse kernel", g.K, k.Plan.PaddedK))
 	}
+	if k.TransposeCycles > 0 {
+		res.Note = joinNote(res.Note, fmt.Sprintf("B copied row-major first by a "+
+			"transpose launch (%.1f µs of the time), which the V:N:M gather kernel needs",
+			float64(k.TransposeCycles)/clockHz*1e6))
+	}
 	if k.Extrapolated {
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated from the "+
 			"first %d and the last of %d waves", k.TrackedWaves, k.Waves))

@@ -83,7 +83,12 @@ var harnesses = map[string]harness{
 	"venom_cublas": {loop: true, loopSource: "VENOM benchmark_spmm: 10 warm-up and 100 timed cublasGemmEx calls back to back"},
 	"venom_cusparselt": {loop: true, loopSource: "VENOM benchmark_spmm: 10 warm-up and 100 timed cusparseLtMatmul calls back to back",
 		readsC: true, readsCSource: "VENOM benchmark_spmm: dC of the output's shape, beta 0, as the cuSPARSELt sample"},
-	"ncu": {noLaunchGap: true, noLaunchGapSource: "Nsight Compute: gpu__time_duration of the kernel, no launch gap"},
+	// VENOM's Spatha (src/spmm/spatha_spmm.cpp): one warm-up call, then
+	// cuTime's 10 warm-up and 100 timed calls back to back; the op is
+	// initialised without C (SpmmBlockwiseOp::initialize(spmat, N, B, D):
+	// C nullptr, beta 0), so its epilogue reads none.
+	"venom_spatha": {loop: true, loopSource: "VENOM benchmark_spmm: 1 + 10 warm-up and 100 timed Spatha SpMM calls back to back"},
+	"ncu":          {noLaunchGap: true, noLaunchGapSource: "Nsight Compute: gpu__time_duration of the kernel, no launch gap"},
 }
 
 // harnessRun is how the model runs mode m of a row as its harness ran

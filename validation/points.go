@@ -53,6 +53,11 @@ type Point struct {
 	// --A=f16:column --B=f16:column --C=f32:column); empty when the
 	// source does not say (the row then runs tn). See Row.
 	Layout string
+	// Pattern is the pattern column: the sparse operand's pattern as
+	// tensorcore.sparse_pattern spells it (2:4, N:M, V:N:M for a
+	// vector-wise kernel such as VENOM's Spatha); empty: the hardware's
+	// pattern of the row's precision, which the config's key then sets.
+	Pattern string
 }
 
 // Harnesses are the values of the harness column: how a time was taken.
@@ -67,6 +72,7 @@ var HarnessNames = []string{
 	"ncu",               // Nsight Compute's kernel duration: one launch, replayed with the caches flushed (its default --cache-control all), the launch gap not in it
 	"venom_cublas",      // VENOM's benchmark_spmm (SC'23 artefact): cublasGemmEx in a CUDA-event loop, 10 warm-up and 100 timed calls back to back
 	"venom_cusparselt",  // the same loop around cusparseLtMatmul, handed a C of the output's shape with beta 0
+	"venom_spatha",      // the same loop around Spatha's V:N:M SpMM (one more warm-up call before it), no C read (beta 0, C nullptr)
 	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
 }
 
@@ -74,7 +80,7 @@ var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
 	"k", "dense", "sparse", "unit", "speedup", "source"}
 
 // optionalColumns may follow the required ones, in this order.
-var optionalColumns = []string{"kernel", "clock", "harness", "layout"}
+var optionalColumns = []string{"kernel", "clock", "harness", "layout", "pattern"}
 
 // MaxPointsBytes bounds a points file: the shared collection is a few KB
 // (about 200 bytes a row), so 16 MiB holds some 80000 measurements; the
@@ -177,7 +183,7 @@ func parsePoint(rec []string, line int) (Point, error) {
 	p := Point{Line: line, ID: rec[0], Hardware: rec[1],
 		Kind: rec[3], Unit: rec[9], Source: rec[11],
 		Clock: strings.TrimSpace(rec[13]), Harness: strings.TrimSpace(rec[14]),
-		Layout: strings.TrimSpace(rec[15])}
+		Layout: strings.TrimSpace(rec[15]), Pattern: strings.TrimSpace(rec[16])}
 	if p.ID == "" {
 		return p, fmt.Errorf("column id: empty")
 	}
@@ -263,6 +269,9 @@ func (p Point) check() error {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
 	if err := p.checkLayout(); err != nil {
+		return err
+	}
+	if err := p.checkPattern(); err != nil {
 		return err
 	}
 	units, ok := kindUnits[p.Kind]
@@ -518,6 +527,22 @@ func (p Point) checkLayout() error {
 	return nil
 }
 
+// checkPattern: the pattern column is empty, or a pattern
+// tensorcore.ParsePattern accepts on a gemm row with a sparse value.
+func (p Point) checkPattern() error {
+	if p.Pattern == "" {
+		return nil
+	}
+	if p.Kind != "gemm" || p.Sparse == 0 {
+		return fmt.Errorf("column pattern: %s on a row without a sparse gemm value "+
+			"(only a sparse gemm time has a pattern)", quote.Q(p.Pattern))
+	}
+	if _, err := tensorcore.ParsePattern(p.Pattern); err != nil {
+		return fmt.Errorf("column pattern: %v", err)
+	}
+	return nil
+}
+
 // Row is the trace row a gemm point runs as. stcsim writes D row-major,
 // so a measurement with a column-major C (the library's dense CUTLASS
 // 2.x kernels) runs as CUTLASS runs it internally (device::Gemm's
@@ -529,6 +554,9 @@ func (p Point) Row() workloads.GEMM {
 	g := workloads.GEMM{Name: p.ID, M: p.M, N: p.N, K: p.K,
 		Precision: p.Precision, Sparsity: workloads.SparsityFor(p.Precision),
 		Count: 1, Batch: 1}
+	if p.Pattern != "" {
+		g.Sparsity = p.Pattern
+	}
 	if p.Layout == "" {
 		return g
 	}

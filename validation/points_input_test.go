@@ -120,3 +120,36 @@ func TestPointsLayout(t *testing.T) {
 		}
 	}
 }
+
+// The pattern column: a pattern tensorcore.ParsePattern accepts, on a gemm
+// row with a sparse time, becomes the row's sparsity (so the row runs it
+// whatever the config's key); a malformed pattern, or one on a row
+// without a sparse gemm value, is refused naming the file, line, column
+// and value.
+func TestPointsPattern(t *testing.T) {
+	hdr := pointsHeader[:len(pointsHeader)-1] + ",harness,layout,pattern\n"
+	row := func(sparse, pattern string) string {
+		return hdr + "g,RTX-3090,fp16,gemm,768,4096,768,0.1218," + sparse + ",ms,,x,,,,ttt," + pattern + "\n"
+	}
+	for pat, want := range map[string]string{"": "2:4", "128:2:8": "128:2:8", "1:4": "1:4"} {
+		pts, err := ParsePoints(strings.NewReader(row("0.0369", pat)), "p.csv")
+		if err != nil {
+			t.Fatalf("%q: %v", pat, err)
+		}
+		if g := pts[0].Row(); g.Sparsity != want {
+			t.Errorf("pattern %q: row sparsity %q, want %q", pat, g.Sparsity, want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{row("0.0369", "64:2:3"), `p.csv:2: column pattern: bad sparsity pattern 64:2:3`},
+		{row("0.0369", "5:4"), `p.csv:2: column pattern: bad sparsity pattern "5:4"`},
+		{row("0.0369", "0:4"), `p.csv:2: column pattern:`},
+		{row("0.0369", "two:four"), `p.csv:2: column pattern:`},
+		{row("", "128:2:8"), `p.csv:2: column pattern: "128:2:8" on a row without a sparse gemm value`},
+		{hdr + "bw,A40,,bandwidth,,,,680,,GB/s,,x,,,,,2:4\n", `column pattern: "2:4" on a row without`},
+	} {
+		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+}

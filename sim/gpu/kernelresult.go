@@ -15,11 +15,14 @@ import (
 
 // Result is one simulated kernel (plus its split-K reduction).
 type Result struct {
-	Plan      *kernel.Plan
-	Cycles    uint64
-	TCBusy    uint64 // issue-slot cycles over all tensor cores
-	TCUnits   int
-	Breakdown results.Breakdown
+	Plan   *kernel.Plan
+	Cycles uint64
+	// TransposeCycles are the part of Cycles the copy of a column-major
+	// B before a V:N:M kernel took (kernel.Plan.TransposeB; transpose.go).
+	TransposeCycles uint64
+	TCBusy          uint64 // issue-slot cycles over all tensor cores
+	TCUnits         int
+	Breakdown       results.Breakdown
 	// Busy and idle are the raw tensor-core account behind breakdown
 	// (issue-slot cycles; idle cycles by reason).
 	Busy uint64
@@ -92,7 +95,11 @@ type Options struct {
 // Simulate builds a GPU for the plan, runs the kernel and, for
 // split-K, the reduction of the partial sums.
 func Simulate(cfg *configs.Config, plan *kernel.Plan, o Options) (*Result, error) {
-	return simulate(cfg, plan, o.Observer, o.Run, o.Above, false)
+	r, err := simulate(cfg, plan, o.Observer, o.Run, o.Above, false)
+	if err == nil && plan.TransposeB {
+		err = addTranspose(cfg, r)
+	}
+	return r, err
 }
 
 // simulate is Simulate; trackFill tracks waves until the output

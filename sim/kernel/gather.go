@@ -29,8 +29,9 @@ import (
 //     and the less L2 reuse there is.
 //
 // Like Spatha, the kernel needs B row-major (a gathered row is a
-// contiguous run along N), a CTA's rows inside one V block (the tile's
-// bm divides V), and runs data-parallel (no split-K).
+// contiguous run along N; a column-major B is first copied row-major by
+// a launch of its own, transpose.go), a CTA's rows inside one V block
+// (the tile's bm divides V), and runs data-parallel (no split-K).
 
 // baseColIdx is the address space of V:N:M column indices.
 const baseColIdx uint64 = 10 << 40
@@ -51,9 +52,6 @@ func (p *Plan) checkGather() error {
 	}
 	t, f := p.Tile, p.Format
 	switch {
-	case p.Shape.Layout.KMajorB():
-		return fmt.Errorf("tile %s: sparsity %s gathers B's kept rows, which needs B "+
-			"row-major (layout nt or tt; the layout is %s)", t.Name(), f, p.Shape.Layout)
 	case f.V%t.BM != 0:
 		return fmt.Errorf("tile %s: sparsity %s: bm %d does not divide V = %d "+
 			"(a CTA's rows must share one column selection)", t.Name(), f, t.BM, f.V)

@@ -166,13 +166,33 @@ func TestGatherRules(t *testing.T) {
 		tile     [4]int
 		rule     string
 	}{
-		{"64:2:8", "tn", [4]int{64, 128, 32, 64}, "needs B row-major"},
 		{"64:2:8", "tt", [4]int{128, 128, 64, 64}, "bm 128 does not divide V = 64"},
 		{"64:2:8", "tt", [4]int{64, 32, 32, 32}, "bn 32 x 2 B is under 128 B"},
 	} {
 		_, err := vnmPlan(t, tc.pat, 256, 512, 1024, tc.lay, tc.tile)
 		if err == nil || !strings.Contains(err.Error(), tc.rule) {
 			t.Errorf("%s %s %v: %v, want %q", tc.pat, tc.lay, tc.tile, err, tc.rule)
+		}
+	}
+}
+
+// On a column-major B (tn, the default) the plan runs the same gather
+// kernel on B's row-major copy, which a transpose launch makes first
+// (Spatha has no column-major B path): TransposeB, and the copy's
+// layout.
+func TestGatherTransposesColumnMajorB(t *testing.T) {
+	for _, lay := range []string{"tn", "nn", "tt", "nt"} {
+		p, err := vnmPlan(t, "64:2:8", 256, 512, 1024, lay, [4]int{64, 128, 32, 64})
+		if err != nil {
+			t.Fatalf("%s: %v", lay, err)
+		}
+		if want := lay[1] == 'n'; p.TransposeB != want || !p.Shape.Layout.RowB {
+			t.Errorf("%s: TransposeB %v, B row-major %v; want %v, true", lay,
+				p.TransposeB, p.Shape.Layout.RowB, want)
+		}
+		k := p.TransposeKernel()
+		if want := uint64(1024 * 512 * 2); k.InBytes != want || len(k.Outs) != 1 || k.Outs[0].Bytes != want {
+			t.Errorf("%s: the copy reads %d and writes %v B, want B's %d each way", lay, k.InBytes, k.Outs, want)
 		}
 	}
 }

@@ -168,6 +168,10 @@ type Plan struct {
 	// (gather.go); maskSeed draws its synthetic column selection.
 	GatherLDS memory.Pattern
 	maskSeed  int
+	// TransposeB: B is column-major and the V:N:M kernel runs on its
+	// row-major copy, made by a launch of its own first (transpose.go);
+	// Shape.Layout is then the copy's.
+	TransposeB bool
 }
 
 // Program is warp w's instruction stream (the same for every CTA).
@@ -245,6 +249,7 @@ func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s
 		return nil, fmt.Errorf("tile %s: warp tile not a multiple of %s",
 			t.Name(), p.Inst)
 	}
+	p.transposeForGather()
 	if err := p.checkGather(); err != nil {
 		return nil, err
 	}
