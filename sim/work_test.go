@@ -15,8 +15,8 @@ func gemmWork(t *testing.T, cfg *configs.Config, m, n, k int) float64 {
 	tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
 		M: m, N: n, K: k, Precision: tensorcore.FP16,
 		Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
-	return EstimateWork(cfg, Job{Workloads: []*workloads.Trace{tr},
-		Modes: []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}})
+	return mustPrepare(t, cfg, Job{Workloads: []*workloads.Trace{tr},
+		Modes: []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}}).Work()
 }
 
 // The work estimate grows with every dimension and flags the GEMMs that
@@ -90,7 +90,7 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		if c.dense {
 			job.Modes = []tensorcore.Mode{tensorcore.Dense}
 		}
-		est := EstimateKSteps(ld.Config, job)
+		est := mustPrepare(t, ld.Config, job).KSteps()
 		start := time.Now()
 		before := sm.WarpStepsSimulated()
 		if _, err := Run(ld, job); err != nil {

@@ -394,7 +394,7 @@ func (f *fastForward) offsetCycles() uint64 {
 // (newFastForward's rule without the run): the switch is on, the run is
 // not wave-extrapolated (extrapolated: the run's waves are) nor a K
 // sample, the memory model touches tags (the fast one), and the CTAs are
-// long enough to leave something out. The work estimate (sim.EstimateKSteps)
+// long enough to leave something out. The work estimate (sim.Prepared.KSteps)
 // asks it.
 func FastForwards(cfg *configs.Config, p *kernel.Plan, extrapolated bool) bool {
 	if !cfg.Sim.FastForward || extrapolated || p.KSampled ||
