@@ -313,12 +313,9 @@ func (u *unitEstimates) total(units []sweep.Unit) float64 {
 // above maxMemory, and keeps each unit's work in units (for the
 // warning's total and the dry run's list: a config is not loaded twice).
 func workCheck(maxWork, maxMemory float64, jobs int, units *unitEstimates) sweep.PointCheck {
-	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
-		for _, w := range ws {
-			prep, err := sim.Prepare(ld.Config, sim.Job{Workloads: []*workloads.Trace{w.Trace}, Modes: pt.Modes()})
-			if err != nil {
-				return fmt.Errorf("point %d (%s) workload %s: %w", pt.Index+1, pt.Label(), w.Trace.Name, err)
-			}
+	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload, preps []*sim.Prepared) error {
+		for i, w := range ws {
+			prep := preps[i]
 			est, mem := prep.Work(), prep.Memory()
 			left, err := units.uncached(ld, prep, est)
 			if err != nil {
