@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
@@ -19,7 +20,7 @@ const streamKTile = "128x128x32_64x64_s5"
 func scheduled(t *testing.T, sms int, g kernel.Shape, s kernel.Schedule, split int) *gpu.Result {
 	t.Helper()
 	ld, err := configs.Load(nil, []string{"sim.extrapolate_waves=false",
-		"sim.fast_forward=false", "gpu.sm_count=" + itoa(sms)})
+		"sim.fast_forward=false", "gpu.sm_count=" + strconv.Itoa(sms)})
 	if err != nil {
 		t.Fatal(err)
 	}

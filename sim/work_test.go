@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim/sm"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -92,11 +91,11 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		}
 		est := mustPrepare(t, ld.Config, job).KSteps()
 		start := time.Now()
-		before := sm.WarpStepsSimulated()
+		before := WarpStepsSimulated()
 		if _, err := Run(ld, job); err != nil {
 			t.Fatal(err)
 		}
-		got := float64(sm.WarpStepsSimulated() - before)
+		got := float64(WarpStepsSimulated() - before)
 		t.Logf("%v %dx%dx%d: estimate %.4g, simulated %.4g (%.2f), %.1f s", c.sets,
 			c.m, c.n, c.k, est, got, est/got, time.Since(start).Seconds())
 		if est > 2*got || est < got/2 {

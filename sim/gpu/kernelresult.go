@@ -104,7 +104,7 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 		return nil, err
 	}
 	if above > 0 && plan.Schedule.Cuttable() {
-		g.WatchBelow(above) // the pruner's bounds take CTAs as independent
+		g.watchBelow(above) // the pruner's bounds take CTAs as independent
 	}
 	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()
@@ -143,12 +143,12 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 	if g.waves != nil {
 		g.waves.scale(g, r, post)
 	}
-	if g.FF != nil {
-		g.FF.extend(r)
+	if g.ff != nil {
+		g.ff.extend(r)
 	}
 	r.Act = g.activity(r)
-	if g.FF != nil {
-		g.FF.extendActivity(&r.Act)
+	if g.ff != nil {
+		g.ff.extendActivity(&r.Act)
 	}
 	r.ClockMHz = cfg.GPU.ClockMHz
 	return r, nil
