@@ -24,14 +24,10 @@ var simTestForbidden = []string{"sim/selection", "sim/gpu", "sim/sm", "sim/inter
 // the room they test or stop reaching into it, and TestTestsInTheirRooms
 // fails on a listed file that no longer needs its entry.
 var simTestsNotYetMoved = map[string][]string{
-	"bench_test.go":   {"sim/gpu", "sim/selection"},
-	"long_test.go":    {"sim/gpu", "sim/selection"},
-	"pattern_test.go": {"sim/gpu", "sim/selection"},
-	"power_test.go":   {"sim/gpu", "sim/selection"},
-	"splitk_test.go":  {"sim/selection"},
-	"streamk_test.go": {"sim/gpu"},
-	"vnm_test.go":     {"sim/gpu", "sim/selection"},
-	"waves_test.go":   {"sim/gpu"},
+	"bench_test.go":  {"sim/gpu", "sim/selection"},
+	"long_test.go":   {"sim/gpu", "sim/selection"},
+	"splitk_test.go": {"sim/selection"},
+	"waves_test.go":  {"sim/gpu"},
 }
 
 // TestTestsInTheirRooms: no package under sim/ has tests of another
