@@ -300,7 +300,7 @@ func (f *runFlags) flagJob() (sim.Job, error) {
 		}
 		t, err := workloads.GEMMTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
 		if err != nil {
-			return job, err
+			return job, fmt.Errorf("--gemm: %w", err)
 		}
 		if prev, dup := given[t.Name]; dup {
 			return job, duplicateWorkload(prev, "--gemm", t.Name)

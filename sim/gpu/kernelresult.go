@@ -25,7 +25,7 @@ type Result struct {
 	Busy uint64
 	Idle [sm.NumReasons]uint64
 	// Prologue is the account's prologue (sm.Account) and Phases the
-	// account split by phase (PhasesOf).
+	// account split by phase (phasesOf).
 	Prologue uint64
 	Phases   results.Phases
 	// Mem is the traffic during the kernel's time (cycles): the L2's
@@ -132,7 +132,7 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 		TCUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		Breakdown: g.breakdown(end), Mem: pre}
 	r.Busy, r.Idle, r.Prologue = g.Acct.Busy, g.closedIdle(end), g.Acct.Prologue
-	r.Phases = PhasesOf(r.Busy, r.Idle, r.Prologue)
+	r.Phases = phasesOf(r.Busy, r.Idle, r.Prologue)
 	r.TCBusy = g.tcBusy()
 	r.Straggler = g.straggler()
 	r.TailCycles = g.tailCycles()
