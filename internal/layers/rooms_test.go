@@ -27,7 +27,6 @@ var simTestsNotYetMoved = map[string][]string{
 	"bench_test.go":  {"sim/gpu", "sim/selection"},
 	"long_test.go":   {"sim/gpu", "sim/selection"},
 	"splitk_test.go": {"sim/selection"},
-	"waves_test.go":  {"sim/gpu"},
 }
 
 // TestTestsInTheirRooms: no package under sim/ has tests of another

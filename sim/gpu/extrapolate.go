@@ -79,7 +79,7 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 // among the next waves' CTAs). It is at least trackedWaves + 2, so that
 // one wave or more is left out (and a kernel whose tracked waves are
 // raised by trackedWavesFor needs those + 2).
-const MinExtrapolatedWaves = 8
+const minExtrapolatedWaves = 8
 
 // steadyWindow is how many of the last tracked waves the steady step and
 // increments are measured over (the ends of the first and last of them).
@@ -154,7 +154,7 @@ func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
 // trackedLaunch is ExtrapolatedLaunch with tracked waves before the last.
 func trackedLaunch(p *kernel.Plan, perWave, tracked int) (int, bool) {
 	total := kernel.CeilDiv(p.CTAs, perWave)
-	if total < max(MinExtrapolatedWaves, tracked+2) {
+	if total < max(minExtrapolatedWaves, tracked+2) {
 		return p.CTAs, false
 	}
 	skipped := total - tracked - 1

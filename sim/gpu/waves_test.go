@@ -29,9 +29,9 @@ func tilePlan(t *testing.T, cfg *configs.Config, g kernel.Shape, name string, sp
 func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 	t.Parallel()
 	for occ := 1; occ <= 4; occ++ {
-		if n := TrackedWaves(&kernel.Plan{Occupancy: occ}); MinExtrapolatedWaves < n+2 {
+		if n := TrackedWaves(&kernel.Plan{Occupancy: occ}); minExtrapolatedWaves < n+2 {
 			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
-				occ, n, MinExtrapolatedWaves)
+				occ, n, minExtrapolatedWaves)
 		}
 	}
 }
