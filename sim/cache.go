@@ -8,8 +8,8 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/simcache"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
-	"github.com/stcsim/stcsim/workloads"
 )
 
 // Cache keeps layer records across runs (internal/simcache is the one
@@ -212,44 +212,39 @@ func FidelityCounts(rep *Report) (fast, instruction int) {
 	return fast, instruction
 }
 
-// Uncached is what of the job a run would simulate: one job per mode,
-// with the rows of each workload whose record of that mode the cache
+// UncachedWork is the work (as Work) of what a run of the prepared job
+// would simulate: per mode, the distinct shapes of the records the cache
 // would not serve (looked up and checked as Run does, counted as
-// nothing). With no cache it is the job's rows, per mode. For estimates:
-// the work of a sweep's points whose records are cached is not work.
-func Uncached(ld *configs.Loaded, job Job) ([]Job, error) {
-	r := newRunner(ld, job)
-	jobs, err := r.layerJobs()
-	if err != nil {
-		return nil, err
-	}
+// nothing). With no cache it is the work of each mode's records. For
+// estimates: the work of a sweep's points whose records are cached is
+// not work.
+func (p *Prepared) UncachedWork(ld *configs.Loaded) (float64, error) {
+	r := newRunner(ld, p)
 	hashes := map[string]string{}
-	if job.Cache != nil {
-		for _, w := range job.Workloads {
+	if p.Job.Cache != nil {
+		for _, w := range p.Job.Workloads {
 			ws, err := w.WeightsSources()
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 			maps.Copy(hashes, weightHashes(map[string][]WeightsSource{w.Name: ws}))
 		}
 	}
-	found, _ := r.cached(jobs, hashes)
-	var out []Job
-	for _, m := range job.Modes {
-		var traces []*workloads.Trace
-		for i, j := range jobs {
-			if j.mode != m || found[i] != nil {
+	found, _ := r.cached(p.layers, hashes)
+	total := 0.0
+	for _, m := range p.modes {
+		var shapes []*shapePlan
+		seen := map[kernel.Shape]bool{}
+		for i, j := range p.layers {
+			if j.mode != m || found[i] != nil || seen[j.shape] {
 				continue
 			}
-			if n := len(traces); n == 0 || traces[n-1].Name != j.workload {
-				traces = append(traces, &workloads.Trace{Name: j.workload})
-			}
-			t := traces[len(traces)-1]
-			t.GEMMs = append(t.GEMMs, j.gemm)
+			seen[j.shape] = true
+			shapes = append(shapes, p.byKey[j.shape])
 		}
-		if len(traces) > 0 {
-			out = append(out, Job{Workloads: traces, Modes: []tensorcore.Mode{m}})
+		if len(shapes) > 0 {
+			total += workOf(p.cfg, p.total(shapes))
 		}
 	}
-	return out, nil
+	return total, nil
 }

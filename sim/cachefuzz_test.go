@@ -36,11 +36,7 @@ func FuzzCachedRecord(f *testing.F) {
 		f.Fatal(err)
 	}
 	job := gemmJob([3]int{256, 256, 256})
-	r := newRunner(ld, job)
-	jobs, err := r.layerJobs()
-	if err != nil {
-		f.Fatal(err)
-	}
+	jobs := mustPrepare(f, ld.Config, job).layers
 	seeds := &forgingCache{m: map[simcache.Key][]byte{}, counts: simcache.Counts{}}
 	job.Cache = seeds
 	rl, _ := Run(ld, job)
@@ -53,7 +49,9 @@ func FuzzCachedRecord(f *testing.F) {
 	f.Add([]byte(`{"record":{"cycles":1},"power":{"clock_mhz":1}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		r := newRunner(ld, Job{Cache: replayCache{payload}, Modes: job.Modes, Workloads: job.Workloads})
+		p := mustPrepare(t, ld.Config, job)
+		p.Job.Cache = replayCache{payload}
+		r := newRunner(ld, p)
 		found, _ := r.cached(jobs, map[string]string{})
 		for i, rec := range found {
 			if rec == nil {

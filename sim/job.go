@@ -42,11 +42,13 @@ type Observer = gpu.Observer
 
 // Run simulates every GEMM of the job's workloads in every mode on the
 // effective config and returns the per-layer results and totals.
+// It is Prepare and Prepared.Run.
 func Run(ld *configs.Loaded, job Job) (*Report, error) {
-	if err := Check(ld.Config, job); err != nil {
+	p, err := Prepare(ld.Config, job)
+	if err != nil {
 		return nil, err
 	}
-	return newRunner(ld, job).run()
+	return p.Run(ld)
 }
 
 // SampleObserver is an Observer that also wants the kernel-selection

@@ -60,7 +60,7 @@ func TestMemoryEstimateMatchesPeakHeap(t *testing.T) {
 		{[]string{"sim.memory_granularity=detailed", "l2.size_kb=10240", "gpu.sm_count=432"}, 256, 256, 256},
 	} {
 		ld, job := oneGEMM(t, c.sets, c.m, c.n, c.k)
-		est := EstimateMemory(ld.Config, job)
+		est := mustPrepare(t, ld.Config, job).Memory()
 		got := peakHeap(func() {
 			if _, err := Run(ld, job); err != nil {
 				t.Fatal(err)

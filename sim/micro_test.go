@@ -82,3 +82,29 @@ func TestMicroSchedulerPairsShowLatency(t *testing.T) {
 			fast.DependentLatency, slow.DependentLatency, fast.PairsFMAPerClkPerSM, slow.PairsFMAPerClkPerSM)
 	}
 }
+
+// Through the scheduler, dense FP16 HMMA.16816 issues every 8 cycles per
+// sub-partition (A100: 1024 dense FP16 FMA/clk/SM over 4 tensor cores,
+// 2048 FMAs per m16n8k16) and a dependent chain pays the MMA latency.
+func TestMicroSchedulerHMMA(t *testing.T) {
+	t.Parallel()
+	cfg := loadTest(t)
+	r, err := MicroScheduler(cfg, tensorcore.FP16, tensorcore.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IndependentInterval < 8 || r.IndependentInterval > 8.1 {
+		t.Errorf("independent issue: %.3f cycles per MMA per sub-partition, want 8", r.IndependentInterval)
+	}
+	if r.DependentLatency < 31 || r.DependentLatency > 33 {
+		t.Errorf("dependent issue: %.2f cycles, want the configured 32", r.DependentLatency)
+	}
+	slow, err := MicroScheduler(loadTest(t, "sm.register_file_bytes_per_clk=128"), tensorcore.FP16, tensorcore.Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slow.IndependentInterval <= r.IndependentInterval {
+		t.Errorf("register file 128 B/clk: %.2f cycles per MMA, want more than %.2f",
+			slow.IndependentInterval, r.IndependentInterval)
+	}
+}

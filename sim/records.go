@@ -20,31 +20,21 @@ import (
 )
 
 type runner struct {
-	ld  *configs.Loaded
-	cfg *configs.Config
-	job Job
+	ld   *configs.Loaded
+	cfg  *configs.Config
+	job  Job
+	prep *Prepared
 
 	simHashMu sync.Mutex
 	simHash   map[tensorcore.Mode]string // SimulationHash by mode, made once
 }
 
-func newRunner(ld *configs.Loaded, job Job) *runner {
-	return &runner{ld: ld, cfg: ld.Config, job: job}
-}
-
-// layerJob is one record to produce: a workload GEMM in one mode.
-type layerJob struct {
-	workload string
-	gemm     workloads.GEMM
-	mode     tensorcore.Mode
-	shape    kernel.Shape
+func newRunner(ld *configs.Loaded, p *Prepared) *runner {
+	return &runner{ld: ld, cfg: ld.Config, job: p.Job, prep: p}
 }
 
 func (r *runner) run() (*Report, error) {
-	jobs, err := r.layerJobs()
-	if err != nil {
-		return nil, err
-	}
+	jobs := r.prep.layers
 	// The weights' hashes, before anything runs (a file that cannot be
 	// read stops the run here).
 	weights := map[string][]WeightsSource{}
@@ -182,84 +172,6 @@ func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
 		out[i] = rec
 	}
 	return nil
-}
-
-// layerJobs expands workloads x modes into records, in workload order.
-func (r *runner) layerJobs() ([]layerJob, error) {
-	var jobs []layerJob
-	for _, w := range r.job.Workloads {
-		for _, g := range w.GEMMs {
-			for _, m := range r.job.Modes {
-				shape, err := shapeOf(r.cfg, g, m)
-				if err != nil {
-					return nil, fmt.Errorf("workload %s layer %s: %w",
-						w.Name, g.Name, err)
-				}
-				jobs = append(jobs, layerJob{workload: w.Name, gemm: g,
-					mode: m, shape: shape})
-			}
-		}
-	}
-	return jobs, nil
-}
-
-// shapeOf is the GEMM a record runs: the sparse variant runs the sparse
-// kernel only where the layer is pruned, with its pattern (RowPattern).
-// Sparse activations run as the transposed GEMM (D^T = B^T A^T: N x M,
-// the activations the MMA's compressed A operand).
-func shapeOf(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
-	s, err := baseShape(cfg, g, mode)
-	if err != nil || !s.Sparse || !cfg.TensorCore.DualSide {
-		return s, err
-	}
-	s.Dual = true
-	err = kernel.DualWork(cfg, g, &s)
-	return s, err
-}
-
-// baseShape is shapeOf without the dual-side mode's products (what the
-// kernel plans need to say whether a tile can run the GEMM).
-func baseShape(cfg *configs.Config, g workloads.GEMM, mode tensorcore.Mode) (kernel.Shape, error) {
-	s := kernel.Shape{M: g.M, N: g.N, K: g.K, Batch: max(1, g.Batch),
-		Precision: g.Precision,
-		Sparse:    mode == tensorcore.Sparse && g.Sparsity != workloads.Dense}
-	lay, err := kernel.ParseLayout(g.Layout)
-	if err != nil {
-		return s, err
-	}
-	s.Layout = lay
-	if !s.Sparse {
-		return s, nil
-	}
-	pat, err := RowPattern(cfg, g)
-	if err != nil {
-		return s, err
-	}
-	s.Pattern = pat
-	if g.SparseOperand == workloads.OperandActivations {
-		s.M, s.N = s.N, s.M
-		s.Layout = s.Layout.Transposed()
-	}
-	s.Dual = cfg.TensorCore.DualSide
-	return s, nil
-}
-
-// RowPattern is the N:M pattern a sparse row runs with: a row tagged with
-// the hardware's pattern of its precision (2:4; 1:2 for tf32), as every
-// built-in model, --gemm and sweep GEMM list is, runs with the config's
-// tensorcore.<precision>.sparse_pattern, so one key re-prunes a whole
-// network; a row naming another pattern (layer-wise N:M) or carrying a
-// weight file (a real mask) keeps its own.
-func RowPattern(cfg *configs.Config, g workloads.GEMM) (tensorcore.Pattern, error) {
-	sp := g.Sparsity
-	if sp == workloads.SparsityFor(g.Precision) && g.Weights == "" {
-		prec, err := cfg.TensorCore.Get(g.Precision)
-		if err != nil {
-			return tensorcore.Pattern{}, err
-		}
-		return prec.Pattern(), nil
-	}
-	return tensorcore.ParsePattern(sp)
 }
 
 // simulateDistinct simulates each distinct GEMM shape once, in parallel

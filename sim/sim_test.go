@@ -363,3 +363,13 @@ func TestExtrapolatedBusyIsConserved(t *testing.T) {
 		}
 	}
 }
+
+// sumShares adds every cause of a breakdown (every float field).
+func sumShares(b Breakdown) float64 {
+	v := reflect.ValueOf(b)
+	sum := 0.0
+	for i := 0; i < v.NumField(); i++ {
+		sum += v.Field(i).Float()
+	}
+	return sum
+}

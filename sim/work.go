@@ -42,11 +42,11 @@ const DetailedMemoryFactor = 18
 // WarpStepsPerSecond (docs/log/2026-12-04-bad-input.md).
 const TouchCost = 0.1
 
-// EstimateWork is the simulated work of a job, in warp k-steps of the
-// fast memory path: the warp k-steps EstimateKSteps counts, each costing
+// Work is the simulated work of the prepared job, in warp k-steps of the
+// fast memory path: the warp k-steps KSteps counts, each costing
 // DetailedMemoryFactor under sim.memory_granularity=detailed, and the
 // CTA k-steps the fast-forward leaves out at TouchCost each.
-func EstimateWork(cfg *configs.Config, job Job) float64 { return workOf(cfg, estimate(cfg, job)) }
+func (p *Prepared) Work() float64 { return workOf(p.cfg, p.total(p.shapes)) }
 
 func workOf(cfg *configs.Config, w work) float64 {
 	steps := w.steps
@@ -56,14 +56,13 @@ func workOf(cfg *configs.Config, w work) float64 {
 	return steps + TouchCost*w.touched
 }
 
-// EstimateKSteps is the number of warp k-steps a job simulates: for each
-// distinct GEMM, the sampled candidates of kernel selection plus the full
-// simulation of the costliest candidate that may be picked, each counting
-// the CTAs that are simulated (the first waves only where extrapolated),
-// and all of it sim.jitter_runs times (the selection ensemble,
-// selection.EnsembleRuns). It runs no simulation; a GEMM no kernel can
-// run counts nothing (the run reports it).
-func EstimateKSteps(cfg *configs.Config, job Job) float64 { return estimate(cfg, job).steps }
+// KSteps is the number of warp k-steps the prepared job simulates: for
+// each distinct GEMM, the sampled candidates of kernel selection plus
+// the full simulation of the costliest candidate that may be picked,
+// each counting the CTAs that are simulated (the first waves only where
+// extrapolated), and all of it sim.jitter_runs times (the selection
+// ensemble, selection.EnsembleRuns). It runs no simulation.
+func (p *Prepared) KSteps() float64 { return p.total(p.shapes).steps }
 
 // work is an estimate: warp k-steps simulated, and CTA k-steps the
 // fast-forward leaves out (whose tiles are touched in the L2 tags).
@@ -81,45 +80,34 @@ func most(a, b work) work {
 	return a
 }
 
-func estimate(cfg *configs.Config, job Job) work {
-	w, _ := scan(cfg, job)
-	return w
-}
-
-// Estimates is EstimateWork and EstimateMemory from one ranking of each
-// GEMM's candidates.
-func Estimates(cfg *configs.Config, job Job) (work, memory float64) {
-	w, sims := scan(cfg, job)
-	return workOf(cfg, w), memoryOf(sims, job)
-}
-
-// scan ranks each distinct GEMM's candidates once: the job's work (all
-// of it sim.jitter_runs times: the selection ensemble) and each GEMM
-// simulation's memory.
-func scan(cfg *configs.Config, job Job) (work, []float64) {
-	seen := map[kernel.Shape]bool{}
+// total is the work of the shapes (each sized once), all of it
+// sim.jitter_runs times: the selection ensemble.
+func (p *Prepared) total(shapes []*shapePlan) work {
 	var total work
-	var sims []float64
-	for _, w := range job.Workloads {
-		for _, g := range w.GEMMs {
-			for _, m := range job.Modes {
-				s, err := shapeOf(cfg, g, m)
-				if err != nil || seen[s] { // a row that cannot run counts nothing
-					continue
-				}
-				seen[s] = true
-				plans, _ := selection.Rank(cfg, s)
-				total.add(shapeWork(cfg, plans))
-				sims = append(sims, simulationMemory(cfg, plans))
-			}
-		}
+	for _, s := range shapes {
+		total.add(s.size(p.cfg).work)
 	}
-	return total.times(float64(selection.EnsembleRuns(cfg))), sims
+	return total.times(float64(selection.EnsembleRuns(p.cfg)))
+}
+
+// sized is what the estimates count of one shape: its work and the
+// memory its simulation holds, from its ranked candidates.
+type sized struct {
+	work   work
+	memory float64
+}
+
+// size is the shape's work and memory, counted on first use.
+func (s *shapePlan) size(cfg *configs.Config) sized {
+	s.once.Do(func() {
+		s.sized = sized{shapeWork(cfg, s.plans), simulationMemory(cfg, s.plans)}
+	})
+	return s.sized
 }
 
 // WarpStepsSimulated is the number of warp k-steps the process's SMs have
 // simulated so far (sim/sm's work meter): progress lines compare its
-// growth with EstimateKSteps.
+// growth with Prepared.KSteps.
 func WarpStepsSimulated() uint64 { return sm.WarpStepsSimulated() }
 
 // EstimateSeconds converts simulated work to seconds on one core.
@@ -295,14 +283,17 @@ const (
 	DetailedPerSM      = 80e3 // bytes per SM more, detailed memory
 )
 
-// EstimateMemory is the peak Go heap a job needs, in bytes: MemBase and
-// the simulations that run at once (sim.Run simulates GOMAXPROCS GEMMs
-// side by side), the largest of them, each its GPU's SMs and L2 and the
-// copies in flight of the kernel among its candidates that holds the
-// most. It runs no simulation.
-func EstimateMemory(cfg *configs.Config, job Job) float64 {
-	_, sims := scan(cfg, job)
-	return memoryOf(sims, job)
+// Memory is the peak Go heap the prepared job needs, in bytes: MemBase
+// and the simulations that run at once (Run simulates GOMAXPROCS GEMMs
+// side by side; one with an Observer), the largest of them, each its
+// GPU's SMs and L2 and the copies in flight of the kernel among its
+// candidates that holds the most. It runs no simulation.
+func (p *Prepared) Memory() float64 {
+	var sims []float64
+	for _, s := range p.shapes {
+		sims = append(sims, s.size(p.cfg).memory)
+	}
+	return memoryOf(sims, p.Job)
 }
 
 // memoryOf is MemBase and the largest simulations that run at once.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim/sm"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -15,8 +14,8 @@ func gemmWork(t *testing.T, cfg *configs.Config, m, n, k int) float64 {
 	tr := &workloads.Trace{Name: "g", GEMMs: []workloads.GEMM{{Name: "g",
 		M: m, N: n, K: k, Precision: tensorcore.FP16,
 		Sparsity: workloads.Sparse24, Count: 1, Batch: 1}}}
-	return EstimateWork(cfg, Job{Workloads: []*workloads.Trace{tr},
-		Modes: []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}})
+	return mustPrepare(t, cfg, Job{Workloads: []*workloads.Trace{tr},
+		Modes: []tensorcore.Mode{tensorcore.Dense, tensorcore.Sparse}}).Work()
 }
 
 // The work estimate grows with every dimension and flags the GEMMs that
@@ -90,13 +89,13 @@ func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 		if c.dense {
 			job.Modes = []tensorcore.Mode{tensorcore.Dense}
 		}
-		est := EstimateKSteps(ld.Config, job)
+		est := mustPrepare(t, ld.Config, job).KSteps()
 		start := time.Now()
-		before := sm.WarpStepsSimulated()
+		before := WarpStepsSimulated()
 		if _, err := Run(ld, job); err != nil {
 			t.Fatal(err)
 		}
-		got := float64(sm.WarpStepsSimulated() - before)
+		got := float64(WarpStepsSimulated() - before)
 		t.Logf("%v %dx%dx%d: estimate %.4g, simulated %.4g (%.2f), %.1f s", c.sets,
 			c.m, c.n, c.k, est, got, est/got, time.Since(start).Seconds())
 		if est > 2*got || est < got/2 {

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim"
 )
 
 // The section encoder's text is yaml.Marshal's, byte for byte, over the
@@ -77,7 +78,7 @@ func TestPlanReportsTheFirstFailingPoint(t *testing.T) {
 	if _, err := s.Plan(Resolver{}); err == nil || !strings.Contains(err.Error(), "point 35 (gpu.sm_count=0)") {
 		t.Errorf("error %v, want point 35's", err)
 	}
-	check := func(pt *Point, _ *configs.Loaded, _ []*Workload) error {
+	check := func(pt *Point, _ *configs.Loaded, _ []*Workload, _ []*sim.Prepared) error {
 		if pt.Index == 2 {
 			return errors.New("check refuses point 3")
 		}

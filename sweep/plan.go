@@ -191,8 +191,10 @@ type Resolver struct {
 const MaxPoints = 100000
 
 // PointCheck, when given to PlanChecked, is called with each point's
-// effective config and the sweep's workloads, to refuse a point up front.
-type PointCheck func(pt *Point, ld *configs.Loaded, ws []*Workload) error
+// effective config, the sweep's workloads and each workload's job at the
+// point through the simulator's front door (sim.Prepare, in the order of
+// ws), to refuse a point up front.
+type PointCheck func(pt *Point, ld *configs.Loaded, ws []*Workload, jobs []*sim.Prepared) error
 
 // Plan expands the grid and validates every point's effective config and
 // every workload before anything runs, so a bad key or value fails the
@@ -259,9 +261,10 @@ func (s *Spec) PlanChecked(r Resolver, check PointCheck) (*Plan, error) {
 			if r.err != nil || r.pt.workloads == nil {
 				return
 			}
-			r.err = p.checkPoint(r.pt, r.ld)
+			var jobs []*sim.Prepared
+			jobs, r.err = p.checkPoint(r.pt, r.ld)
 			if r.err == nil && check != nil {
-				r.err = check(r.pt, r.ld, r.pt.workloads)
+				r.err = check(r.pt, r.ld, r.pt.workloads, jobs)
 			}
 		})
 		for j := range res {
@@ -313,18 +316,22 @@ func parallel(n int, f func(int)) {
 	caught.Raise()
 }
 
-// checkPoint runs sim.Check on the point with every workload, so a row
-// the simulator would reject fails the sweep before any point runs.
-func (p *Plan) checkPoint(pt *Point, ld *configs.Loaded) error {
+// checkPoint brings the point with every workload through the
+// simulator's front door (sim.Prepare), so a row the simulator would
+// reject fails the sweep before any point runs; the prepared jobs are
+// in the order of the point's workloads.
+func (p *Plan) checkPoint(pt *Point, ld *configs.Loaded) ([]*sim.Prepared, error) {
+	var jobs []*sim.Prepared
 	for _, w := range pt.workloads {
-		err := sim.Check(ld.Config, sim.Job{
+		job, err := sim.Prepare(ld.Config, sim.Job{
 			Workloads: []*workloads.Trace{w.Trace}, Modes: p.Modes})
 		if err != nil {
-			return fmt.Errorf("sweep %s: point %d (%s): %w", p.Spec.file,
+			return nil, fmt.Errorf("sweep %s: point %d (%s): %w", p.Spec.file,
 				pt.Index+1, pt.Label(), err)
 		}
+		jobs = append(jobs, job)
 	}
-	return nil
+	return jobs, nil
 }
 
 // pointCount is the number of grid points (as text), and whether it is

@@ -127,11 +127,12 @@ func (p *Plan) Refined(pts []*Point, check PointCheck) (*Plan, error) {
 		if _, q.Hash, err = configYAML(ld); err != nil {
 			return nil, err
 		}
-		if err := out.checkPoint(q, ld); err != nil {
+		jobs, err := out.checkPoint(q, ld)
+		if err != nil {
 			return nil, err
 		}
 		if check != nil {
-			if err := check(q, ld, q.workloads); err != nil {
+			if err := check(q, ld, q.workloads, jobs); err != nil {
 				return nil, err
 			}
 		}

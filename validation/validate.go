@@ -209,7 +209,7 @@ type Options struct {
 	// twice the K (Row.FixedUS).
 	FixedCosts bool
 	// MaxWork, when > 0, bounds the estimated simulated work (warp
-	// k-steps, sim.EstimateWork) of each GEMM row and of all of them:
+	// k-steps, sim.Prepared.Work) of each GEMM row and of all of them:
 	// Run refuses the points before anything is simulated.
 	MaxWork float64
 }
@@ -307,7 +307,11 @@ func (v *validator) checkWork(points []Point) error {
 		}
 		job := sim.Job{Workloads: []*workloads.Trace{{Name: "validation",
 			GEMMs: []workloads.GEMM{gemmOf(p)}}}, Modes: tensorcore.Modes}
-		w := sim.EstimateWork(ld.Config, job)
+		prep, err := sim.Prepare(ld.Config, job)
+		if err != nil {
+			continue // Run reports it
+		}
+		w := prep.Work()
 		if w > v.opt.MaxWork {
 			return fmt.Errorf("row %s (line %d): estimated work %s is above "+
 				"--max-work %.3g; drop the row or raise --max-work", p.ID, p.Line,

@@ -117,16 +117,36 @@ func (o Training) layers() *regexp.Regexp {
 	return o.ActivationLayers
 }
 
+// OptionError is a training option the library refuses, named by its
+// field (OptionPass, OptionActivations); a command names it as its flag
+// or key.
+type OptionError struct {
+	Option string // the field: OptionPass or OptionActivations
+	Value  string // as given (quoted where it was not a known value)
+	Err    error  // what is wrong with it
+}
+
+// The fields of Training an OptionError names.
+const (
+	OptionPass        = "pass"
+	OptionActivations = "activation_sparsity"
+)
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %s: %v", e.Option, e.Value, e.Err) }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
 // Check reports options that are not one of the known values.
 func (o Training) Check() error {
 	if !slices.Contains(Passes(), o.pass()) {
-		return fmt.Errorf("--pass %q: want %s", o.Pass, strings.Join(Passes(), ", "))
+		return &OptionError{OptionPass, fmt.Sprintf("%q", o.Pass),
+			fmt.Errorf("want %s", strings.Join(Passes(), ", "))}
 	}
 	switch o.activations() {
 	case ActivationsOff, ActivationsForward, ActivationsStep:
 	default:
-		return fmt.Errorf("--activation-sparsity %q: want %s, %s or %s", o.Activations,
-			ActivationsOff, ActivationsForward, ActivationsStep)
+		return &OptionError{OptionActivations, fmt.Sprintf("%q", o.Activations),
+			fmt.Errorf("want %s, %s or %s", ActivationsOff, ActivationsForward, ActivationsStep)}
 	}
 	return nil
 }
@@ -155,11 +175,11 @@ type Sparsifier struct {
 // model or trace file).
 func (o Training) CheckPass(workload, importFormat string) error {
 	if o.pass() != PassForward && importFormat == "torch-profiler" {
-		return fmt.Errorf("--pass %s: workload %s is a PyTorch profiler trace, "+
-			"which holds the GEMMs of the pass that was profiled, not the "+
-			"shapes of their backward GEMMs (a profiled training step already "+
-			"holds them); profile the pass you want and run it with --pass "+
-			"forward, or import the model's ONNX graph", o.pass(), workload)
+		return &OptionError{OptionPass, o.pass(), fmt.Errorf("workload %s is a PyTorch "+
+			"profiler trace, which holds the GEMMs of the pass that was profiled, not "+
+			"the shapes of their backward GEMMs (a profiled training step already "+
+			"holds them); profile the pass you want and run it as the %s pass, "+
+			"or import the model's ONNX graph", workload, PassForward)}
 	}
 	return nil
 }
@@ -203,7 +223,7 @@ func (t *Trace) Training(o Training) (*Trace, error) {
 		}
 	}
 	if err := out.Validate(); err != nil {
-		return nil, fmt.Errorf("--pass %s: %w", pass, err)
+		return nil, &OptionError{OptionPass, pass, err}
 	}
 	return out, nil
 }

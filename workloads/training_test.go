@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -219,5 +220,23 @@ func TestTrainingLayouts(t *testing.T) {
 	}
 	if st.GEMMs[0].Layout != LayoutDefault || st.GEMMs[1].Layout != LayoutDefault {
 		t.Errorf("int8 layouts %s, %s; want tn", st.GEMMs[0].Layout, st.GEMMs[1].Layout)
+	}
+}
+
+// A refused training option names its field, not a command's flag: the
+// command maps OptionError.Option to its own spelling.
+func TestTrainingErrorsNameTheirField(t *testing.T) {
+	for _, c := range []struct {
+		o      Training
+		option string
+	}{
+		{Training{Pass: "sideways"}, OptionPass},
+		{Training{Pass: PassStep, Activations: "sometimes"}, OptionActivations},
+	} {
+		err := c.o.Check()
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != c.option || strings.Contains(err.Error(), "--") {
+			t.Errorf("%+v: %v; want an OptionError of %s naming no flag", c.o, err, c.option)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/internal/tally"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -44,6 +45,7 @@ func badField(field, format string, args ...any) *fieldError {
 
 // Validate checks one row; the error names the field at fault.
 func (g *GEMM) Validate() error {
+	tally.RowsValidated.Add(1)
 	if fe := g.check(); fe != nil {
 		return fmt.Errorf("%s: %w", fe.field, fe.err)
 	}

@@ -154,8 +154,15 @@ func TestSweepEstimateLeavesOutCachedRecords(t *testing.T) {
 	trace := &workloads.Trace{Name: "tiny", GEMMs: []workloads.GEMM{{Name: "a", M: 256, N: 256, K: 256,
 		Precision: tensorcore.FP16, Sparsity: "2:4", Count: 1, Batch: 1}}}
 	job := sim.Job{Workloads: []*workloads.Trace{trace}, Modes: tensorcore.Modes}
-	whole, _ := sim.Estimates(ld.Config, job)
-	sparse, _ := sim.Estimates(ld.Config, sim.Job{Workloads: job.Workloads, Modes: []tensorcore.Mode{tensorcore.Sparse}})
+	prep, err := sim.Prepare(ld.Config, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparseOnly, err := sim.Prepare(ld.Config, sim.Job{Workloads: job.Workloads, Modes: []tensorcore.Mode{tensorcore.Sparse}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, sparse := prep.Work(), sparseOnly.Work()
 	est := &unitEstimates{work: map[unitKey]float64{}, cache: sc, salt: id}
 	for _, step := range []struct {
 		run  string
@@ -164,7 +171,7 @@ func TestSweepEstimateLeavesOutCachedRecords(t *testing.T) {
 		if step.run != "" {
 			cacheRun(t, cache, "--gemm", "256x256x256", "--mode", step.run)
 		}
-		got, err := est.uncached(ld, job, whole)
+		got, err := est.uncached(ld, prep, whole)
 		if err != nil || got != step.want {
 			t.Errorf("after a %q run: %g (%v), want %g (whole %g)", step.run, got, err, step.want, whole)
 		}

@@ -33,11 +33,11 @@ func addMaxWork(fs *flag.FlagSet, v *float64) {
 
 // checkWork estimates a job's simulated work: above max it is an error,
 // above warnWork a warning on standard error.
-func checkWork(cfg *configs.Config, job sim.Job, max float64, what string) error {
+func checkWork(p *sim.Prepared, max float64, what string) error {
 	if !(max > 0) || math.IsInf(max, 1) {
 		return fmt.Errorf("--max-work %g: must be a finite number > 0", max)
 	}
-	return checkEstimate(sim.EstimateWork(cfg, job), max, what,
+	return checkEstimate(p.Work(), max, what,
 		"simulate fewer or smaller GEMMs (sim.extrapolate_waves: true shortens large ones)")
 }
 
@@ -66,15 +66,15 @@ const defaultMaxMemory = 16e9
 
 func addMaxMemory(fs *flag.FlagSet, v *float64) {
 	fs.Float64Var(v, "max-memory", defaultMaxMemory, "refuse a job whose "+
-		"estimated peak heap is above this many bytes (sim.EstimateMemory)")
+		"estimated peak heap is above this many bytes (sim.Prepared.Memory)")
 }
 
 // checkMemory refuses a job whose estimated peak heap is above max.
-func checkMemory(cfg *configs.Config, job sim.Job, max float64, what string) error {
+func checkMemory(p *sim.Prepared, max float64, what string) error {
 	if !(max > 0) || math.IsInf(max, 1) {
 		return fmt.Errorf("--max-memory %g: must be a finite number > 0", max)
 	}
-	if b := sim.EstimateMemory(cfg, job); b > max {
+	if b := p.Memory(); b > max {
 		return fmt.Errorf("%s: estimated peak memory %s is above --max-memory "+
 			"%.3g bytes; shrink l2.size_kb or gpu.sm_count, use "+
 			"sim.memory_granularity=fast, or raise --max-memory to run it anyway",
@@ -239,7 +239,7 @@ func checkTracePath(path string) error {
 }
 
 // workMeter renders the work simulated since it was made, against the
-// estimate est (warp k-steps, sim.EstimateKSteps; 0: not known), for a
+// estimate est (warp k-steps, sim.Prepared.KSteps; 0: not known), for a
 // progress bar's lines.
 func workMeter(est float64) func() string {
 	done := workDone()

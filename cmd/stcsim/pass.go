@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"regexp"
@@ -82,6 +83,25 @@ func (p *passFlags) options() (workloads.Training, error) {
 // apply turns every workload of the job into the pass's trace, records
 // the options in its provenance, and refuses a pass a workload cannot run.
 func (p *passFlags) apply(job *sim.Job) error {
+	return flagOf(p.applyOptions(job))
+}
+
+// flagOf names a training option the library refused by its flag.
+func flagOf(err error) error {
+	var oe *workloads.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	flag := map[string]string{workloads.OptionPass: "--pass",
+		workloads.OptionActivations: "--activation-sparsity"}[oe.Option]
+	if flag == "" {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", flag, oe.Value, oe.Err)
+}
+
+// applyOptions is apply with the library's errors as it gives them.
+func (p *passFlags) applyOptions(job *sim.Job) error {
 	o, err := p.options()
 	if err != nil || o.Identity() {
 		return err

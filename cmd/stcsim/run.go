@@ -131,25 +131,25 @@ func runRun(args []string) int {
 	if ld == nil {
 		return code
 	}
-	job, err := f.job(ld.Config)
+	prep, err := f.job(ld.Config)
 	if err == nil {
 		err = f.checkOutputs()
 	}
 	if err == nil {
-		err = f.checkOutFiles(ld, job)
+		err = f.checkOutFiles(ld, prep.Job)
 	}
 	if err == nil {
-		err = checkWork(ld.Config, job, f.maxWork, "the job")
+		err = checkWork(prep, f.maxWork, "the job")
 	}
 	if err == nil {
-		err = checkMemory(ld.Config, job, f.maxMemory, "the job")
+		err = checkMemory(prep, f.maxMemory, "the job")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
-	job.Command = append([]string{"stcsim", "run"}, args...)
-	return execute(ld, job, &f)
+	prep.Job.Command = append([]string{"stcsim", "run"}, args...)
+	return execute(ld, prep, &f)
 }
 
 // checkOutputs checks --out and --trace-db before anything runs.
@@ -239,8 +239,18 @@ func (f *runFlags) checkOutFiles(ld *configs.Loaded, job sim.Job) error {
 	return nil
 }
 
-// job turns the flags into the workloads and modes to simulate.
-func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
+// job turns the flags into the workloads and modes to simulate, through
+// the front door (sim.Prepare): checked, shaped and ranked once.
+func (f *runFlags) job(cfg *configs.Config) (*sim.Prepared, error) {
+	job, err := f.flagJob()
+	if err != nil {
+		return nil, err
+	}
+	return sim.Prepare(cfg, job)
+}
+
+// flagJob is the job the flags name, not yet checked.
+func (f *runFlags) flagJob() (sim.Job, error) {
 	var job sim.Job
 	modes, err := parseModes(f.mode)
 	if err != nil {
@@ -291,7 +301,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 		}
 		t, err := workloads.GEMMTrace(f.gemms, prec, slices.Contains(modes, tensorcore.Sparse), batch)
 		if err != nil {
-			return job, err
+			return job, fmt.Errorf("--gemm: %w", err)
 		}
 		if prev, dup := given[t.Name]; dup {
 			return job, duplicateWorkload(prev, "--gemm", t.Name)
@@ -319,7 +329,7 @@ func (f *runFlags) job(cfg *configs.Config) (sim.Job, error) {
 	if err := f.train.apply(&job); err != nil {
 		return job, err
 	}
-	return job, sim.Check(cfg, job)
+	return job, nil
 }
 
 // printImportNotes says on stderr what the import of a model file left
@@ -555,30 +565,31 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 }
 
 // execute runs the job and writes the outputs.
-func execute(ld *configs.Loaded, job sim.Job, f *runFlags) int {
-	finish, err := f.observe(&job)
+func execute(ld *configs.Loaded, prep *sim.Prepared, f *runFlags) int {
+	job := &prep.Job
+	finish, err := f.observe(job)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
-	if err := f.cache.attach("run", &job); err != nil {
+	if err := f.cache.attach("run", job); err != nil {
 		finish()
 		fmt.Fprintln(os.Stderr, "stcsim run:", err)
 		return exitUsage
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
-	est := sim.EstimateKSteps(ld.Config, job)
+	est := prep.KSteps()
 	bar.Work(workMeter(est))
 	bar.Fraction(workShare(est))
-	rep, err := sim.Run(ld, job)
+	rep, err := prep.Run(ld)
 	if err != nil {
 		bar.Stop()
 	} else {
 		bar.Done()
 	}
 	if err == nil {
-		err = f.addPowerCapped(ld, job, rep)
+		err = f.addPowerCapped(ld, *job, rep)
 	}
 	finish()
 	if err == nil {

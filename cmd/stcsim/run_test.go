@@ -166,7 +166,7 @@ func TestRunRejectsDuplicates(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--gemm", "256x256x256", "--gemm", "256x256x256"}, "--gemm 256x256x256 given twice"},
+		{[]string{"--gemm", "256x256x256", "--gemm", "256x256x256"}, "--gemm: 256x256x256 given twice"},
 		{[]string{"--workload", a, "--workload", a}, a + " given twice"},
 		{[]string{"--workload", a, "--workload", b}, `both named "t"`},
 		{[]string{"--workload", dupRows}, dupRows + ":3:1: name: layer name \"l1\" is already used by line 2"},

@@ -278,18 +278,12 @@ type unitEstimates struct {
 
 // uncached is the estimated work of what a run of the job would
 // simulate: its records less those the cache would serve.
-func (u *unitEstimates) uncached(ld *configs.Loaded, job sim.Job, whole float64) (float64, error) {
+func (u *unitEstimates) uncached(ld *configs.Loaded, p *sim.Prepared, whole float64) (float64, error) {
 	if u.cache == nil {
 		return whole, nil
 	}
-	job.Cache, job.CacheSalt = u.cache, u.salt
-	parts, err := sim.Uncached(ld, job)
-	work := 0.0
-	for _, p := range parts {
-		w, _ := sim.Estimates(ld.Config, p)
-		work += w
-	}
-	return work, err
+	p.Job.Cache, p.Job.CacheSalt = u.cache, u.salt
+	return p.UncachedWork(ld)
 }
 
 func (u *unitEstimates) set(k unitKey, w float64) {
@@ -319,11 +313,11 @@ func (u *unitEstimates) total(units []sweep.Unit) float64 {
 // above maxMemory, and keeps each unit's work in units (for the
 // warning's total and the dry run's list: a config is not loaded twice).
 func workCheck(maxWork, maxMemory float64, jobs int, units *unitEstimates) sweep.PointCheck {
-	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload) error {
-		for _, w := range ws {
-			job := sim.Job{Workloads: []*workloads.Trace{w.Trace}, Modes: pt.Modes()}
-			est, mem := sim.Estimates(ld.Config, job)
-			left, err := units.uncached(ld, job, est)
+	return func(pt *sweep.Point, ld *configs.Loaded, ws []*sweep.Workload, preps []*sim.Prepared) error {
+		for i, w := range ws {
+			prep := preps[i]
+			est, mem := prep.Work(), prep.Memory()
+			left, err := units.uncached(ld, prep, est)
 			if err != nil {
 				return fmt.Errorf("point %d (%s) workload %s: %w", pt.Index+1, pt.Label(), w.Trace.Name, err)
 			}
@@ -356,7 +350,7 @@ func checkShard(plan *sweep.Plan, sh sweep.Shard) error {
 }
 
 // listPoints prints the plan: one line per point of the shard with its
-// estimated simulation time (sim.EstimateWork, as workCheck kept it in
+// estimated simulation time (sim.Prepared.Work, as workCheck kept it in
 // est), and the shard's total.
 func listPoints(plan *sweep.Plan, sh sweep.Shard, jobs int, est *unitEstimates) {
 	w := bufio.NewWriter(os.Stdout) // up to 10^5 lines, in a few hundred writes

@@ -66,7 +66,7 @@ func (r *Result) SetAccount(busy uint64, idle [sm.NumReasons]uint64, prologue ui
 	r.fillAccount(busy, &idle, sm.WhyTail)
 	r.Busy, r.Idle, r.Prologue = busy, idle, prologue
 	r.Breakdown = Shares(busy, idle)
-	r.Phases = PhasesOf(busy, idle, prologue)
+	r.Phases = phasesOf(busy, idle, prologue)
 }
 
 // fillAccount books to why what the result's cycles over every tensor
@@ -81,11 +81,11 @@ func (r *Result) fillAccount(busy uint64, idle *[sm.NumReasons]uint64, why sm.Re
 	}
 }
 
-// PhasesOf splits a tensor-core account into phases (results.Phases):
+// phasesOf splits a tensor-core account into phases (results.Phases):
 // launch, epilogue and the last wave from the idle reasons that are
 // theirs, the prologue from the account's prologue (idle already booked
 // to the causes of a run of MMAs, sm.InLoop), the mainloop the rest.
-func PhasesOf(busy uint64, idle [sm.NumReasons]uint64, prologue uint64) results.Phases {
+func phasesOf(busy uint64, idle [sm.NumReasons]uint64, prologue uint64) results.Phases {
 	total := float64(busy)
 	var loop uint64
 	for r, v := range idle {

@@ -61,8 +61,8 @@ func (g *GPU) runLaunches(c uint64) {
 	d.armed = sm.Never
 	for d.pending.Len() > 0 && d.pending.Min() <= c {
 		_, l := d.pending.Pop()
-		if g.OnStart != nil {
-			g.OnStart(l.idx, c)
+		if g.onStart != nil {
+			g.onStart(l.idx, c)
 		}
 		l.sm.Start(c, l.idx)
 	}

@@ -26,7 +26,7 @@ func TrackedWaves(p *kernel.Plan) int {
 	return 3
 }
 
-// TrackedWavesFor is TrackedWaves, raised where the kernel writes more
+// trackedWavesFor is TrackedWaves, raised where the kernel writes more
 // output than the L2 holds, so that the waves before the steady window
 // fill the L2 with their output first. Until they have, a wave's stores
 // allocate dirty lines and evict only clean ones, and its DRAM carries
@@ -36,7 +36,7 @@ func TrackedWaves(p *kernel.Plan) int {
 // and could not have carried the write-back is simulated again with
 // these waves tracked (writeBackUnseen). perWave is the CTAs of one wave,
 // l2Bytes the L2's capacity.
-func TrackedWavesFor(p *kernel.Plan, perWave int, l2Bytes uint64) int {
+func trackedWavesFor(p *kernel.Plan, perWave int, l2Bytes uint64) int {
 	n := TrackedWaves(p)
 	tile := outputTileBytes(p)
 	if tile == 0 || tile*uint64(p.CTAs) <= l2Bytes {
@@ -56,7 +56,7 @@ func outputTileBytes(p *kernel.Plan) uint64 {
 }
 
 // writeBackUnseen reports whether the run's steady window came before its
-// output filled the L2 (TrackedWavesFor tracks more waves than it did) and
+// output filled the L2 (trackedWavesFor tracks more waves than it did) and
 // a steady wave's DRAM reads plus the write-back of a wave's output, which
 // every wave after the fill pays, need more DRAM time than the measured
 // steady wave lasts: the extrapolation would time waves in a state the
@@ -64,7 +64,7 @@ func outputTileBytes(p *kernel.Plan) uint64 {
 // the three tracked waves extrapolated 116 256 cycles against 151 753 in
 // full.
 func (w *waveTracker) writeBackUnseen(g *GPU) bool {
-	if TrackedWavesFor(g.plan, w.perWave, L2Bytes(g.cfg)) <= w.simulated {
+	if trackedWavesFor(g.plan, w.perWave, L2Bytes(g.cfg)) <= w.simulated {
 		return false
 	}
 	steps := float64(w.simulated - 1 - w.from)
@@ -78,8 +78,8 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
 // among the next waves' CTAs). It is at least trackedWaves + 2, so that
 // one wave or more is left out (and a kernel whose tracked waves are
-// raised by TrackedWavesFor needs those + 2).
-const MinExtrapolatedWaves = 8
+// raised by trackedWavesFor needs those + 2).
+const minExtrapolatedWaves = 8
 
 // steadyWindow is how many of the last tracked waves the steady step and
 // increments are measured over (the ends of the first and last of them).
@@ -125,7 +125,7 @@ func newWaveTracker(g *GPU) *waveTracker {
 	perWave := g.cfg.GPU.SMCount * g.plan.Occupancy
 	tracked := TrackedWaves(g.plan)
 	if g.trackFill {
-		tracked = TrackedWavesFor(g.plan, perWave, L2Bytes(g.cfg))
+		tracked = trackedWavesFor(g.plan, perWave, L2Bytes(g.cfg))
 	}
 	launched, ok := trackedLaunch(g.plan, perWave, tracked)
 	if !ok {
@@ -154,7 +154,7 @@ func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
 // trackedLaunch is ExtrapolatedLaunch with tracked waves before the last.
 func trackedLaunch(p *kernel.Plan, perWave, tracked int) (int, bool) {
 	total := kernel.CeilDiv(p.CTAs, perWave)
-	if total < max(MinExtrapolatedWaves, tracked+2) {
+	if total < max(minExtrapolatedWaves, tracked+2) {
 		return p.CTAs, false
 	}
 	skipped := total - tracked - 1
@@ -201,7 +201,7 @@ func (w *waveTracker) scale(g *GPU, r *Result, post memory.Stats) {
 	// out 7-13 % off on 8192^3, 16384^3 and 8192x4096x1024 with 128x128x32
 	// tiles).
 	r.Cycles += w.leftOutCycles(g)
-	perWork := float64(SkippedMMAs(g.plan, g.launchLimit)) /
+	perWork := float64(skippedMMAs(g.plan, g.launchLimit)) /
 		float64(max(1, w.at[1].mmas-w.at[0].mmas))
 	f := func(e, a1, a3 uint64) uint64 {
 		return e + uint64(float64(a3-a1)*perWork+0.5)
@@ -242,9 +242,9 @@ func (w *waveTracker) steadyWave() float64 {
 // tracked reports whether the tracked waves have all finished.
 func (w *waveTracker) tracked() bool { return w.left[len(w.left)-1] == 0 }
 
-// SkippedMMAs is the MMA instructions of the plan's CTAs from launched
+// skippedMMAs is the MMA instructions of the plan's CTAs from launched
 // on, which the run leaves out.
-func SkippedMMAs(p *kernel.Plan, launched int) uint64 {
+func skippedMMAs(p *kernel.Plan, launched int) uint64 {
 	// CTAs are numbered split by split (ctaCoord), so those of the last
 	// split, which take lastKSteps, are the highest-numbered ones.
 	launched = min(max(launched, 0), p.CTAs)

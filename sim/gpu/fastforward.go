@@ -154,9 +154,9 @@ func rated(s memory.Stats) memory.Stats {
 		Requests: s.Requests}
 }
 
-// Reported is the cycle a simulated cycle t stands for in the kernel's
+// reported is the cycle a simulated cycle t stands for in the kernel's
 // time: t plus the time left out before it.
-func (f *fastForward) Reported(t uint64) uint64 {
+func (f *fastForward) reported(t uint64) uint64 {
 	if f == nil {
 		return t
 	}
@@ -297,7 +297,7 @@ func (f *fastForward) decide() {
 		time += float64(j) * period(c)
 		mmas += uint64(j) * perKStep
 		f.skipped += uint64(j)
-		if pr := g.Prune; pr != nil {
+		if pr := g.prune; pr != nil {
 			pr.skipped(g, c, f.st(c).lastK+1, j)
 		}
 	}
@@ -394,7 +394,7 @@ func (f *fastForward) offsetCycles() uint64 {
 // (newFastForward's rule without the run): the switch is on, the run is
 // not wave-extrapolated (extrapolated: the run's waves are) nor a K
 // sample, the memory model touches tags (the fast one), and the CTAs are
-// long enough to leave something out. The work estimate (sim.EstimateKSteps)
+// long enough to leave something out. The work estimate (sim.Prepared.KSteps)
 // asks it.
 func FastForwards(cfg *configs.Config, p *kernel.Plan, extrapolated bool) bool {
 	if !cfg.Sim.FastForward || extrapolated || p.KSampled ||

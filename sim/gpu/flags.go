@@ -29,5 +29,5 @@ func (g *GPU) tailCycles() uint64 {
 		}
 		first = min(first, at)
 	}
-	return g.FF.Reported(g.EndCycle) - g.FF.Reported(first)
+	return g.ff.reported(g.EndCycle) - g.ff.reported(first)
 }

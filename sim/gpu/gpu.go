@@ -28,7 +28,7 @@ var InstructionsSimulated atomic.Uint64
 type GPU struct {
 	cfg    *configs.Config
 	engine *engine.Serial
-	Prune  *Pruner // stops a losing selection sample (nil: runs to the end)
+	prune  *pruner // stops a losing selection sample (nil: runs to the end)
 	clk    clock.Clock
 	mem    memory.Hierarchy
 	filler *memory.Filler // cp.async fills into shared memory
@@ -39,20 +39,20 @@ type GPU struct {
 	doneCTAs    int
 	launchLimit int          // CTAs launched: all, or the extrapolation window
 	waves       *waveTracker // nil unless extrapolating
-	FF          *fastForward // nil unless fast-forwarding (fastforward.go)
+	ff          *fastForward // nil unless fast-forwarding (fastforward.go)
 	serial      uint64       // distinguishes simulations in traces
 	EndCycle    uint64
 	startedAt   uint64
 	sm.Counters // what the SMs count (issued instructions, register-file bytes, the tensor cores' time)
 	cal         sm.Calendar
 	disp        *dispatcher
-	OnStart     func(idx int, now uint64) // observes CTA starts (tests)
+	onStart     func(idx int, now uint64) // observes CTA starts (tests)
 	env         *sm.Env                   // what the SMs see of the GPU
 	// jitter perturbs CTA dispatch and same-cycle tie order in an
 	// ensemble run (nil: the unperturbed model; see jitter.go).
 	jitter *jitter
 	// trackFill: extrapolate over waves after the output fills the L2
-	// (TrackedWavesFor), for a run simulated again (writeBackUnseen).
+	// (trackedWavesFor), for a run simulated again (writeBackUnseen).
 	trackFill bool
 }
 
@@ -105,8 +105,8 @@ func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error)
 	if cfg.Sim.ExtrapolateWaves {
 		g.waves = newWaveTracker(g)
 	}
-	if g.FF = newFastForward(g); g.FF != nil {
-		g.addHook(g.FF)
+	if g.ff = newFastForward(g); g.ff != nil {
+		g.addHook(g.ff)
 	}
 	return g, nil
 }
@@ -114,13 +114,13 @@ func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error)
 // addHook makes h watch the run's SMs.
 func (g *GPU) addHook(h sm.Hook) { g.env.Hooks = append(g.env.Hooks, h) }
 
-// WatchBelow makes a pruner watch the run: it stops the run with a
+// watchBelow makes a pruner watch the run: it stops the run with a
 // pruned error once the run provably takes more than above cycles
 // (+Inf: never stops, but still works out its bounds).
-func (g *GPU) WatchBelow(above float64) *Pruner {
-	g.Prune = newPruner(g, above)
-	g.addHook(g.Prune)
-	return g.Prune
+func (g *GPU) watchBelow(above float64) *pruner {
+	g.prune = newPruner(g, above)
+	g.addHook(g.prune)
+	return g.prune
 }
 
 // setJitter perturbs the run as ensemble run j (nil: unperturbed).
@@ -144,8 +144,8 @@ func (g *GPU) Run() error {
 	if err != nil {
 		return err
 	}
-	if g.Prune != nil && g.Prune.bound != 0 {
-		return &prunedError{bound: g.Prune.bound}
+	if g.prune != nil && g.prune.bound != 0 {
+		return &prunedError{bound: g.prune.bound}
 	}
 	if g.doneCTAs != g.launchLimit {
 		return fmt.Errorf("kernel %s: %d of %d CTAs finished: the model "+

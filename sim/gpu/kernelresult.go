@@ -28,7 +28,7 @@ type Result struct {
 	Busy uint64
 	Idle [sm.NumReasons]uint64
 	// Prologue is the account's prologue (sm.Account) and Phases the
-	// account split by phase (PhasesOf).
+	// account split by phase (phasesOf).
 	Prologue uint64
 	Phases   results.Phases
 	// Mem is the traffic during the kernel's time (cycles): the L2's
@@ -111,7 +111,7 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 		return nil, err
 	}
 	if above > 0 && plan.Schedule.Cuttable() {
-		g.WatchBelow(above) // the pruner's bounds take CTAs as independent
+		g.watchBelow(above) // the pruner's bounds take CTAs as independent
 	}
 	g.setJitter(newJitter(cfg.Sim.Seed, run, cfg.SM.CTALaunchLatency))
 	name := plan.Describe()
@@ -139,7 +139,7 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 		TCUnits:   len(g.sms) * cfg.SM.SubPartitions,
 		Breakdown: g.breakdown(end), Mem: pre}
 	r.Busy, r.Idle, r.Prologue = g.Acct.Busy, g.closedIdle(end), g.Acct.Prologue
-	r.Phases = PhasesOf(r.Busy, r.Idle, r.Prologue)
+	r.Phases = phasesOf(r.Busy, r.Idle, r.Prologue)
 	r.TCBusy = g.tcBusy()
 	r.Straggler = g.straggler()
 	r.TailCycles = g.tailCycles()
@@ -150,12 +150,12 @@ func simulate(cfg *configs.Config, plan *kernel.Plan, obs Observer, run int, abo
 	if g.waves != nil {
 		g.waves.scale(g, r, post)
 	}
-	if g.FF != nil {
-		g.FF.extend(r)
+	if g.ff != nil {
+		g.ff.extend(r)
 	}
 	r.Act = g.activity(r)
-	if g.FF != nil {
-		g.FF.extendActivity(&r.Act)
+	if g.ff != nil {
+		g.ff.extendActivity(&r.Act)
 	}
 	r.ClockMHz = cfg.GPU.ClockMHz
 	return r, nil

@@ -11,7 +11,7 @@ import (
 	"github.com/stcsim/stcsim/sim/sm"
 )
 
-// Pruner stops a kernel-selection sample as soon as it provably cannot
+// pruner stops a kernel-selection sample as soon as it provably cannot
 // beat the best candidate simulated before it (select.go). The proof is
 // a lower bound on the sample's cycles: a tensor core takes at most one
 // MMA per issue interval, so a sub-partition whose resident warps have L
@@ -32,7 +32,7 @@ import (
 // remaining cycles hold: stopping it changes neither the kernel chosen nor the record, only how
 // long the loser's estimate took (its estimate is then that bound,
 // marked pruned; TestPruningKeepsTheSelection).
-type Pruner struct {
+type pruner struct {
 	sm.HookBase
 	g        *GPU
 	above    float64 // the best estimate so far: stop once the bound exceeds it
@@ -62,26 +62,26 @@ type Pruner struct {
 	// yet started gives it to issue (its warps there, at the plan's
 	// shortest split); see waveBound.
 	ctaMMAs []uint64
-	// MaxTC, maxSmem and maxWave are the largest tensor-core,
+	// maxTC, maxSmem and maxWave are the largest tensor-core,
 	// shared-memory and wave bounds checked so far, and midTC, midSmem
 	// and midWave the three at the first check past half the MMAs
 	// (tests hold them to the run's cycles).
-	MaxTC, MaxSmem, MaxWave, MidTC, MidSmem, MidWave uint64
-	// Exhaustive works out every bound at every check (tests), not only
+	maxTC, maxSmem, maxWave, midTC, midSmem, midWave uint64
+	// exhaustive works out every bound at every check (tests), not only
 	// those that could stop the run.
-	Exhaustive bool
-	// WaveGain and smemGain are the most the wave bounds have been above
+	exhaustive bool
+	// waveGain and smemGain are the most the wave bounds have been above
 	// the tensor cores' and the bank arrays' spread at one check (tests:
 	// they must bind where CTAs are left over).
-	WaveGain, SmemGain uint64
+	waveGain, smemGain uint64
 }
 
 // pruneEvery is how many MMAs pass between two checks of the bound.
 const pruneEvery = 256
 
-func newPruner(g *GPU, above float64) *Pruner {
-	p := &Pruner{g: g, above: above,
-		total: SkippedMMAs(g.plan, 0) - SkippedMMAs(g.plan, g.launchLimit),
+func newPruner(g *GPU, above float64) *pruner {
+	p := &pruner{g: g, above: above,
+		total: skippedMMAs(g.plan, 0) - skippedMMAs(g.plan, g.launchLimit),
 		units: uint64(len(g.sms) * g.cfg.SM.SubPartitions), interval: uint64(g.plan.Datapath.Interval)}
 	p.ctaMMAs = ctaMMAsPerSP(g.plan, g.cfg.SM.SubPartitions)
 	p.smemNeed = make([]uint64, g.launchLimit)
@@ -102,22 +102,22 @@ func newPruner(g *GPU, above float64) *Pruner {
 }
 
 // CTAStarted books CTA c's bank-array need to its SM.
-func (p *Pruner) CTAStarted(c *sm.CTA) { p.smNeed[c.SM.ID] += p.smemNeed[c.Index] }
+func (p *pruner) CTAStarted(c *sm.CTA) { p.smNeed[c.SM.ID] += p.smemNeed[c.Index] }
 
 // WarpResident books warp w's MMAs to its sub-partition.
-func (p *Pruner) WarpResident(sp *sm.SubPartition, w *sm.Warp) {
+func (p *pruner) WarpResident(sp *sm.SubPartition, w *sm.Warp) {
 	pl := p.g.plan
 	p.mmaLeft[sp.Unit] += uint64(w.CTA.Steps * pl.Groups * pl.MMAPerGroup)
 }
 
 // MMAIssued counts an MMA of sp issued at now and checks the bound.
-func (p *Pruner) MMAIssued(sp *sm.SubPartition, now uint64) {
+func (p *pruner) MMAIssued(sp *sm.SubPartition, now uint64) {
 	p.mmaLeft[sp.Unit]--
 	p.check(p.g, now)
 }
 
 // check runs after each MMA issued at cycle now.
-func (p *Pruner) check(g *GPU, now uint64) {
+func (p *pruner) check(g *GPU, now uint64) {
 	issued := g.IssuedOp[isa.OpMMA] + g.IssuedOp[isa.OpMMASP]
 	if issued < p.next || p.bound != 0 {
 		return
@@ -129,8 +129,8 @@ func (p *Pruner) check(g *GPU, now uint64) {
 		most = max(most, m)
 	}
 	lb := now + max((left+p.units-1)/p.units, most)*p.interval
-	off := g.FF.offsetCycles() // the tests' max and mid bounds are in the estimate's time
-	p.MaxTC = max(p.MaxTC, lb+off)
+	off := g.ff.offsetCycles() // the tests' max and mid bounds are in the estimate's time
+	p.maxTC = max(p.maxTC, lb+off)
 	sb := p.smemBound(g)
 	var extra uint64
 	if w := g.waves; w != nil && w.tracked() {
@@ -144,22 +144,22 @@ func (p *Pruner) check(g *GPU, now uint64) {
 	// tests).
 	limit := p.above - float64(extra)
 	var wb uint64
-	if p.Exhaustive || float64(max(lb, sb)) <= limit {
+	if p.exhaustive || float64(max(lb, sb)) <= limit {
 		wb = p.waveBound(g, now, most, limit)
 		if sw := p.smemWaveBound(g, limit); sw > sb {
-			p.SmemGain = max(p.SmemGain, sw-sb)
+			p.smemGain = max(p.smemGain, sw-sb)
 			sb = sw
 		}
 	}
-	p.MaxSmem = max(p.MaxSmem, sb+off)
+	p.maxSmem = max(p.maxSmem, sb+off)
 	if wb > 0 {
-		p.MaxWave = max(p.MaxWave, wb+off)
+		p.maxWave = max(p.maxWave, wb+off)
 	}
 	if wb > lb {
-		p.WaveGain = max(p.WaveGain, wb-lb)
+		p.waveGain = max(p.waveGain, wb-lb)
 	}
-	if p.MidTC == 0 && 2*issued >= p.total {
-		p.MidTC, p.MidSmem, p.MidWave = lb+off, sb+off, wb
+	if p.midTC == 0 && 2*issued >= p.total {
+		p.midTC, p.midSmem, p.midWave = lb+off, sb+off, wb
 	}
 	lb = max(lb, sb, wb) + extra
 	if float64(lb) > p.above {
@@ -196,7 +196,7 @@ func ctaMMAsPerSP(p *kernel.Plan, sps int) []uint64 {
 // lo is the most MMAs one sub-partition has left. It is 0 where even
 // its largest value (every SM taking an even share) could not pass limit,
 // unless the pruner is exhaustive.
-func (p *Pruner) waveBound(g *GPU, now, lo uint64, limit float64) uint64 {
+func (p *pruner) waveBound(g *GPU, now, lo uint64, limit float64) uint64 {
 	left := unstarted(g)
 	var most uint64
 	for _, m := range p.ctaMMAs {
@@ -217,7 +217,7 @@ func (p *Pruner) waveBound(g *GPU, now, lo uint64, limit float64) uint64 {
 	// Below lo a sub-partition has not even issued what it holds; by hi
 	// every SM has taken ceil(left / SMs) CTAs.
 	hi := lo + ceilDivU(left, uint64(len(g.sms)))*most
-	if !p.Exhaustive && float64(now+hi*p.interval) <= limit {
+	if !p.exhaustive && float64(now+hi*p.interval) <= limit {
 		return 0
 	}
 	return now + leastToAbsorb(left, len(g.sms), fit, lo, hi)*p.interval
@@ -231,7 +231,7 @@ func (p *Pruner) waveBound(g *GPU, now, lo uint64, limit float64) uint64 {
 // booked). The array bounds end no sooner than the least cycle T by
 // which the SMs' arrays can serve the CTAs left, whole. Like waveBound,
 // it is 0 where its largest value could not pass limit.
-func (p *Pruner) smemWaveBound(g *GPU, limit float64) uint64 {
+func (p *pruner) smemWaveBound(g *GPU, limit float64) uint64 {
 	left := unstarted(g)
 	if left == 0 {
 		return 0
@@ -262,7 +262,7 @@ func (p *Pruner) smemWaveBound(g *GPU, limit float64) uint64 {
 	for i := range g.sms {
 		hi = max(hi, floors[i]+ceilDivU(rest[i]+k*unit, perCycle))
 	}
-	if !p.Exhaustive && float64(hi) <= limit {
+	if !p.exhaustive && float64(hi) <= limit {
 		return 0
 	}
 	fit := func(s int, t uint64) uint64 {
@@ -317,7 +317,7 @@ func ceilDivU(a, b uint64) uint64 { return (a + b - 1) / b }
 // CTAs' needs, the unlaunched ones' too, share the SMs' arrays: by cycle
 // T they serve at most the sum over SMs of (T - floor) cycles' worth, so
 // T is at least (the floors' sum + the units left / a cycle's) / SMs.
-func (p *Pruner) smemBound(g *GPU) uint64 {
+func (p *pruner) smemBound(g *GPU) uint64 {
 	var lb, floors, booked, perWave, perCycle uint64
 	for i, sm := range g.sms {
 		floor, b, w, c := sm.Smem.Backlog()
@@ -444,7 +444,7 @@ func (n *smemNeed) fill(c *kernel.CTA, in isa.Instr, k int) uint64 {
 // their bank-array wavefronts (their LDSMs and the stages they copy).
 // The bounds then hold for the rest of the run, and the estimate adds
 // the time left out (check's extra).
-func (p *Pruner) skipped(g *GPU, c *sm.CTA, from, j int) {
+func (p *pruner) skipped(g *GPU, c *sm.CTA, from, j int) {
 	p.total -= uint64(j * g.plan.Warps * g.plan.Groups * g.plan.MMAPerGroup)
 	for _, w := range c.Warps {
 		p.mmaLeft[w.SP.Unit] -= uint64(j * g.plan.Groups * g.plan.MMAPerGroup)

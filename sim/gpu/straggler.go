@@ -18,7 +18,7 @@ type straggler struct {
 func (g *GPU) straggler() straggler {
 	last, second := -1, uint64(0)
 	ran := 0
-	at := g.FF.Reported
+	at := g.ff.reported
 	for i, sm := range g.sms {
 		if len(sm.Finishes) == 0 {
 			continue

@@ -107,11 +107,11 @@ func (s *SM) LoadPattern(in *isa.Instr) memory.Pattern {
 	case in.Op == isa.OpLDS && in.Operand == isa.OperandE:
 		return s.gatherLDS
 	}
-	return s.LDSMPattern(in.Operand)
+	return s.ldsmPattern(in.Operand)
 }
 
-// LDSMPattern is the pattern of an LDSM of operand op.
-func (s *SM) LDSMPattern(op isa.Operand) memory.Pattern {
+// ldsmPattern is the pattern of an LDSM of operand op.
+func (s *SM) ldsmPattern(op isa.Operand) memory.Pattern {
 	switch op {
 	case isa.OperandE:
 		return s.ldsmE

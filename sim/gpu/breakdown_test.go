@@ -1,14 +1,16 @@
-package sim
+package gpu
 
 import (
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stcsim/stcsim/results"
 )
 
 // sumShares adds every cause of a breakdown (every float field).
-func sumShares(b Breakdown) float64 {
+func sumShares(b results.Breakdown) float64 {
 	v := reflect.ValueOf(b)
 	sum := 0.0
 	for i := 0; i < v.NumField(); i++ {
@@ -20,7 +22,7 @@ func sumShares(b Breakdown) float64 {
 // bdRun is the breakdown of 512x1536x512 dense (48 CTAs of
 // 128x128x32_64x64_s5) on an instruction-level GPU of 48 SMs (one CTA
 // each, unless sets say otherwise).
-func bdRun(t *testing.T, sets ...string) Breakdown {
+func bdRun(t *testing.T, sets ...string) results.Breakdown {
 	t.Helper()
 	sets = append([]string{"gpu.sm_count=48"}, sets...)
 	b := instrRun(t, 512, 1536, 512, false, "128x128x32_64x64_s5", sets...).Breakdown
@@ -31,7 +33,7 @@ func bdRun(t *testing.T, sets ...string) Breakdown {
 }
 
 // causeShares are a breakdown's shares by JSON name.
-func causeShares(b Breakdown) map[string]float64 {
+func causeShares(b results.Breakdown) map[string]float64 {
 	v := reflect.ValueOf(b)
 	out := map[string]float64{}
 	for i := 0; i < v.NumField(); i++ {

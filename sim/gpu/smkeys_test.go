@@ -1,32 +1,61 @@
-package sim
+package gpu
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/sim/gpu"
-	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-// instrCycles simulates one GEMM with a fixed kernel on the
-// instruction-level SM and returns the kernel's result.
-func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *gpu.Result {
+// The SM's keys, seen through one kernel on the GPU (moved from package
+// sim: they test the SM and the GPU, not the run driver).
+
+// instrRun simulates one GEMM with the pinned kernel force
+// (pinnedPlan) on the instruction-level SM and returns the kernel's
+// result.
+func instrRun(t *testing.T, m, n, k int, sparse bool, force string, sets ...string) *Result {
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=" + force}, sets...)...)
 	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: tensorcore.FP16, Sparse: sparse}
-	plans, rejected := selection.Candidates(cfg, g)
-	if len(plans) == 0 {
-		t.Fatalf("no plan: %v", rejected)
-	}
-	r, err := gpu.Simulate(cfg, plans[0], gpu.Options{})
+	r, err := Simulate(cfg, pinnedPlan(t, cfg, force, g), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
+
+// pinnedPlan is the plan of kernel force for g: a tile name runs split-K
+// 1, data parallel (the library's first candidate of a pinned tile); a
+// name with a suffix its split and schedule.
+func pinnedPlan(t *testing.T, cfg *configs.Config, force string, g kernel.Shape) *kernel.Plan {
+	t.Helper()
+	pin, err := configs.ParseKernel(force)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range cfg.Kernel.Candidates {
+		if tl.Name() == pin.Tile {
+			p, err := kernel.NewAs(cfg, g, tl, max(1, pin.N), kernel.ScheduleOf(pin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatalf("no tile %s", force)
+	return nil
+}
+
+func rel(a, b uint64) float64 {
+	return math.Abs(float64(a)-float64(b)) / float64(b)
+}
+
+func itoa(v int) string { return strconv.Itoa(v) }
 
 // Each SM key moves a small GEMM's cycles in the expected direction on
 // the instruction-level SM: fewer resources are slower, more never slower.
@@ -150,7 +179,7 @@ func TestSmemLossIsBookedToSmem(t *testing.T) {
 	if half.Cycles <= full.Cycles {
 		t.Fatalf("half bandwidth %d cycles, full %d: want slower", half.Cycles, full.Cycles)
 	}
-	dram := func(b Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }
+	dram := func(b results.Breakdown) float64 { return b.DRAMBandwidth + b.DRAMLatency }
 	dSmem := half.Breakdown.Smem - full.Breakdown.Smem
 	dDRAM := dram(half.Breakdown) - dram(full.Breakdown)
 	if dSmem <= 0 || dSmem < dDRAM {
@@ -169,80 +198,12 @@ func TestInstructionLevelDeterministic(t *testing.T) {
 	}
 }
 
-func itoa(v int) string {
-	if v == 0 {
-		return "0"
-	}
-	s := ""
-	for ; v > 0; v /= 10 {
-		s = string(rune('0'+v%10)) + s
-	}
-	return s
-}
-
-// Through the scheduler, dense FP16 HMMA.16816 issues every 8 cycles per
-// sub-partition (A100: 1024 dense FP16 FMA/clk/SM over 4 tensor cores,
-// 2048 FMAs per m16n8k16) and a dependent chain pays the MMA latency.
-func TestMicroSchedulerHMMA(t *testing.T) {
-	t.Parallel()
-	cfg := loadTest(t)
-	r, err := MicroScheduler(cfg, tensorcore.FP16, tensorcore.Dense)
+// loadTest is the default config with sets.
+func loadTest(tb testing.TB, sets ...string) *configs.Config {
+	tb.Helper()
+	ld, err := configs.Load(nil, sets)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	if r.IndependentInterval < 8 || r.IndependentInterval > 8.1 {
-		t.Errorf("independent issue: %.3f cycles per MMA per sub-partition, want 8", r.IndependentInterval)
-	}
-	if r.DependentLatency < 31 || r.DependentLatency > 33 {
-		t.Errorf("dependent issue: %.2f cycles, want the configured 32", r.DependentLatency)
-	}
-	slow, err := MicroScheduler(loadTest(t, "sm.register_file_bytes_per_clk=128"), tensorcore.FP16, tensorcore.Dense)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slow.IndependentInterval <= r.IndependentInterval {
-		t.Errorf("register file 128 B/clk: %.2f cycles per MMA, want more than %.2f",
-			slow.IndependentInterval, r.IndependentInterval)
-	}
-}
-
-// The streams do the GEMM's math: MMAs over all warps and k-steps times
-// the instruction's FMAs equal the tile's logical FMAs, and every stage
-// byte is copied by exactly one LDGSTS per k-step.
-func TestProgramCoversTheTile(t *testing.T) {
-	t.Parallel()
-	cfg := loadTest(t)
-	for _, c := range []struct {
-		kernel string
-		sparse bool
-	}{{"128x128x32_64x64_s5", false}, {"128x128x64_64x64_s3", true},
-		{"64x64x64_32x32_s6", true}, {"256x128x64_64x64_s3", false}} {
-		g := kernel.Shape{M: 4096, N: 4096, K: 4096, Batch: 1, Precision: tensorcore.FP16, Sparse: c.sparse}
-		var p *kernel.Plan
-		for _, tl := range cfg.Kernel.Candidates {
-			if tl.Name() == c.kernel {
-				var err error
-				if p, err = kernel.New(cfg, g, tl, 1); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if p == nil {
-			t.Fatalf("no tile %s", c.kernel)
-		}
-		mmas, copies := 0, 0
-		for w := 0; w < p.Warps; w++ {
-			n := isa.Counts(p.Program(w).Body)
-			mmas += n[isa.OpMMA] + n[isa.OpMMASP]
-			copies += n[isa.OpLDGSTS]
-		}
-		logical := p.Tile.BM * p.Tile.BN * p.Tile.BK
-		if got := mmas * p.Inst.FMAs(); got != logical {
-			t.Errorf("%s: MMAs per k-step do %d FMAs, the tile %d", c.kernel, got, logical)
-		}
-		stage := p.AStageB + p.BStageB + p.MetaStageB
-		if got := copies * kernel.ChunkBytes; got < stage || got >= stage+3*kernel.ChunkBytes {
-			t.Errorf("%s: LDGSTS per k-step copy %d B, the stage is %d B", c.kernel, got, stage)
-		}
-	}
+	return ld.Config
 }

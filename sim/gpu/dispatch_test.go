@@ -1,29 +1,23 @@
-package sim
+package gpu
 
 import (
 	"testing"
 
-	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
-// startTracker records the cycle each CTA starts at.
+// startCycles is the cycle each CTA starts at, and the kernel's end.
 func startCycles(t *testing.T, sets ...string) (map[int]uint64, uint64) {
 	t.Helper()
 	cfg := loadTest(t, append([]string{"kernel.force=128x128x32_64x64_s5"}, sets...)...)
 	g := kernel.Shape{M: 1024, N: 1536, K: 256, Batch: 1, Precision: tensorcore.FP16}
-	plans, rejected := selection.Candidates(cfg, g)
-	if len(plans) == 0 {
-		t.Fatalf("no plan: %v", rejected)
-	}
-	gp, err := gpu.Build(cfg, plans[0])
+	gp, err := Build(cfg, pinnedPlan(t, cfg, "128x128x32_64x64_s5", g))
 	if err != nil {
 		t.Fatal(err)
 	}
 	starts := map[int]uint64{}
-	gp.OnStart = func(idx int, now uint64) { starts[idx] = now }
+	gp.onStart = func(idx int, now uint64) { starts[idx] = now }
 	if err := gp.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sim
+package selection
 
 import (
 	"testing"
@@ -7,9 +7,10 @@ import (
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
+
+// Moved from package sim: the V:N:M kernels as the selection runs them.
 
 // vnmKernel simulates the sparse fp16 GEMM m x n x k (layout tt, B
 // row-major as the V:N:M kernel needs) of pattern pat on the 64x128
@@ -25,7 +26,7 @@ func vnmKernel(t *testing.T, m, n, k int, pat string) *gpu.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := selection.Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
+	r, err := Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
 		Precision: tensorcore.FP16, Sparse: true, Pattern: p,
 		Layout: kernel.Layout{RowB: true}}, nil)
 	if err != nil {

@@ -1,16 +1,15 @@
-package sim
+package gpu
 
 import (
 	"math"
 	"testing"
 
 	"github.com/stcsim/stcsim/results"
-	"github.com/stcsim/stcsim/sim/gpu"
 )
 
 // phaseCycles are a result's phases in tensor-core cycles (shares of
 // every tensor core's time over the kernel).
-func phaseCycles(r *gpu.Result) map[string]float64 {
+func phaseCycles(r *Result) map[string]float64 {
 	all := float64(r.Cycles) * float64(r.TCUnits)
 	out := map[string]float64{}
 	for i, v := range r.Phases.Shares() {
@@ -31,7 +30,7 @@ func phaseCycles(r *gpu.Result) map[string]float64 {
 func TestPhasesSplitByWhereTimeWent(t *testing.T) {
 	t.Parallel()
 	const kernel = "128x128x32_64x64_s5"
-	at := func(k int, sets ...string) (*gpu.Result, map[string]float64) {
+	at := func(k int, sets ...string) (*Result, map[string]float64) {
 		sets = append([]string{"gpu.sm_count=48", "sim.fast_forward=false"}, sets...)
 		r := instrRun(t, 512, 1536, k, false, kernel, sets...)
 		sum := 0.0

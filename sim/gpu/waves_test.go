@@ -1,0 +1,74 @@
+package gpu
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// tilePlan is the plan of tile name at split-K split for g.
+func tilePlan(t *testing.T, cfg *configs.Config, g kernel.Shape, name string, split int) *kernel.Plan {
+	t.Helper()
+	for _, c := range cfg.Kernel.Candidates {
+		if c.Name() == name {
+			p, err := kernel.New(cfg, g, c, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatalf("no tile %s", name)
+	return nil
+}
+
+// Every extrapolated kernel leaves out at least one wave: the fewest
+// waves extrapolated exceed the tracked waves and the last one.
+func TestExtrapolationLeavesAWaveOut(t *testing.T) {
+	t.Parallel()
+	for occ := 1; occ <= 4; occ++ {
+		if n := TrackedWaves(&kernel.Plan{Occupancy: occ}); minExtrapolatedWaves < n+2 {
+			t.Errorf("%d CTAs per SM: %d tracked waves and the last, but kernels of %d waves are extrapolated",
+				occ, n, minExtrapolatedWaves)
+		}
+	}
+}
+
+// skippedMMAs counts the MMAs of the CTAs from launched on without a loop
+// over them (a batch of 2^30 tiny GEMMs has 2^30 CTAs): it must equal the
+// sum over those CTAs of their own k-steps' MMAs, split-K's last split
+// included.
+func TestSkippedMMAsCountsEachCTA(t *testing.T) {
+	t.Parallel()
+	cfg := loadTest(t)
+	for _, c := range []struct {
+		m, n, k, batch, split int
+		tile                  string
+	}{
+		{512, 384, 1000, 1, 3, "128x128x32_64x64_s5"},
+		{300, 200, 4128, 2, 2, "64x64x32_32x32_s10"},
+		{256, 256, 256, 3, 1, "128x128x32_64x64_s5"},
+	} {
+		g := kernel.Shape{M: c.m, N: c.n, K: c.k, Batch: c.batch, Precision: tensorcore.FP16}
+		p := tilePlan(t, cfg, g, c.tile, c.split)
+		if c.split > 1 && p.KSteps == p.LastKSteps {
+			t.Fatalf("%+v: the last split has the others' k-steps: pick a K that leaves a remainder", c)
+		}
+		per := uint64(p.Warps * p.Groups * p.MMAPerGroup)
+		for _, from := range []int{0, 1, p.CTAs / 3, p.CTAs - p.CTAs/c.split - 1, p.CTAs - 1, p.CTAs} {
+			if from < 0 {
+				continue
+			}
+			var want uint64
+			for i := from; i < p.CTAs; i++ {
+				_, _, _, split := p.CTACoord(i)
+				want += uint64(p.StepsOf(split)) * per
+			}
+			if got := skippedMMAs(p, from); got != want {
+				t.Errorf("%+v from CTA %d of %d: %d MMAs, want %d", c, from, p.CTAs, got, want)
+			}
+		}
+	}
+}
