@@ -1,4 +1,4 @@
-package sim
+package selection
 
 import (
 	"testing"
@@ -6,7 +6,6 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -28,7 +27,7 @@ func TestVNMDefaultLayoutTransposesB(t *testing.T) {
 	}
 	const m, n, k = 256, 512, 1024
 	run := func(rowB bool) (cycles, transpose, bDRAM uint64, name string) {
-		r, err := selection.Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
+		r, err := Select(ld.Config, kernel.Shape{M: m, N: n, K: k, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: true, Pattern: p,
 			Layout: kernel.Layout{RowB: rowB}}, nil)
 		if err != nil {
