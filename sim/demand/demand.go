@@ -56,8 +56,11 @@ type Demand struct {
 	// tile of D.
 	DTileBytes, AccTileBytes, EpilogueBytes float64
 	// Tiles is the output tiles over the batch (each reduced once under
-	// split-K).
-	Tiles int
+	// split-K), and PartialBytes the FP32 (INT32) partials the split-K
+	// reduction reads: every split's accumulator tile of every output
+	// tile (0 without split-K).
+	Tiles        int
+	PartialBytes float64
 
 	// DRAMBytesPerClk is the DRAM's sustained bytes per cycle of the
 	// GPU's clock (dram.bandwidth_gbps x dram.efficiency at
@@ -111,6 +114,7 @@ func Of(cfg *configs.Config, p *kernel.Plan) Demand {
 	d.EpilogueBytes = d.DTileBytes
 	if p.Schedule == kernel.ParallelSplitK {
 		d.EpilogueBytes = d.AccTileBytes
+		d.PartialBytes = float64(d.Tiles*p.SplitK) * d.AccTileBytes
 	}
 	if perturb != nil {
 		perturb(&d)

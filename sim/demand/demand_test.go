@@ -97,8 +97,13 @@ func TestBytesFromTheShape(t *testing.T) {
 		t.Errorf("DRAM %.1f bytes per cycle, want %.1f", d.DRAMBytesPerClk, r)
 	}
 	split := plan(t, cfg, gemm(256, 256, 4096, tensorcore.FP16, false), "128x128x32_64x64_s5", 4)
-	if e := demand.Of(cfg, split).EpilogueBytes; e != 128*128*4 {
-		t.Errorf("split-K: a CTA's epilogue writes %.0f bytes, want its FP32 partials %d", e, 128*128*4)
+	ds := demand.Of(cfg, split)
+	if ds.EpilogueBytes != 128*128*4 {
+		t.Errorf("split-K: a CTA's epilogue writes %.0f bytes, want its FP32 partials %d", ds.EpilogueBytes, 128*128*4)
+	}
+	// 4 output tiles, each 4 splits' 64 KiB of FP32 partials.
+	if ds.PartialBytes != 1<<20 {
+		t.Errorf("split-K: the reduction reads %.0f bytes of partials, want %d", ds.PartialBytes, 1<<20)
 	}
 }
 

@@ -151,9 +151,13 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	dram := (d.OperandBytes() + d.DBytes) / d.DRAMBytesPerClk
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
 		float64(p.Tile.Stages)*step
-	g := p.Shape
 	switch p.Schedule {
 	case kernel.ParallelSplitK: // the reduction pass
+		// The partials of one batch's unpadded M x N: cheaper than the
+		// demand model's d.PartialBytes (padded tiles, every batch),
+		// kept because the ranking is held to it
+		// (docs/log/2026-12-07-demand-model.md).
+		g := p.Shape
 		fill += float64(cfg.SM.KernelLaunchLatency) +
 			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/d.DRAMBytesPerClk
 	case kernel.SerialSplitK: // each split after the first reads D and writes it again
