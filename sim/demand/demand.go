@@ -44,7 +44,9 @@ type Demand struct {
 	MeanKSteps float64
 	// ABytes and BBytes are the operands' unique bytes, what the kernel
 	// must read from DRAM at least: A's kept values (its N:M share of
-	// the padded K) and B, over the batch.
+	// the padded K) and B, over the batch. A's metadata is not among
+	// them (Stage.Meta is): as both readers counted before they shared
+	// this model (docs/log/2026-12-07-demand-model.md).
 	ABytes, BBytes float64
 	// DBytes is the bytes of D the kernel writes (M x N x the output
 	// element, over the batch).
