@@ -153,7 +153,7 @@ func TestBothReadersReadIt(t *testing.T) {
 	}
 	calls := 0
 	defer demand.SetPerturb(nil)
-	demand.SetPerturb(func(*demand.Demand) { calls++ })
+	demand.SetPerturb(func(d demand.Demand) demand.Demand { calls++; return d })
 	for _, p := range plans {
 		calls = 0
 		selection.Estimate(cfg, p)
@@ -170,10 +170,10 @@ func TestBothReadersReadIt(t *testing.T) {
 	}
 	for _, c := range []struct {
 		what string
-		f    func(*demand.Demand)
+		f    func(demand.Demand) demand.Demand
 	}{
-		{"tensor cores and banks 4x slower", func(d *demand.Demand) { d.TCCycles *= 4; d.BankCycles *= 4 }},
-		{"DRAM 8x slower", func(d *demand.Demand) { d.DRAMBytesPerClk /= 8 }},
+		{"tensor cores and banks 4x slower", func(d demand.Demand) demand.Demand { d.TCCycles *= 4; d.BankCycles *= 4; return d }},
+		{"DRAM 8x slower", func(d demand.Demand) demand.Demand { d.DRAMBytesPerClk /= 8; return d }},
 	} {
 		for i, p := range plans {
 			demand.SetPerturb(nil)
