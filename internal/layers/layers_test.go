@@ -93,11 +93,12 @@ func TestNoEngineBelowTheSimulator(t *testing.T) {
 	}
 }
 
-// TestSimulatorRoomsOneWay: cmd -> sim -> sim/selection -> sim/gpu ->
-// sim/sm -> sim/kernel -> sim/internal/isa; no room imports one above it.
+// TestSimulatorRoomsOneWay: cmd -> sim -> sim/selection -> sim/fast ->
+// sim/gpu -> sim/sm -> sim/demand -> sim/kernel -> sim/internal/isa; no
+// room imports one above it.
 func TestSimulatorRoomsOneWay(t *testing.T) {
 	g := deps(t)
-	rooms := []string{"sim", "sim/selection", "sim/gpu", "sim/sm", "sim/kernel", "sim/internal/isa"}
+	rooms := []string{"sim", "sim/selection", "sim/fast", "sim/gpu", "sim/sm", "sim/demand", "sim/kernel", "sim/internal/isa"}
 	for i, low := range rooms {
 		d := g[mod+low]
 		for _, high := range rooms[:i] {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -78,21 +79,17 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 		Act: energy.Counts{Precision: p.Shape.Precision, SMs: sms}}, nil
 }
 
-// model holds one plan's per-CTA, per-k-step costs and the L2's state
-// between waves.
+// model holds one plan's per-CTA, per-k-step costs, read from its
+// demand model (sim/demand, which the pre-model reads too), and the L2's
+// state between waves.
 type model struct {
-	cfg      *configs.Config
-	p        *kernel.Plan
-	tc       float64 // tensor-core cycles of one CTA's k-step on its SM
-	smem     float64 // shared-memory cycles of one CTA's k-step
-	l2Step   float64 // L2 bytes of one CTA's k-step
-	dramStep float64 // DRAM bytes of one CTA's k-step (unique operand traffic)
-	l2BW     float64 // bytes per cycle, all slices
-	dramBW   float64
-	port     float64 // bytes per cycle of one SM's crossbar port
-	kSteps   float64 // mean k-steps of a CTA
-	outTile  float64 // bytes one CTA writes in its epilogue (D, or FP32 partials)
-	l2       l2State
+	cfg    *configs.Config
+	p      *kernel.Plan
+	d      demand.Demand
+	l2Step float64 // L2 bytes of one CTA's k-step: its stage
+	l2BW   float64 // bytes per cycle, all slices
+	port   float64 // bytes per cycle of one SM's crossbar port
+	l2     l2State
 	// The kernel so far: its waves' chain of cycles, their DRAM bytes,
 	// their slice work (in read bytes), and the last wave's fill,
 	// epilogue and the dirty lines it evicted.
@@ -106,29 +103,13 @@ type model struct {
 }
 
 func newModel(cfg *configs.Config, p *kernel.Plan) *model {
-	sh := cfg.Memory.SharedMemory
-	wavefronts := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
-	g := p.Shape
-	operands := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes))
-	d := cfg.Memory.DRAM
-	out := p.OutBytes
-	if p.SplitK > 1 {
-		out = kernel.AccumulatorBytes
+	d := demand.Of(cfg, p)
+	return &model{cfg: cfg, p: p, d: d,
+		l2Step: d.Stage.Bytes(),
+		l2BW:   float64(cfg.Memory.L2.BytesPerClk) * cfg.Memory.L2.Efficiency,
+		port:   float64(cfg.Memory.Crossbar.PortBytesPerClk),
+		l2:     newL2State(cfg),
 	}
-	m := &model{cfg: cfg, p: p,
-		tc: float64(p.Warps*p.Groups*p.MMAPerGroup*p.Datapath.Interval) /
-			float64(cfg.SM.SubPartitions),
-		smem:     float64(wavefronts*sh.Banks*sh.BankBytes) / float64(sh.BytesPerClk),
-		l2Step:   float64(p.AStageB + p.MetaStageB + p.BStageB),
-		dramStep: operands / float64(p.TotalKSteps()),
-		l2BW:     float64(cfg.Memory.L2.BytesPerClk) * cfg.Memory.L2.Efficiency,
-		dramBW:   d.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
-		port:     float64(cfg.Memory.Crossbar.PortBytesPerClk),
-		kSteps:   float64(p.TotalKSteps()) / float64(p.CTAs),
-		outTile:  float64(p.Tile.BM * p.Tile.BN * out),
-	}
-	m.l2 = newL2State(cfg)
-	return m
 }
 
 // kStep is a k-step's cycles with perSM CTAs on each SM and all CTAs
@@ -136,7 +117,7 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 // crossbar port, and the L2 slices.
 func (m *model) kStep(perSM, all int) float64 {
 	c, a := float64(perSM), float64(all)
-	return max(c*m.tc, c*m.smem, c*m.l2Step/m.port, a*m.l2Step/m.l2BW)
+	return max(c*m.d.TCCycles, c*m.d.BankCycles, c*m.l2Step/m.port, a*m.l2Step/m.l2BW)
 }
 
 // wave adds one wave to the kernel: to the chain, its first CTA's
@@ -149,20 +130,20 @@ func (m *model) kStep(perSM, all int) float64 {
 // loads and stores.
 func (m *model) wave(perSM, all int) {
 	m.fill = m.prologue()
-	operands := float64(all) * m.kSteps * m.dramStep
+	operands := float64(all) * m.d.MeanKSteps * m.d.OperandBytesPerKStep()
 	victims := m.l2.allocate(operands, false)
 	m.dram += operands + victims
 	m.dramWrites += victims
-	m.l2Work += float64(all) * m.kSteps * m.l2Step
+	m.l2Work += float64(all) * m.d.MeanKSteps * m.l2Step
 	stagger := float64(perSM-1) * m.prologueStages() * m.l2Step / m.port
-	body := m.fill + stagger + m.kSteps*m.kStep(perSM, all)
+	body := m.fill + stagger + m.d.MeanKSteps*m.kStep(perSM, all)
 	m.chain += max(body, m.drain) + m.epilogue(all)
 }
 
 // prologueStages is the stages a CTA's prologue loads before its
 // first k-step: stages - 1, or all of its k-steps if fewer.
 func (m *model) prologueStages() float64 {
-	return min(float64(max(1, m.p.Tile.Stages-1)), math.Ceil(m.kSteps))
+	return min(float64(max(1, m.p.Tile.Stages-1)), math.Ceil(m.d.MeanKSteps))
 }
 
 // prologue is the cycles from a CTA's launch to its first MMA's
@@ -186,7 +167,7 @@ func (m *model) prologue() float64 {
 // it writes them).
 func (m *model) streamed() float64 {
 	late := min(m.lastVictims, m.l2.queue)
-	return m.fill + m.dramCost(m.dram-m.dramWrites, m.dramWrites-late)/m.dramBW + m.lastEpilogue
+	return m.fill + m.dramCost(m.dram-m.dramWrites, m.dramWrites-late)/m.d.DRAMBytesPerClk + m.lastEpilogue
 }
 
 // dramCost is the channels' time for reads and writes, in read bytes,
@@ -222,14 +203,14 @@ func (m *model) sliced() float64 {
 // for the victims beyond them to reach DRAM (drain, less the staging).
 func (m *model) epilogue(all int) float64 {
 	l2 := m.cfg.Memory.L2
-	bytes := float64(all) * m.outTile
+	bytes := float64(all) * m.d.EpilogueBytes
 	m.l2Work += bytes / l2.WriteRatio
 	m.lastVictims = m.l2.allocate(bytes, true)
 	m.dram += m.lastVictims
 	m.dramWrites += m.lastVictims
 	staged := m.staged()
 	m.lastEpilogue = staged + float64(l2.FarLatency)/2
-	m.drain = max(0, m.dramCost(0, max(0, m.lastVictims-m.l2.queue))/m.dramBW-staged)
+	m.drain = max(0, m.dramCost(0, max(0, m.lastVictims-m.l2.queue))/m.d.DRAMBytesPerClk-staged)
 	return m.lastEpilogue
 }
 
@@ -244,10 +225,10 @@ func (m *model) staged() float64 {
 	cfg := m.cfg
 	sh := cfg.Memory.SharedMemory
 	blocks := float64(max(1, m.p.Tile.WarpM/kernel.EpiloguePassRows))
-	acc := float64(m.p.Tile.BM * m.p.Tile.BN * kernel.AccumulatorBytes)
+	acc := m.d.AccTileBytes
 	smem := 2*acc/float64(sh.BytesPerClk)/blocks +
 		float64(2*cfg.SM.BarrierLatency+sh.Latency)
-	port := m.outTile / m.port / blocks
+	port := m.d.EpilogueBytes / m.port / blocks
 	return smem + port + (blocks-1)*max(smem, port)
 }
 
@@ -259,15 +240,13 @@ func (m *model) staged() float64 {
 func (m *model) reduction() float64 {
 	cfg, p := m.cfg, m.p
 	l2 := cfg.Memory.L2
-	tiles := p.TilesM * p.TilesN * p.Shape.Batch
-	partial := float64(p.Tile.BM * p.Tile.BN * kernel.AccumulatorBytes)
-	out := float64(p.Tile.BM * p.Tile.BN * p.OutBytes)
+	tiles, partial, out := m.d.Tiles, m.d.AccTileBytes, m.d.DTileBytes
 	perTile := float64(p.SplitK)*partial/m.port + float64(l2.FarLatency) +
 		out/m.port + float64(l2.FarLatency)/2
 	rounds := float64(kernel.CeilDiv(tiles, cfg.GPU.SMCount))
-	reads := float64(tiles*p.SplitK) * partial
+	reads := m.d.PartialBytes
 	writes := float64(tiles) * out
 	slices := reads/m.l2BW + writes/(m.l2BW*l2.WriteRatio)
-	dram := m.l2.spilled(reads) / m.dramBW
+	dram := m.l2.spilled(reads) / m.d.DRAMBytesPerClk
 	return float64(cfg.SM.KernelLaunchLatency) + max(rounds*perTile, slices, dram)
 }

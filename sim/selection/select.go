@@ -10,6 +10,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 )
@@ -137,39 +138,33 @@ func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
 
 // Estimate is the cheap pre-model that ranks candidates before the best
 // few are simulated: per-SM tensor-core and shared-memory time over the
-// CTAs each SM gets, against L2 and DRAM streaming time, plus fill.
+// CTAs each SM gets, against L2 and DRAM streaming time, plus fill. The
+// demands it weighs are the plan's demand model's (sim/demand, which the
+// fast tier reads too); the score is its own.
 func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
+	d := demand.Of(cfg, p)
 	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
-	interval := float64(p.Datapath.Interval)
-	tc := float64(p.Warps*p.Groups*p.MMAPerGroup) * interval /
-		float64(cfg.SM.SubPartitions)
-	stage := float64(p.AStageB + p.MetaStageB + p.BStageB)
-	sm := cfg.Memory.SharedMemory
-	waves := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
-	smem := float64(waves*sm.Banks*sm.BankBytes) / float64(sm.BytesPerClk)
-	meanKSteps := float64(p.TotalKSteps()) / float64(p.CTAs)
-	smTime := ctasPerSM * meanKSteps * max(tc, smem)
-	l2 := float64(p.TotalKSteps()) * stage /
+	step := max(d.TCCycles, d.BankCycles)
+	smTime := ctasPerSM * d.MeanKSteps * step
+	l2 := float64(d.KSteps) * d.Stage.Bytes() /
 		float64(cfg.Memory.L2.BytesPerClk)
-	g := p.Shape
-	dramBytes := float64(g.Batch) * (float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes) + float64(g.N*p.PaddedK*p.ElemBytes) +
-		float64(g.M*g.N*p.OutBytes))
-	dram := dramBytes / dramBytesPerClk(cfg)
+	dram := (d.OperandBytes() + d.DBytes) / d.DRAMBytesPerClk
 	fill := float64(cfg.SM.KernelLaunchLatency+cfg.Memory.DRAM.Latency) +
-		float64(p.Tile.Stages)*max(tc, smem)
+		float64(p.Tile.Stages)*step
 	switch p.Schedule {
 	case kernel.ParallelSplitK: // the reduction pass
+		// The partials of one batch's unpadded M x N: cheaper than the
+		// demand model's d.PartialBytes (padded tiles, every batch),
+		// kept because the ranking is held to it
+		// (docs/log/2026-12-07-demand-model.md).
+		g := p.Shape
 		fill += float64(cfg.SM.KernelLaunchLatency) +
-			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/dramBytesPerClk(cfg)
+			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/d.DRAMBytesPerClk
 	case kernel.SerialSplitK: // each split after the first reads D and writes it again
-		fill += float64((p.SplitK-1)*2*g.Batch*g.M*g.N*p.OutBytes) /
+		fill += float64(p.SplitK-1) * 2 * d.DBytes /
 			float64(cfg.Memory.L2.BytesPerClk)
 	}
 	return max(smTime, l2, dram) + fill
-}
-
-func dramBytesPerClk(cfg *configs.Config) float64 {
-	return cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6)
 }
 
 // sampleKSteps bounds a sample in K: a candidate is ranked on

@@ -1,0 +1,125 @@
+// Package demand is the one per-k-step demand model of a kernel plan:
+// what one CTA's k-step asks of its SM's tensor cores, shared-memory
+// banks and crossbar port and of the L2, and what the whole kernel reads
+// from and writes to memory. Both analytical readers of a plan take
+// their costs from it: the pre-model that ranks candidate kernels
+// (selection.Estimate) and the analytical tier (sim/fast). Each keeps
+// only what is its own: the pre-model its ranking score, the fast tier
+// its overlap of waves, prologues, epilogues and the L2's state.
+//
+// Every field is counted from the plan (its tiles, warps, MMA
+// instruction, stage bytes and ldmatrix patterns, which sim/kernel
+// derives) and the config keys the instruction tier reads on the same
+// path; the model holds no fitted constant and times nothing.
+package demand
+
+import (
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/kernel"
+)
+
+// Demand is one plan's demands: per k-step of one CTA, and per kernel.
+type Demand struct {
+	// MMAs is the MMA instructions of one CTA's k-step, over its warps.
+	MMAs int
+	// TCCycles is the tensor-core cycles of one CTA's k-step on its SM:
+	// its MMAs at the datapath's issue interval, spread over the SM's
+	// sub-partitions (one tensor core each).
+	TCCycles float64
+	// Wavefronts is the shared-memory wavefronts of one CTA's k-step:
+	// every warp's ldmatrix of operand values and metadata, and the
+	// writes of one stage's fills into the bank array.
+	Wavefronts int
+	// BankCycles is the shared memory's cycles for Wavefronts: each
+	// wavefront moves every bank's bytes, at the shared memory's bytes
+	// per clock.
+	BankCycles float64
+	// Stage is the bytes one stage (one k-step's operands) copies from
+	// L2 through the SM's crossbar port into shared memory.
+	Stage Stage
+
+	// KSteps is the k-steps of all the kernel's CTAs, MeanKSteps those
+	// of one CTA on average.
+	KSteps     int
+	MeanKSteps float64
+	// ABytes and BBytes are the operands' unique bytes, what the kernel
+	// must read from DRAM at least: A's kept values (its N:M share of
+	// the padded K) and B, over the batch. A's metadata is not among
+	// them (Stage.Meta is): as both readers counted before they shared
+	// this model (docs/log/2026-12-07-demand-model.md).
+	ABytes, BBytes float64
+	// DBytes is the bytes of D the kernel writes (M x N x the output
+	// element, over the batch).
+	DBytes float64
+	// DTileBytes is one output tile of D; AccTileBytes its FP32 (INT32)
+	// accumulators, what the staged epilogue moves through shared memory
+	// and one split's partials under split-K; EpilogueBytes what one
+	// CTA's epilogue writes: its partials under parallel split-K, else its
+	// tile of D.
+	DTileBytes, AccTileBytes, EpilogueBytes float64
+	// Tiles is the output tiles over the batch (each reduced once under
+	// split-K), and PartialBytes the FP32 (INT32) partials the split-K
+	// reduction reads: every split's accumulator tile of every output
+	// tile (0 without split-K).
+	Tiles        int
+	PartialBytes float64
+
+	// DRAMBytesPerClk is the DRAM's sustained bytes per cycle of the
+	// GPU's clock (dram.bandwidth_gbps x dram.efficiency at
+	// gpu.clock_mhz).
+	DRAMBytesPerClk float64
+}
+
+// Stage is one stage's bytes by operand: A's values, A's metadata (and
+// the V:N:M kernel's column indices) and B.
+type Stage struct{ A, Meta, B int }
+
+// Bytes is the stage's bytes over its operands.
+func (s Stage) Bytes() float64 { return float64(s.A + s.Meta + s.B) }
+
+// OperandBytes is the operands' unique bytes, A and B.
+func (d Demand) OperandBytes() float64 { return d.ABytes + d.BBytes }
+
+// OperandBytesPerKStep is the operands' unique bytes per k-step of a
+// CTA: the DRAM reads a k-step brings on average, every operand byte
+// read once.
+func (d Demand) OperandBytesPerKStep() float64 { return d.OperandBytes() / float64(d.KSteps) }
+
+// perturb, nil outside this package's tests, changes every demand Of
+// returns: the seam through which a test shows that the model's readers
+// move with it (export_test.go).
+var perturb func(Demand) Demand
+
+// Of is plan p's demands under cfg (the config p was planned with).
+func Of(cfg *configs.Config, p *kernel.Plan) Demand {
+	sh := cfg.Memory.SharedMemory
+	g := p.Shape
+	mmas := p.Warps * p.Groups * p.MMAPerGroup
+	wavefronts := p.Warps*(p.LDSM.Wavefronts+p.MetaLDSM.Wavefronts) + p.FillWaves
+	tile := p.Tile.BM * p.Tile.BN
+	d := Demand{
+		MMAs:            mmas,
+		TCCycles:        float64(mmas*p.Datapath.Interval) / float64(cfg.SM.SubPartitions),
+		Wavefronts:      wavefronts,
+		BankCycles:      float64(wavefronts*sh.Banks*sh.BankBytes) / float64(sh.BytesPerClk),
+		Stage:           Stage{A: p.AStageB, Meta: p.MetaStageB, B: p.BStageB},
+		KSteps:          p.TotalKSteps(),
+		MeanKSteps:      float64(p.TotalKSteps()) / float64(p.CTAs),
+		ABytes:          float64(g.Batch) * float64(g.M*p.Pattern.Kept(p.PaddedK)*p.ElemBytes),
+		BBytes:          float64(g.Batch) * float64(g.N*p.PaddedK*p.ElemBytes),
+		DBytes:          float64(g.Batch) * float64(g.M*g.N*p.OutBytes),
+		DTileBytes:      float64(tile * p.OutBytes),
+		AccTileBytes:    float64(tile * kernel.AccumulatorBytes),
+		Tiles:           p.TilesM * p.TilesN * g.Batch,
+		DRAMBytesPerClk: cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
+	}
+	d.EpilogueBytes = d.DTileBytes
+	if p.Schedule == kernel.ParallelSplitK {
+		d.EpilogueBytes = d.AccTileBytes
+		d.PartialBytes = float64(d.Tiles*p.SplitK) * d.AccTileBytes
+	}
+	if perturb != nil {
+		d = perturb(d)
+	}
+	return d
+}

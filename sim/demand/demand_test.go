@@ -1,0 +1,201 @@
+package demand_test
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/sim/demand"
+	"github.com/stcsim/stcsim/sim/fast"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+func config(t *testing.T, sets ...string) *configs.Config {
+	t.Helper()
+	ld, err := configs.Load(nil, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ld.Config
+}
+
+// plan is g on the library tile named tile, split splitK ways.
+func plan(t *testing.T, cfg *configs.Config, g kernel.Shape, tile string, splitK int) *kernel.Plan {
+	t.Helper()
+	for _, tc := range cfg.Kernel.Candidates {
+		if tc.Name() == tile && tc.Supports(g.KernelMode(), g.Precision) {
+			p, err := kernel.New(cfg, g, tc, splitK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatalf("no library tile %s for %v", tile, g)
+	return nil
+}
+
+func gemm(m, n, k int, prec tensorcore.Precision, sparse bool) kernel.Shape {
+	g := kernel.Shape{M: m, N: n, K: k, Batch: 1, Precision: prec}
+	if sparse {
+		g.Sparse, g.Pattern = true, tensorcore.Pattern{N: 2, M: 4}
+	}
+	return g
+}
+
+// TestTensorCoreCyclesAtThePublishedRate: a k-step's MMAs cover the
+// CTA's BM x BN x BK, and its tensor-core cycles are that many FMAs at
+// the A100's published per-SM rates (shared/reference/hardware.md: FP16
+// 1024 FMA/clk dense and 2048 sparse-effective, TF32 512 / 1024, INT8
+// 2048 / 4096).
+func TestTensorCoreCyclesAtThePublishedRate(t *testing.T) {
+	cfg := config(t)
+	for _, c := range []struct {
+		prec   tensorcore.Precision
+		sparse bool
+		tile   string
+		perClk int
+	}{
+		{tensorcore.FP16, false, "128x128x32_64x64_s5", 1024},
+		{tensorcore.FP16, true, "128x128x64_64x64_s3", 2048},
+		{tensorcore.TF32, false, "128x128x16_64x64_s5", 512},
+		{tensorcore.INT8, true, "128x128x128_64x64_s3", 4096},
+	} {
+		p := plan(t, cfg, gemm(1024, 1024, 4096, c.prec, c.sparse), c.tile, 1)
+		d := demand.Of(cfg, p)
+		fmas := p.Tile.BM * p.Tile.BN * p.Tile.BK
+		if got := d.MMAs * p.Inst.M * p.Inst.N * p.Inst.K; got != fmas {
+			t.Errorf("%s %s: a k-step's MMAs cover %d FMAs, its tile %d", c.prec, p.Name(), got, fmas)
+		}
+		if want := float64(fmas) / float64(c.perClk); d.TCCycles != want {
+			t.Errorf("%s %s: %.1f tensor-core cycles per k-step, want %.1f", c.prec, p.Name(), d.TCCycles, want)
+		}
+	}
+}
+
+// TestBytesFromTheShape: 1024x1024x1024 FP16 2:4 on 128x128x64 tiles,
+// counted by hand: A keeps half its K (1 MiB), B and D 2 MiB each, 64
+// output tiles of 16 k-steps, a stage of 8 KiB of A values and 16 KiB
+// of B, and one 2:4 metadata byte per 4 kept A values (2 bits per kept
+// value: 128 rows x 32 kept / 4).
+func TestBytesFromTheShape(t *testing.T) {
+	cfg := config(t)
+	p := plan(t, cfg, gemm(1024, 1024, 1024, tensorcore.FP16, true), "128x128x64_64x64_s3", 1)
+	d := demand.Of(cfg, p)
+	want := demand.Demand{ABytes: 1 << 20, BBytes: 2 << 20, DBytes: 2 << 20, Tiles: 64,
+		KSteps: 1024, MeanKSteps: 16, DTileBytes: 128 * 128 * 2, AccTileBytes: 128 * 128 * 4,
+		EpilogueBytes: 128 * 128 * 2,
+		Stage:         demand.Stage{A: 128 * 32 * 2, Meta: 128 * 32 / 4, B: 64 * 128 * 2}}
+	got := d
+	got.MMAs, got.TCCycles, got.Wavefronts, got.BankCycles, got.DRAMBytesPerClk = 0, 0, 0, 0, 0
+	if got != want {
+		t.Errorf("demand %+v\nwant   %+v", got, want)
+	}
+	// 1555 GB/s at 0.965 (the A100-40GB's config) over 1410 MHz.
+	if r := 1555 * 0.965 / 1.41; d.DRAMBytesPerClk < r*0.999 || d.DRAMBytesPerClk > r*1.001 {
+		t.Errorf("DRAM %.1f bytes per cycle, want %.1f", d.DRAMBytesPerClk, r)
+	}
+	split := plan(t, cfg, gemm(256, 256, 4096, tensorcore.FP16, false), "128x128x32_64x64_s5", 4)
+	ds := demand.Of(cfg, split)
+	if ds.EpilogueBytes != 128*128*4 {
+		t.Errorf("split-K: a CTA's epilogue writes %.0f bytes, want its FP32 partials %d", ds.EpilogueBytes, 128*128*4)
+	}
+	// 4 output tiles, each 4 splits' 64 KiB of FP32 partials.
+	if ds.PartialBytes != 1<<20 {
+		t.Errorf("split-K: the reduction reads %.0f bytes of partials, want %d", ds.PartialBytes, 1<<20)
+	}
+}
+
+// TestBankCyclesAtLeastTheBytes: shared memory moves at most
+// shared_memory.bytes_per_clk, so a k-step's bank cycles are at least
+// its bytes: every warp's A (kept) and B fragments and the stage's fills
+// (more where a pattern's wavefronts move less than every bank's bytes).
+func TestBankCyclesAtLeastTheBytes(t *testing.T) {
+	cfg := config(t)
+	bpc := float64(cfg.Memory.SharedMemory.BytesPerClk)
+	for _, c := range []struct {
+		sparse bool
+		tile   string
+	}{{false, "128x128x32_64x64_s5"}, {true, "128x128x64_64x64_s3"}} {
+		p := plan(t, cfg, gemm(2048, 2048, 2048, tensorcore.FP16, c.sparse), c.tile, 1)
+		d := demand.Of(cfg, p)
+		tl := p.Tile
+		kept := tl.BK
+		if c.sparse {
+			kept /= 2
+		}
+		frag := p.Warps * (tl.WarpM*kept + tl.WarpN*tl.BK) * p.ElemBytes
+		floor := float64(frag+p.AStageB+p.BStageB) / bpc
+		if d.BankCycles < floor {
+			t.Errorf("%s: %.1f bank cycles per k-step for %.1f cycles of bytes", p.Name(), d.BankCycles, floor)
+		}
+	}
+}
+
+// TestBothReadersReadIt: the pre-model (selection.Estimate) and the fast
+// tier (fast.Time) take a plan's demands from the demand model, and from
+// nowhere else: each reads it, and a change to the model moves both
+// (compute-bound demands made 4x slower, or DRAM made 8x slower, on a
+// compute-bound and a memory-bound plan), and undoing it restores both.
+func TestBothReadersReadIt(t *testing.T) {
+	cfg := config(t, "gpu.sm_count=16")
+	plans := []*kernel.Plan{
+		plan(t, cfg, gemm(2048, 2048, 2048, tensorcore.FP16, true), "128x128x64_64x64_s3", 1),
+		plan(t, cfg, gemm(4096, 128, 256, tensorcore.FP16, false), "128x128x32_64x64_s5", 1),
+	}
+	times := func(p *kernel.Plan) (float64, uint64) {
+		r, err := fast.Time(cfg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return selection.Estimate(cfg, p), r.Cycles
+	}
+	calls := 0
+	defer demand.SetPerturb(nil)
+	demand.SetPerturb(func(d demand.Demand) demand.Demand { calls++; return d })
+	for _, p := range plans {
+		calls = 0
+		selection.Estimate(cfg, p)
+		if calls == 0 {
+			t.Errorf("%s: the pre-model does not read the demand model", p.Name())
+		}
+		calls = 0
+		if _, err := fast.Time(cfg, p); err != nil {
+			t.Fatal(err)
+		}
+		if calls == 0 {
+			t.Errorf("%s: the fast tier does not read the demand model", p.Name())
+		}
+	}
+	for _, c := range []struct {
+		what string
+		f    func(demand.Demand) demand.Demand
+	}{
+		{"tensor cores and banks 4x slower", func(d demand.Demand) demand.Demand { d.TCCycles *= 4; d.BankCycles *= 4; return d }},
+		{"DRAM 8x slower", func(d demand.Demand) demand.Demand { d.DRAMBytesPerClk /= 8; return d }},
+	} {
+		for i, p := range plans {
+			demand.SetPerturb(nil)
+			e0, f0 := times(p)
+			demand.SetPerturb(c.f)
+			e1, f1 := times(p)
+			demand.SetPerturb(nil)
+			e2, f2 := times(p)
+			t.Logf("%s, %s: pre-model %.0f -> %.0f, fast tier %d -> %d", c.what, p.Name(), e0, e1, f0, f1)
+			// The first plan is compute-bound, the second memory-bound:
+			// each perturbation must move at least the plan it binds.
+			binds := (i == 0) == (c.what[0] == 't')
+			if binds && (e1 <= 1.5*e0 || float64(f1) <= 1.5*float64(f0)) {
+				t.Errorf("%s, %s: pre-model %.0f -> %.0f, fast tier %d -> %d: not both moved",
+					c.what, p.Name(), e0, e1, f0, f1)
+			}
+			if e1 < e0 || f1 < f0 {
+				t.Errorf("%s, %s: a slower demand made a reader faster", c.what, p.Name())
+			}
+			if e2 != e0 || f2 != f0 {
+				t.Errorf("%s: undone, the readers give %.0f and %d, not %.0f and %d", p.Name(), e2, f2, e0, f0)
+			}
+		}
+	}
+}
