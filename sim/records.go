@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/stcsim/stcsim/configs"
@@ -215,7 +216,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 			}
 		}()
 	}
-	for i := range shapes {
+	for _, i := range r.order(shapes, workers) {
 		work <- i
 	}
 	close(work)
@@ -229,6 +230,38 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 		out[s] = results[i]
 	}
 	return out, nil
+}
+
+// order is the order the workers take the shapes in: the job's where
+// one simulates at a time (observed runs: traces list the kernels as the
+// job does), else longestFirst.
+func (r *runner) order(shapes []kernel.Shape, workers int) []int {
+	if workers > 1 {
+		return longestFirst(r.cfg, shapes)
+	}
+	order := make([]int, len(shapes))
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+// longestFirst orders the shapes by their
+// estimated work (EstimateWork's, per shape), the costliest first, ties
+// in the job's order. Taken in the job's order, a costly shape that comes
+// last runs alone on one core while the others idle (the longest
+// processing time first rule bounds the finish at 4/3 of the best
+// schedule's). Each simulation has its own engine, so the order changes
+// no result.
+func longestFirst(cfg *configs.Config, shapes []kernel.Shape) []int {
+	cost := make([]float64, len(shapes))
+	order := make([]int, len(shapes))
+	for i, s := range shapes {
+		plans, _ := selection.Rank(cfg, s)
+		cost[i], order[i] = workOf(cfg, shapeWork(cfg, plans)), i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
+	return order
 }
 
 // record turns a simulated kernel into the output record of one layer, and

@@ -23,8 +23,8 @@ func (f *llmFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.phase, "phase", "", "decoder LLMs: prefill (a prompt of --seq "+
 		"tokens per sequence; the default) or decode (one new token per sequence "+
 		"against --context cached tokens)")
-	fs.IntVar(&f.context, "context", 0, fmt.Sprintf("decoder LLMs at --phase decode: "+
-		"cached tokens per sequence (default %d)", workloads.DefaultContext))
+	fs.IntVar(&f.context, "context", workloads.DefaultContext, "decoder LLMs at --phase decode: "+
+		"cached tokens per sequence")
 	fs.BoolVar(&f.sparseHead, "sparse-lm-head", false, "decoder LLMs: prune the LM "+
 		"head to 2:4 too (default: dense, as the pruning recipes leave it)")
 	fs.StringVar(&f.moeSchedule, "moe-schedule", "", "mixture-of-experts LLMs: "+
@@ -95,7 +95,7 @@ func (f *llmFlags) check(fs *flag.FlagSet, names []string, batch, seq int) error
 			return fmt.Errorf("--seq %d: %s takes 1..%d tokens (its max_position_embeddings)",
 				seq, n, maxPos)
 		}
-		if c := f.contextOrDefault(); phase == workloads.PhaseDecode && (c < 1 || c >= maxPos) {
+		if c := f.context; phase == workloads.PhaseDecode && (c < 1 || c >= maxPos) {
 			return fmt.Errorf("--context %d: %s takes 1..%d cached tokens (the new token "+
 				"is position context+1 of its max_position_embeddings %d)", c, n, maxPos-1, maxPos)
 		}
@@ -110,17 +110,10 @@ func (f *llmFlags) phaseOrDefault() string {
 	return f.phase
 }
 
-func (f *llmFlags) contextOrDefault() int {
-	if f.context == 0 {
-		return workloads.DefaultContext
-	}
-	return f.context
-}
-
 // options are the workload options of an LLM at these flags.
 func (f *llmFlags) options(batch, seq int) workloads.Options {
 	return workloads.Options{Batch: batch, Seq: seq, Phase: f.phaseOrDefault(),
-		Context: f.contextOrDefault(), SparseLMHead: f.sparseHead,
+		Context: f.context, SparseLMHead: f.sparseHead,
 		MoESeparate: f.moeSchedule == "separate", MoEImbalance: f.imbalance}
 }
 
@@ -128,7 +121,7 @@ func (f *llmFlags) options(batch, seq int) workloads.Options {
 func (f *llmFlags) source(src *workloads.Origin, seq int) {
 	src.Phase = f.phaseOrDefault()
 	if src.Phase == workloads.PhaseDecode {
-		src.Context = f.contextOrDefault()
+		src.Context = f.context
 	} else {
 		src.Seq = seq
 	}
