@@ -304,3 +304,20 @@ func TestStatsRecordsOutcomes(t *testing.T) {
 		t.Errorf("sum %v (%s)", sum, sum)
 	}
 }
+
+// A directory that another process's Open marks between this Open's
+// look for the marker and its look for foreign files is a cache, not a
+// stranger's directory (TestConcurrentPuts met this race about 1 run in
+// 40): the marker is checked again before a file is called foreign.
+func TestOpenRacingAnotherOpen(t *testing.T) {
+	dir := t.TempDir()
+	afterMarkCheck = func(d string) {
+		if err := writeNew(d, MarkerName, []byte(marker), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { afterMarkCheck = nil }()
+	if _, err := Open(dir, 0); err != nil {
+		t.Fatalf("Open after a concurrent marking: %v", err)
+	}
+}

@@ -61,13 +61,27 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !marked && afterMarkCheck != nil {
+		afterMarkCheck(dir)
+	}
 	if !marked {
-		if stranger, err := foreignFile(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		stranger, err := foreignFile(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("cache directory %s: %w", quote.Q(dir), err)
-		} else if stranger != "" {
-			return nil, fmt.Errorf("cache directory %s holds %s, which stcsim did not write, and no %s marker: "+
-				"name a new or empty directory for the cache", quote.Q(dir), quote.Q(stranger), MarkerName)
 		}
+		if stranger != "" {
+			// Another process's Open may have marked the directory since
+			// isMarked looked (the marker is linked in whole): a marked
+			// directory is a cache, whatever else it holds.
+			if marked, err = isMarked(dir); err != nil {
+				return nil, err
+			} else if !marked {
+				return nil, fmt.Errorf("cache directory %s holds %s, which stcsim did not write, and no %s marker: "+
+					"name a new or empty directory for the cache", quote.Q(dir), quote.Q(stranger), MarkerName)
+			}
+		}
+	}
+	if !marked {
 		if err := writeNew(dir, MarkerName, []byte(marker), 0o644); !c.readOnly && err != nil && !errors.Is(err, fs.ErrExist) {
 			c.readOnly = true
 		}
@@ -86,6 +100,11 @@ func Open(dir string, maxBytes int64) (*Cache, error) {
 	}
 	return c, nil
 }
+
+// afterMarkCheck, nil outside tests, runs between Open's look for the
+// marker and its look for foreign files: where a test marks the
+// directory as a concurrent Open would.
+var afterMarkCheck func(dir string)
 
 // isMarked reports whether dir carries stcsim's marker file.
 func isMarked(dir string) (bool, error) {
