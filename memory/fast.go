@@ -28,7 +28,10 @@ type fast struct {
 	ports []server
 	wbq   []wbQueue // per slice
 	stats Stats
-	free  []*cpDone // cp.async completions to reuse
+	// inherited are the DRAM writes, of those in stats, of sectors the
+	// warm pass left dirty (Warmer.InheritedWrites).
+	inherited Stats
+	free      []*cpDone // cp.async completions to reuse
 	// freeDone: Read, Write and Flush completions to reuse
 	freeDone []*plainDone
 }
@@ -323,11 +326,24 @@ func (f *fast) evict(at float64, sl int, ev eviction) float64 {
 // writeBack books a dirty victim's sectors on its DRAM channel; it is off
 // the critical path of the request that evicted it.
 func (f *fast) writeBack(now float64, sl int, ev eviction) float64 {
+	bytes := f.countWriteBack(ev)
+	ch := f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))
+	return f.chans[ch].reserve(now, f.buses[ch].cost(true, bytes))
+}
+
+// countWriteBack counts a dirty victim's bytes as DRAM writes, and those
+// of its sectors the warm pass left dirty as inherited ones too; it
+// returns the bytes.
+func (f *fast) countWriteBack(ev eviction) float64 {
 	bytes := f.sectorBytes(ev.sectors)
 	f.stats.DRAMWriteBytes += uint64(bytes)
 	f.stats.PerClass[ev.class].DRAMWriteBytes += uint64(bytes)
-	ch := f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))
-	return f.chans[ch].reserve(now, f.buses[ch].cost(true, bytes))
+	if ev.warm != 0 {
+		w := uint64(f.sectorBytes(ev.warm))
+		f.inherited.DRAMWriteBytes += w
+		f.inherited.PerClass[ev.class].DRAMWriteBytes += w
+	}
+	return bytes
 }
 
 // Flush implements Hierarchy: every dirty line is written back; the
@@ -361,10 +377,8 @@ func (f *fast) Touch(class Class, r Region) {
 		f.stats.PerClass[class].L2Bytes += bytes
 		miss, ev := f.l2[sl].access(local, s.mask, false, class)
 		if ev.sectors != 0 {
-			wb := uint64(f.sectorBytes(ev.sectors))
-			f.stats.DRAMWriteBytes += wb
-			f.stats.PerClass[ev.class].DRAMWriteBytes += wb
-			f.buses[f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))].cost(true, float64(wb))
+			wb := f.countWriteBack(ev)
+			f.buses[f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))].cost(true, wb)
 		}
 		n := uint64(bits.OnesCount64(miss))
 		f.stats.L2MissSectors += n
@@ -382,9 +396,16 @@ func (f *fast) Touch(class Class, r Region) {
 func (f *fast) Warm(class Class, r Region, write bool) {
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
 		sl, local := f.p.amap.slice(s.line)
-		f.l2[sl].access(local, s.mask, write, class)
+		t := f.l2[sl]
+		t.access(local, s.mask, write, class)
+		if write {
+			t.markWarm(s.mask)
+		}
 	})
 }
+
+// InheritedWrites implements Warmer.
+func (f *fast) InheritedWrites() Stats { return f.inherited }
 
 // Stats implements Hierarchy.
 func (f *fast) Stats() Stats {

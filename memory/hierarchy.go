@@ -55,6 +55,11 @@ type Toucher interface {
 // kernel's traffic is not this one's).
 type Warmer interface {
 	Warm(class Class, r Region, write bool)
+	// InheritedWrites are the DRAM writes so far (DRAMWriteBytes and each
+	// class's) of sectors Warm left dirty and the kernel did not write
+	// again: the earlier kernel's output, written back within this one.
+	// A kernel's own output is the rest of its writes.
+	InheritedWrites() Stats
 }
 
 // ClassStats is the traffic of one class.

@@ -21,6 +21,9 @@ type tagEntry struct {
 	dirty uint64  // sector mask
 	ready float64 // cycle the line's last fill arrives
 	class uint8   // class that last wrote the line
+	// warm are the dirty sectors the warm pass (kernel.l2_start: repeat)
+	// left, not written since: the earlier kernel's output.
+	warm uint64
 }
 
 func newTagArray(sets, ways int) *tagArray {
@@ -34,6 +37,7 @@ type eviction struct {
 	local   uint64
 	sectors uint64 // dirty mask
 	class   Class
+	warm    uint64 // of sectors, those the warm pass left dirty (tagEntry.warm)
 }
 
 // access looks up a line, fills the sectors in mask and returns the mask
@@ -47,7 +51,7 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	if e < 0 {
 		e = t.victim(base)
 		if v := &t.entry[e]; t.tag[e] != 0 && v.dirty != 0 {
-			ev = eviction{t.tag[e] - 1, v.dirty, Class(v.class)}
+			ev = eviction{t.tag[e] - 1, v.dirty, Class(v.class), v.warm}
 		}
 		t.tag[e] = local + 1
 		t.entry[e] = tagEntry{class: t.entry[e].class}
@@ -59,9 +63,17 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	en.valid |= mask
 	if write {
 		en.dirty |= mask
+		en.warm &^= mask
 		en.class = uint8(c)
 	}
 	return miss, ev
+}
+
+// markWarm records that the dirty sectors in mask of the last accessed
+// line were left by the warm pass, not by the running kernel.
+func (t *tagArray) markWarm(mask uint64) {
+	en := &t.entry[t.last]
+	en.warm |= mask & en.dirty
 }
 
 func (t *tagArray) find(base int, tag uint64) int {
@@ -102,8 +114,8 @@ func (t *tagArray) filledAt(c float64) {
 func (t *tagArray) cleanAll(fn func(eviction)) {
 	for e := range t.tag {
 		if en := &t.entry[e]; t.tag[e] != 0 && en.dirty != 0 {
-			fn(eviction{t.tag[e] - 1, en.dirty, Class(en.class)})
-			en.dirty = 0
+			fn(eviction{t.tag[e] - 1, en.dirty, Class(en.class), en.warm})
+			en.dirty, en.warm = 0, 0
 		}
 	}
 }

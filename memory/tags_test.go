@@ -37,7 +37,7 @@ func (r *refCache) access(local, mask uint64, write bool, c Class) (miss uint64,
 				}
 			}
 			if old := (*set)[v]; old.dirty != 0 {
-				ev = eviction{old.local, old.dirty, old.class}
+				ev = eviction{local: old.local, sectors: old.dirty, class: old.class}
 			}
 			*set = append((*set)[:v], (*set)[v+1:]...)
 		}

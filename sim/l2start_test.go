@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -12,12 +13,18 @@ import (
 // kernel, its L2 starting as kernel.l2_start says.
 func l2StartRun(t *testing.T, shape [3]int, mode tensorcore.Mode, start string, sets ...string) (cycles, dramRead, dramWrite uint64) {
 	t.Helper()
+	r := l2StartRecord(t, shape, mode, start, sets...)
+	return r.Cycles, r.DRAMReadBytes, r.DRAMWriteBytes
+}
+
+// l2StartRecord is l2StartRun's whole record.
+func l2StartRecord(t *testing.T, shape [3]int, mode tensorcore.Mode, start string, sets ...string) *results.LayerResult {
+	t.Helper()
 	job := gemmJob(shape)
 	job.Modes = []tensorcore.Mode{mode}
 	sets = append([]string{"gpu.sm_count=16", "kernel.force=128x128x64_64x64_s3",
 		"kernel.split_k=[1]", "kernel.l2_start=" + start}, sets...)
-	r := run(t, job, sets...).Results[0]
-	return r.Cycles, r.DRAMReadBytes, r.DRAMWriteBytes
+	return &run(t, job, sets...).Results[0]
 }
 
 // TestRepeatStartFindsTheOperandsInL2: a GEMM whose operands and output
@@ -62,15 +69,44 @@ func TestRepeatStartCoversEverySchedule(t *testing.T) {
 // TestRepeatStartWritesBackThePreviousOutput: a GEMM whose output is
 // larger than the L2 finds the L2 full of the previous call's dirty
 // output, and writes it back within the call: more DRAM writes than the
-// cold call, which finds clean (empty) lines to evict.
+// cold call, which finds clean (empty) lines to evict. Both runs are
+// wave-extrapolated (64 waves, 4 simulated in the cold run), and each
+// writes what a call writes: the cold call its output, within the kernel
+// and in the write-back after it (each line once: at least D's bytes,
+// at most 5 % more); the repeated call, as a benchmark loop's calls do in
+// turn, one output's worth within the kernel (within 5 %): what it
+// leaves dirty, the next call writes back. No call moves more DRAM bytes
+// per second than the DRAM's peak.
 func TestRepeatStartWritesBackThePreviousOutput(t *testing.T) {
 	t.Parallel()
 	shape := [3]int{4096, 8192, 64} // D: 64 MiB of fp16, the L2 40 MiB
-	_, _, coldWrite := l2StartRun(t, shape, tensorcore.Dense, configs.L2Cold)
-	_, _, warmWrite := l2StartRun(t, shape, tensorcore.Dense, configs.L2Repeat)
-	if warmWrite <= coldWrite {
+	out := float64(shape[0] * shape[1] * 2)
+	cold := l2StartRecord(t, shape, tensorcore.Dense, configs.L2Cold)
+	warm := l2StartRecord(t, shape, tensorcore.Dense, configs.L2Repeat)
+	if warm.DRAMWriteBytes <= cold.DRAMWriteBytes {
 		t.Errorf("repeated call: %d bytes written to DRAM within the kernel, the cold call %d: "+
-			"want more (the previous call's dirty output evicted)", warmWrite, coldWrite)
+			"want more (the previous call's dirty output evicted)", warm.DRAMWriteBytes, cold.DRAMWriteBytes)
+	}
+	if w := float64(cold.DRAMWriteBytes+cold.DRAMWritebackBytes) / out; w < 1 || w > 1.05 {
+		t.Errorf("cold call: %d + %d bytes written to DRAM, %.3fx the output's %.0f: want 1-1.05x",
+			cold.DRAMWriteBytes, cold.DRAMWritebackBytes, w, out)
+	}
+	if w := float64(warm.DRAMWriteBytes) / out; w < 0.95 || w > 1.05 {
+		t.Errorf("repeated call: %d bytes written to DRAM within the kernel, %.3fx the output's %.0f: "+
+			"want 0.95-1.05x (one call's output written back per call)", warm.DRAMWriteBytes, w, out)
+	}
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := ld.Config.Memory.DRAM.BandwidthGBps
+	for _, r := range []*results.LayerResult{cold, warm} {
+		if !strings.Contains(r.Note, "extrapolated from") {
+			t.Errorf("%s: not wave-extrapolated; the test is of the extrapolated counts", r.Kernel)
+		}
+		if r.DRAMGBps > peak {
+			t.Errorf("%.1f GB/s through DRAM, above the %.1f GB/s peak", r.DRAMGBps, peak)
+		}
 	}
 }
 

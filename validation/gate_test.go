@@ -13,7 +13,7 @@ import (
 // it there), and the FP16 peak of the tensor-core microbenchmark.
 // Each kind's tolerance is its goal in docs/validation.md as a bound on
 // one row (held-out GEMM times 8 %; speedup 8 %, the goal's 6 % MAPE
-// being over all rows, this one's -6.8 % among them; memory
+// being over all rows, this one's -5.8 % among them; memory
 // microbenchmarks 10 %; peaks 1 %: the published peak is an achieved
 // one, 0.3 % under the whitepaper's). The measured values come from the
 // points file, never from here.
