@@ -1,9 +1,7 @@
-package sim
+package gpu
 
 import (
 	"testing"
-
-	"github.com/stcsim/stcsim/sim/gpu"
 )
 
 // rrzeDRAMLatency is the A100's DRAM latency measured by a cold pointer
@@ -19,7 +17,7 @@ const rrzeL2Latency = (206 + 410) / 2
 
 // prologuePerCTA is the exposed prologue of a run per CTA: the prologue
 // phase's tensor-core cycles over every tensor core, per CTA an SM ran.
-func prologuePerCTA(r *gpu.Result, sms int) float64 {
+func prologuePerCTA(r *Result, sms int) float64 {
 	perTC := phaseCycles(r)["prologue"] / float64(r.TCUnits)
 	return perTC * float64(sms) / float64(r.Plan.CTAs)
 }
@@ -38,7 +36,7 @@ func prologuePerCTA(r *gpu.Result, sms int) float64 {
 func TestPrologueFillIsLoadsThroughTheHierarchy(t *testing.T) {
 	t.Parallel()
 	const kernel = "128x128x32_64x64_s5"
-	at := func(sets ...string) *gpu.Result {
+	at := func(sets ...string) *Result {
 		sets = append([]string{"gpu.sm_count=16", "sim.fast_forward=false",
 			"sim.extrapolate_waves=false"}, sets...)
 		return instrRun(t, 1024, 1024, 256, false, kernel, sets...)
