@@ -1,6 +1,10 @@
 package memory
 
-import "math"
+import (
+	"math"
+
+	"github.com/stcsim/stcsim/memory/smem"
+)
 
 // FillPlan is how the lines of one cp.async region are written into a
 // shared-memory tile: line by line (in the order Hierarchy.CpAsync
@@ -41,7 +45,7 @@ type Filler struct {
 }
 
 type fillKey struct {
-	layout          Layout
+	layout          smem.Layout
 	baseOff, pitchO uint64
 	rows, rowBytes  int
 }
@@ -69,13 +73,13 @@ func (f *Filler) LeastWavefronts(p *FillPlan) int {
 // Plan is the fill plan of region r into a tile laid out by l: row i of
 // the region is the tile's strided index i, byte b of a row its
 // contiguous element b*8/ElemBits.
-func (f *Filler) Plan(r Region, l Layout) *FillPlan {
+func (f *Filler) Plan(r Region, l smem.Layout) *FillPlan {
 	return f.plan(f.key(r, l), r, l)
 }
 
 // PlanOf is Plan for a copy of class c, remembering the last plan of
 // each class.
-func (f *Filler) PlanOf(c Class, r Region, l Layout) *FillPlan {
+func (f *Filler) PlanOf(c Class, r Region, l smem.Layout) *FillPlan {
 	k := f.key(r, l)
 	if c < 0 || c >= NumClasses {
 		return f.plan(k, r, l)
@@ -88,14 +92,14 @@ func (f *Filler) PlanOf(c Class, r Region, l Layout) *FillPlan {
 }
 
 // key is what a fill plan of region r into layout l depends on.
-func (f *Filler) key(r Region, l Layout) fillKey {
+func (f *Filler) key(r Region, l smem.Layout) fillKey {
 	lb := uint64(f.lineBytes)
 	return fillKey{layout: l, baseOff: r.Base % lb, pitchO: r.Pitch % lb,
 		rows: r.Rows, rowBytes: r.RowBytes}
 }
 
 // plan is the cached plan of key k, made the first time.
-func (f *Filler) plan(k fillKey, r Region, l Layout) *FillPlan {
+func (f *Filler) plan(k fillKey, r Region, l smem.Layout) *FillPlan {
 	if p, ok := f.cache[k]; ok {
 		return p
 	}
@@ -118,13 +122,13 @@ func (p *FillPlan) addLine(ln fillLine) {
 
 // line plans one line: bytes [from, to) of tile row row, cut into packets
 // in address order, each written as one store of its 16-B vectors.
-func (f *Filler) line(l Layout, row, from, to int) fillLine {
+func (f *Filler) line(l smem.Layout, row, from, to int) fillLine {
 	var ln fillLine
 	for a := from; a < to; a += f.packet {
 		end := min(to, a+f.packet)
 		addrs := l.VectorAddrs(row, a, end)
 		ln.bytes = append(ln.bytes, end-a)
-		ln.waves = append(ln.waves, Wavefronts(addrs, accessBytes, f.smem))
+		ln.waves = append(ln.waves, smem.Wavefronts(addrs, smem.AccessBytes, f.smem))
 	}
 	return ln
 }
@@ -155,9 +159,9 @@ func (d FillDone) Cause() Cause {
 // and stores for the bank array. done runs from the hierarchy's event
 // once the last byte has arrived; Written may be later (the SM must not
 // read the stage before it).
-func (f *Filler) CpAsync(h Hierarchy, s *SharedMemory, now uint64, sm int,
+func (f *Filler) CpAsync(h Hierarchy, s *smem.SharedMemory, now uint64, sm int,
 	class Class, r Region, plan *FillPlan, done func(FillDone)) {
-	s.array.advance(now)
+	s.Advance(now)
 	w := f.fillWrite()
 	w.s, w.plan, w.done = s, plan, done
 	w.now, w.written, w.unqueued = now, now, now
@@ -194,7 +198,7 @@ func reuse[T any](free *[]*T) *T {
 // fillWrite is the shared-memory side of one cp.async request.
 type fillWrite struct {
 	f                 *Filler
-	s                 *SharedMemory
+	s                 *smem.SharedMemory
 	plan              *FillPlan
 	done              func(FillDone)
 	now               uint64
@@ -256,7 +260,7 @@ func (w *fillWrite) book(i int, at float64) {
 	t := max(uint64(math.Ceil(at-1e-9)), w.now)
 	ln := w.plan.lines[i]
 	for k := range ln.waves {
-		w.written = max(w.written, w.s.write(t+uint64(k), ln.bytes[k], ln.waves[k]))
+		w.written = max(w.written, w.s.Write(t+uint64(k), ln.bytes[k], ln.waves[k]))
 	}
 	w.unqueued = max(w.unqueued, t+uint64(len(ln.waves)))
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"github.com/stcsim/stcsim/memory/smem"
 	"math"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestFillPlanPackets(t *testing.T) {
 		name     string
 		packet   int
 		r        Region
-		l        Layout
+		l        smem.Layout
 		packets  int
 		wavefrnt int
 	}{
@@ -38,7 +39,7 @@ func TestFillPlanPackets(t *testing.T) {
 			Region{Rows: 128, RowBytes: 64, Pitch: 4096}, cw32, 128, 128},
 		{"metadata block, contiguous", 64,
 			Region{Rows: 1, RowBytes: 1024, Pitch: 1024},
-			Layout{Kind: ColumnMajor, ElemBits: 16, Contig: 512}, 16, 16},
+			smem.Layout{Kind: smem.ColumnMajor, ElemBits: 16, Contig: 512}, 16, 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg
@@ -69,13 +70,13 @@ func fillTime(t *testing.T, cfg Config, gran string, loads int) uint64 {
 		t.Fatal(err)
 	}
 	f := NewFiller(cfg)
-	s := NewSharedMemory(cfg.SharedMemory)
+	s := smem.NewSharedMemory(cfg.SharedMemory)
 	r := Region{Base: 1 << 20, Rows: 128, RowBytes: 128, Pitch: 8192}
 	var d FillDone
 	f.CpAsync(h, s, 0, 0, BOperand, r, f.Plan(r, cw64), func(x FillDone) { d = x })
 	var last uint64
 	for i := 0; i < loads/4; i++ {
-		last = s.Access(uint64(i), Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
+		last = s.Access(uint64(i), smem.Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
 	}
 	if err := e.Run(); err != nil {
 		t.Fatal(err)
@@ -157,13 +158,13 @@ func TestFillArbitration(t *testing.T) {
 	}{{FillsFirst, 12 + 23, 7}, {LoadsFirst, 10 + 23, 12}} {
 		cfg := testConfig(t, "a100-40gb")
 		cfg.SharedMemory.FillArbitration = tc.arb
-		s := NewSharedMemory(cfg.SharedMemory)
+		s := smem.NewSharedMemory(cfg.SharedMemory)
 		f := NewFiller(cfg)
 		h := &stubHier{at: 5}
 		r := Region{Base: 1 << 20, Rows: 1, RowBytes: 128, Pitch: 128}
 		var d FillDone
 		f.CpAsync(h, s, 0, 0, BOperand, r, f.Plan(r, cw64), func(x FillDone) { d = x })
-		load := s.Access(2, Pattern{BytesPerInstr: 512, Wavefronts: 4}, 1024)
+		load := s.Access(2, smem.Pattern{BytesPerInstr: 512, Wavefronts: 4}, 1024)
 		h.done()
 		if load != tc.load || d.Written != tc.written || d.Unqueued != 7 {
 			t.Errorf("%s: load done %d, fill written %d (unqueued %d); "+
@@ -194,9 +195,9 @@ func TestFillCause(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := NewFiller(c)
-		s := make([]*SharedMemory, sms)
+		s := make([]*smem.SharedMemory, sms)
 		for i := range s {
-			s[i] = NewSharedMemory(c.SharedMemory)
+			s[i] = smem.NewSharedMemory(c.SharedMemory)
 		}
 		region := func(base uint64) Region {
 			return Region{Base: base, Rows: 128, RowBytes: 128, Pitch: 128}
@@ -222,7 +223,7 @@ func TestFillCause(t *testing.T) {
 				})
 		}
 		for i := 0; i < loads; i++ {
-			s[0].Access(start, Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
+			s[0].Access(start, smem.Pattern{BytesPerInstr: 512, Wavefronts: 4}, 512)
 		}
 		if err := e.Run(); err != nil {
 			t.Fatal(err)
@@ -260,3 +261,10 @@ func TestFillCause(t *testing.T) {
 		}
 	}
 }
+
+// fp16 tiles of a TN GEMM: 128-B rows (kFactor 1) and 64-B rows, two to
+// a 128-B line (smem's tests use the same two).
+var (
+	cw64 = smem.OperandLayout(16, 64)
+	cw32 = smem.OperandLayout(16, 32)
+)

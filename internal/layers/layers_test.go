@@ -79,7 +79,7 @@ func deps(t *testing.T) map[string][]string {
 // the engine.
 func TestNoEngineBelowTheSimulator(t *testing.T) {
 	g := deps(t)
-	for _, p := range []string{"results", "report", "configs", "tensorcore", "memory/memcfg", "energy", "area", "workloads", "sweep/store", "sweep/point"} {
+	for _, p := range []string{"results", "report", "configs", "tensorcore", "memory/memcfg", "memory/smem", "energy", "area", "workloads", "sweep/store", "sweep/point"} {
 		d, ok := g[mod+p]
 		if !ok {
 			t.Fatalf("package %s not in the module", p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -141,10 +142,10 @@ func (c *CTA) gatherChunk(k, chunk int) memory.Region {
 // of the warp copies the 16 B at element t x 16/e of the stage's B tile,
 // whose row (t x 16 / (bn x e)) names the 32-bit index it reads; threads
 // of one row read one word (a broadcast).
-func (p *Plan) gatherIndexPattern(cfg memory.SharedMemoryConfig) memory.Pattern {
+func (p *Plan) gatherIndexPattern(cfg memory.SharedMemoryConfig) smem.Pattern {
 	addrs := make([]uint64, 32)
 	for t := range addrs {
 		addrs[t] = uint64(t*16/(p.Tile.BN*p.ElemBytes)) * 4
 	}
-	return memory.PatternFromAddrs("lds index", addrs, 4, cfg)
+	return smem.PatternFromAddrs("lds index", addrs, 4, cfg)
 }

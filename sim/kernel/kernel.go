@@ -6,6 +6,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/tensorcore/unit"
@@ -160,13 +161,13 @@ type Plan struct {
 	streamK  *StreamKMap
 	// Shared-memory layouts (CUTLASS's sm80 swizzles) and the warp's
 	// ldmatrix patterns over them, per k-step.
-	layoutA, layoutB, layoutE memory.Layout
-	LDSM, MetaLDSM            memory.Pattern
-	LDSMA, LDSMB              memory.Pattern // per operand
-	FillWaves                 int            // wavefronts of writing one stage's fills
+	layoutA, layoutB, layoutE smem.Layout
+	LDSM, MetaLDSM            smem.Pattern
+	LDSMA, LDSMB              smem.Pattern // per operand
+	FillWaves                 int          // wavefronts of writing one stage's fills
 	// GatherLDS is the V:N:M kernel's index read before each copy of B
 	// (gather.go); maskSeed draws its synthetic column selection.
-	GatherLDS memory.Pattern
+	GatherLDS smem.Pattern
 	maskSeed  int
 	// TransposeB: B is column-major and the V:N:M kernel runs on its
 	// row-major copy, made by a launch of its own first (transpose.go);
@@ -466,18 +467,18 @@ func (p *Plan) computePatterns(mc memory.Config) {
 }
 
 // operandLayouts are the shared-memory layouts of A, B and the metadata.
-func (p *Plan) operandLayouts() (a, b, e memory.Layout) {
+func (p *Plan) operandLayouts() (a, b, e smem.Layout) {
 	t, lay := p.Tile, p.Shape.Layout
 	bits := 8 * p.ElemBytes
-	a = memory.OperandLayout(bits, p.keptBK())
+	a = smem.OperandLayout(bits, p.keptBK())
 	if !lay.KMajorA() {
-		a = memory.CongruousLayout(bits, t.BM)
+		a = smem.CongruousLayout(bits, t.BM)
 	}
-	b = memory.OperandLayout(bits, t.BK)
+	b = smem.OperandLayout(bits, t.BK)
 	if !lay.KMajorB() {
-		b = memory.CongruousLayout(bits, t.BN)
+		b = smem.CongruousLayout(bits, t.BN)
 	}
-	e = memory.Layout{Kind: memory.ColumnMajor, ElemBits: 16,
+	e = smem.Layout{Kind: smem.ColumnMajor, ElemBits: 16,
 		Contig: max(1, p.MetaStageB/2)}
 	return a, b, e
 }
@@ -496,26 +497,26 @@ func (p *Plan) keptBK() int { return p.Pattern.Kept(p.Tile.BK) }
 // one 16-B vector of M or N (ldmatrix.trans, FragTrans).
 func (p *Plan) fragmentPatterns(cfg memory.SharedMemoryConfig) {
 	t, lay := p.Tile, p.Shape.Layout
-	a := memory.FragmentPattern("ldsm A", p.layoutA, t.WarpM, p.keptBK(), cfg)
+	a := smem.FragmentPattern("ldsm A", p.layoutA, t.WarpM, p.keptBK(), cfg)
 	switch {
 	case p.FragScalar(isa.OperandA):
-		a = memory.ScalarFragmentPattern("lds.32 A", p.layoutA, p.keptBK(), t.WarpM, cfg)
+		a = smem.ScalarFragmentPattern("lds.32 A", p.layoutA, p.keptBK(), t.WarpM, cfg)
 	case !lay.KMajorA():
-		a = memory.FragmentPattern("ldsm.trans A", p.layoutA, p.keptBK(), t.WarpM, cfg)
+		a = smem.FragmentPattern("ldsm.trans A", p.layoutA, p.keptBK(), t.WarpM, cfg)
 	}
-	b := memory.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
+	b := smem.FragmentPattern("ldsm B", p.layoutB, t.WarpN, t.BK, cfg)
 	switch {
 	case p.FragScalar(isa.OperandB):
-		b = memory.ScalarFragmentPattern("lds.32 B", p.layoutB, t.BK, t.WarpN, cfg)
+		b = smem.ScalarFragmentPattern("lds.32 B", p.layoutB, t.BK, t.WarpN, cfg)
 	case !lay.KMajorB():
-		b = memory.FragmentPattern("ldsm.trans B", p.layoutB, t.BK, t.WarpN, cfg)
+		b = smem.FragmentPattern("ldsm.trans B", p.layoutB, t.BK, t.WarpN, cfg)
 	}
 	p.LDSMA, p.LDSMB = a, b
-	p.LDSM = memory.Pattern{Name: "ldsm.x4 A+B",
+	p.LDSM = smem.Pattern{Name: "ldsm.x4 A+B",
 		BytesPerInstr: a.BytesPerInstr + b.BytesPerInstr,
 		Wavefronts:    a.Wavefronts + b.Wavefronts}
 	if p.metaFragB > 0 {
-		p.MetaLDSM = memory.PatternFromAddrs("ldsm E",
+		p.MetaLDSM = smem.PatternFromAddrs("ldsm E",
 			p.layoutE.VectorAddrs(0, 0, p.metaFragB), 16, cfg)
 	}
 }
@@ -574,7 +575,7 @@ func (p *Plan) stageFillWaves(mc memory.Config) int {
 }
 
 // SmemLayout is the shared-memory layout of a stage part.
-func (p *Plan) SmemLayout(c memory.Class) memory.Layout {
+func (p *Plan) SmemLayout(c memory.Class) smem.Layout {
 	switch c {
 	case memory.AValues:
 		return p.layoutA

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -194,7 +195,7 @@ func TestLayoutBankConflicts(t *testing.T) {
 		p := layoutPlan(t, lay, false, tensorcore.FP16, 512, 512, 512, denseTile)
 		for _, f := range []struct {
 			name string
-			pat  memory.Pattern
+			pat  smem.Pattern
 		}{{"A", p.LDSMA}, {"B", p.LDSMB}} {
 			mats := f.pat.BytesPerInstr / 128
 			if f.pat.Wavefronts != mats {
@@ -204,7 +205,7 @@ func TestLayoutBankConflicts(t *testing.T) {
 		q := unswizzled(p, cfg)
 		for _, f := range []struct {
 			name   string
-			pat    memory.Pattern
+			pat    smem.Pattern
 			kMajor bool
 			outer  int
 		}{{"A", q.LDSMA, lay[0] == 't', p.Tile.BM}, {"B", q.LDSMB, lay[1] == 'n', p.Tile.BN}} {

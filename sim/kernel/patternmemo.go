@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -37,9 +38,9 @@ type patternKey struct {
 
 // smemPatterns is what smemPatterns sets on a plan.
 type smemPatterns struct {
-	layoutA, layoutB, layoutE memory.Layout
-	ldsm, metaLDSM            memory.Pattern
-	ldsmA, ldsmB              memory.Pattern
+	layoutA, layoutB, layoutE smem.Layout
+	ldsm, metaLDSM            smem.Pattern
+	ldsmA, ldsmB              smem.Pattern
 	fillWaves                 int
 }
 

@@ -8,7 +8,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/internal/clock"
-	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore/unit"
@@ -27,13 +27,13 @@ type SM struct {
 	CB   clock.Callbacks
 	TCs  []*unit.Unit
 	SPs  []*SubPartition
-	Smem *memory.SharedMemory
+	Smem *smem.SharedMemory
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
-	ldsmA, ldsmB, ldsmE, staging memory.Pattern
-	gatherLDS                    memory.Pattern // V:N:M: the index read before a B copy
-	LastFinish                   uint64         // the cycle its latest CTA finished
-	Finishes                     []uint64       // the cycle each of its CTAs finished
+	ldsmA, ldsmB, ldsmE, staging smem.Pattern
+	gatherLDS                    smem.Pattern // V:N:M: the index read before a B copy
+	LastFinish                   uint64       // the cycle its latest CTA finished
+	Finishes                     []uint64     // the cycle each of its CTAs finished
 }
 
 // New builds SM id of a GPU: its tensor cores, shared memory and
@@ -42,7 +42,7 @@ func New(env *Env, id int) *SM {
 	name := akita.BuildNameWithIndex("GPU", "SM", id)
 	sm := &SM{env: env, ID: id,
 		ComponentBase: akita.NewComponentBase(name),
-		Smem:          memory.NewSharedMemory(env.Config.Memory.SharedMemory)}
+		Smem:          smem.NewSharedMemory(env.Config.Memory.SharedMemory)}
 	sm.CB = clock.Callbacks{Engine: env.Engine, Clock: env.Clock}
 	sm.patterns()
 	for p := 0; p < env.Config.SM.SubPartitions; p++ {
@@ -93,14 +93,14 @@ func (s *SM) patterns() {
 	s.ldsmB = perInstr("ldsm.x4 B", p.LDSMB, p.FragInstrBytes(isa.OperandB))
 	s.ldsmE = perInstr("ldsm E", p.MetaLDSM, kernel.ChunkBytes)
 	s.gatherLDS = p.GatherLDS
-	s.staging = memory.Pattern{Name: "epilogue sts/lds.128",
+	s.staging = smem.Pattern{Name: "epilogue sts/lds.128",
 		BytesPerInstr: kernel.ChunkBytes, Wavefronts: kernel.ChunkBytes / 128}
 }
 
 // LoadPattern is the pattern of shared-memory load in (an LDSM or LDS):
 // its operand's fragment pattern, the epilogue's staging for D, the V:N:M
 // index read for an LDS of the metadata.
-func (s *SM) LoadPattern(in *isa.Instr) memory.Pattern {
+func (s *SM) LoadPattern(in *isa.Instr) smem.Pattern {
 	switch {
 	case in.Op == isa.OpLDS && in.Operand == isa.OperandD:
 		return s.staging
@@ -111,7 +111,7 @@ func (s *SM) LoadPattern(in *isa.Instr) memory.Pattern {
 }
 
 // ldsmPattern is the pattern of an LDSM of operand op.
-func (s *SM) ldsmPattern(op isa.Operand) memory.Pattern {
+func (s *SM) ldsmPattern(op isa.Operand) smem.Pattern {
 	switch op {
 	case isa.OperandE:
 		return s.ldsmE
@@ -122,15 +122,15 @@ func (s *SM) ldsmPattern(op isa.Operand) memory.Pattern {
 }
 
 // StagingPattern is the pattern of the epilogue's STS and LDS of D.
-func (s *SM) StagingPattern() memory.Pattern { return s.staging }
+func (s *SM) StagingPattern() smem.Pattern { return s.staging }
 
 // perInstr spreads a fragment pattern over instructions of instr bytes
 // (512 for an LDSM.x4, 128 for an LDS.32).
-func perInstr(name string, f memory.Pattern, instr int) memory.Pattern {
+func perInstr(name string, f smem.Pattern, instr int) smem.Pattern {
 	if f.BytesPerInstr <= 0 {
-		return memory.Pattern{Name: name, BytesPerInstr: instr, Wavefronts: instr / 128}
+		return smem.Pattern{Name: name, BytesPerInstr: instr, Wavefronts: instr / 128}
 	}
-	return memory.Pattern{Name: name, BytesPerInstr: instr,
+	return smem.Pattern{Name: name, BytesPerInstr: instr,
 		Wavefronts: max(1, kernel.CeilDiv(f.Wavefronts*instr, f.BytesPerInstr))}
 }
 

@@ -3,7 +3,7 @@ package sm
 import (
 	"fmt"
 
-	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/tensorcore/unit"
 )
@@ -128,7 +128,7 @@ func (sp *SubPartition) issueMMA(now uint64) uint64 {
 
 // smemAccess sends a shared-memory instruction through the MIO queue
 // and returns the cycle its data is in registers (or in shared memory).
-func (sp *SubPartition) smemAccess(now uint64, p memory.Pattern, bytes int) uint64 {
+func (sp *SubPartition) smemAccess(now uint64, p smem.Pattern, bytes int) uint64 {
 	start := max(now, sp.sm.Smem.BusyUntil(now))
 	done := sp.sm.Smem.Access(now, p, bytes)
 	sp.mio[sp.mioHead] = start

@@ -1,6 +1,10 @@
-package memory
+package smem
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/memory/memcfg"
+)
 
 // LayoutKind names a shared-memory tile layout.
 type LayoutKind uint8
@@ -46,8 +50,8 @@ type Layout struct {
 	Pitch int
 }
 
-// accessBytes is the 128-bit vector CUTLASS's layouts are built for.
-const accessBytes = 16
+// AccessBytes is the 128-bit vector CUTLASS's layouts are built for.
+const AccessBytes = 16
 
 // OperandLayout is the layout CUTLASS's sm80 TN kernels give a K-major
 // operand tile of contig elements of elemBits: crosswise, with a
@@ -153,7 +157,7 @@ func (l Layout) congruous32(contig, strided int) uint64 {
 }
 
 // perVector is the number of elements in one 16-B vector.
-func (l Layout) perVector() int { return accessBytes * 8 / l.ElemBits }
+func (l Layout) perVector() int { return AccessBytes * 8 / l.ElemBits }
 
 // LdsmX4Addrs are the 32 thread addresses of an ldmatrix.x4 that reads the
 // four 8x8 matrices (8 rows of one 16-B vector) at rows strided0..+15 and
@@ -186,7 +190,7 @@ func (l Layout) LdsmX4AlongK(strided0, contig0 int) []uint64 {
 // of a cp.async chunk, or a contiguous LDSM/LDS of the metadata.
 func (l Layout) VectorAddrs(strided, from, to int) []uint64 {
 	var addrs []uint64
-	for b := from / accessBytes * accessBytes; b < to; b += accessBytes {
+	for b := from / AccessBytes * AccessBytes; b < to; b += AccessBytes {
 		addrs = append(addrs, l.Offset(b*8/l.ElemBits, strided))
 	}
 	return addrs
@@ -200,7 +204,7 @@ func (l Layout) VectorAddrs(strided, from, to int) []uint64 {
 // as one access (BytesPerInstr is its size); rows and contig are rounded
 // up to whole matrices.
 func FragmentPattern(name string, l Layout, rows, contig int,
-	cfg SharedMemoryConfig) Pattern {
+	cfg memcfg.SharedMemoryConfig) Pattern {
 	vecs := (contig + l.perVector() - 1) / l.perVector()
 	waves, mats := 0, 0
 	addrs := make([]uint64, 8)
@@ -209,11 +213,11 @@ func FragmentPattern(name string, l Layout, rows, contig int,
 			for i := range addrs {
 				addrs[i] = l.Offset(v*l.perVector(), r0+i)
 			}
-			waves += phaseWavefronts(addrs, accessBytes, cfg)
+			waves += phaseWavefronts(addrs, AccessBytes, cfg)
 			mats++
 		}
 	}
-	return Pattern{Name: name, BytesPerInstr: mats * 8 * accessBytes,
+	return Pattern{Name: name, BytesPerInstr: mats * 8 * AccessBytes,
 		Wavefronts: waves}
 }
 
@@ -227,7 +231,7 @@ func FragmentPattern(name string, l Layout, rows, contig int,
 // the whole fragment as one access; rows and outer are rounded up to
 // whole blocks.
 func ScalarFragmentPattern(name string, l Layout, rows, outer int,
-	cfg SharedMemoryConfig) Pattern {
+	cfg memcfg.SharedMemoryConfig) Pattern {
 	waves, instrs := 0, 0
 	addrs := make([]uint64, 32)
 	for k0 := 0; k0 < rows; k0 += 4 {

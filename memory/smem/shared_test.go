@@ -1,17 +1,19 @@
-package memory
+package smem
 
 import (
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory/memcfg"
 	"math/rand"
 	"testing"
 )
 
 // smem is the shared memory of the a100-40gb config.
-func smem() SharedMemoryConfig {
-	cfg, err := LoadConfig("a100-40gb")
+func smem() memcfg.SharedMemoryConfig {
+	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		panic(err)
 	}
-	return cfg.SharedMemory
+	return ld.Config.Memory.SharedMemory
 }
 
 // fp16 tiles of a TN GEMM: rows are M (or N), K is contiguous.
@@ -102,7 +104,7 @@ func TestLayoutsArePermutations(t *testing.T) {
 		for r := 0; r < rows; r++ {
 			for c := 0; c < l.Contig; c += l.perVector() {
 				o := l.Offset(c, r)
-				if o%accessBytes != 0 || o >= size || seen[o] {
+				if o%AccessBytes != 0 || o >= size || seen[o] {
 					t.Fatalf("%+v: (%d,%d) -> %d (size %d, dup %v)", l, c, r,
 						o, size, seen[o])
 				}
@@ -170,7 +172,7 @@ func TestBankArrayWidth(t *testing.T) {
 // cycle; a load issued before it takes the cycles around it.
 func TestBankArrayCalendar(t *testing.T) {
 	s := NewSharedMemory(smem())
-	if w := s.write(100, 64, 2); w != 102 {
+	if w := s.Write(100, 64, 2); w != 102 {
 		t.Fatalf("fill written at %d, want 102", w)
 	}
 	// 8 wavefronts from 96: 96..99, then 102..105 (100 and 101 are the
@@ -179,7 +181,7 @@ func TestBankArrayCalendar(t *testing.T) {
 		1024); got != 106+23 {
 		t.Errorf("load done %d, want %d", got, 106+23)
 	}
-	if w := s.write(100, 64, 1); w != 107 {
+	if w := s.Write(100, 64, 1); w != 107 {
 		t.Errorf("second fill written at %d, want 107", w)
 	}
 }
@@ -195,7 +197,7 @@ func TestFillPacking(t *testing.T) {
 		s := NewSharedMemory(cfg)
 		var last uint64
 		for range 4 {
-			last = s.write(10, 64, 1)
+			last = s.Write(10, 64, 1)
 		}
 		want := uint64(14) // one cycle each: 10..13
 		if packing {
@@ -204,10 +206,10 @@ func TestFillPacking(t *testing.T) {
 		if last != want {
 			t.Errorf("packing %v: four 64-B packets from cycle 10 written by %d, want %d", packing, last, want)
 		}
-		if w := s.write(20, 128, 1); w != 21 {
+		if w := s.Write(20, 128, 1); w != 21 {
 			t.Errorf("packing %v: a 128-B packet at 20 written by %d, want 21", packing, w)
 		}
-		if w := s.write(30, 64, 2); w != 32 {
+		if w := s.Write(30, 64, 2); w != 32 {
 			t.Errorf("packing %v: a 64-B packet of two wavefronts at 30 written by %d, want 32", packing, w)
 		}
 	}
@@ -255,7 +257,7 @@ func TestBankArrayNoStarvation(t *testing.T) {
 // (the swizzled tile is not: 8-B banks put its rows r and r+8 in one
 // phase, 2 wavefronts per phase, and it stays at the 32 x 4 B rate).
 func TestSharedKeysLive(t *testing.T) {
-	run := func(cfg SharedMemoryConfig, l Layout) uint64 {
+	run := func(cfg memcfg.SharedMemoryConfig, l Layout) uint64 {
 		s := NewSharedMemory(cfg)
 		frag := FragmentPattern("A", l, 64, 64, cfg)
 		var done uint64
@@ -267,15 +269,15 @@ func TestSharedKeysLive(t *testing.T) {
 	for _, tc := range []struct {
 		key    string
 		l      Layout
-		set    func(*SharedMemoryConfig)
+		set    func(*memcfg.SharedMemoryConfig)
 		slower bool
 	}{
-		{"bytes_per_clk 64", cw64, func(c *SharedMemoryConfig) { c.BytesPerClk = 64 }, true},
-		{"latency 40", cw64, func(c *SharedMemoryConfig) { c.Latency = 40 }, true},
-		{"banks 16", cw64, func(c *SharedMemoryConfig) { c.Banks, c.BytesPerClk = 16, 64 }, true},
-		{"ports 2", cw64, func(c *SharedMemoryConfig) { c.Ports, c.BytesPerClk = 2, 256 }, false},
-		{"banks 64", raw64, func(c *SharedMemoryConfig) { c.Banks, c.BytesPerClk = 64, 256 }, false},
-		{"bank_bytes 8", raw64, func(c *SharedMemoryConfig) { c.BankBytes, c.BytesPerClk = 8, 256 }, false},
+		{"bytes_per_clk 64", cw64, func(c *memcfg.SharedMemoryConfig) { c.BytesPerClk = 64 }, true},
+		{"latency 40", cw64, func(c *memcfg.SharedMemoryConfig) { c.Latency = 40 }, true},
+		{"banks 16", cw64, func(c *memcfg.SharedMemoryConfig) { c.Banks, c.BytesPerClk = 16, 64 }, true},
+		{"ports 2", cw64, func(c *memcfg.SharedMemoryConfig) { c.Ports, c.BytesPerClk = 2, 256 }, false},
+		{"banks 64", raw64, func(c *memcfg.SharedMemoryConfig) { c.Banks, c.BytesPerClk = 64, 256 }, false},
+		{"bank_bytes 8", raw64, func(c *memcfg.SharedMemoryConfig) { c.BankBytes, c.BytesPerClk = 8, 256 }, false},
 	} {
 		base := run(smem(), tc.l)
 		cfg := smem()
@@ -294,7 +296,7 @@ func TestSharedKeysLive(t *testing.T) {
 func TestFewerBanksNeverFaster(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	cycles := func(banks, bankBytes int, addrs []uint64, width int) uint64 {
-		cfg := SharedMemoryConfig{Banks: banks, BankBytes: bankBytes, Ports: 1, BytesPerClk: 32, Latency: 1}
+		cfg := memcfg.SharedMemoryConfig{Banks: banks, BankBytes: bankBytes, Ports: 1, BytesPerClk: 32, Latency: 1}
 		s := NewSharedMemory(cfg)
 		return s.Access(0, PatternFromAddrs("x", addrs, width, cfg), len(addrs)*width)
 	}

@@ -1,4 +1,6 @@
-package memory
+package smem
+
+import "github.com/stcsim/stcsim/memory/memcfg"
 
 // Pattern is how one warp-wide shared-memory instruction uses the banks:
 // the bytes it moves and the wavefronts (bank-array cycles) it takes.
@@ -16,14 +18,14 @@ type Pattern struct {
 // share it), so a phase takes as many wavefronts as its most-loaded bank
 // has distinct words.
 func PatternFromAddrs(name string, addrs []uint64, bytesPerThread int,
-	cfg SharedMemoryConfig) Pattern {
+	cfg memcfg.SharedMemoryConfig) Pattern {
 	return Pattern{Name: name, BytesPerInstr: len(addrs) * bytesPerThread,
 		Wavefronts: Wavefronts(addrs, bytesPerThread, cfg)}
 }
 
 // Wavefronts is the number of bank-array cycles one warp-wide access of
 // the given thread addresses takes (see PatternFromAddrs).
-func Wavefronts(addrs []uint64, bytesPerThread int, cfg SharedMemoryConfig) int {
+func Wavefronts(addrs []uint64, bytesPerThread int, cfg memcfg.SharedMemoryConfig) int {
 	perPhase := max(1, cfg.Banks*cfg.BankBytes/bytesPerThread)
 	waves := 0
 	for start := 0; start < len(addrs); start += perPhase {
@@ -33,7 +35,7 @@ func Wavefronts(addrs []uint64, bytesPerThread int, cfg SharedMemoryConfig) int 
 	return waves
 }
 
-func phaseWavefronts(addrs []uint64, width int, cfg SharedMemoryConfig) int {
+func phaseWavefronts(addrs []uint64, width int, cfg memcfg.SharedMemoryConfig) int {
 	words := make([][]uint64, cfg.Banks)
 	worst := 0
 	for _, a := range addrs {
@@ -72,7 +74,7 @@ func containsWord(ws []uint64, w uint64) bool {
 // issued earlier for an earlier cycle never wait for each other's
 // bookings out of time order.
 type SharedMemory struct {
-	cfg   SharedMemoryConfig
+	cfg   memcfg.SharedMemoryConfig
 	array bankArray
 	stats SharedStats
 }
@@ -89,7 +91,7 @@ type SharedStats struct {
 }
 
 // NewSharedMemory makes the unit of one SM.
-func NewSharedMemory(cfg SharedMemoryConfig) *SharedMemory {
+func NewSharedMemory(cfg memcfg.SharedMemoryConfig) *SharedMemory {
 	return &SharedMemory{cfg: cfg, array: newBankArray(cfg.BytesPerClk, cfg.Ports)}
 }
 
@@ -107,9 +109,9 @@ func (s *SharedMemory) Access(now uint64, p Pattern, bytes int) uint64 {
 	return end + uint64(s.cfg.Latency)
 }
 
-// write books the wavefronts of one arriving cp.async packet no earlier
+// Write books the wavefronts of one arriving cp.async packet no earlier
 // than at and returns the cycle it is written.
-func (s *SharedMemory) write(at uint64, bytes, waves int) uint64 {
+func (s *SharedMemory) Write(at uint64, bytes, waves int) uint64 {
 	var end uint64
 	if s.cfg.FillPacking && waves == 1 {
 		end = s.array.bookUnits(at, bytes*s.array.ports)
@@ -289,3 +291,7 @@ func (s *SharedMemory) BusyUntil(now uint64) uint64 {
 	at := max(now, s.array.base)
 	return s.array.base + uint64(s.array.find(int(at-s.array.base)))
 }
+
+// Advance moves the bank array's calendar to now: cycles before it are
+// past and can hold no more wavefronts (a cp.async's fill starts here).
+func (s *SharedMemory) Advance(now uint64) { s.array.advance(now) }
