@@ -9,23 +9,27 @@ import (
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
-// Run picks the kernel of a GEMM and runs it under the config's
-// clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
-// chosen kernel at the highest clock of the V/f table that keeps its
-// average power within power.limit_w.
+// RunRanked picks the kernel of a GEMM among its ranked candidates
+// (plans: Rank's list, which the caller ranked once) and runs it under
+// the config's clock policy: locked keeps gpu.clock_mhz; power_capped
+// re-times the chosen kernel at the highest clock of the V/f table that
+// keeps its average power within power.limit_w.
 //
 // Under sim.fidelity=fast the fast tier selects and times it
-// (SelectFast).
-func Run(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	if cfg.Sim.Fidelity == configs.FidelityFast {
-		return SelectFast(cfg, g, obs)
+// (selectFast).
+func RunRanked(cfg *configs.Config, g kernel.Shape, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	if len(plans) == 0 {
+		return nil, NoKernelError(cfg, g, nil)
 	}
-	return runInstruction(cfg, g, obs)
+	if cfg.Sim.Fidelity == configs.FidelityFast {
+		return selectFast(cfg, plans, obs)
+	}
+	return runInstruction(cfg, plans, obs)
 }
 
-// runInstruction is Run on the instruction-level SM.
-func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	k, err := runSelected(cfg, g, obs)
+// runInstruction is RunRanked on the instruction-level SM.
+func runInstruction(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := runSelected(cfg, plans, obs)
 	if k != nil {
 		k.Fidelity = configs.FidelityInstruction
 	}
@@ -34,8 +38,8 @@ func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu
 
 // runSelected selects the kernel on the instruction-level SM and
 // applies the clock policy.
-func runSelected(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	k, err := Select(cfg, g, obs)
+func runSelected(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := selectRanked(cfg, plans, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
 		return k, err
 	}

@@ -9,6 +9,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/tally"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/gpu"
@@ -108,7 +109,11 @@ func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 // Each kept tile's stream-K twin is simulated beside it instead, when its
 // decomposition has stream-K CTAs (otherwise it runs the same
 // data-parallel tiles); a pinned stream-K kernel is ranked alone.
+//
+// Each call counts itself in tally.ShapesRanked, so that a test can hold
+// a command to ranking each shape once.
 func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
+	tally.ShapesRanked.Add(1)
 	all, rejected := Candidates(cfg, g)
 	twins := map[string]*kernel.Plan{}
 	var plans []*kernel.Plan
@@ -306,11 +311,19 @@ func EnsembleRuns(cfg *configs.Config) int {
 // sim.jitter_runs ensemble, on the mean, so that the choice does not
 // favour a candidate for one lucky interleaving), and the fastest is
 // simulated in full, once per ensemble run.
+//
+// Select ranks the candidates itself; a caller that has ranked them
+// (sim.Prepare) runs RunRanked, which selects among its list.
 func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
 	plans, rejected := Rank(cfg, g)
 	if len(plans) == 0 {
 		return nil, NoKernelError(cfg, g, rejected)
 	}
+	return selectRanked(cfg, plans, obs)
+}
+
+// selectRanked is Select among ranked candidates (at least one).
+func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
 	var cands []*candidateEstimate
 	sampleObs := samplesFor(obs)
 	// A candidate after the first is stopped once it provably cannot beat
