@@ -207,8 +207,9 @@ func SampledWhole(p *kernel.Plan) bool {
 func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int, above float64) (est float64, full *gpu.Result, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if SampledWhole(p) {
-		r, err := gpu.Simulate(&sampleCfg, p, gpu.Options{Observer: obs, Run: run, Above: above})
+	sims := samplesOf(cfg, p) // the budget's list (budget.go)
+	if len(sims) == 1 {
+		r, err := simulate(&sampleCfg, sims[0].Plan, gpu.Options{Observer: obs, Run: run, Above: above})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return float64(bound), nil, true, nil
 		}
@@ -221,14 +222,14 @@ func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run i
 		return float64(r.Cycles), nil, false, nil
 	}
 	var rs [2]*gpu.Result
-	for i, k := range KSamples {
+	for i, sample := range sims { // cut to KSamples' k-steps
 		// The second sample can be pruned: the estimate grows with its
 		// cycles (kFit), so it loses once they pass kFit's inverse of above.
 		limit := 0.0
 		if i == 1 && above > 0 {
 			limit = kFitInverse(p, float64(rs[0].Cycles), above)
 		}
-		r, err := gpu.Simulate(&sampleCfg, p.WithKSteps(k), gpu.Options{Observer: obs, Run: run, Above: limit})
+		r, err := simulate(&sampleCfg, sample.Plan, gpu.Options{Observer: obs, Run: run, Above: limit})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return kFit(p, float64(rs[0].Cycles), float64(bound)), nil, true, nil
 		}
@@ -360,12 +361,7 @@ func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (
 		}
 		if full == nil || o != nil {
 			var err error
-			if LongInK(cfg, best.plan) {
-				full, err = SimulateLongK(cfg, best.plan, o, run)
-			} else {
-				full, err = gpu.Simulate(cfg, best.plan, gpu.Options{Observer: o, Run: run})
-			}
-			if err != nil {
+			if full, err = simulateRecord(cfg, best.plan, o, run); err != nil {
 				return nil, err
 			}
 		}
