@@ -19,20 +19,6 @@ import (
 // Candidates lists every (tile, split-K, schedule) of the library that
 // can run the GEMM, with why the others cannot.
 func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	return EachCandidate(cfg, g, kernel.NewAs, false)
-}
-
-// variant is one kernel of a tile: a split factor and a schedule.
-type variant struct {
-	split int
-	s     kernel.Schedule
-}
-
-// EachCandidate plans every library tile x split-K x schedule that may
-// run g with plan; with first it stops at the first that fits.
-func EachCandidate(cfg *configs.Config, g kernel.Shape,
-	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int, kernel.Schedule) (*kernel.Plan, error),
-	first bool) ([]*kernel.Plan, []string) {
 	var plans []*kernel.Plan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
@@ -45,18 +31,21 @@ func EachCandidate(cfg *configs.Config, g kernel.Shape,
 			continue
 		}
 		for _, v := range variants(cfg, g, t, pin) {
-			p, err := plan(cfg, g, t, v.split, v.s)
+			p, err := kernel.NewAs(cfg, g, t, v.split, v.s)
 			if err != nil {
 				rejected = append(rejected, err.Error())
 				continue
 			}
 			plans = append(plans, p)
-			if first {
-				return plans, rejected
-			}
 		}
 	}
 	return plans, rejected
+}
+
+// variant is one kernel of a tile: a split factor and a schedule.
+type variant struct {
+	split int
+	s     kernel.Schedule
 }
 
 // variants are the kernels of tile t worth trying: the pinned one when
