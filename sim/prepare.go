@@ -103,7 +103,6 @@ func (p *Prepared) addRow(w *workloads.Trace, g workloads.GEMM, sparse bool) err
 			return err
 		}
 		if p.byKey[s] == nil {
-			tally.ShapesRanked.Add(1)
 			plans, rejected := selection.Rank(p.cfg, s)
 			if len(plans) == 0 {
 				return fmt.Errorf("%w (change the config or the row: kernel.candidates, "+

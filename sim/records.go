@@ -206,7 +206,9 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				caught.Do(func() { results[i], errs[i] = selection.Run(r.cfg, shapes[i], r.job.Observer) })
+				caught.Do(func() {
+					results[i], errs[i] = selection.RunRanked(r.cfg, shapes[i], r.prep.byKey[shapes[i]].plans, r.job.Observer)
+				})
 				mu.Lock()
 				done++
 				if r.job.Progress != nil {

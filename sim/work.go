@@ -2,14 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/memory/memcfg"
-	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/sim/sm"
@@ -57,11 +55,12 @@ func workOf(cfg *configs.Config, w work) float64 {
 }
 
 // KSteps is the number of warp k-steps the prepared job simulates: for
-// each distinct GEMM, the sampled candidates of kernel selection plus
-// the full simulation of the costliest candidate that may be picked,
-// each counting the CTAs that are simulated (the first waves only where
-// extrapolated), and all of it sim.jitter_runs times (the selection
-// ensemble, selection.EnsembleRuns). It runs no simulation.
+// each distinct GEMM, the simulations kernel selection lists for it
+// (selection.BudgetOf: the candidates' samples, the record of the
+// costliest candidate that may be picked and, power-capped, its
+// re-timings), each counting the CTAs that are simulated (the first
+// waves only where extrapolated) and its runs (the sim.jitter_runs
+// ensemble). It runs no simulation.
 func (p *Prepared) KSteps() float64 { return p.total(p.shapes).steps }
 
 // work is an estimate: warp k-steps simulated, and CTA k-steps the
@@ -80,14 +79,13 @@ func most(a, b work) work {
 	return a
 }
 
-// total is the work of the shapes (each sized once), all of it
-// sim.jitter_runs times: the selection ensemble.
+// total is the work of the shapes (each sized once).
 func (p *Prepared) total(shapes []*shapePlan) work {
 	var total work
 	for _, s := range shapes {
 		total.add(s.size(p.cfg).work)
 	}
-	return total.times(float64(selection.EnsembleRuns(p.cfg)))
+	return total
 }
 
 // sized is what the estimates count of one shape: its work and the
@@ -126,105 +124,47 @@ func DescribeWork(work float64) string {
 	return fmt.Sprintf("%.3g warp k-steps, about %s of one core", work, t)
 }
 
+// shapeWork counts the simulations kernel selection lists for a shape's
+// ranked candidates (selection.BudgetOf): every candidate's samples, and
+// of the records and power-cap re-timings, which only the runs choose
+// among, the costliest candidate's.
 func shapeWork(cfg *configs.Config, plans []*kernel.Plan) work {
-	if len(plans) == 0 {
-		return work{}
+	b := selection.BudgetOf(cfg, plans)
+	var total, record, retime work
+	for _, s := range b.Samples {
+		total.add(simWork(s))
 	}
-	if cfg.Sim.Fidelity == configs.FidelityFast {
-		if _, refused := selection.FastTimes(cfg, plans); refused == "" {
-			return work{} // no instruction simulated
-		}
+	for i := range b.Records {
+		record = most(record, simsWork(b.Records[i]))
+		retime = most(retime, simsWork(b.Retimes[i]))
 	}
-	var total, full, retime work
-	for _, p := range plans {
-		if !p.Schedule.Cuttable() {
-			// Serial split-K and stream-K are simulated whole, every
-			// CTA and k-step with no fast path, and that sample is the
-			// record (selection.SampleEstimate).
-			steps := work{steps: float64(p.TotalKSteps() * p.Warps)}
-			total.add(steps)
-			retime = most(retime, steps)
-			continue
-		}
-		long := selection.LongInK(cfg, p)
-		// Under power_capped, the chosen kernel is simulated again at
-		// each clock the cap tries (selection.CapClock), as its full
-		// simulation (a long-K one counted whole in K: an over-count).
-		if long {
-			retime = most(retime, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
-				float64(p.TotalKSteps()) / float64(p.CTAs) * float64(p.Warps)})
-		} else {
-			retime = most(retime, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
-		}
-		// waves: the launch has waves enough to be extrapolated; a sample
-		// without them is the whole kernel.
-		_, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
-		whole := selection.SampledWhole(p)
-		if whole {
-			total.add(runWork(cfg, p, true))
-		} else { // two K samples, never fast-forwarded
-			total.add(work{steps: simulatedCTAs(cfg, p, true) *
-				float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
-		}
-		// The record: the samples themselves under the default
-		// extrapolations or where the sample was the whole kernel, else
-		// a run of its own.
-		if reuse := (cfg.Sim.ExtrapolateWaves && (whole || cfg.Sim.ExtrapolateKSteps)) ||
-			(whole && !waves); !reuse {
-			if long {
-				full = most(full, work{steps: simulatedCTAs(cfg, p, cfg.Sim.ExtrapolateWaves) *
-					float64((selection.SampleKSteps/2+selection.SampleKSteps)*p.Warps)})
-			} else {
-				full = most(full, runWork(cfg, p, cfg.Sim.ExtrapolateWaves))
-			}
-		}
-	}
-	if cfg.GPU.ClockPolicy == energy.PowerCapped {
-		total.add(retime.times(RetimedClocks))
-	}
-	total.add(full)
+	total.add(record)
+	total.add(retime)
 	return total
 }
 
-// runWork is one simulation of the whole-K plan p, with wave
-// extrapolation as extrapolate says: every simulated CTA's k-steps, but
-// where the run is fast-forwarded (gpu.FastForwards) the CTAs of its
-// last wave, which run with no CTA left to launch, simulate only
-// gpu.FastForwardKept of theirs and the rest are touched. (The earlier
-// waves' CTAs start and end while others wait to launch, which the
-// fast-forward's window does not allow; some of them are shortened too
-// where their wave holds still, which this leaves counted.)
-func runWork(cfg *configs.Config, p *kernel.Plan, extrapolate bool) work {
-	n, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
-	if !extrapolate {
-		n, waves = p.CTAs, false
+// simsWork is the work of a list of simulations.
+func simsWork(sims []selection.Sim) work {
+	var w work
+	for _, s := range sims {
+		w.add(simWork(s))
 	}
-	steps := float64(p.TotalKSteps()) / float64(p.CTAs)
-	if !gpu.FastForwards(cfg, p, extrapolate && waves) {
-		return work{steps: float64(n) * steps * float64(p.Warps)}
-	}
-	slots := max(1, cfg.GPU.SMCount*p.Occupancy)
-	last := float64(n - (kernel.CeilDiv(n, slots)-1)*slots)
-	kept := math.Min(steps, float64(gpu.FastForwardKept(p)))
-	return work{steps: (float64(n)-last)*steps*float64(p.Warps) + last*kept*float64(p.Warps),
-		touched: last * (steps - kept)}
+	return w
 }
 
-// RetimedClocks is how many clocks besides the first a power-capped
-// kernel is simulated at: energy.HighestFitting tries the predicted clock
-// and then one step up (it fits) or down until one fits; one step is the
-// common case (the V/f prediction is usually right), counted as two runs
-// so that a miss by one step is still within the estimate.
-const RetimedClocks = 2
-
-// simulatedCTAs is how many CTAs a simulation of the plan runs: all, or
-// the first waves when extrapolating (as gpu.ExtrapolatedLaunch decides).
-func simulatedCTAs(cfg *configs.Config, p *kernel.Plan, extrapolate bool) float64 {
-	if !extrapolate {
-		return float64(p.CTAs)
-	}
-	n, _ := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
-	return float64(n)
+// simWork is the work of one simulation, all its runs: every simulated
+// CTA's k-steps, but where the run is fast-forwarded the CTAs of its
+// last wave, which run with no CTA left to launch, simulate only Kept
+// of theirs and the rest are touched. (The earlier waves' CTAs start and
+// end while others wait to launch, which the fast-forward's window does
+// not allow; some of them are shortened too where their wave holds
+// still, which this leaves counted.)
+func simWork(s selection.Sim) work {
+	warps := float64(s.Plan.Warps)
+	full := float64(s.CTAs - s.LastWave)
+	last := float64(s.LastWave)
+	return work{steps: (full*s.KSteps + last*s.Kept) * warps,
+		touched: last * (s.KSteps - s.Kept)}.times(float64(s.Runs))
 }
 
 // The work of `stcsim micro tc` in warp k-steps (WarpStepsPerSecond's
@@ -322,8 +262,8 @@ func simulationMemory(cfg *configs.Config, plans []*kernel.Plan) float64 {
 	lines := 0.0
 	for _, p := range plans {
 		resident := min(p.CTAs, cfg.GPU.SMCount*p.Occupancy)
-		stage := p.AStageB + p.MetaStageB + p.BStageB
-		lines = max(lines, float64(resident*p.Tile.Stages*stage)/
+		stage := demand.Of(cfg, p).Stage.Bytes()
+		lines = max(lines, float64(resident*p.Tile.Stages)*stage/
 			float64(cfg.Memory.L2.LineBytes))
 	}
 	return b + lines*MemPerInFlightLine

@@ -11,7 +11,9 @@ import (
 // per mode, and each distinct shape's candidates are ranked once, however
 // many checks (the work and memory guards, the progress bar's estimate)
 // and the run read them. Before the front door a row was validated 3
-// times, shaped about 6 times and ranked about 4 times (issue 50).
+// times, shaped about 6 times and ranked about 4 times (issue 50); the
+// ranked count is every selection.Rank call, so ranking a shape again
+// anywhere on the way (the selection itself) fails it.
 func TestRunGEMMThroughOneFrontDoor(t *testing.T) {
 	t.Setenv(cacheEnv, "off")
 	for _, c := range []struct {
@@ -22,6 +24,8 @@ func TestRunGEMMThroughOneFrontDoor(t *testing.T) {
 		{[]string{"--gemm", "256x256x256"}, 1, 2, 2},
 		// Two rows; dense only, so one shape each.
 		{[]string{"--gemm", "256x256x256", "--gemm", "128x256x512", "--mode", "dense"}, 2, 2, 2},
+		// The instruction tier's selection ranks nothing again either.
+		{[]string{"--gemm", "128x128x128", "--mode", "dense", "--set", "sim.fidelity=instruction"}, 1, 1, 1},
 	} {
 		before := tally.Now()
 		args := append([]string{"run", "--set", "gpu.sm_count=4", "--set", "sim.fidelity=fast",

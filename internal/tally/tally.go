@@ -14,7 +14,9 @@ var (
 	RowsValidated atomic.Int64
 	// ShapesBuilt counts rows (in one mode) turned into a kernel shape.
 	ShapesBuilt atomic.Int64
-	// ShapesRanked counts shapes whose candidates the front door ranked.
+	// ShapesRanked counts selection.Rank calls: shapes whose kernel
+	// candidates were ranked, wherever (the front door should be the only
+	// caller on a command's path).
 	ShapesRanked atomic.Int64
 )
 

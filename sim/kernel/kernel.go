@@ -198,7 +198,7 @@ func New(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan,
 // NewAs is New with the schedule named: serial split-K takes splitK > 1,
 // stream-K splitK 1.
 func NewAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s Schedule) (*Plan, error) {
-	p, err := PlanFitAs(cfg, g, t, splitK, s)
+	p, err := planFit(cfg, g, t, splitK, s)
 	if err != nil {
 		return nil, err
 	}
@@ -215,15 +215,9 @@ func defaultSchedule(splitK int) Schedule {
 	return DataParallel
 }
 
-// PlanFit is New without the shared-memory access patterns: all
-// that decides whether the tile can run the GEMM (sim.Check asks only
-// that), at a small part of the cost.
-func PlanFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int) (*Plan, error) {
-	return PlanFitAs(cfg, g, t, splitK, defaultSchedule(splitK))
-}
-
-// PlanFitAs is PlanFit with the schedule named (see NewAs).
-func PlanFitAs(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s Schedule) (*Plan, error) {
+// planFit is NewAs without the shared-memory access patterns: all that
+// decides whether the tile can run the GEMM.
+func planFit(cfg *configs.Config, g Shape, t configs.TileConfig, splitK int, s Schedule) (*Plan, error) {
 	switch {
 	case (s == SerialSplitK || s == ParallelSplitK) && splitK < 2:
 		return nil, fmt.Errorf("tile %s: %s needs a split factor above 1, got %d", t.Name(), s, splitK)

@@ -12,22 +12,18 @@ import (
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
-// SelectFast is Select on the fast tier (sim.fidelity=fast): the same
-// candidates the pre-model keeps (Rank), each timed whole by fast.Time,
+// selectFast is selectRanked on the fast tier (sim.fidelity=fast): the
+// same candidates the pre-model keeps (Rank), each timed whole by fast.Time,
 // the fastest reported, split-K reduction included. Where the tier
 // refuses any candidate (a schedule or mode it does not model) or the
 // clock is power-capped (the cap needs event counts it does not make),
 // the GEMM is selected and timed at instruction level instead, and the
 // result says why (FastRefused): one tier within a selection, since the
 // fast tier's error would bias a comparison across tiers.
-func SelectFast(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	plans, rejected := Rank(cfg, g)
-	if len(plans) == 0 {
-		return nil, NoKernelError(cfg, g, rejected)
-	}
+func selectFast(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
 	timed, refused := FastTimes(cfg, plans)
 	if refused != "" {
-		r, err := runInstruction(cfg, g, obs)
+		r, err := runInstruction(cfg, plans, obs)
 		if err != nil {
 			return nil, err
 		}

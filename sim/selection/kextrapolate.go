@@ -29,20 +29,25 @@ func LongInK(cfg *configs.Config, p *kernel.Plan) bool {
 	return cfg.Sim.ExtrapolateKSteps && !SampledWhole(p)
 }
 
-// SimulateLongK simulates p at the two sample depths and extends the
-// second sample's result to p's k-steps.
-func SimulateLongK(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int) (*gpu.Result, error) {
-	var rs [2]*gpu.Result
-	for i, k := range KSamples {
+// simulateRecord simulates p's record (recordOf: the whole kernel, or
+// under K extrapolation the two K samples, the second's result extended
+// to p's k-steps).
+func simulateRecord(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int) (*gpu.Result, error) {
+	sims := recordOf(cfg, p)
+	rs := make([]*gpu.Result, len(sims))
+	for i, s := range sims {
 		o := obs
-		if i == 0 {
+		if len(sims) > 1 && i == 0 { // the first K sample is a sample
 			o = samplesFor(obs)
 		}
-		r, err := gpu.Simulate(cfg, p.WithKSteps(k), gpu.Options{Observer: o, Run: run})
+		r, err := simulate(cfg, s.Plan, gpu.Options{Observer: o, Run: run})
 		if err != nil {
 			return nil, err
 		}
 		rs[i] = r
+	}
+	if len(rs) == 1 {
+		return rs[0], nil
 	}
 	return extendInK(p, rs[0], rs[1]), nil
 }

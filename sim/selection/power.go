@@ -9,23 +9,27 @@ import (
 	"github.com/stcsim/stcsim/sim/kernel"
 )
 
-// Run picks the kernel of a GEMM and runs it under the config's
-// clock policy: locked keeps gpu.clock_mhz; power_capped re-times the
-// chosen kernel at the highest clock of the V/f table that keeps its
-// average power within power.limit_w.
+// RunRanked picks the kernel of a GEMM among its ranked candidates
+// (plans: Rank's list, which the caller ranked once) and runs it under
+// the config's clock policy: locked keeps gpu.clock_mhz; power_capped
+// re-times the chosen kernel at the highest clock of the V/f table that
+// keeps its average power within power.limit_w.
 //
 // Under sim.fidelity=fast the fast tier selects and times it
-// (SelectFast).
-func Run(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	if cfg.Sim.Fidelity == configs.FidelityFast {
-		return SelectFast(cfg, g, obs)
+// (selectFast).
+func RunRanked(cfg *configs.Config, g kernel.Shape, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	if len(plans) == 0 {
+		return nil, NoKernelError(cfg, g, nil)
 	}
-	return runInstruction(cfg, g, obs)
+	if cfg.Sim.Fidelity == configs.FidelityFast {
+		return selectFast(cfg, plans, obs)
+	}
+	return runInstruction(cfg, plans, obs)
 }
 
-// runInstruction is Run on the instruction-level SM.
-func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	k, err := runSelected(cfg, g, obs)
+// runInstruction is RunRanked on the instruction-level SM.
+func runInstruction(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := runSelected(cfg, plans, obs)
 	if k != nil {
 		k.Fidelity = configs.FidelityInstruction
 	}
@@ -34,8 +38,8 @@ func runInstruction(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu
 
 // runSelected selects the kernel on the instruction-level SM and
 // applies the clock policy.
-func runSelected(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
-	k, err := Select(cfg, g, obs)
+func runSelected(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
+	k, err := selectRanked(cfg, plans, obs)
 	if err != nil || cfg.GPU.ClockPolicy != energy.PowerCapped {
 		return k, err
 	}
@@ -46,7 +50,7 @@ func runSelected(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Re
 // fits the limit, re-simulating the kernel at each clock it tries.
 func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result, error) {
 	pw := cfg.Power
-	if KernelPower(cfg, k) <= pw.LimitW {
+	if kernelPower(cfg, k) <= pw.LimitW {
 		return k, nil
 	}
 	clocks := pw.Clocks(cfg.GPU.ClockMHz)
@@ -55,12 +59,12 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 		r, ok := runs[mhz]
 		if !ok {
 			var err error
-			if r, err = gpu.Simulate(ConfigAt(cfg, mhz), k.Plan, gpu.Options{Observer: obs}); err != nil {
+			if r, err = simulate(configAt(cfg, mhz), k.Plan, gpu.Options{Observer: obs}); err != nil {
 				return false, err
 			}
 			runs[mhz] = r
 		}
-		return KernelPower(cfg, r) <= pw.LimitW, nil
+		return kernelPower(cfg, r) <= pw.LimitW, nil
 	}
 	start := pw.PredictClock(k.Act, k.Cycles, clocks)
 	mhz, ok, err := energy.HighestFitting(clocks, start, fits)
@@ -78,8 +82,8 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 	return r, nil
 }
 
-// KernelPower is a kernel's average board power in watts.
-func KernelPower(cfg *configs.Config, k *gpu.Result) float64 {
+// kernelPower is a kernel's average board power in watts.
+func kernelPower(cfg *configs.Config, k *gpu.Result) float64 {
 	b, err := cfg.Power.Energy(k.Act, k.Cycles, k.ClockMHz)
 	if err != nil {
 		return 0
@@ -87,11 +91,11 @@ func KernelPower(cfg *configs.Config, k *gpu.Result) float64 {
 	return energy.Power(b.Total(), k.Cycles, k.ClockMHz)
 }
 
-// ConfigAt is the config with the SM clock at mhz. The memory clock domains
+// configAt is the config with the SM clock at mhz. The memory clock domains
 // stay: DRAM bandwidth is in GB/s already, and the part of the DRAM
 // latency beyond an L2 hit keeps its time in nanoseconds (L2 and the
 // crossbar run on the SM clock and keep their cycles).
-func ConfigAt(cfg *configs.Config, mhz int) *configs.Config {
+func configAt(cfg *configs.Config, mhz int) *configs.Config {
 	c := *cfg
 	c.GPU.ClockMHz = mhz
 	l2 := float64(c.Memory.L2.NearLatency+c.Memory.L2.FarLatency) / 2

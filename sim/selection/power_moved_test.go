@@ -10,7 +10,7 @@ import (
 )
 
 // Moved from package sim: re-timing a selected kernel at another clock
-// (ConfigAt, what CapClock tries).
+// (configAt, what CapClock tries).
 
 // Re-timing at a lower SM clock keeps the memory clock domains: a
 // memory-heavy kernel takes fewer SM cycles (DRAM delivers the same GB/s
@@ -26,7 +26,7 @@ func TestRetimingKeepsMemoryTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, err := gpu.Simulate(ConfigAt(ld.Config, 705), hi.Plan, gpu.Options{})
+	lo, err := gpu.Simulate(configAt(ld.Config, 705), hi.Plan, gpu.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	akita "github.com/sarchlab/akita/v3/sim"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/internal/tally"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/gpu"
@@ -18,20 +19,6 @@ import (
 // Candidates lists every (tile, split-K, schedule) of the library that
 // can run the GEMM, with why the others cannot.
 func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
-	return EachCandidate(cfg, g, kernel.NewAs, false)
-}
-
-// variant is one kernel of a tile: a split factor and a schedule.
-type variant struct {
-	split int
-	s     kernel.Schedule
-}
-
-// EachCandidate plans every library tile x split-K x schedule that may
-// run g with plan; with first it stops at the first that fits.
-func EachCandidate(cfg *configs.Config, g kernel.Shape,
-	plan func(*configs.Config, kernel.Shape, configs.TileConfig, int, kernel.Schedule) (*kernel.Plan, error),
-	first bool) ([]*kernel.Plan, []string) {
 	var plans []*kernel.Plan
 	var rejected []string
 	// Validated with the config: a pinned name parses.
@@ -44,18 +31,21 @@ func EachCandidate(cfg *configs.Config, g kernel.Shape,
 			continue
 		}
 		for _, v := range variants(cfg, g, t, pin) {
-			p, err := plan(cfg, g, t, v.split, v.s)
+			p, err := kernel.NewAs(cfg, g, t, v.split, v.s)
 			if err != nil {
 				rejected = append(rejected, err.Error())
 				continue
 			}
 			plans = append(plans, p)
-			if first {
-				return plans, rejected
-			}
 		}
 	}
 	return plans, rejected
+}
+
+// variant is one kernel of a tile: a split factor and a schedule.
+type variant struct {
+	split int
+	s     kernel.Schedule
 }
 
 // variants are the kernels of tile t worth trying: the pinned one when
@@ -108,7 +98,11 @@ func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 // Each kept tile's stream-K twin is simulated beside it instead, when its
 // decomposition has stream-K CTAs (otherwise it runs the same
 // data-parallel tiles); a pinned stream-K kernel is ranked alone.
+//
+// Each call counts itself in tally.ShapesRanked, so that a test can hold
+// a command to ranking each shape once.
 func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
+	tally.ShapesRanked.Add(1)
 	all, rejected := Candidates(cfg, g)
 	twins := map[string]*kernel.Plan{}
 	var plans []*kernel.Plan
@@ -202,8 +196,9 @@ func SampledWhole(p *kernel.Plan) bool {
 func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run int, above float64) (est float64, full *gpu.Result, pruned bool, err error) {
 	sampleCfg := *cfg
 	sampleCfg.Sim.ExtrapolateWaves = true
-	if SampledWhole(p) {
-		r, err := gpu.Simulate(&sampleCfg, p, gpu.Options{Observer: obs, Run: run, Above: above})
+	sims := samplesOf(cfg, p) // the budget's list (budget.go)
+	if len(sims) == 1 {
+		r, err := simulate(&sampleCfg, sims[0].Plan, gpu.Options{Observer: obs, Run: run, Above: above})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return float64(bound), nil, true, nil
 		}
@@ -216,14 +211,14 @@ func SampleEstimate(cfg *configs.Config, p *kernel.Plan, obs gpu.Observer, run i
 		return float64(r.Cycles), nil, false, nil
 	}
 	var rs [2]*gpu.Result
-	for i, k := range KSamples {
+	for i, sample := range sims { // cut to KSamples' k-steps
 		// The second sample can be pruned: the estimate grows with its
 		// cycles (kFit), so it loses once they pass kFit's inverse of above.
 		limit := 0.0
 		if i == 1 && above > 0 {
 			limit = kFitInverse(p, float64(rs[0].Cycles), above)
 		}
-		r, err := gpu.Simulate(&sampleCfg, p.WithKSteps(k), gpu.Options{Observer: obs, Run: run, Above: limit})
+		r, err := simulate(&sampleCfg, sample.Plan, gpu.Options{Observer: obs, Run: run, Above: limit})
 		if bound, ok := gpu.PrunedBound(err); ok {
 			return kFit(p, float64(rs[0].Cycles), float64(bound)), nil, true, nil
 		}
@@ -306,11 +301,19 @@ func EnsembleRuns(cfg *configs.Config) int {
 // sim.jitter_runs ensemble, on the mean, so that the choice does not
 // favour a candidate for one lucky interleaving), and the fastest is
 // simulated in full, once per ensemble run.
+//
+// Select ranks the candidates itself; a caller that has ranked them
+// (sim.Prepare) runs RunRanked, which selects among its list.
 func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result, error) {
 	plans, rejected := Rank(cfg, g)
 	if len(plans) == 0 {
 		return nil, NoKernelError(cfg, g, rejected)
 	}
+	return selectRanked(cfg, plans, obs)
+}
+
+// selectRanked is Select among ranked candidates (at least one).
+func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*gpu.Result, error) {
 	var cands []*candidateEstimate
 	sampleObs := samplesFor(obs)
 	// A candidate after the first is stopped once it provably cannot beat
@@ -347,12 +350,7 @@ func Select(cfg *configs.Config, g kernel.Shape, obs gpu.Observer) (*gpu.Result,
 		}
 		if full == nil || o != nil {
 			var err error
-			if LongInK(cfg, best.plan) {
-				full, err = SimulateLongK(cfg, best.plan, o, run)
-			} else {
-				full, err = gpu.Simulate(cfg, best.plan, gpu.Options{Observer: o, Run: run})
-			}
-			if err != nil {
+			if full, err = simulateRecord(cfg, best.plan, o, run); err != nil {
 				return nil, err
 			}
 		}
