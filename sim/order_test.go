@@ -9,7 +9,8 @@ import (
 	"github.com/stcsim/stcsim/workloads"
 )
 
-// The workers take the costliest shape first (by the work estimate), so
+// The workers take the costliest shape first (by the front door's work
+// estimate, which ranks nothing again), so
 // that on two cores a large GEMM listed last does not run alone at the
 // end; shapes of equal cost keep the job's order.
 func TestLongestShapeFirst(t *testing.T) {
@@ -19,6 +20,7 @@ func TestLongestShapeFirst(t *testing.T) {
 	}
 	cfg := ld.Config
 	var shapes []kernel.Shape
+	tr := &workloads.Trace{Name: "order"}
 	for _, g := range []workloads.GEMM{
 		{Name: "small", M: 256, N: 256, K: 256, Precision: tensorcore.FP16, Sparsity: "2:4"},
 		{Name: "large", M: 4096, N: 2048, K: 4096, Precision: tensorcore.FP16, Sparsity: "2:4"},
@@ -30,8 +32,14 @@ func TestLongestShapeFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		shapes = append(shapes, s)
+		g.Count, g.Batch = 1, 1
+		tr.GEMMs = append(tr.GEMMs, g)
 	}
-	got := longestFirst(cfg, shapes)
+	p, err := Prepare(cfg, Job{Workloads: []*workloads.Trace{tr}, Modes: []tensorcore.Mode{tensorcore.Dense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newRunner(ld, p).longestFirst(shapes)
 	want := []int{1, 3, 0, 2}
 	for i := range want {
 		if got[i] != want[i] {

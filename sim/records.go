@@ -239,7 +239,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 // job does), else longestFirst.
 func (r *runner) order(shapes []kernel.Shape, workers int) []int {
 	if workers > 1 {
-		return longestFirst(r.cfg, shapes)
+		return r.longestFirst(shapes)
 	}
 	order := make([]int, len(shapes))
 	for i := range order {
@@ -248,19 +248,18 @@ func (r *runner) order(shapes []kernel.Shape, workers int) []int {
 	return order
 }
 
-// longestFirst orders the shapes by their
-// estimated work (EstimateWork's, per shape), the costliest first, ties
+// longestFirst orders the shapes by their estimated work (the front
+// door's, per shape: Prepared.Work's), the costliest first, ties
 // in the job's order. Taken in the job's order, a costly shape that comes
 // last runs alone on one core while the others idle (the longest
 // processing time first rule bounds the finish at 4/3 of the best
 // schedule's). Each simulation has its own engine, so the order changes
 // no result.
-func longestFirst(cfg *configs.Config, shapes []kernel.Shape) []int {
+func (r *runner) longestFirst(shapes []kernel.Shape) []int {
 	cost := make([]float64, len(shapes))
 	order := make([]int, len(shapes))
 	for i, s := range shapes {
-		plans, _ := selection.Rank(cfg, s)
-		cost[i], order[i] = workOf(cfg, shapeWork(cfg, plans)), i
+		cost[i], order[i] = workOf(r.cfg, r.prep.byKey[s].size(r.cfg).work), i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
 	return order
