@@ -91,10 +91,10 @@ func checkKCover(p *kernel.Plan) string {
 	for s := 0; s < p.SplitK; s++ {
 		// split s's first CTA (launches are split-major: CTACoord)
 		c := kernel.NewCTA(p, s*p.TilesM*p.TilesN*p.Shape.Batch)
-		if p.StepsOf(s) < 1 {
+		if ctaSteps(p, s) < 1 {
 			return fmt.Sprintf("split %d has no k-step", s)
 		}
-		for k := 0; k < p.StepsOf(s); k++ {
+		for k := 0; k < ctaSteps(p, s); k++ {
 			regs := c.StageRegions(k)
 			a, b := regs[0].Region, regs[len(regs)-1].Region
 			if a.RowBytes == 0 || b.RowBytes == 0 {
@@ -193,4 +193,13 @@ func splitCandidate(cfg *configs.Config, g kernel.Shape) bool {
 		}
 	}
 	return false
+}
+
+// ctaSteps is the k-steps a CTA of split runs, from the plan's public
+// counts: every split's KSteps but the last's LastKSteps.
+func ctaSteps(p *kernel.Plan, split int) int {
+	if split == p.SplitK-1 {
+		return p.LastKSteps
+	}
+	return p.KSteps
 }

@@ -18,7 +18,7 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 			_, _, _, split := p.CTACoord(idx)
 			for w := 0; w < p.Warps; w++ {
 				prog := p.Program(w)
-				want += uint64(len(prog.Prologue) + p.StepsOf(split)*len(prog.Body) +
+				want += uint64(len(prog.Prologue) + ctaSteps(p, split)*len(prog.Body) +
 					len(prog.Epilogue))
 			}
 		}

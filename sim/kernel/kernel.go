@@ -343,8 +343,8 @@ func (p *Plan) grid(cfg *configs.Config) error {
 	return nil
 }
 
-// StepsOf is the k-steps a CTA of split runs.
-func (p *Plan) StepsOf(split int) int {
+// stepsOf is the k-steps a CTA of split runs.
+func (p *Plan) stepsOf(split int) int {
 	if split == p.SplitK-1 {
 		return p.LastKSteps
 	}

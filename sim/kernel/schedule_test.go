@@ -87,10 +87,10 @@ func TestParallelSplitKCoversKOnce(t *testing.T) {
 			steps := map[[3]int]int{}
 			for i := 0; i < p.CTAs; i++ {
 				b, tm, tn, s := p.CTACoord(i)
-				if p.StepsOf(s) < 1 {
+				if p.stepsOf(s) < 1 {
 					t.Errorf("K %d split %d: split %d has no k-step", k, split, s)
 				}
-				steps[[3]int{b, tm, tn}] += p.StepsOf(s)
+				steps[[3]int{b, tm, tn}] += p.stepsOf(s)
 			}
 			if len(steps) != 2*3*3 {
 				t.Errorf("K %d split %d: %d tiles, want 18", k, split, len(steps))

@@ -101,7 +101,7 @@ func (p *Plan) segments(idx int) []Segment {
 	}
 	b, tm, tn, split := p.CTACoord(idx)
 	s := Segment{Batch: b, TileM: tm, TileN: tn, Split: split,
-		KStart: split * p.splitSteps, Steps: p.StepsOf(split), Epi: p.plainEpilogue()}
+		KStart: split * p.splitSteps, Steps: p.stepsOf(split), Epi: p.plainEpilogue()}
 	if p.Schedule == SerialSplitK {
 		s.Epi = p.serialEpilogue(b, tm, tn, split)
 	}
