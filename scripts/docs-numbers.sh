@@ -11,7 +11,8 @@
 # Each check names the page, the sentence with {} where each number goes
 # (whitespace and line breaks in the page match any whitespace), and the
 # numbers the command gives. A new number in the docs beside a command
-# gets a check here. Cost: the worked sweep of docs/sweeps.md is most of
+# gets a check here. Cost: the worked sweep of docs/sweeps.md and the
+# five format points of docs/exploration.md (a minute each) are most of
 # it (10 s wall on the idle 2-core machine per that page; the whole
 # script took 13.5 min under a load average of about 28 on 2026-12-07);
 # the simulation cache is off, so the numbers are the model's, not a
@@ -106,6 +107,43 @@ read -r locked capped dense sparse < <(tr -d ' \n' <"$work/capped.json" | perl -
 	my ($cs, $cc) = $c =~ /"mode":"sparse".*?"speedup":([0-9.]+).*?"max_clock_mhz":([0-9]+)/;
 	printf "%.3f %.3f %d %d\n", $ls, $cs, $cd, $cc;')
 stated docs/power.md 'gives {}x locked and {}x capped (dense at {} MHz, sparse at {} MHz)' "$locked" "$capped" "$dense" "$sparse"
+
+# exploration.md, section 5: four formats at equal density on one GEMM
+# (the run's sparse record, and micro area's tensor core and per-MMA
+# fp16 sparse energies with the pattern set for fp16, bf16 and int8).
+declare -A runs_on=([1:4]="what-if datapath" [2:8]="what-if datapath"
+	[2:4/2:4]="what-if datapath, block muxes" [64:2:8]="the A100's 2:4, gather kernel"
+	[128:2:8]="the A100's 2:4, gather kernel")
+for p in 1:4 2:8 2:4/2:4 64:2:8 128:2:8; do
+	stcsim run --gemm 2048x4096x2048 --layout tt --set tensorcore.fp16.sparse_pattern="$p" \
+		--format json --quiet >"$work/format.json"
+	stcsim micro area --set tensorcore.fp16.sparse_pattern="$p" --set tensorcore.bf16.sparse_pattern="$p" \
+		--set tensorcore.int8.sparse_pattern="$p" >"$work/format-area.txt"
+	read -r kernel rest < <(perl -MJSON::PP -e '
+		local $/; my $d = decode_json(<STDIN>);
+		my ($s) = grep { $_->{mode} eq "sparse" } @{ $d->{results} };
+		printf "%s %.2f %s %.1f %.2f %.2f\n", $s->{kernel}, $s->{speedup}, $s->{bound},
+			$s->{energy_uj} / 1000, $s->{energy_saving}, $s->{tflops_per_w};' <"$work/format.json")
+	read -r speedup bound mj saving tpw <<<"$rest"
+	dense=$(perl -MJSON::PP -e '
+		local $/; my $d = decode_json(<STDIN>);
+		my ($r) = grep { $_->{mode} eq "dense" } @{ $d->{results} };
+		printf "%.1f %s %.1f\n", $r->{time_us}, $r->{kernel}, $r->{energy_uj} / 1000;' <"$work/format.json")
+	if [[ -n ${dense_all:-} && $dense != "$dense_all" ]]; then
+		echo "docs-numbers: exploration.md section 5: the dense record differs between patterns ($dense_all, $dense)" >&2
+		drift=1
+	fi
+	dense_all=$dense
+	read -r tcmm ops meta passes < <(awk '
+		/^tensor core [0-9.]+ mm2/ { tc = $3 }
+		$1 == "fp16" && $2 == "sparse" { o = $3; m = $4; p = $5 }
+		END { print tc, o, m, p }' "$work/format-area.txt")
+	# The kernel and the bound are words: a change shows as "no sentence like".
+	stated docs/exploration.md "| $p | ${runs_on[$p]} | $kernel | {}x | $bound | {} | {}x | {} | {} | {}, {}, {} |" \
+		"$speedup" "$mj" "$saving" "$tpw" "$tcmm" "$ops" "$meta" "$passes"
+done
+read -r dus dkernel dmj <<<"$dense_all"
+stated docs/exploration.md "(the dense record is the same in all: {} µs, $dkernel, {} mJ)" "$dus" "$dmj"
 
 # user-guide.md: the config file line an inconsistent --set is reported at.
 line=$( (stcsim run --set l2.far_latency=800 2>&1 || true) | sed -n 's/.*a100-40gb.yaml (built-in):\([0-9]*\): key dram.latency.*/\1/p')
