@@ -42,12 +42,14 @@ type Demand struct {
 	// of one CTA on average.
 	KSteps     int
 	MeanKSteps float64
-	// ABytes and BBytes are the operands' unique bytes, what the kernel
-	// must read from DRAM at least: A's kept values (its N:M share of
-	// the padded K) and B, over the batch. A's metadata is not among
-	// them (Stage.Meta is): as both readers counted before they shared
-	// this model (docs/log/2026-12-07-demand-model.md).
-	ABytes, BBytes float64
+	// ABytes, MetaBytes and BBytes are the operands' unique bytes, what
+	// the kernel must read from DRAM at least, over the batch: A's kept
+	// values (its N:M share of the padded K), A's sparsity metadata (every
+	// row's kept values' indices, at the pattern's metadata bits:
+	// tensorcore.Pattern.MetadataBitsFor; 0 dense) and B. V:N:M's column
+	// indices and a dual-side B's metadata, which Stage.Meta holds too,
+	// are not in MetaBytes.
+	ABytes, MetaBytes, BBytes float64
 	// DBytes is the bytes of D the kernel writes (M x N x the output
 	// element, over the batch).
 	DBytes float64
@@ -58,9 +60,11 @@ type Demand struct {
 	// tile of D.
 	DTileBytes, AccTileBytes, EpilogueBytes float64
 	// Tiles is the output tiles over the batch (each reduced once under
-	// split-K), and PartialBytes the FP32 (INT32) partials the split-K
-	// reduction reads: every split's accumulator tile of every output
-	// tile (0 without split-K).
+	// split-K), and PartialBytes the FP32 (INT32) partials the parallel
+	// split-K reduction reads: every split's M x N accumulators of every
+	// batch entry, as the instruction tier reads them (each output tile's
+	// region clipped at the matrix's edge: kernel.Plan.OutputRegion); 0
+	// without it.
 	Tiles        int
 	PartialBytes float64
 
@@ -77,8 +81,9 @@ type Stage struct{ A, Meta, B int }
 // Bytes is the stage's bytes over its operands.
 func (s Stage) Bytes() float64 { return float64(s.A + s.Meta + s.B) }
 
-// OperandBytes is the operands' unique bytes, A and B.
-func (d Demand) OperandBytes() float64 { return d.ABytes + d.BBytes }
+// OperandBytes is the operands' unique bytes: A's values and metadata,
+// and B.
+func (d Demand) OperandBytes() float64 { return d.ABytes + d.MetaBytes + d.BBytes }
 
 // OperandBytesPerKStep is the operands' unique bytes per k-step of a
 // CTA: the DRAM reads a k-step brings on average, every operand byte
@@ -113,10 +118,14 @@ func Of(cfg *configs.Config, p *kernel.Plan) Demand {
 		Tiles:           p.TilesM * p.TilesN * g.Batch,
 		DRAMBytesPerClk: cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
 	}
+	if g.Sparse {
+		rowBits := p.Pattern.MetadataBitsFor(p.Pattern.Kept(p.PaddedK))
+		d.MetaBytes = float64(g.Batch) * float64(g.M) * float64(rowBits) / 8
+	}
 	d.EpilogueBytes = d.DTileBytes
 	if p.Schedule == kernel.ParallelSplitK {
 		d.EpilogueBytes = d.AccTileBytes
-		d.PartialBytes = float64(d.Tiles*p.SplitK) * d.AccTileBytes
+		d.PartialBytes = float64(p.SplitK*g.Batch) * float64(g.M*g.N*kernel.AccumulatorBytes)
 	}
 	if perturb != nil {
 		d = perturb(d)
