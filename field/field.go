@@ -88,9 +88,9 @@ type renderer interface {
 // Render is err's message with every field it names spelled by spell (a
 // Name spell does not know, where it returns "", keeps its own). The
 // outermost Error or Errorf message in err's chain is rendered again,
-// with those inside it, and put in place of its text in err's message;
-// wrapping errors around it (fmt.Errorf's %w) keep their words. A nil err
-// renders as "<nil>", as fmt prints it.
+// with those inside it, and put in place of the last occurrence of its
+// text in err's message; wrapping errors around it (fmt.Errorf's %w)
+// keep their words. A nil err renders as "<nil>", as fmt prints it.
 func Render(err error, spell func(Name) string) string {
 	if err == nil {
 		return "<nil>"
@@ -105,7 +105,12 @@ func Render(err error, spell func(Name) string) string {
 	if !errors.As(err, &r) {
 		return err.Error()
 	}
-	return strings.Replace(err.Error(), r.Error(), r.render(known), 1)
+	msg, text := err.Error(), r.Error()
+	i := strings.LastIndex(msg, text) // wrapping puts words around it, mostly before
+	if i < 0 {
+		return msg
+	}
+	return msg[:i] + r.render(known) + msg[i+len(text):]
 }
 
 // Names says whether err's chain holds an Error or an Errorf message.

@@ -13,6 +13,7 @@ import (
 	"github.com/stcsim/stcsim/internal/testfiles"
 	"github.com/stcsim/stcsim/sweep"
 	"github.com/stcsim/stcsim/validation"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 // libraryFields is every option field a library package outside cmd/ can
@@ -95,6 +96,13 @@ func TestFlaggedSpellsFieldsAsFlags(t *testing.T) {
 	_, err = sweep.ParseShard("0/2")
 	if got := flagged(err).Error(); !strings.HasPrefix(got, `--shard "0/2": want i/n`) {
 		t.Errorf("flagged shard error %q", got)
+	}
+	once := flagged(fmt.Errorf("run: %w", workloads.Training{Pass: "pass"}.Check()))
+	if got, want := once.Error(), `run: --pass "pass": want forward, backward, step`; got != want {
+		t.Errorf("flagged %q, want %q", got, want)
+	}
+	if twice := flagged(fmt.Errorf("stcsim: %w", once)); twice.Error() != "stcsim: "+once.Error() {
+		t.Errorf("flagged twice: %q", twice)
 	}
 	plain := errors.New("no field here")
 	if flagged(plain) != plain {
