@@ -44,11 +44,13 @@ type Demand struct {
 	MeanKSteps float64
 	// ABytes, MetaBytes and BBytes are the operands' unique bytes, what
 	// the kernel must read from DRAM at least, over the batch: A's kept
-	// values (its N:M share of the padded K), A's sparsity metadata (every
-	// row's kept values' indices, at the pattern's metadata bits:
-	// tensorcore.Pattern.MetadataBitsFor; 0 dense) and B. V:N:M's column
-	// indices and a dual-side B's metadata, which Stage.Meta holds too,
-	// are not in MetaBytes.
+	// values (its N:M share of the padded K); the sparsity metadata (every
+	// compressed row's kept values' indices, at the pattern's metadata
+	// bits: tensorcore.Pattern.MetadataBitsFor; A's rows, and B's too
+	// when dual-side; with V:N:M's column indices, one set per tile row
+	// and k-step as the gather kernel reads them; 0 dense) and B (its
+	// kept values when dual-side). For V:N:M, B is the gathered K's
+	// share, the rows one V block reads.
 	ABytes, MetaBytes, BBytes float64
 	// DBytes is the bytes of D the kernel writes (M x N x the output
 	// element, over the batch).
@@ -90,6 +92,18 @@ func (d Demand) OperandBytes() float64 { return d.ABytes + d.MetaBytes + d.BByte
 // read once.
 func (d Demand) OperandBytesPerKStep() float64 { return d.OperandBytes() / float64(d.KSteps) }
 
+// metaBytes is a sparse plan's unique metadata bytes (Demand.MetaBytes).
+func metaBytes(p *kernel.Plan) float64 {
+	g := p.Shape
+	rows := g.M
+	if g.Dual {
+		rows += g.N
+	}
+	rowBits := p.Pattern.MetadataBitsFor(p.Pattern.Kept(p.PaddedK))
+	colIdx := p.TilesM * p.PaddedK * p.Format.ColumnIndexBits() // 0 but for V:N:M
+	return float64(g.Batch) * (float64(rows*rowBits) + float64(colIdx)) / 8
+}
+
 // perturb, nil outside this package's tests, changes every demand Of
 // returns: the seam through which a test shows that the model's readers
 // move with it (export_test.go).
@@ -119,8 +133,10 @@ func Of(cfg *configs.Config, p *kernel.Plan) Demand {
 		DRAMBytesPerClk: cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
 	}
 	if g.Sparse {
-		rowBits := p.Pattern.MetadataBitsFor(p.Pattern.Kept(p.PaddedK))
-		d.MetaBytes = float64(g.Batch) * float64(g.M) * float64(rowBits) / 8
+		d.MetaBytes = metaBytes(p)
+	}
+	if g.Dual {
+		d.BBytes = float64(g.Batch) * float64(g.N*p.Pattern.Kept(p.PaddedK)*p.ElemBytes)
 	}
 	d.EpilogueBytes = d.DTileBytes
 	if p.Schedule == kernel.ParallelSplitK {
