@@ -83,8 +83,8 @@ type Stage struct{ A, Meta, B int }
 // Bytes is the stage's bytes over its operands.
 func (s Stage) Bytes() float64 { return float64(s.A + s.Meta + s.B) }
 
-// OperandBytes is the operands' unique bytes: A's values and metadata,
-// and B.
+// OperandBytes is the operands' unique bytes: A's values, the sparsity
+// metadata and B.
 func (d Demand) OperandBytes() float64 { return d.ABytes + d.MetaBytes + d.BBytes }
 
 // OperandBytesPerKStep is the operands' unique bytes per k-step of a
