@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/results"
 )
@@ -51,6 +52,15 @@ func RunFiles(workloads []string) []string {
 	return names
 }
 
+// FieldOutDir is the run directory (CheckRunDir's and the writers'
+// dir), as errors name it (package field).
+const FieldOutDir field.Name = "out_dir"
+
+// outDirError is err, a problem with the run directory dir.
+func outDirError(dir string, err error) error {
+	return &field.Error{Field: FieldOutDir, Value: dir, Err: err}
+}
+
 // CheckRunDir checks, before a run, that WriteRun can put files of these
 // names into dir (see RunFiles) without overwriting anything an earlier
 // stcsim run did not write there: no directory, link or unlisted file
@@ -64,10 +74,10 @@ func CheckRunDir(dir string, names []string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--out %s: %v", dir, err)
+		return nil, outDirError(dir, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("--out %s: exists and is not a directory", dir)
+		return nil, outDirError(dir, errors.New("exists and is not a directory"))
 	}
 	listed, err := readManifest(dir)
 	if err != nil {
@@ -108,15 +118,15 @@ func readManifest(dir string) (map[string]bool, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--out %s: %v", dir, err)
+		return nil, outDirError(dir, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--out %s: %s is not a regular file; remove it "+
-			"or choose another --out", dir, p)
+		return nil, outDirError(dir, field.Errorf("%s is not a regular file; remove it "+
+			"or choose another %s", p, FieldOutDir))
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("--out %s: %v", dir, err)
+		return nil, outDirError(dir, err)
 	}
 	listed := map[string]bool{}
 	for i, line := range strings.Split(string(data), "\n") {
@@ -124,9 +134,9 @@ func readManifest(dir string) (map[string]bool, error) {
 			continue
 		}
 		if !validOutputName(line) {
-			return nil, fmt.Errorf("--out %s: %s:%d: %q is not a file name "+
+			return nil, outDirError(dir, field.Errorf("%s:%d: %q is not a file name "+
 				"stcsim writes; the manifest is damaged: remove it (and the "+
-				"earlier run's files) or choose another --out", dir, p, i+1, line)
+				"earlier run's files) or choose another %s", p, i+1, line, FieldOutDir))
 		}
 		listed[line] = true
 	}
@@ -158,25 +168,25 @@ func checkConflicts(dir string, names []string, listed map[string]bool) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("--out %s: %v", dir, err)
+			return outDirError(dir, err)
 		}
 		switch {
 		case fi.IsDir():
-			return fmt.Errorf("--out %s: %s is a directory, where the run "+
-				"writes a file; remove it or choose another --out", dir, p)
+			return outDirError(dir, field.Errorf("%s is a directory, where the run "+
+				"writes a file; remove it or choose another %s", p, FieldOutDir))
 		case !fi.Mode().IsRegular():
-			return fmt.Errorf("--out %s: %s is not a regular file, where the "+
-				"run writes one; remove it or choose another --out", dir, p)
+			return outDirError(dir, field.Errorf("%s is not a regular file, where the "+
+				"run writes one; remove it or choose another %s", p, FieldOutDir))
 		case n == ManifestName || listed[n]:
 		case listed == nil:
-			return fmt.Errorf("--out %s: %s exists, and no stcsim manifest (%s) "+
+			return outDirError(dir, field.Errorf("%s exists, and no stcsim manifest (%s) "+
 				"says a run wrote it (a file of yours, or of a run by an stcsim "+
 				"older than the manifest); stcsim overwrites only files it "+
-				"wrote: move it away or choose another --out", dir, p, ManifestName)
+				"wrote: move it away or choose another %s", p, ManifestName, FieldOutDir))
 		default:
-			return fmt.Errorf("--out %s: %s exists and is not one of the files "+
+			return outDirError(dir, field.Errorf("%s exists and is not one of the files "+
 				"the earlier run listed in %s; stcsim overwrites only files it "+
-				"wrote: move it away or choose another --out", dir, p, ManifestName)
+				"wrote: move it away or choose another %s", p, ManifestName, FieldOutDir))
 		}
 	}
 	return nil
@@ -265,7 +275,7 @@ var rename = os.Rename
 func replaceOutputs(dir, tmp string, names []string) error {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return fmt.Errorf("--out %s: not a directory", dir)
+		return outDirError(dir, errors.New("not a directory"))
 	}
 	listed, err := readManifest(dir)
 	if err != nil {

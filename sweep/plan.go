@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/sweep/point"
@@ -154,14 +156,17 @@ func (p *Plan) Units() []Unit {
 // Shard is a deterministic share of the units: the i-th of n (1-based).
 type Shard struct{ I, N int }
 
+// FieldShard is ParseShard's argument as errors name it (package field).
+const FieldShard field.Name = "shard"
+
 // ParseShard reads "i/n" with 1 <= i <= n.
 func ParseShard(s string) (Shard, error) {
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("--shard %s: want i/n with 1 <= i <= n, "+
-			"like 1/4", quote.Q(s))
+		return Shard{}, &field.Error{Field: FieldShard, Value: quote.Q(s),
+			Err: errors.New("want i/n with 1 <= i <= n, like 1/4")}
 	}
 	return Shard{I: i, N: n}, nil
 }

@@ -5,8 +5,10 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/sweep/store"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -81,12 +83,17 @@ func (o Objective) Best(p *Plan, scores map[string]float64, n int) []*Point {
 	return pts[:min(n, len(pts))]
 }
 
-// CheckRefinable refuses --refine N on a plan it cannot apply to: N
+// FieldRefine is CheckRefinable's n, the fast points to refine, as errors
+// name it (package field).
+const FieldRefine field.Name = "refine"
+
+// CheckRefinable refuses refining n points of a plan it cannot apply to: N
 // negative or above the plan's points, or a point not at
 // sim.fidelity=fast (refining re-runs fast points at instruction level).
 func CheckRefinable(p *Plan, n int) error {
 	if n < 0 || n > len(p.Points) {
-		return fmt.Errorf("--refine %d: want 0 to the sweep's %d points", n, len(p.Points))
+		return &field.Error{Field: FieldRefine, Value: strconv.Itoa(n),
+			Err: fmt.Errorf("want 0 to the sweep's %d points", len(p.Points))}
 	}
 	if n == 0 {
 		return nil
@@ -97,9 +104,10 @@ func CheckRefinable(p *Plan, n int) error {
 			return err
 		}
 		if ld.Config.Sim.Fidelity != configs.FidelityFast {
-			return fmt.Errorf("--refine %d: point %d (%s) runs at %s=%s; refining re-runs "+
-				"the best points of a fast sweep (set: [%s=fast]) at instruction level",
-				n, pt.Index+1, pt.Label(), point.FidelityKey, ld.Config.Sim.Fidelity, point.FidelityKey)
+			return &field.Error{Field: FieldRefine, Value: strconv.Itoa(n),
+				Err: fmt.Errorf("point %d (%s) runs at %s=%s; refining re-runs "+
+					"the best points of a fast sweep (set: [%s=fast]) at instruction level",
+					pt.Index+1, pt.Label(), point.FidelityKey, ld.Config.Sim.Fidelity, point.FidelityKey)}
 		}
 	}
 	return nil

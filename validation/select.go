@@ -1,12 +1,21 @@
 package validation
 
 import (
-	"fmt"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
+)
+
+// The arguments of Select and the option of Options that errors name
+// (package field).
+const (
+	FieldRows    field.Name = "rows"
+	FieldKinds   field.Name = "kinds"
+	FieldMaxWork field.Name = "max_work"
 )
 
 // Select keeps the rows whose id matches rows (a regular
@@ -19,12 +28,13 @@ func Select(pts []Point, rows string, kinds []string) ([]Point, error) {
 	if rows != "" {
 		var err error
 		if re, err = regexp.Compile(rows); err != nil {
-			return nil, fmt.Errorf("--rows %s: not a regular expression", quote.Q(rows))
+			return nil, &field.Error{Field: FieldRows, Value: quote.Q(rows), Err: errors.New("not a regular expression")}
 		}
 	}
 	for _, k := range kinds {
 		if !slices.Contains([]string{"peak", "latency", "bandwidth", "mma", "gemm"}, k) {
-			return nil, fmt.Errorf("--kind %s: want peak, latency, bandwidth, mma or gemm", quote.Q(k))
+			return nil, &field.Error{Field: FieldKinds, Value: quote.Q(k),
+				Err: errors.New("want peak, latency, bandwidth, mma or gemm")}
 		}
 	}
 	var out []Point
@@ -34,7 +44,8 @@ func Select(pts []Point, rows string, kinds []string) ([]Point, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("--rows %s --kind %s: no row matches", quote.Q(rows), quote.Q(strings.Join(kinds, ",")))
+		return nil, field.Errorf("%s %s %s %s: no row matches", FieldRows, quote.Q(rows),
+			FieldKinds, quote.Q(strings.Join(kinds, ",")))
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/results"
@@ -313,16 +314,16 @@ func (v *validator) checkWork(points []Point) error {
 		}
 		w := prep.Work()
 		if w > v.opt.MaxWork {
-			return fmt.Errorf("row %s (line %d): estimated work %s is above "+
-				"--max-work %.3g; drop the row or raise --max-work", p.ID, p.Line,
-				sim.DescribeWork(w), v.opt.MaxWork)
+			return field.Errorf("row %s (line %d): estimated work %s is above "+
+				"%s %.3g; drop the row or raise %s", p.ID, p.Line,
+				sim.DescribeWork(w), FieldMaxWork, v.opt.MaxWork, FieldMaxWork)
 		}
 		total += w
 	}
 	if total > v.opt.MaxWork {
-		return fmt.Errorf("the GEMM rows' estimated work %s is above --max-work "+
-			"%.3g; run a subset (--rows, --kind) or raise --max-work",
-			sim.DescribeWork(total), v.opt.MaxWork)
+		return field.Errorf("the GEMM rows' estimated work %s is above %s "+
+			"%.3g; run a subset (%s, %s) or raise %s",
+			sim.DescribeWork(total), FieldMaxWork, v.opt.MaxWork, FieldRows, FieldKinds, FieldMaxWork)
 	}
 	return nil
 }

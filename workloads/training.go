@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -118,35 +119,27 @@ func (o Training) layers() *regexp.Regexp {
 }
 
 // OptionError is a training option the library refuses, named by its
-// field (OptionPass, OptionActivations); a command names it as its flag
-// or key.
-type OptionError struct {
-	Option string // the field: OptionPass or OptionActivations
-	Value  string // as given (quoted where it was not a known value)
-	Err    error  // what is wrong with it
-}
+// field (OptionPass, OptionActivations; package field); a command names
+// it as its flag or key.
+type OptionError = field.Error
 
 // The fields of Training an OptionError names.
 const (
-	OptionPass        = "pass"
-	OptionActivations = "activation_sparsity"
+	OptionPass        field.Name = "pass"
+	OptionActivations field.Name = "activation_sparsity"
 )
-
-func (e *OptionError) Error() string { return fmt.Sprintf("%s %s: %v", e.Option, e.Value, e.Err) }
-
-func (e *OptionError) Unwrap() error { return e.Err }
 
 // Check reports options that are not one of the known values.
 func (o Training) Check() error {
 	if !slices.Contains(Passes(), o.pass()) {
-		return &OptionError{OptionPass, fmt.Sprintf("%q", o.Pass),
-			fmt.Errorf("want %s", strings.Join(Passes(), ", "))}
+		return &OptionError{Field: OptionPass, Value: fmt.Sprintf("%q", o.Pass),
+			Err: fmt.Errorf("want %s", strings.Join(Passes(), ", "))}
 	}
 	switch o.activations() {
 	case ActivationsOff, ActivationsForward, ActivationsStep:
 	default:
-		return &OptionError{OptionActivations, fmt.Sprintf("%q", o.Activations),
-			fmt.Errorf("want %s, %s or %s", ActivationsOff, ActivationsForward, ActivationsStep)}
+		return &OptionError{Field: OptionActivations, Value: fmt.Sprintf("%q", o.Activations),
+			Err: fmt.Errorf("want %s, %s or %s", ActivationsOff, ActivationsForward, ActivationsStep)}
 	}
 	return nil
 }
@@ -175,7 +168,7 @@ type Sparsifier struct {
 // model or trace file).
 func (o Training) CheckPass(workload, importFormat string) error {
 	if o.pass() != PassForward && importFormat == "torch-profiler" {
-		return &OptionError{OptionPass, o.pass(), fmt.Errorf("workload %s is a PyTorch "+
+		return &OptionError{Field: OptionPass, Value: o.pass(), Err: fmt.Errorf("workload %s is a PyTorch "+
 			"profiler trace, which holds the GEMMs of the pass that was profiled, not "+
 			"the shapes of their backward GEMMs (a profiled training step already "+
 			"holds them); profile the pass you want and run it as the %s pass, "+
@@ -223,7 +216,7 @@ func (t *Trace) Training(o Training) (*Trace, error) {
 		}
 	}
 	if err := out.Validate(); err != nil {
-		return nil, &OptionError{OptionPass, pass, err}
+		return nil, &OptionError{Field: OptionPass, Value: pass, Err: err}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -224,18 +225,18 @@ func TestTrainingLayouts(t *testing.T) {
 }
 
 // A refused training option names its field, not a command's flag: the
-// command maps OptionError.Option to its own spelling.
+// command maps OptionError.Field to its own spelling.
 func TestTrainingErrorsNameTheirField(t *testing.T) {
 	for _, c := range []struct {
 		o      Training
-		option string
+		option field.Name
 	}{
 		{Training{Pass: "sideways"}, OptionPass},
 		{Training{Pass: PassStep, Activations: "sometimes"}, OptionActivations},
 	} {
 		err := c.o.Check()
 		var oe *OptionError
-		if !errors.As(err, &oe) || oe.Option != c.option || strings.Contains(err.Error(), "--") {
+		if !errors.As(err, &oe) || oe.Field != c.option || strings.Contains(err.Error(), "--") {
 			t.Errorf("%+v: %v; want an OptionError of %s naming no flag", c.o, err, c.option)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -90,6 +91,17 @@ func ReadTensorSHA256(path, tensor string) (*Tensor, string, error) {
 // registered by the importer when a run imports the model itself.
 var modelTensors sync.Map
 
+// The options that the package's errors name in their remedies, as the
+// Go API names them (package field): the workload a run imports
+// (importer.Resolve's name), the importer's WeightsDir, and prune's
+// input (ReadTensor's path) and output directory (PruneResult.WriteDir's).
+const (
+	FieldWorkload   field.Name = "workload"
+	FieldWeightsDir field.Name = "weights_dir"
+	FieldPruneInput field.Name = "prune_input"
+	FieldPruneDir   field.Name = "prune_dir"
+)
+
 // RegisterModelTensor makes ref ("FILE.onnx#NAME", FILE as the run names
 // it) readable as a weights path for the rest of the process.
 func RegisterModelTensor(ref string, t *Tensor) { modelTensors.Store(ref, t) }
@@ -103,9 +115,9 @@ func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 	if ext == ".onnx" {
 		t, ok := modelTensors.Load(file + "#" + tensor)
 		if !ok {
-			return nil, fmt.Errorf("weights %s: an ONNX graph's weight is read when stcsim "+
-				"runs the graph itself (run --workload %s); for a trace file, write the "+
-				"weights with stcsim trace import --weights-out DIR", path, file)
+			return nil, field.Errorf("weights %s: an ONNX graph's weight is read when stcsim "+
+				"runs the graph itself (run %s %s); for a trace file, write the "+
+				"weights with stcsim trace import %s DIR", path, FieldWorkload, file, FieldWeightsDir)
 		}
 		if h != nil {
 			if err := hashFile(h, file); err != nil {
@@ -118,7 +130,8 @@ func readTensor(path, tensor string, h hash.Hash) (*Tensor, error) {
 		return nil, fmt.Errorf("weights %s: unknown extension %s (want .npy or .safetensors)", path, quote.Q(ext))
 	}
 	if ext == ".npy" && tensor != "" {
-		return nil, fmt.Errorf("weights %s: a .npy file holds one unnamed tensor; --tensor applies to .safetensors", path)
+		return nil, field.Errorf("weights %s: a .npy file holds one unnamed tensor; %s applies to .safetensors",
+			path, tensorfile.FieldTensor)
 	}
 	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("weights %s: not a regular file", file)
@@ -479,8 +492,8 @@ func loadWeights(path string, m, k int, p tensorcore.Pattern) (*Weights, error) 
 	}
 	c, err := tensorcore.Compress(a, p)
 	if err != nil {
-		return nil, fmt.Errorf("weights %s: %w (prune it first: stcsim prune --in %s --out DIR)",
-			path, err, path)
+		return nil, field.Errorf("weights %s: %w (prune it first: stcsim prune %s %s %s DIR)",
+			path, err, FieldPruneInput, path, FieldPruneDir)
 	}
 	return &Weights{Path: path, Matrix: a, Compressed: c}, nil
 }

@@ -68,7 +68,7 @@ func (c *cacheFlags) open(cmd string) (*simcache.Cache, error) {
 	sc, err := simcache.Open(dir, simcache.DefaultMaxBytes)
 	if err != nil && c.dir == "" && os.Getenv(cacheEnv) == "" {
 		// The default directory, which nobody named: not a reason to stop.
-		fmt.Fprintf(os.Stderr, "stcsim %s: %v: the simulation cache is off (--cache DIR names another)\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "stcsim %s: %v: the simulation cache is off (--cache DIR names another)\n", cmd, flagged(err))
 		return nil, nil
 	}
 	if err != nil {
@@ -103,7 +103,7 @@ func (c *cacheFlags) openKeyed(cmd string) (*simcache.Cache, string, error) {
 	}
 	id, err := modelID()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "stcsim %s: %v: the simulation cache is off\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "stcsim %s: %v: the simulation cache is off\n", cmd, flagged(err))
 		return nil, "", nil
 	}
 	return sc, id, nil
@@ -169,14 +169,14 @@ func runCache(args []string) int {
 	}
 	sc, err := simcache.Open(dir, simcache.DefaultMaxBytes)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim cache:", err)
+		fmt.Fprintln(os.Stderr, "stcsim cache:", flagged(err))
 		return exitUsage
 	}
 	switch action {
 	case "clean":
 		n, err := sc.Clean()
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim cache clean:", err)
+			fmt.Fprintln(os.Stderr, "stcsim cache clean:", flagged(err))
 			return exitUsage
 		}
 		fmt.Printf("removed %d entries from %s\n", n, dir)
@@ -186,7 +186,7 @@ func runCache(args []string) int {
 	}
 	info, err := sc.Stat()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim cache info:", err)
+		fmt.Fprintln(os.Stderr, "stcsim cache info:", flagged(err))
 		return exitInternal
 	}
 	if *format == "json" {
@@ -218,7 +218,7 @@ type cacheStatsJSON struct {
 func cacheStats(sc *simcache.Cache, asJSON bool) int {
 	lines, skipped, err := sc.Stats()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim cache stats:", err)
+		fmt.Fprintln(os.Stderr, "stcsim cache stats:", flagged(err))
 		return exitUsage
 	}
 	out := cacheStatsJSON{Dir: sc.Dir(), Commands: len(lines), Total: simcache.Counts{}, Skipped: skipped}

@@ -22,7 +22,7 @@ func listConfigs() int {
 	for i, n := range names {
 		ld, err := configs.Load([]string{n}, nil)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "stcsim: built-in %s: %v\n", n, err)
+			fmt.Fprintf(os.Stderr, "stcsim: built-in %s: %v\n", n, flagged(err))
 			return exitInternal
 		}
 		desc[i] = ld.Config.Description
@@ -58,7 +58,7 @@ func runConfig(args []string) int {
 	}
 	out, err := ld.AnnotatedYAML()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		fmt.Fprintln(os.Stderr, "stcsim config show:", flagged(err))
 		return exitInternal
 	}
 	os.Stdout.Write(out)
@@ -68,11 +68,11 @@ func runConfig(args []string) int {
 			"%s; a GEMM it refuses is timed at instruction level\n\n", sim.FastTierError())
 	}
 	if err := writeDatapaths(os.Stdout, ld, "# "); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		fmt.Fprintln(os.Stderr, "stcsim config show:", flagged(err))
 		return exitInternal
 	}
 	if err := writeAreaSummary(os.Stdout, ld, "# "); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim config show:", err)
+		fmt.Fprintln(os.Stderr, "stcsim config show:", flagged(err))
 		return exitInternal
 	}
 	return exitOK

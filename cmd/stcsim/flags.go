@@ -45,7 +45,7 @@ func (c *configFlags) add(fs *flag.FlagSet) {
 func (c *configFlags) load() (*configs.Loaded, int) {
 	ld, err := configs.Load(c.configs, c.sets)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim:", err)
+		fmt.Fprintln(os.Stderr, "stcsim:", flagged(err))
 		return nil, exitUsage
 	}
 	return ld, exitOK

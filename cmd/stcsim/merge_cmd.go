@@ -43,12 +43,12 @@ func runMerge(args []string) int {
 		return usageError(fs, "%v", err)
 	}
 	if err := store.CheckInputs(ins...); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		fmt.Fprintln(os.Stderr, "stcsim merge:", flagged(err))
 		return storeExit(err)
 	}
 	st, err := store.Open(out)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		fmt.Fprintln(os.Stderr, "stcsim merge:", flagged(err))
 		return storeExit(err)
 	}
 	err = st.Merge(ins...)
@@ -59,7 +59,7 @@ func runMerge(args []string) int {
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim merge:", err)
+		fmt.Fprintln(os.Stderr, "stcsim merge:", flagged(err))
 		return storeExit(err)
 	}
 	fmt.Fprintf(os.Stderr, "merged %d stores into %s\n", len(ins), out)

@@ -60,7 +60,7 @@ func printMicroJSON(name string, out any) int {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
-		fmt.Fprintf(os.Stderr, "stcsim micro %s: %v\n", name, err)
+		fmt.Fprintf(os.Stderr, "stcsim micro %s: %v\n", name, flagged(err))
 		return exitInternal
 	}
 	return exitOK

@@ -58,7 +58,7 @@ func runMicroArea(args []string) int {
 	}
 	b, err := ld.Config.AreaModel()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro area:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro area:", flagged(err))
 		return exitInternal
 	}
 	out := &microAreaOutput{Tool: "stcsim " + sim.Version, Config: ld.Config.Name,
@@ -69,7 +69,7 @@ func runMicroArea(args []string) int {
 		out.Components = append(out.Components, areaComponent{c, ld.KeySources(c.Keys)})
 	}
 	if out.Base, err = baseAreaChange(ld, b); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro area:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro area:", flagged(err))
 		return exitInternal
 	}
 	for _, p := range tensorcore.Precisions {

@@ -39,7 +39,7 @@ func runMicroMem(args []string) int {
 	c := ld.Config
 	res, err := microMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro mem:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro mem:", flagged(err))
 		return exitInternal
 	}
 	out := &microMemOutput{Tool: "stcsim " + sim.Version, Config: c.Name,

@@ -61,7 +61,7 @@ func runMicroPower(args []string) int {
 	c := ld.Config
 	res, err := sim.MicroPower(c)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro power:", flagged(err))
 		return exitInternal
 	}
 	// The same tensor-core kernels with operands that never change, as a
@@ -70,7 +70,7 @@ func runMicroPower(args []string) int {
 	still.Power.DataActivity = 0
 	constRes, err := sim.MicroPower(&still)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro power:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro power:", flagged(err))
 		return exitInternal
 	}
 	for i, r := range constRes {

@@ -54,7 +54,7 @@ func runMicroTC(args []string) int {
 		err = fmt.Errorf("--mmas and --chain must be in 1..%d", maxMicroCount)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", err)
+		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", flagged(err))
 		return exitUsage
 	}
 	ld, code := cf.load()
@@ -64,12 +64,12 @@ func runMicroTC(args []string) int {
 	w := sim.EstimateMicroTC(ld.Config, len(precs)*len(modes), *mmas, *chain)
 	if err := checkEstimate(w, maxWork, "the benchmark", "lower --mmas or --chain "+
 		"(tensorcore.fidelity=instruction simulates every MMA of --mmas)"); err != nil {
-		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", err)
+		fmt.Fprintf(os.Stderr, "stcsim micro tc: %v\n", flagged(err))
 		return exitUsage
 	}
 	out, err := microTC(ld, precs, modes, unit.MicroOptions{MMAsPerTC: *mmas, Chain: *chain})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim micro tc:", err)
+		fmt.Fprintln(os.Stderr, "stcsim micro tc:", flagged(err))
 		return exitInternal
 	}
 	if *format == "json" {

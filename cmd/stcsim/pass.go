@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"regexp"
@@ -81,23 +80,10 @@ func (p *passFlags) options() (workloads.Training, error) {
 }
 
 // apply turns every workload of the job into the pass's trace, records
-// the options in its provenance, and refuses a pass a workload cannot run.
+// the options in its provenance, and refuses a pass a workload cannot
+// run, naming a refused option by its flag.
 func (p *passFlags) apply(job *sim.Job) error {
-	return flagOf(p.applyOptions(job))
-}
-
-// flagOf names a training option the library refused by its flag.
-func flagOf(err error) error {
-	var oe *workloads.OptionError
-	if !errors.As(err, &oe) {
-		return err
-	}
-	flag := map[string]string{workloads.OptionPass: "--pass",
-		workloads.OptionActivations: "--activation-sparsity"}[oe.Option]
-	if flag == "" {
-		return err
-	}
-	return fmt.Errorf("%s %s: %w", flag, oe.Value, oe.Err)
+	return flagged(p.applyOptions(job))
 }
 
 // applyOptions is apply with the library's errors as it gives them.

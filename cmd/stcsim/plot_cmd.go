@@ -85,7 +85,7 @@ func runPlot(args []string) int {
 	}
 	rows, err := readRows(pos[0])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
+		fmt.Fprintln(os.Stderr, "stcsim plot:", flagged(err))
 		return exitUsage
 	}
 	pc, err := store.NewPlotContext(pos[0], selectedRows(rows, q), *x, append([]string{"plot"}, args...), sim.Version)
@@ -99,7 +99,7 @@ func runPlot(args []string) int {
 		err = drawPlot(*out, o, rows, q)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
+		fmt.Fprintln(os.Stderr, "stcsim plot:", flagged(err))
 		return exitUsage
 	}
 	meta, err := json.MarshalIndent(pc, "", "  ")
@@ -107,7 +107,7 @@ func runPlot(args []string) int {
 		err = report.WriteAtomic(side, append(meta, '\n'))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim plot:", err)
+		fmt.Fprintln(os.Stderr, "stcsim plot:", flagged(err))
 		return exitInternal
 	}
 	fmt.Fprintln(os.Stderr, "wrote", *out, "and", side)

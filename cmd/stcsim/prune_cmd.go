@@ -55,12 +55,12 @@ func runPrune(args []string) int {
 		err = checkPruneOut(*out, *in)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		fmt.Fprintln(os.Stderr, "stcsim prune:", flagged(err))
 		return exitUsage
 	}
 	t, sum, err := workloads.ReadTensorSHA256(*in, *tensor)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		fmt.Fprintln(os.Stderr, "stcsim prune:", flagged(err))
 		return exitUsage
 	}
 	pruneFn := workloads.Prune
@@ -69,7 +69,7 @@ func runPrune(args []string) int {
 	}
 	r, err := pruneFn(t, *in, p, *verify)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+		fmt.Fprintln(os.Stderr, "stcsim prune:", flagged(err))
 		return exitUsage
 	}
 	r.Summary.Provenance = &workloads.PruneProvenance{Version: sim.Version,
@@ -83,7 +83,7 @@ func runPrune(args []string) int {
 	}
 	if *out != "" {
 		if err := r.WriteDir(*out); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim prune:", err)
+			fmt.Fprintln(os.Stderr, "stcsim prune:", flagged(err))
 			return exitInternal
 		}
 	}

@@ -43,7 +43,7 @@ func runResults(args []string) int {
 	}
 	rows, err := readRows(pos[0])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim results:", err)
+		fmt.Fprintln(os.Stderr, "stcsim results:", flagged(err))
 		return exitUsage
 	}
 	data := store.ExportCSV(rows)
@@ -52,13 +52,13 @@ func runResults(args []string) int {
 	}
 	if *out != "" {
 		if err := report.WriteAtomic(*out, data); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim results:", err)
+			fmt.Fprintln(os.Stderr, "stcsim results:", flagged(err))
 			return exitInternal
 		}
 		return exitOK
 	}
 	if _, err := os.Stdout.Write(data); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim results:", err)
+		fmt.Fprintln(os.Stderr, "stcsim results:", flagged(err))
 		return exitInternal
 	}
 	return exitOK

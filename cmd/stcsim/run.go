@@ -124,7 +124,7 @@ func runRun(args []string) int {
 	fs.Visit(func(fl *flag.Flag) { f.batchSet = f.batchSet || fl.Name == "batch" })
 	f.train.given(fs)
 	if err := f.checkReadFlags(fs); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 		return exitUsage
 	}
 	ld, code := f.cf.load()
@@ -145,7 +145,7 @@ func runRun(args []string) int {
 		err = checkMemory(prep, f.maxMemory, "the job")
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 		return exitUsage
 	}
 	prep.Job.Command = append([]string{"stcsim", "run"}, args...)
@@ -555,7 +555,7 @@ func (f *runFlags) observe(job *sim.Job) (func(), error) {
 	return func() {
 		if trace != nil {
 			if err := trace.Close(); err != nil {
-				fmt.Fprintln(os.Stderr, "stcsim: --trace-db:", err)
+				fmt.Fprintln(os.Stderr, "stcsim: --trace-db:", flagged(err))
 				return
 			}
 			fmt.Fprintf(os.Stderr, "stcsim: trace written to %s (open with daisen -sqlite %s)\n",
@@ -569,12 +569,12 @@ func execute(ld *configs.Loaded, prep *sim.Prepared, f *runFlags) int {
 	job := &prep.Job
 	finish, err := f.observe(job)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 		return exitUsage
 	}
 	if err := f.cache.attach("run", job); err != nil {
 		finish()
-		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 		return exitUsage
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
@@ -598,12 +598,12 @@ func execute(ld *configs.Loaded, prep *sim.Prepared, f *runFlags) int {
 		reportTier("run", ld, rep, f.quiet)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim run:", err)
+		fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 		return exitInternal
 	}
 	if f.out != "" {
 		if err := report.WriteRun(f.out, rep, ld); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim run:", err)
+			fmt.Fprintln(os.Stderr, "stcsim run:", flagged(err))
 			return exitInternal
 		}
 	}

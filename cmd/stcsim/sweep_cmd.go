@@ -53,6 +53,11 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool
 }
 
 func usageError(fs *flag.FlagSet, format string, a ...any) int {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = flagged(err)
+		}
+	}
 	fmt.Fprintf(os.Stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", fs.Name())
 	return exitUsage
@@ -121,7 +126,7 @@ func runSweep(args []string) int {
 	}
 	spec, err := sweep.Load(pos[0])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return exitUsage
 	}
 	sc, salt, err := cache.openKeyed("sweep")
@@ -145,7 +150,7 @@ func runSweep(args []string) int {
 		err = store.CheckStore(*db, sweep.IDs(sh.Select(plan.Units())), plan.Modes)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return exitUsage
 	}
 	work := est.total(plan.Units())
@@ -193,7 +198,7 @@ func refineSweep(plan *sweep.Plan, db string, opt sweep.Options, n int, maxWork,
 	best := obj.Best(plan, before, n)
 	refined, err := plan.Refined(best, workCheck(maxWork, maxMemory, opt.Jobs, est))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return exitUsage
 	}
 	work := est.total(refined.Units())
@@ -235,7 +240,7 @@ func checkRefineWork(plan *sweep.Plan, n int, maxWork, maxMemory float64, jobs i
 func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
 	st, err := store.Open(db)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return nil, storeExit(err)
 	}
 	totals, err := st.Totals()
@@ -243,7 +248,7 @@ func storedScores(db string, obj sweep.Objective) (map[string]float64, int) {
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return nil, exitInternal
 	}
 	return obj.Scores(totals), exitOK
@@ -390,7 +395,7 @@ func roundSeconds(sec float64) string {
 func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) int {
 	st, err := store.Open(db)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return storeExit(err)
 	}
 	var closeOnce sync.Once
@@ -399,7 +404,7 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 		closeOnce.Do(func() {
 			if err := st.Close(); err != nil {
 				closeFailed = true
-				fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+				fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 			}
 		})
 	}
@@ -445,7 +450,7 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 	case errors.As(err, &inputErr):
 		// The store conflicts with the sweep (another writer changed it
 		// since the check): running again cannot help.
-		fmt.Fprintln(os.Stderr, "stcsim sweep:", err)
+		fmt.Fprintln(os.Stderr, "stcsim sweep:", flagged(err))
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(os.Stderr, "stcsim sweep: interrupted; finished points "+
@@ -453,7 +458,7 @@ func executeSweep(plan *sweep.Plan, db string, opt sweep.Options, quiet bool) in
 		return exitInterrupted
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "stcsim sweep: %v\nfinished points are in "+
-			"%s; run the same command again to resume\n", err, db)
+			"%s; run the same command again to resume\n", flagged(err), db)
 		return exitInternal
 	}
 	if closeStore(); closeFailed {

@@ -95,7 +95,7 @@ func runTraceExport(args []string) int {
 		llm.source(&prov.Origin, *seq)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
+		fmt.Fprintln(os.Stderr, "stcsim trace export:", flagged(err))
 		return exitUsage
 	}
 	prov.Command = append([]string{"stcsim", "trace", "export"}, args...)
@@ -109,7 +109,7 @@ func runTraceExport(args []string) int {
 		err = w.Flush()
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim trace export:", err)
+		fmt.Fprintln(os.Stderr, "stcsim trace export:", flagged(err))
 		return exitInternal
 	}
 	return exitOK
@@ -197,7 +197,7 @@ func runTraceList(args []string) int {
 	for _, n := range workloads.Models() {
 		t, err := workloads.Build(n, workloads.Options{})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "stcsim trace list: %s: %v\n", n, err)
+			fmt.Fprintf(os.Stderr, "stcsim trace list: %s: %v\n", n, flagged(err))
 			return exitInternal
 		}
 		gemms, sparse := 0, int64(0)
@@ -257,7 +257,7 @@ func runTraceCheck(args []string) int {
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim trace check:", err)
+			fmt.Fprintln(os.Stderr, "stcsim trace check:", flagged(err))
 			code = exitUsage
 			continue
 		}
@@ -331,7 +331,7 @@ func runTraceImport(args []string) int {
 	}
 	im, err := importer.Load(paths[0], o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim trace import:", err)
+		fmt.Fprintln(os.Stderr, "stcsim trace import:", flagged(err))
 		return exitUsage
 	}
 	for _, s := range im.Import.Skipped {
@@ -352,7 +352,7 @@ func runTraceImport(args []string) int {
 		err = w.Flush()
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim trace import:", err)
+		fmt.Fprintln(os.Stderr, "stcsim trace import:", flagged(err))
 		return exitInternal
 	}
 	return exitOK

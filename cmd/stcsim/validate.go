@@ -69,16 +69,16 @@ func runValidate(args []string) int {
 	}
 	pts, err := validation.LoadPoints(*points)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 		return exitUsage
 	}
 	if err := checkCalibrated(fs, pts, splitList(*calibrated)); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 		return exitUsage
 	}
 	all := len(pts)
 	if pts, err = validation.Select(pts, *rows, splitList(*kinds)); err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 		return exitUsage
 	}
 	if *saveSummary != "" && (len(pts) < all || *summaryLabel == "") {
@@ -90,7 +90,7 @@ func runValidate(args []string) int {
 		// Checked before anything runs: a file that can be replaced whole,
 		// not a link, not the points file or a config being read.
 		if err := checkOutput("--save-summary", *saveSummary, append([]string{*points}, cf.configs...)...); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+			fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 			return exitUsage
 		}
 	}
@@ -108,7 +108,7 @@ func runValidate(args []string) int {
 	}
 	sc, salt, err := cache.openKeyed("validate")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 		return exitUsage
 	}
 	var simCache sim.Cache
@@ -123,7 +123,7 @@ func runValidate(args []string) int {
 		Progress: func(done, total int) { bar.Set(done, total) }})
 	if err != nil {
 		bar.Stop()
-		fmt.Fprintln(os.Stderr, "stcsim validate:", err)
+		fmt.Fprintln(os.Stderr, "stcsim validate:", flagged(err))
 		return exitUsage
 	}
 	bar.Done()
@@ -154,7 +154,7 @@ func writeValidation(rep *validation.Report, o validationOutput) int {
 	if o.format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim validate: encode report:", err)
+			fmt.Fprintln(os.Stderr, "stcsim validate: encode report:", flagged(err))
 			return exitInternal
 		}
 		os.Stdout.Write(append(b, '\n'))
@@ -166,7 +166,7 @@ func writeValidation(rep *validation.Report, o validationOutput) int {
 	}
 	if o.saveSummary != "" {
 		if err := validation.SaveFullTable(o.saveSummary, o.summaryLabel, rep); err != nil {
-			fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary:", err)
+			fmt.Fprintln(os.Stderr, "stcsim validate: --save-summary:", flagged(err))
 			return exitInternal
 		}
 	}

@@ -160,3 +160,18 @@ func TestNoArrowBackUp(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldIsALeaf: package field, which every library package may
+// import to name an option in an error, imports no package of the
+// module, so that naming a field can never make a cycle.
+func TestFieldIsALeaf(t *testing.T) {
+	g := deps(t)
+	if _, ok := g[mod+"field"]; !ok {
+		t.Fatal("package field not in the module")
+	}
+	for _, q := range g[mod+"field"] {
+		if strings.HasPrefix(q, mod) {
+			t.Errorf("field imports %s", q)
+		}
+	}
+}

@@ -42,12 +42,16 @@ type Demand struct {
 	// of one CTA on average.
 	KSteps     int
 	MeanKSteps float64
-	// ABytes and BBytes are the operands' unique bytes, what the kernel
-	// must read from DRAM at least: A's kept values (its N:M share of
-	// the padded K) and B, over the batch. A's metadata is not among
-	// them (Stage.Meta is): as both readers counted before they shared
-	// this model (docs/log/2026-12-07-demand-model.md).
-	ABytes, BBytes float64
+	// ABytes, MetaBytes and BBytes are the operands' unique bytes, what
+	// the kernel must read from DRAM at least, over the batch: A's kept
+	// values (its N:M share of the padded K); the sparsity metadata (every
+	// compressed row's kept values' indices, at the pattern's metadata
+	// bits: tensorcore.Pattern.MetadataBitsFor; A's rows, and B's too
+	// when dual-side; with V:N:M's column indices, one set per tile row
+	// and k-step as the gather kernel reads them; 0 dense) and B (its
+	// kept values when dual-side). For V:N:M, B is the gathered K's
+	// share, the rows one V block reads.
+	ABytes, MetaBytes, BBytes float64
 	// DBytes is the bytes of D the kernel writes (M x N x the output
 	// element, over the batch).
 	DBytes float64
@@ -58,9 +62,11 @@ type Demand struct {
 	// tile of D.
 	DTileBytes, AccTileBytes, EpilogueBytes float64
 	// Tiles is the output tiles over the batch (each reduced once under
-	// split-K), and PartialBytes the FP32 (INT32) partials the split-K
-	// reduction reads: every split's accumulator tile of every output
-	// tile (0 without split-K).
+	// split-K), and PartialBytes the FP32 (INT32) partials the parallel
+	// split-K reduction reads: every split's M x N accumulators of every
+	// batch entry, as the instruction tier reads them (each output tile's
+	// region clipped at the matrix's edge: kernel.Plan.OutputRegion); 0
+	// without it.
 	Tiles        int
 	PartialBytes float64
 
@@ -77,13 +83,26 @@ type Stage struct{ A, Meta, B int }
 // Bytes is the stage's bytes over its operands.
 func (s Stage) Bytes() float64 { return float64(s.A + s.Meta + s.B) }
 
-// OperandBytes is the operands' unique bytes, A and B.
-func (d Demand) OperandBytes() float64 { return d.ABytes + d.BBytes }
+// OperandBytes is the operands' unique bytes: A's values, the sparsity
+// metadata and B.
+func (d Demand) OperandBytes() float64 { return d.ABytes + d.MetaBytes + d.BBytes }
 
 // OperandBytesPerKStep is the operands' unique bytes per k-step of a
 // CTA: the DRAM reads a k-step brings on average, every operand byte
 // read once.
 func (d Demand) OperandBytesPerKStep() float64 { return d.OperandBytes() / float64(d.KSteps) }
+
+// metaBytes is a sparse plan's unique metadata bytes (Demand.MetaBytes).
+func metaBytes(p *kernel.Plan) float64 {
+	g := p.Shape
+	rows := g.M
+	if g.Dual {
+		rows += g.N
+	}
+	rowBits := p.Pattern.MetadataBitsFor(p.Pattern.Kept(p.PaddedK))
+	colIdx := p.TilesM * p.PaddedK * p.Format.ColumnIndexBits() // 0 but for V:N:M
+	return float64(g.Batch) * (float64(rows*rowBits) + float64(colIdx)) / 8
+}
 
 // perturb, nil outside this package's tests, changes every demand Of
 // returns: the seam through which a test shows that the model's readers
@@ -113,10 +132,16 @@ func Of(cfg *configs.Config, p *kernel.Plan) Demand {
 		Tiles:           p.TilesM * p.TilesN * g.Batch,
 		DRAMBytesPerClk: cfg.Memory.DRAM.SustainedBytesPerCycle(float64(cfg.GPU.ClockMHz) * 1e6),
 	}
+	if g.Sparse {
+		d.MetaBytes = metaBytes(p)
+	}
+	if g.Dual {
+		d.BBytes = float64(g.Batch) * float64(g.N*p.Pattern.Kept(p.PaddedK)*p.ElemBytes)
+	}
 	d.EpilogueBytes = d.DTileBytes
 	if p.Schedule == kernel.ParallelSplitK {
 		d.EpilogueBytes = d.AccTileBytes
-		d.PartialBytes = float64(d.Tiles*p.SplitK) * d.AccTileBytes
+		d.PartialBytes = float64(p.SplitK*g.Batch) * float64(g.M*g.N*kernel.AccumulatorBytes)
 	}
 	if perturb != nil {
 		d = perturb(d)

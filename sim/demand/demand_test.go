@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/fast"
 	"github.com/stcsim/stcsim/sim/kernel"
@@ -78,12 +79,15 @@ func TestTensorCoreCyclesAtThePublishedRate(t *testing.T) {
 // counted by hand: A keeps half its K (1 MiB), B and D 2 MiB each, 64
 // output tiles of 16 k-steps, a stage of 8 KiB of A values and 16 KiB
 // of B, and one 2:4 metadata byte per 4 kept A values (2 bits per kept
-// value: 128 rows x 32 kept / 4).
+// value: 128 rows x 32 kept / 4); over the kernel, A's metadata is
+// 1024 rows of 256 groups of 4, each group's two kept values' 2-bit
+// indices (PTX ISA, mma.sp's sparsity metadata): 1024 x 256 x 4 bits,
+// 128 KiB.
 func TestBytesFromTheShape(t *testing.T) {
 	cfg := config(t)
 	p := plan(t, cfg, gemm(1024, 1024, 1024, tensorcore.FP16, true), "128x128x64_64x64_s3", 1)
 	d := demand.Of(cfg, p)
-	want := demand.Demand{ABytes: 1 << 20, BBytes: 2 << 20, DBytes: 2 << 20, Tiles: 64,
+	want := demand.Demand{ABytes: 1 << 20, MetaBytes: 1024 * 256 * 4 / 8, BBytes: 2 << 20, DBytes: 2 << 20, Tiles: 64,
 		KSteps: 1024, MeanKSteps: 16, DTileBytes: 128 * 128 * 2, AccTileBytes: 128 * 128 * 4,
 		EpilogueBytes: 128 * 128 * 2,
 		Stage:         demand.Stage{A: 128 * 32 * 2, Meta: 128 * 32 / 4, B: 64 * 128 * 2}}
@@ -105,6 +109,102 @@ func TestBytesFromTheShape(t *testing.T) {
 	if ds.PartialBytes != 1<<20 {
 		t.Errorf("split-K: the reduction reads %.0f bytes of partials, want %d", ds.PartialBytes, 1<<20)
 	}
+}
+
+// TestOperandBytesAsTheInstructionTierReadsThem: the operands' unique
+// bytes are the regions the instruction tier's CTAs load, by class
+// (kernel.CTA.StageRegions, each region once however many CTAs share
+// it): A's values, the metadata (A's, a dual-side B's, V:N:M's column
+// indices) and B; and the split-K partials are those its reduction reads
+// (kernel.Plan.OutputRegion of every split of every output tile of every
+// batch entry, as gpu's reduceTile). The shapes have a ragged M and N
+// and a batch of 3, in FP16, INT8 and TF32 patterns, dual-side 2:4 and
+// V:N:M 64:2:8 (whose B, the gathered rows, is not compared: V blocks
+// read overlapping rows of B). A named shape is counted by hand too:
+// 1000 x 200 x 1024, batch 3, split 4 ways, reduces 4 x 3 x 1000 x 200
+// FP32 partials.
+func TestOperandBytesAsTheInstructionTierReadsThem(t *testing.T) {
+	cfg := config(t)
+	vnm, err := tensorcore.ParsePattern("64:2:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dual := gemm(1000, 264, 1024, tensorcore.FP16, true)
+	dual.Dual = true
+	gather := gemm(256, 520, 1024, tensorcore.FP16, true)
+	gather.Pattern, gather.Layout = vnm, kernel.Layout{RowB: true}
+	tf32 := gemm(264, 136, 512, tensorcore.TF32, true)
+	tf32.Pattern = tensorcore.Pattern{N: 1, M: 2}
+	for _, c := range []struct {
+		g      kernel.Shape
+		tile   string
+		splitK int
+	}{
+		{gemm(1000, 200, 1024, tensorcore.FP16, true), "128x128x64_64x64_s3", 4},
+		{gemm(1000, 200, 1024, tensorcore.FP16, false), "128x128x32_64x64_s5", 4},
+		{gemm(300, 520, 2048, tensorcore.INT8, true), "128x128x128_64x64_s3", 2},
+		{tf32, "128x128x32_64x64_s3", 1},
+		{dual, "128x128x64_64x64_s3", 1},
+		{gather, "64x128x64_32x64_s4", 1},
+	} {
+		c.g.Batch = 3
+		p := plan(t, cfg, c.g, c.tile, c.splitK)
+		d := demand.Of(cfg, p)
+		loads := regionBytes(p)
+		for _, o := range []struct {
+			class memory.Class
+			model float64
+		}{{memory.AValues, d.ABytes}, {memory.AMeta, d.MetaBytes}, {memory.BOperand, d.BBytes}} {
+			if o.class == memory.BOperand && c.g.Pattern == vnm {
+				continue
+			}
+			if o.model != float64(loads[o.class]) {
+				t.Errorf("%v on %s: %.0f bytes of %s, the CTAs load %d", c.g, p.Name(), o.model, o.class, loads[o.class])
+			}
+		}
+		var partials uint64
+		if p.Schedule == kernel.ParallelSplitK {
+			for b := range c.g.Batch {
+				for tm := range p.TilesM {
+					for tn := range p.TilesN {
+						for s := range p.SplitK {
+							partials += p.OutputRegion(b, tm, tn, s, kernel.BaseSplit, kernel.AccumulatorBytes).Bytes()
+						}
+					}
+				}
+			}
+		}
+		if d.PartialBytes != float64(partials) {
+			t.Errorf("%v on %s: %.0f bytes of split-K partials, the reduction reads %d", c.g, p.Name(), d.PartialBytes, partials)
+		}
+		if c.g.M == 1000 && c.splitK == 4 && d.PartialBytes != 4*3*1000*200*4 {
+			t.Errorf("%v: %.0f bytes of partials, want %d", c.g, d.PartialBytes, 4*3*1000*200*4)
+		}
+	}
+}
+
+// regionBytes is the bytes of the global regions p's CTAs load over
+// their k-steps, by class, each region (by its base address) once.
+func regionBytes(p *kernel.Plan) map[memory.Class]uint64 {
+	seen := map[memory.Class]map[uint64]uint64{}
+	for i := range p.CTAs {
+		cta := kernel.NewCTA(p, i)
+		for k := range cta.Steps {
+			for _, r := range cta.StageRegions(k) {
+				if seen[r.Class] == nil {
+					seen[r.Class] = map[uint64]uint64{}
+				}
+				seen[r.Class][r.Region.Base] = r.Region.Bytes()
+			}
+		}
+	}
+	out := map[memory.Class]uint64{}
+	for c, regions := range seen {
+		for _, b := range regions {
+			out[c] += b
+		}
+	}
+	return out
 }
 
 // TestBankCyclesAtLeastTheBytes: shared memory moves at most

@@ -244,7 +244,7 @@ func (m *model) reduction() float64 {
 	perTile := float64(p.SplitK)*partial/m.port + float64(l2.FarLatency) +
 		out/m.port + float64(l2.FarLatency)/2
 	rounds := float64(kernel.CeilDiv(tiles, cfg.GPU.SMCount))
-	reads := m.d.PartialBytes
+	reads := float64(tiles*p.SplitK) * partial // whole tiles, as perTile and writes
 	writes := float64(tiles) * out
 	slices := reads/m.l2BW + writes/(m.l2BW*l2.WriteRatio)
 	dram := m.l2.spilled(reads) / m.d.DRAMBytesPerClk

@@ -147,13 +147,7 @@ func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 		float64(p.Tile.Stages)*step
 	switch p.Schedule {
 	case kernel.ParallelSplitK: // the reduction pass
-		// The partials of one batch's unpadded M x N: cheaper than the
-		// demand model's d.PartialBytes (padded tiles, every batch),
-		// kept because the ranking is held to it
-		// (docs/log/2026-12-07-demand-model.md).
-		g := p.Shape
-		fill += float64(cfg.SM.KernelLaunchLatency) +
-			float64(p.SplitK*g.M*g.N*kernel.AccumulatorBytes)/d.DRAMBytesPerClk
+		fill += float64(cfg.SM.KernelLaunchLatency) + d.PartialBytes/d.DRAMBytesPerClk
 	case kernel.SerialSplitK: // each split after the first reads D and writes it again
 		fill += float64(p.SplitK-1) * 2 * d.DBytes /
 			float64(cfg.Memory.L2.BytesPerClk)

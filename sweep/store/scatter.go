@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/stcsim/stcsim/internal/quote"
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -16,19 +16,21 @@ import (
 // metric summed over the point's rows as Series sums a line's point.
 // Points are labelled by the grid values that tell them apart.
 func Scatter(rows []Row, q Query) ([]results.ScatterPoint, error) {
-	for _, m := range []struct{ flag, v string }{{"--x", q.X}, {"--y", q.Y}} {
+	for _, m := range []struct {
+		f field.Name
+		v string
+	}{{FieldX, q.X}, {FieldY, q.Y}} {
 		if _, ok := Metrics[m.v]; !ok {
-			return nil, fmt.Errorf("%s %s: want %s", m.flag, quote.Q(m.v), metricNames)
+			return nil, metricError(m.f, m.v)
 		}
 	}
 	if q.By != "workload" && q.By != "layer" {
-		return nil, fmt.Errorf("--by %s: want workload or layer", quote.Q(q.By))
+		return nil, byError(q.By)
 	}
 	keys := gridKeys(rows)
 	for _, w := range q.Where {
 		if !contains(keys, w.Key) {
-			return nil, fmt.Errorf("--where %s: no stored point varies that "+
-				"key (varied keys: %s)", w.Key, strings.Join(keys, ", "))
+			return nil, whereError(w.Key, keys)
 		}
 	}
 	sparse := sparseMetric(q.X) || sparseMetric(q.Y)
@@ -62,8 +64,8 @@ func Scatter(rows []Row, q Query) ([]results.ScatterPoint, error) {
 			order = append(order, k)
 		}
 		if s.config != r.ConfigHash {
-			return nil, fmt.Errorf("point %q of %s mixes several configs with "+
-				"the same grid values; narrow it with --where", k.point, k.group)
+			return nil, field.Errorf("point %q of %s mixes several configs with "+
+				"the same grid values; narrow it with %s", k.point, k.group, FieldWhere)
 		}
 		s.addRow(r)
 	}

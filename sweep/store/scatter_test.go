@@ -96,9 +96,9 @@ func TestScatterErrors(t *testing.T) {
 		q    Query
 		want string
 	}{
-		{Query{X: "watts", Y: "speedup", By: "workload"}, "--x"},
-		{Query{X: "area_mm2", Y: "watts", By: "workload"}, "--y"},
-		{Query{X: "area_mm2", Y: "speedup", By: "kernel"}, "--by"},
+		{Query{X: "watts", Y: "speedup", By: "workload"}, `x "watts": want`},
+		{Query{X: "area_mm2", Y: "watts", By: "workload"}, `y "watts": want`},
+		{Query{X: "area_mm2", Y: "speedup", By: "kernel"}, `by "kernel": want`},
 		{Query{X: "area_mm2", Y: "speedup", By: "workload",
 			Where: []point.Assignment{{Key: "tensorcore.fp16.b_operand_bytes_per_clk", Value: "7"}}}, "no stored results match"},
 	} {

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
@@ -43,24 +45,47 @@ type Query struct {
 	Where    []point.Assignment
 }
 
+// The fields of Query that errors name (package field).
+const (
+	FieldX     field.Name = "x"
+	FieldY     field.Name = "y"
+	FieldBy    field.Name = "by"
+	FieldWhere field.Name = "where"
+)
+
+// byError refuses a Query.By that is neither workload nor layer.
+func byError(by string) error {
+	return &field.Error{Field: FieldBy, Value: quote.Q(by), Err: errors.New("want workload or layer")}
+}
+
+// whereError refuses a Query.Where key that no stored point varies.
+func whereError(key string, keys []string) error {
+	return &field.Error{Field: FieldWhere, Value: quote.Key(key),
+		Err: fmt.Errorf("no stored point varies that key (varied keys: %s)", strings.Join(keys, ", "))}
+}
+
+// metricError refuses a metric of Query (f, FieldX or FieldY) that is not one.
+func metricError(f field.Name, m string) error {
+	return &field.Error{Field: f, Value: quote.Q(m), Err: fmt.Errorf("want %s", metricNames)}
+}
+
 // Series extracts the lines of a sweep plot from a store's rows; X values
 // are ordered numerically where they are numbers.
 func Series(rows []Row, q Query) ([]results.Series, error) {
 	if _, ok := Metrics[q.Y]; !ok {
-		return nil, fmt.Errorf("--y %s: want %s", quote.Q(q.Y), metricNames)
+		return nil, metricError(FieldY, q.Y)
 	}
 	if q.By != "workload" && q.By != "layer" {
-		return nil, fmt.Errorf("--by %s: want workload or layer", quote.Q(q.By))
+		return nil, byError(q.By)
 	}
 	keys := gridKeys(rows)
 	if !contains(keys, q.X) {
-		return nil, fmt.Errorf("--x %s: no stored point varies that key "+
-			"(varied keys: %s)", quote.Key(q.X), strings.Join(keys, ", "))
+		return nil, &field.Error{Field: FieldX, Value: quote.Key(q.X),
+			Err: fmt.Errorf("no stored point varies that key (varied keys: %s)", strings.Join(keys, ", "))}
 	}
 	for _, w := range q.Where {
 		if !contains(keys, w.Key) {
-			return nil, fmt.Errorf("--where %s: no stored point varies that "+
-				"key (varied keys: %s)", quote.Key(w.Key), strings.Join(keys, ", "))
+			return nil, whereError(w.Key, keys)
 		}
 	}
 	acc := newAccumulator(q)
@@ -257,9 +282,9 @@ func (a *accumulator) series() ([]results.Series, error) {
 		for _, x := range xs {
 			p := a.points[lineKey{l, x}]
 			if p.config == "ambiguous" {
-				return nil, fmt.Errorf("line %q at %s=%s mixes several "+
+				return nil, field.Errorf("line %q at %s=%s mixes several "+
 					"configs with the same grid values; narrow it with "+
-					"--where", l, a.q.X, x)
+					"%s", l, a.q.X, x, FieldWhere)
 			}
 			s.X = append(s.X, x)
 			s.Y = append(s.Y, p.value(a.q.Y))

@@ -120,10 +120,10 @@ func TestSeriesErrors(t *testing.T) {
 		want string
 	}{
 		{store.Query{X: "gpu.sm_count", Y: "speedup", By: "workload"}, "no stored point varies"},
-		{store.Query{X: "l2.size_kb", Y: "watts", By: "workload"}, "--y"},
-		{store.Query{X: "l2.size_kb", Y: "speedup", By: "kernel"}, "--by"},
+		{store.Query{X: "l2.size_kb", Y: "watts", By: "workload"}, `y "watts": want`},
+		{store.Query{X: "l2.size_kb", Y: "speedup", By: "kernel"}, `by "kernel": want`},
 		{store.Query{X: "l2.size_kb", Y: "speedup", By: "workload",
-			Where: []point.Assignment{{Key: "gpu.clock_mhz", Value: "1"}}}, "--where gpu.clock_mhz"},
+			Where: []point.Assignment{{Key: "gpu.clock_mhz", Value: "1"}}}, "where gpu.clock_mhz: no stored point"},
 		{store.Query{X: "l2.size_kb", Y: "speedup", By: "workload",
 			Where: []point.Assignment{{Key: "dram.bandwidth_gbps", Value: "7"}}}, "no stored results match"},
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mattn/go-sqlite3" // the database/sql driver "sqlite3"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/sweep/point"
@@ -411,17 +412,21 @@ func CheckStore(path string, units []point.Unit, modes []tensorcore.Mode) error 
 	return nil
 }
 
+// FieldStore is the store a sweep writes (Open's path), as errors name it
+// (package field).
+const FieldStore field.Name = "store"
+
 func sameUnit(path string, u point.Unit, wh, ms string, modes []tensorcore.Mode) error {
 	if wh != u.Workload.Hash {
-		return fmt.Errorf("store %s already holds workload %s for config %s "+
-			"(point %d, %s) with different GEMMs; use another --db", path,
-			quote.Q(u.Workload.Name), u.Point.Hash, u.Point.Index+1, u.Point.Label())
+		return field.Errorf("store %s already holds workload %s for config %s "+
+			"(point %d, %s) with different GEMMs; use another %s", path,
+			quote.Q(u.Workload.Name), u.Point.Hash, u.Point.Index+1, u.Point.Label(), FieldStore)
 	}
 	if want := joinModes(modes); ms != want {
-		return fmt.Errorf("store %s holds workload %s for config %s "+
+		return field.Errorf("store %s holds workload %s for config %s "+
 			"(point %d, %s) in modes %s, this sweep asks for %s; use "+
-			"another --db", path, quote.Q(u.Workload.Name), u.Point.Hash,
-			u.Point.Index+1, u.Point.Label(), ms, want)
+			"another %s", path, quote.Q(u.Workload.Name), u.Point.Hash,
+			u.Point.Index+1, u.Point.Label(), ms, want, FieldStore)
 	}
 	return nil
 }

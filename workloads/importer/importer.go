@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/atomicfile"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -38,7 +40,7 @@ const (
 type Options struct {
 	// Batch sets an ONNX graph's symbolic batch dim (onnx.Options.Batch).
 	Batch int
-	// Inputs set ONNX graph inputs' dims (--input NAME=DIMS).
+	// Inputs set ONNX graph inputs' dims (NAME=DIMS).
 	Inputs    []onnx.Input
 	Precision tensorcore.Precision
 	PerLayer  bool
@@ -124,11 +126,12 @@ func Load(path string, o Options) (*Imported, error) {
 		}
 	case FormatProfile:
 		if o.Batch > 0 || len(o.Inputs) > 0 {
-			return nil, fmt.Errorf("import %s: --batch and --input set an ONNX graph's dims; "+
-				"a profiler trace records the shapes it ran", path)
+			return nil, field.Errorf("import %s: %s and %s set an ONNX graph's dims; "+
+				"a profiler trace records the shapes it ran", path, onnx.FieldBatch, onnx.FieldInputs)
 		}
 		if o.WeightsDir != "" {
-			return nil, fmt.Errorf("import %s: --weights-out: a profiler trace carries no weights", path)
+			return nil, fmt.Errorf("import %s: %w", path,
+				weightsDirError(errors.New("a profiler trace carries no weights")))
 		}
 		r, err := torchprof.Import(data, path)
 		if err != nil {
@@ -236,6 +239,11 @@ func fileName(name string) string {
 	}, name)
 }
 
+// weightsDirError is err, a problem with Options.WeightsDir, naming it.
+func weightsDirError(err error) error {
+	return &field.Error{Field: workloads.FieldWeightsDir, Err: err}
+}
+
 // writeWeights writes the weight files (float32 .npy) into dir, each
 // whole (atomicfile: a kill or a full disk leaves the old file or the
 // new one), after checking that none is a link or the model file itself.
@@ -244,7 +252,7 @@ func writeWeights(dir, model string, files []weightFile) error {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--weights-out: %w", err)
+		return weightsDirError(err)
 	}
 	in, _ := os.Stat(model)
 	for _, f := range files {
@@ -252,11 +260,11 @@ func writeWeights(dir, model string, files []weightFile) error {
 		switch {
 		case err != nil:
 		case st.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("--weights-out: %s: %w", f.path, atomicfile.ErrSymlink)
+			return weightsDirError(fmt.Errorf("%s: %w", f.path, atomicfile.ErrSymlink))
 		case !st.Mode().IsRegular():
-			return fmt.Errorf("--weights-out: %s: exists and is not a regular file", f.path)
+			return weightsDirError(fmt.Errorf("%s: exists and is not a regular file", f.path))
 		case in != nil && os.SameFile(st, in):
-			return fmt.Errorf("--weights-out: %s: is the model file being imported", f.path)
+			return weightsDirError(fmt.Errorf("%s: is the model file being imported", f.path))
 		}
 	}
 	for _, f := range files {
@@ -267,7 +275,7 @@ func writeWeights(dir, model string, files []weightFile) error {
 			}
 			return bw.Flush()
 		}); err != nil {
-			return fmt.Errorf("--weights-out: %w", err)
+			return weightsDirError(err)
 		}
 	}
 	return nil

@@ -167,7 +167,7 @@ func TestAttachReadsTheGraphsWeights(t *testing.T) {
 	}
 	g := rows[0]
 	g.Weights = path + "#nosuch"
-	if _, err := workloads.LoadRowWeights(g); err == nil || !strings.Contains(err.Error(), "run --workload") {
+	if _, err := workloads.LoadRowWeights(g); err == nil || !strings.Contains(err.Error(), "(run workload ") {
 		t.Errorf("an unimported reference: %v", err)
 	}
 }

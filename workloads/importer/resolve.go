@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx"
@@ -13,7 +14,7 @@ import (
 // Resolve resolves a workload named on the command line: a model name, a model file
 // (an ONNX graph or a profiler trace, imported with the run's batch as
 // the graph's symbolic batch dim and inputs as its inputs' dims, as
-// stcsim trace import --batch and --input) or a trace file, with the
+// the importer's Options.Batch and Inputs) or a trace file, with the
 // SHA-256 of its bytes ("" for a model) and how a model file was imported.
 func Resolve(name string, batch, seq int, inputs []onnx.Input) (*workloads.Trace, string, *workloads.Import, error) {
 	for _, m := range workloads.Models() {
@@ -23,8 +24,8 @@ func Resolve(name string, batch, seq int, inputs []onnx.Input) (*workloads.Trace
 		}
 	}
 	if _, err := os.Stat(name); err != nil {
-		return nil, "", nil, fmt.Errorf("--workload %s: not a model (%s) and not a "+
-			"readable trace file", quote.Q(name), strings.Join(workloads.Models(), ", "))
+		return nil, "", nil, &field.Error{Field: workloads.FieldWorkload, Value: quote.Q(name),
+			Err: fmt.Errorf("not a model (%s) and not a readable trace file", strings.Join(workloads.Models(), ", "))}
 	}
 	if IsModelFile(name) {
 		o := Options{Attach: true} // the graph's 2:4 weights, in memory

@@ -90,9 +90,9 @@ func TestBadInput(t *testing.T) {
 		}, tensorInput("x", 8, 64), tensorInput("fc.weight", 64, 32)), Options{},
 			[]string{"bad.onnx", `node "/fc/MatMul"`, `"/act/Frobnicate" ("Frobnicate")`, "unknown"}},
 		{"dim stays unknown", enc, Options{Batch: 32},
-			[]string{"bad.onnx", `node "/layers.0/self_attn/MatMul"`, "stay unknown", `"batch" "seq" 768`, "--input input=DIMS"}},
+			[]string{"bad.onnx", `node "/layers.0/self_attn/MatMul"`, "stay unknown", `"batch" "seq" 768`, "inputs input=DIMS", "batch N"}},
 		{"symbolic dim without --batch", mlp(t), Options{},
-			[]string{"bad.onnx", `node "/fc/MatMul"`, `graph input "x"`, "--input x=DIMS"}},
+			[]string{"bad.onnx", `node "/fc/MatMul"`, `graph input "x"`, "inputs x=DIMS"}},
 		{"cycle", model(t, []*onnxpb.NodeProto{
 			node("a", "Relu", []string{"c"}, []string{"b"}),
 			node("b", "Relu", []string{"b"}, []string{"c"}),
@@ -112,9 +112,9 @@ func TestBadInput(t *testing.T) {
 		}, tensorInput("x", 1<<20, 1<<20, 64), tensorInput("fc.weight", 64, 32)), Options{},
 			[]string{"bad.onnx", `node "/fc/MatMul"`, "limit"}},
 		{"--input of no input", mlp(t), Options{Inputs: []Input{{"y", []int64{1, 64}}}},
-			[]string{"bad.onnx", `--input "y"`, "no such graph input", `"x"`}},
+			[]string{"bad.onnx", `inputs "y"`, "no such graph input", `"x"`}},
 		{"--input against a fixed dim", mlp(t), Options{Inputs: []Input{{"x", []int64{4, 65}}}},
-			[]string{"bad.onnx", `--input "x"`, "dim 1 is 64"}},
+			[]string{"bad.onnx", `inputs "x"`, "dim 1 is 64"}},
 		{"long node name", model(t, []*onnxpb.NodeProto{
 			node(long, "MatMul", []string{"x", "fc.weight"}, []string{"y"}),
 		}, tensorInput("x", -1, 64), tensorInput("fc.weight", 64, 32)), Options{},

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -21,10 +22,10 @@ func (g *graph) operand(n *onnxpb.NodeProto, i int, what string) (*value, error)
 	}
 	if !v.known() {
 		why := v.why
-		if why == "" {
-			why = "the importer could not work it out"
+		if why == nil {
+			why = errors.New("the importer could not work it out")
 		}
-		return nil, fmt.Errorf("%s %s has dims %s that stay unknown: %s", what,
+		return nil, fmt.Errorf("%s %s has dims %s that stay unknown: %w", what,
 			quote.Q(n.GetInput()[i]), shapeString(v.shape), why)
 	}
 	return v, nil

@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/workloads"
 	"github.com/stcsim/stcsim/workloads/onnx/onnxpb"
@@ -38,6 +39,13 @@ type Input struct {
 	Name string
 	Dims []int64
 }
+
+// The fields of Options that errors name (package field): a command
+// spells them as its flags.
+const (
+	FieldBatch  field.Name = "batch"
+	FieldInputs field.Name = "inputs"
+)
 
 // Options steer an import.
 type Options struct {
@@ -109,8 +117,9 @@ type value struct {
 	static bool
 	ints   []int64 // folded integer content (row-major), nil if unknown
 	init   *onnxpb.TensorProto
-	// why says where an unknown shape comes from, for messages.
-	why string
+	// why says where an unknown shape comes from, for messages (nil
+	// when the shape is known or nothing is known of why).
+	why error
 }
 
 func (v *value) known() bool {
@@ -133,8 +142,8 @@ type graph struct {
 
 // nodeError is an error at one node.
 func (g *graph) nodeError(n *onnxpb.NodeProto, format string, a ...any) error {
-	return fmt.Errorf("%s: node %s (%s): %s", g.file, quote.Q(n.GetName()),
-		quote.Q(n.GetOpType()), fmt.Sprintf(format, a...))
+	return fmt.Errorf("%s: node %s (%s): %w", g.file, quote.Q(n.GetName()),
+		quote.Q(n.GetOpType()), fmt.Errorf(format, a...))
 }
 
 func (g *graph) run(gp *onnxpb.GraphProto) error {
@@ -233,13 +242,13 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 					names = append(names, quote.Q(vi.GetName()))
 				}
 			}
-			return fmt.Errorf("%s: --input %s: no such graph input (inputs: %s)",
-				g.file, quote.Q(in.Name), strings.Join(names[:min(len(names), 8)], ", "))
+			return fmt.Errorf("%s: %w", g.file, &field.Error{Field: FieldInputs, Value: quote.Q(in.Name),
+				Err: fmt.Errorf("no such graph input (inputs: %s)", strings.Join(names[:min(len(names), 8)], ", "))})
 		}
 		dims := vi.GetType().GetTensorType().GetShape().GetDim()
 		if len(dims) != 0 && len(dims) != len(in.Dims) {
-			return fmt.Errorf("%s: --input %s: %d dims given, the input has %d",
-				g.file, quote.Q(in.Name), len(in.Dims), len(dims))
+			return fmt.Errorf("%s: %w", g.file, &field.Error{Field: FieldInputs, Value: quote.Q(in.Name),
+				Err: fmt.Errorf("%d dims given, the input has %d", len(in.Dims), len(dims))})
 		}
 		for i, d := range dims {
 			if p := d.GetDimParam(); p != "" {
@@ -286,8 +295,8 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 			}
 		}
 		if !v.known() {
-			v.why = fmt.Sprintf("graph input %s has dims %s: set them with --input %s=DIMS (or --batch N for a symbolic first dim)",
-				quote.Q(name), dimString(vi), strings.Trim(quote.Q(name), `"`))
+			v.why = field.Errorf("graph input %s has dims %s: set them with %s %s=DIMS (or %s N for a symbolic first dim)",
+				quote.Q(name), dimString(vi), FieldInputs, strings.Trim(quote.Q(name), `"`), FieldBatch)
 		}
 		g.values[name] = v
 		if !param {
@@ -296,8 +305,8 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 		}
 	}
 	if activations == 0 {
-		return fmt.Errorf("%s: every graph input looks like a parameter (named like "+
-			"\"fc.weight\" or \"onnx::...\"): name the model's input with --input NAME=DIMS", g.file)
+		return field.Errorf("%s: every graph input looks like a parameter (named like "+
+			"\"fc.weight\" or \"onnx::...\"): name the model's input with %s NAME=DIMS", g.file, FieldInputs)
 	}
 	return nil
 }
@@ -306,8 +315,9 @@ func (g *graph) addInputs(gp *onnxpb.GraphProto) error {
 func (g *graph) checkGiven(shape []int64, in Input) error {
 	for i, d := range shape {
 		if d != unk && d != in.Dims[i] {
-			return fmt.Errorf("%s: --input %s: dim %d is %d in the model, %d given "+
-				"(only symbolic dims can be set)", g.file, quote.Q(in.Name), i, d, in.Dims[i])
+			return fmt.Errorf("%s: %w", g.file, &field.Error{Field: FieldInputs, Value: quote.Q(in.Name),
+				Err: fmt.Errorf("dim %d is %d in the model, %d given (only symbolic dims can be set)",
+					i, d, in.Dims[i])})
 		}
 	}
 	return nil
@@ -441,13 +451,13 @@ func (g *graph) in(n *onnxpb.NodeProto, i int) *value {
 // node infers the outputs of one node and records its GEMM, if any.
 func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProto) error {
 	static := true
-	inherited := "" // why an input's shape is unknown, for the outputs
+	var inherited error // why an input's shape is unknown, for the outputs
 	for i := range n.GetInput() {
 		v := g.in(n, i)
 		if v != nil && !v.static {
 			static = false
 		}
-		if v != nil && !v.known() && inherited == "" {
+		if v != nil && !v.known() && inherited == nil {
 			inherited = v.why
 		}
 	}
@@ -464,7 +474,7 @@ func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProt
 		err = nil
 	}
 	if err != nil {
-		return g.nodeError(n, "%v", err)
+		return g.nodeError(n, "%w", err)
 	}
 	for i, name := range n.GetOutput() {
 		if name == "" {
@@ -481,11 +491,11 @@ func (g *graph) node(n *onnxpb.NodeProto, hints map[string]*onnxpb.ValueInfoProt
 		if len(v.shape) > MaxRank {
 			return g.nodeError(n, "output %s: %v", quote.Q(name), rankError("it", int64(len(v.shape))))
 		}
-		if !v.known() && v.why == "" && inherited != "" {
+		if !v.known() && v.why == nil && inherited != nil {
 			v.why = inherited
 		}
-		if v.shape == nil && v.why == "" {
-			v.why = fmt.Sprintf("it is made by node %s (%s), whose output shapes are unknown",
+		if v.shape == nil && v.why == nil {
+			v.why = fmt.Errorf("it is made by node %s (%s), whose output shapes are unknown",
 				quote.Q(n.GetName()), quote.Q(n.GetOpType()))
 		}
 		for _, d := range v.shape {

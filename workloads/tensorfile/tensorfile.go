@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stcsim/stcsim/field"
 	"github.com/stcsim/stcsim/internal/quote"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -341,6 +342,10 @@ type safetensorsEntry struct {
 	DataOffsets []int64 `json:"data_offsets"`
 }
 
+// FieldTensor is ReadSafetensors' tensor argument, the name of the
+// tensor to read, as errors name it (package field).
+const FieldTensor field.Name = "tensor"
+
 // ReadSafetensors reads one tensor of a .safetensors file: the one named
 // tensor, or the only tensor when tensor is empty. Supported dtypes: F16,
 // BF16, F32, F64. name is used in errors.
@@ -385,8 +390,8 @@ func readSafetensors(r io.Reader, tensor string) (*Tensor, error) {
 	sort.Strings(names)
 	if tensor == "" {
 		if len(names) != 1 {
-			return nil, fmt.Errorf("the file holds %d tensors, name one "+
-				"(file.safetensors#NAME or --tensor): %s", len(names),
+			return nil, field.Errorf("the file holds %d tensors, name one "+
+				"(file.safetensors#NAME or %s): %s", len(names), FieldTensor,
 				listNames(names))
 		}
 		tensor = names[0]
