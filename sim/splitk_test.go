@@ -2,11 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -110,16 +110,16 @@ func checkKCover(p *kernel.Plan) string {
 }
 
 // The built-in models run at batch 1, 2, 3 and 8, where split-K with
-// uneven splits is chosen. Only the layers where an uneven split-K is a
-// candidate (fewer output tiles than SMs for some tile, and K-tiles that
-// the factor does not divide) are simulated, in the modes where it is,
-// through the selection's sample path (sim.extrapolate_waves, one
+// uneven splits is chosen. Only the layers where kernel selection
+// simulates an uneven split-K (the plans Prepare ranks hold a split whose
+// factor does not divide the K-tiles) are run, in the modes where it
+// does, through the selection's sample path (sim.extrapolate_waves, one
 // simulated candidate): the other layers split K evenly or not at all and
 // are run by other tests; this keeps the test to seconds.
 func TestModelsRunAtSmallBatches(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests on a second core
 	if testing.Short() {
-		t.Skip("simulates every small-batch layer that may split K unevenly")
+		t.Skip("simulates every small-batch layer that splits K unevenly")
 	}
 	ld, err := configs.Load(nil, []string{"sim.extrapolate_waves=true",
 		"kernel.simulated_candidates=1"})
@@ -151,7 +151,7 @@ func TestModelsRunAtSmallBatches(t *testing.T) {
 }
 
 // unevenLayers are, per built-in model and small batch, the layers whose
-// GEMM in mode may be split unevenly in K.
+// GEMM in mode kernel selection simulates with an uneven split-K.
 func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*workloads.Trace {
 	var out []*workloads.Trace
 	for _, name := range workloads.Models() {
@@ -160,14 +160,14 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*wo
 			if err != nil {
 				t.Fatal(err)
 			}
+			p, err := Prepare(cfg, Job{Modes: []tensorcore.Mode{mode}, Workloads: []*workloads.Trace{tr}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			small := &workloads.Trace{Name: fmt.Sprintf("%s-b%d", name, b)}
-			for _, g := range tr.GEMMs {
-				s, err := shapeOf(cfg, g, mode)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if splitCandidate(cfg, s) {
-					small.GEMMs = append(small.GEMMs, g)
+			for _, l := range p.layers {
+				if slices.ContainsFunc(p.byKey[l.shape].plans, unevenSplit) {
+					small.GEMMs = append(small.GEMMs, l.gemm)
 				}
 			}
 			if len(small.GEMMs) > 0 {
@@ -178,21 +178,10 @@ func unevenLayers(t *testing.T, cfg *configs.Config, mode tensorcore.Mode) []*wo
 	return out
 }
 
-// splitCandidate says whether the heuristic may split K unevenly for the
-// GEMM.
-func splitCandidate(cfg *configs.Config, g kernel.Shape) bool {
-	mode := g.KernelMode()
-	for _, tile := range cfg.Kernel.Candidates {
-		if !tile.Supports(mode, g.Precision) {
-			continue
-		}
-		for _, f := range selection.SplitFactors(cfg, g, tile) {
-			if f > 1 && kernel.CeilDiv(g.K, tile.BK)%f != 0 {
-				return true
-			}
-		}
-	}
-	return false
+// unevenSplit says whether the plan splits K into splits of unequal
+// k-steps.
+func unevenSplit(p *kernel.Plan) bool {
+	return p.SplitK > 1 && kernel.CeilDiv(p.Shape.K, p.Tile.BK)%p.SplitK != 0
 }
 
 // ctaSteps is the k-steps a CTA of split runs, from the plan's public
