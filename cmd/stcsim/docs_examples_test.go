@@ -391,9 +391,11 @@ func dryRunSweep(t *testing.T, b docBlock, args []string) {
 }
 
 // runFast runs a documented `stcsim run` on the fast tier
-// (sim.fidelity=fast, a few milliseconds a layer), from the repository
-// root with --out in a scratch directory, so that an example whose
-// config, overrides, flags or files are wrong fails here (the numbers a
+// (sim.fidelity=fast, a few milliseconds a layer; what that tier does not
+// model, such as V:N:M, falls back to the instruction tier, there with
+// one simulated candidate), from the repository root with --out in a
+// scratch directory, so that an example whose config, overrides, flags
+// or files are wrong fails here (the numbers a
 // page states beside a command are scripts/docs-numbers.sh's). Examples
 // that serve a monitor or name a placeholder file (my-model.csv) are
 // left to checkStcsim's flag and path checks.
@@ -420,7 +422,7 @@ func runFast(t *testing.T, b docBlock, args []string) {
 			}
 		}
 	}
-	args = append(args, "--set", "sim.fidelity=fast", "--quiet")
+	args = append(args, "--set", "sim.fidelity=fast", "--set", "kernel.simulated_candidates=1", "--quiet")
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,8 @@
 
 // The long tier of kernel selection (build tag long; .ci/run runs it
 // after the default tier): the sample estimate held to the full
-// simulation of a long-K kernel, minutes of CPU.
+// simulation of a long-K kernel, minutes of CPU, and the metadata bytes
+// of 2048^3 kernels.
 
 package selection
 
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
@@ -59,5 +61,23 @@ func TestSampleEstimatePredictsFullRun(t *testing.T) {
 	}
 	if (est[0] < est[1]) != (full[0] < full[1]) {
 		t.Errorf("estimates %v rank the tiles unlike the full runs %v", est, full)
+	}
+}
+
+// TestMetadataBytes2048: on 2048^3 FP16 (256 CTAs on 108 SMs), 1:4
+// and 2:8 keep the same values (K/4 per row) but 2:8 indexes each with 3
+// bits instead of 2. TestMetadataBytesFollowPattern holds the same on
+// 512^3 in the default tier.
+func TestMetadataBytes2048(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	force := "kernel.force=128x128x64_64x64_s3"
+	a := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 1, M: 4}, force)
+	b := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 2, M: 8}, force)
+	ma, mb := a.Mem.MetadataBytes(), b.Mem.MetadataBytes()
+	if ma == 0 || 2*mb != 3*ma {
+		t.Errorf("metadata bytes 1:4 %d, 2:8 %d: want 2:8 = 3/2 x 1:4", ma, mb)
+	}
+	if ka, kb := a.Mem.PerClass[memory.AValues].L2Bytes, b.Mem.PerClass[memory.AValues].L2Bytes; ka != kb {
+		t.Errorf("A value bytes 1:4 %d, 2:8 %d: want equal", ka, kb)
 	}
 }
