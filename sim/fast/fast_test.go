@@ -106,11 +106,13 @@ func TestAgreesOnShortFamily(t *testing.T) {
 // operand widths the same (ties in the instruction tier allow either
 // order in the fast one).
 func TestSweepOrderPreserved(t *testing.T) {
-	g := shape(2048, 2048, 1024, true)
+	// 8 SMs with 16 CTAs each, as 2048x2048x1024 on 16 SMs (the same
+	// fast-tier cycles), at half the CTAs.
+	g := shape(1024, 2048, 1024, true)
 	widths := []int{16, 32, 64, 128}
 	var fastC, instC []uint64
 	for _, w := range widths {
-		cfg := config(t, fmt.Sprintf("tensorcore.fp16.b_operand_bytes_per_clk=%d", w))
+		cfg := config(t, "gpu.sm_count=8", fmt.Sprintf("tensorcore.fp16.b_operand_bytes_per_clk=%d", w))
 		p := best(t, cfg, g)
 		_, got, want := relErr(t, cfg, p)
 		fastC, instC = append(fastC, got), append(instC, want)
