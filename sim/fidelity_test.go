@@ -19,7 +19,7 @@ import (
 func TestFastFidelityDrivesTheModel(t *testing.T) {
 	t.Parallel()
 	job := gemmJob([3]int{1024, 1024, 1024})
-	instr := run(t, job, "gpu.sm_count=16")
+	instr := runShared(t, job, "gpu.sm_count=16") // TestSparseEnergySplit's
 	fst := run(t, job, "gpu.sm_count=16", "sim.fidelity=fast")
 	for i, f := range fst.Results {
 		in := instr.Results[i]
