@@ -11,13 +11,15 @@ import (
 
 // sim.fidelity drives the model: under fast every record comes from the
 // fast tier and says so, and its cycles differ from the instruction
-// tier's but agree within the tier's error measured on GEMMs of its
-// kind (fast.FamilyError, which config show prints), and each carries
-// the tier's stated error (fast.StatedErrorPct).
+// tier's but agree within the error the record carries, the tier's
+// stated error (fast.StatedErrorPct, which config show prints). The
+// tighter bound measured on GEMMs of this kind (the family's worst) holds
+// this GEMM (on the pre-model's first plan) in sim/fast's
+// TestAgreesOnShortFamily.
 func TestFastFidelityDrivesTheModel(t *testing.T) {
 	t.Parallel()
 	job := gemmJob([3]int{1024, 1024, 1024})
-	instr := run(t, job, "gpu.sm_count=16")
+	instr := runShared(t, job, "gpu.sm_count=16") // TestSparseEnergySplit's
 	fst := run(t, job, "gpu.sm_count=16", "sim.fidelity=fast")
 	for i, f := range fst.Results {
 		in := instr.Results[i]
@@ -32,9 +34,9 @@ func TestFastFidelityDrivesTheModel(t *testing.T) {
 		}
 		e := 100 * math.Abs(float64(f.Cycles)/float64(in.Cycles)-1)
 		t.Logf("%s: fast %d, instruction %d cycles (%.1f %%)", f.Mode, f.Cycles, in.Cycles, e)
-		if e > fast.FamilyError.WorstPct {
-			t.Errorf("%s: fast %d against instruction %d cycles: %.1f %%, over the stated %.0f %%",
-				f.Mode, f.Cycles, in.Cycles, e, fast.FamilyError.WorstPct)
+		if e > f.FidelityErrorPct {
+			t.Errorf("%s: fast %d against instruction %d cycles: %.1f %%, over the stated %.1f %%",
+				f.Mode, f.Cycles, in.Cycles, e, f.FidelityErrorPct)
 		}
 		if len(f.Candidates) == 0 || f.Candidates[0].Kernel != f.Kernel {
 			t.Errorf("%s: the fast tier's selection lists %v, reports %s", f.Mode, f.Candidates, f.Kernel)

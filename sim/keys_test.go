@@ -160,9 +160,9 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	checkKeys(t, "fp16 dense, issue-bound", issueRun(), issueCases, issueRun)
 	cover(issueCases, "sm.")
 
-	// Tensor-core keys: a small sparse GEMM of each precision on 16 SMs
-	// (16 CTAs, one per SM, no split-K: the datapath is per-SM, and 108
-	// SMs cost 3x the CPU for the same property); its datapath keys bind
+	// Tensor-core keys: a small sparse GEMM of each precision on 4 SMs
+	// (4 CTAs, one per SM, no split-K: the datapath is per-SM, and 108
+	// SMs cost 3x the CPU of 16 for the same property); its datapath keys bind
 	// at these settings: a rate below what the instruction needs, or a
 	// longer fill.
 	kernels := map[tensorcore.Precision]string{tensorcore.FP16: "128x128x64_64x64_s3",
@@ -179,8 +179,8 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	for _, p := range tensorcore.Precisions {
 		pre := "tensorcore." + p.String() + "."
 		pRun := func(sets ...string) uint64 {
-			return keyRun(t, p, tensorcore.Sparse, [3]int{512, 512, 1024}, kernels[p],
-				append([]string{"gpu.sm_count=16"}, sets...)...)
+			return keyRun(t, p, tensorcore.Sparse, [3]int{256, 256, 1024}, kernels[p],
+				append([]string{"gpu.sm_count=4"}, sets...)...)
 		}
 		cases := []keyCase{
 			{sets: []string{pre + "multipliers=64"}, want: +1},
@@ -205,17 +205,17 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	// mask_seed against dual-side at the default seed; sim.seed through
 	// a jitter ensemble.
 	fpRun := func(sets ...string) uint64 {
-		return keyRun(t, tensorcore.FP16, tensorcore.Sparse, [3]int{512, 512, 1024}, kernels[tensorcore.FP16],
-			append([]string{"gpu.sm_count=16"}, sets...)...)
+		return keyRun(t, tensorcore.FP16, tensorcore.Sparse, [3]int{256, 256, 1024}, kernels[tensorcore.FP16],
+			append([]string{"gpu.sm_count=4"}, sets...)...)
 	}
 	tcCases := []keyCase{{sets: []string{"tensorcore.dual_side=true"}, want: 0}}
 	checkKeys(t, "fp16 sparse", fpRun(), tcCases, fpRun)
 	// mask_seed draws dual-side's synthetic masks: it moves the product
 	// count per MMA that dual-side times every MMA with.
 	products := func(seed string) int {
-		job := gemmJob([3]int{512, 512, 1024})
+		job := gemmJob([3]int{256, 256, 1024})
 		job.Modes = []tensorcore.Mode{tensorcore.Sparse}
-		return run(t, job, "gpu.sm_count=16", "tensorcore.dual_side=true",
+		return run(t, job, "gpu.sm_count=4", "tensorcore.dual_side=true",
 			"tensorcore.mask_seed="+seed).Results[0].DualProducts
 	}
 	if a, b := products("1"), products("7"); a == b {

@@ -1,11 +1,11 @@
 //go:build long
 
 // The long tier: tests that hold a fast path (wave and K extrapolation,
-// the steady-state fast-forward, the selection's samples) to the full
-// simulation of large kernels, and the 8192^3 peak check. They take
-// minutes of CPU each, so the README's `go test ./...` leaves them out;
-// `go test -tags long ./sim/...` runs them, as .ci/run does after the
-// default tier.
+// the steady-state fast-forward) to the full simulation of large
+// kernels, and the 8192^3 peak check (the selection's samples are held
+// in sim/selection/long_test.go). They take minutes of CPU each, so the
+// README's `go test ./...` leaves them out; `go test -tags long
+// ./sim/...` runs them, as .ci/run does after the default tier.
 
 package sim
 
@@ -13,10 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/sim/gpu"
-	"github.com/stcsim/stcsim/sim/kernel"
-	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -49,53 +45,6 @@ func TestFastForwardCloseToFull(t *testing.T) {
 					{"smem bytes", float64(r.SmemBytes), float64(e.SmemBytes), 0.03},
 					{"tc util", r.TCUtilization, e.TCUtilization, 0.03}}
 			})
-	}
-}
-
-// The selection's sample estimate (wave-extrapolated samples at two k-step
-// counts) must rank tiles as their simulations over every k-step do (wave
-// extrapolation on in both), and come within 6 % of them, on a long-K
-// kernel.
-func TestSampleEstimatePredictsFullRun(t *testing.T) {
-	t.Parallel() // long: overlaps the other long tests on a second core
-	ld, err := configs.Load(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ld.Config
-	// The full runs simulate every k-step.
-	cfg.Sim.ExtrapolateKSteps = false
-	cfg.Sim.FastForward = false
-	g := kernel.Shape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
-	plans, _ := selection.Candidates(cfg, g)
-	var est, full []float64
-	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
-		var p *kernel.Plan
-		for _, c := range plans {
-			if c.Name() == name {
-				p = c
-			}
-		}
-		if p == nil || p.KSteps <= 2*selection.SampleKSteps {
-			t.Fatalf("%s: no plan with a long K (%v)", name, p)
-		}
-		e, whole, _, err := selection.SampleEstimate(cfg, p, nil, 0, 0)
-		if err != nil || whole != nil {
-			t.Fatalf("%s: %v, full %v", name, err, whole)
-		}
-		r, err := gpu.Simulate(cfg, p, gpu.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		est, full = append(est, e), append(full, float64(r.Cycles))
-		rel := e/float64(r.Cycles) - 1
-		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.Cycles, 100*rel)
-		if rel > 0.06 || rel < -0.06 {
-			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
-		}
-	}
-	if (est[0] < est[1]) != (full[0] < full[1]) {
-		t.Errorf("estimates %v rank the tiles unlike the full runs %v", est, full)
 	}
 }
 

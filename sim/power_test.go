@@ -46,7 +46,7 @@ func TestSparseEnergySplit(t *testing.T) {
 	t.Parallel()
 	// The split is per MMA and per byte: 16 SMs show it as 108 did, on a
 	// quarter of 2048x2048x1024's work.
-	rep := run(t, gemmJob([3]int{1024, 1024, 1024}), "gpu.sm_count=16")
+	rep := runShared(t, gemmJob([3]int{1024, 1024, 1024}), "gpu.sm_count=16") // TestFastFidelityDrivesTheModel's
 	d, s := rep.Results[0], rep.Results[1]
 	if s.Speedup <= 1 {
 		t.Fatalf("sparse not faster (speedup %g): pick another shape", s.Speedup)
@@ -79,7 +79,7 @@ func TestSparseEnergySplit(t *testing.T) {
 func TestLockedAndUnreachedCapKeepCycles(t *testing.T) {
 	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
-	locked := run(t, job)
+	locked := runShared(t, job) // TestRunIsDeterministic's run
 	free := run(t, job, "gpu.clock_policy=power_capped", "power.limit_w=5000")
 	for i, r := range locked.Results {
 		if r.ClockMHz != 1410 || free.Results[i].ClockMHz != 1410 ||

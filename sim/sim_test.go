@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
@@ -37,10 +38,58 @@ func run(t *testing.T, job Job, sets ...string) *Report {
 	return rep
 }
 
+// sharedRuns are the runs that several tests make alike, made once per
+// test binary by whichever test asks first: runShared.
+var sharedRuns struct {
+	sync.Mutex
+	m map[string]*sharedRun
+}
+
+type sharedRun struct {
+	once sync.Once
+	rep  *Report
+	err  error
+}
+
+// runShared is run for a job and sets that other tests run too: one
+// simulation for all of them. The report is shared: read it, never
+// change it.
+func runShared(t *testing.T, job Job, sets ...string) *Report {
+	t.Helper()
+	key := fmt.Sprintf("%v %q", job.Modes, sets)
+	for _, w := range job.Workloads {
+		key += fmt.Sprintf(" %s %+v", w.Name, w.GEMMs)
+	}
+	sharedRuns.Lock()
+	if sharedRuns.m == nil {
+		sharedRuns.m = map[string]*sharedRun{}
+	}
+	r := sharedRuns.m[key]
+	if r == nil {
+		r = &sharedRun{}
+		sharedRuns.m[key] = r
+	}
+	sharedRuns.Unlock()
+	r.once.Do(func() {
+		ld, err := configs.Load(nil, sets)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.rep, r.err = Run(ld, job)
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.rep
+}
+
+// Two simulations of one job give equal reports (the first is shared
+// with TestLockedAndUnreachedCapKeepCycles; the second is this test's own).
 func TestRunIsDeterministic(t *testing.T) {
 	t.Parallel()
 	job := gemmJob([3]int{512, 1024, 512})
-	a := run(t, job)
+	a := runShared(t, job)
 	b := run(t, job)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("two runs differ:\n%+v\n%+v", a.Results, b.Results)

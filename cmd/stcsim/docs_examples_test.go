@@ -71,9 +71,9 @@ func docBlocks(t *testing.T) []docBlock {
 // prune` as the page says), points files parse, sweep files parse, Go
 // snippets are Go, and every command names a subcommand and flags that
 // exist, repository files that exist and test functions that exist; the
-// commands that cost nothing (listing, checking) run and succeed. A
-// command that simulates is held to its flags and files, not run: the
-// default tier's time is spent elsewhere.
+// commands that cost nothing (listing, checking) run and succeed; a
+// documented run runs cheaply (runFast) and a sweep dry-runs
+// (dryRunSweep).
 func TestDocExamplesRun(t *testing.T) {
 	blocks := docBlocks(t)
 	if len(blocks) < 20 {
@@ -390,13 +390,6 @@ func dryRunSweep(t *testing.T, b docBlock, args []string) {
 	}
 }
 
-// runFast runs a documented `stcsim run` on the fast tier
-// (sim.fidelity=fast, a few milliseconds a layer), from the repository
-// root with --out in a scratch directory, so that an example whose
-// config, overrides, flags or files are wrong fails here (the numbers a
-// page states beside a command are scripts/docs-numbers.sh's). Examples
-// that serve a monitor or name a placeholder file (my-model.csv) are
-// left to checkStcsim's flag and path checks.
 // fastRuns are the documented commands run so far, by their words: a
 // command two pages document alike runs once (one that writes --out runs
 // each time, into its own directory).
@@ -405,6 +398,16 @@ var fastRuns = map[string]struct {
 	code   int
 }{}
 
+// runFast runs a documented `stcsim run` on the fast tier
+// (sim.fidelity=fast, a few milliseconds a layer; what that tier does not
+// model, such as V:N:M, falls back to the instruction tier, there with
+// one simulated candidate on 16 SMs, whose waves are extrapolated), from
+// the repository root with --out in a scratch directory, so that an
+// example whose config, overrides, flags or files are wrong fails here
+// (the numbers a page states beside a command are
+// scripts/docs-numbers.sh's). Examples that serve a monitor or name a
+// placeholder file (my-model.csv) are left to checkStcsim's flag and path
+// checks.
 func runFast(t *testing.T, b docBlock, args []string) {
 	shown := sessionOutput(b, args)
 	args = slices.Clone(args)
@@ -420,7 +423,7 @@ func runFast(t *testing.T, b docBlock, args []string) {
 			}
 		}
 	}
-	args = append(args, "--set", "sim.fidelity=fast", "--quiet")
+	args = append(args, "--set", "sim.fidelity=fast", "--set", "kernel.simulated_candidates=1", "--set", "gpu.sm_count=16", "--quiet")
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

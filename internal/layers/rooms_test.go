@@ -18,30 +18,18 @@ import (
 // Prepare, Run, the records).
 var simTestForbidden = []string{"sim/selection", "sim/gpu", "sim/sm", "sim/internal/isa"}
 
-// simTestsNotYetMoved are the test files of package sim that still import
-// a forbidden room, with the rooms each imports (issue 50: tests in their
-// rooms). The list only shrinks: a file leaves it when its tests move to
-// the room they test or stop reaching into it, and TestTestsInTheirRooms
-// fails on a listed file that no longer needs its entry.
-var simTestsNotYetMoved = map[string][]string{
-	"bench_test.go":  {"sim/gpu", "sim/selection"},
-	"long_test.go":   {"sim/gpu", "sim/selection"},
-	"splitk_test.go": {"sim/selection"},
-}
-
 // TestTestsInTheirRooms: no package under sim/ has tests of another
 // room's code. An internal test of a room imports no simulator room its
 // own code does not (directly or through another), and a test of package
-// sim imports none of simTestForbidden outside simTestsNotYetMoved. An
-// external test package (package x_test) may: it holds a faster path
-// against the detailed one above it (sim/fast's agreement tests).
+// sim imports none of simTestForbidden. An external test package
+// (package x_test) may: it holds a faster path against the detailed one
+// above it (sim/fast's agreement tests).
 func TestTestsInTheirRooms(t *testing.T) {
 	g := deps(t)
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
 	for _, room := range []string{"sim", "sim/selection", "sim/fast", "sim/gpu", "sim/sm", "sim/kernel", "sim/internal/isa"} {
 		files, err := filepath.Glob(filepath.Join(root, room, "*_test.go"))
 		if err != nil {
@@ -64,19 +52,9 @@ func TestTestsInTheirRooms(t *testing.T) {
 				if room != "sim" || !slices.Contains(simTestForbidden, rel) {
 					continue
 				}
-				name := filepath.Base(f)
-				if !slices.Contains(simTestsNotYetMoved[name], rel) {
-					t.Errorf("sim/%s imports %s: a test of that room's code belongs in %s "+
-						"(as an internal test there); sim's tests go through Prepare and Run", name, rel, rel)
-				}
-				seen[name+" "+rel] = true
-			}
-		}
-	}
-	for name, rooms := range simTestsNotYetMoved {
-		for _, r := range rooms {
-			if !seen[name+" "+r] {
-				t.Errorf("sim/%s no longer imports %s: take it off simTestsNotYetMoved", name, r)
+				t.Errorf("sim/%s imports %s: a test of that room's code belongs in %s "+
+					"(as an internal test there); sim's tests go through Prepare and Run",
+					filepath.Base(f), rel, rel)
 			}
 		}
 	}

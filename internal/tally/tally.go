@@ -1,9 +1,11 @@
-// Package tally counts how often the front door's once-per-row steps
-// run: a trace row checked against the trace rules, a row's kernel shape
-// built, a shape's kernel candidates ranked. The steps count themselves
-// here so that a test can hold "once per row" for a whole command
-// (cmd/stcsim's run --gemm) without hooks into each package; nothing
-// else reads them.
+// Package tally counts the simulator's work in this process: how often
+// the front door's once-per-row steps run (a trace row checked against
+// the trace rules, a row's kernel shape built, a shape's kernel
+// candidates ranked) and the warp instructions the instruction-level SM
+// issued. The steps count themselves here so that a test can hold "once
+// per row" for a whole command (cmd/stcsim's run --gemm), and a benchmark
+// can report the work a run did (sim's BenchmarkReferenceSuite), without
+// hooks into each package; nothing else reads them.
 package tally
 
 import "sync/atomic"
@@ -19,6 +21,11 @@ var (
 	// caller on a command's path).
 	ShapesRanked atomic.Int64
 )
+
+// WarpInstructions counts the warp instructions every simulated GPU of
+// this process has issued, selection samples and stopped samples
+// included: the simulator's work, independent of the machine's speed.
+var WarpInstructions atomic.Uint64
 
 // Snapshot is the three counts at one time.
 type Snapshot struct{ Validated, Shaped, Ranked int64 }

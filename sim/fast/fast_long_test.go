@@ -3,7 +3,6 @@
 package fast_test
 
 import (
-	"math"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
@@ -69,20 +68,12 @@ func TestReferenceSuiteAgrees(t *testing.T) {
 }
 
 // holdsTo fails if errs (fractions) fall outside the stated measurement
-// (to its one decimal place).
+// m (fast.FamilyError or fast.SuiteError; export_test.go).
 func holdsTo(t *testing.T, m fast.Measurement, errs []float64) {
 	t.Helper()
-	above := func(x, stated float64) bool { return math.Round(10*x)/10 > stated }
-	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
-	for _, e := range errs {
-		lo, hi, sum = min(lo, 100*e), max(hi, 100*e), sum+100*math.Abs(e)
-	}
-	mape := sum / float64(len(errs))
-	t.Logf("%s: %d kernels, error %+.2f to %+.2f %%, MAPE %.2f %%", m.What, len(errs), lo, hi, mape)
-	if above(max(-lo, hi), m.WorstPct) || above(mape, m.MAPEPct) || above(hi, m.MaxPct) || above(-lo, -m.MinPct) {
-		t.Errorf("%s: error %+.1f to %+.1f %%, MAPE %.1f %%; stated %v", m.What, lo, hi, mape, m)
-	}
-	if len(errs) != m.N {
-		t.Errorf("%d kernels compared, the measurement says %d", len(errs), m.N)
+	line, err := m.Holds(errs)
+	t.Log(line)
+	if err != nil {
+		t.Error(err)
 	}
 }

@@ -1,6 +1,10 @@
 package gpu
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/sim/kernel"
+)
 
 // The instruction-level SM's energy counts are what its warps issued:
 // the instructions equal the programs' own (prologue, body per k-step,
@@ -15,7 +19,7 @@ func TestSMActivityCountsWhatIssued(t *testing.T) {
 		p := r.Plan
 		var want uint64
 		for idx := 0; idx < p.CTAs; idx++ {
-			_, _, _, split := p.CTACoord(idx)
+			split := kernel.NewCTA(p, idx).Split
 			for w := 0; w < p.Warps; w++ {
 				prog := p.Program(w)
 				want += uint64(len(prog.Prologue) + ctaSteps(p, split)*len(prog.Body) +

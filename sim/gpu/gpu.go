@@ -7,6 +7,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/internal/clock"
 	"github.com/stcsim/stcsim/internal/engine"
+	"github.com/stcsim/stcsim/internal/tally"
 	"github.com/stcsim/stcsim/memory"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/sm"
@@ -14,12 +15,6 @@ import (
 
 // simulations counts GPUs built in this process (trace task ids).
 var simulations atomic.Uint64
-
-// instructionsSimulated counts the warp instructions every GPU of this
-// process has issued, selection samples and stopped samples included:
-// the simulator's work, independent of the machine's speed
-// (BenchmarkReferenceSuite reports it).
-var InstructionsSimulated atomic.Uint64
 
 // GPU is one simulated GPU running one kernel: SMs with their
 // sub-partitions' tensor cores and shared memory, the CTA scheduler, and
@@ -140,7 +135,7 @@ func (g *GPU) Run() error {
 		}
 	}
 	err := g.engine.Run()
-	InstructionsSimulated.Add(g.Issued)
+	tally.WarpInstructions.Add(g.Issued)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func TestSkippedMMAsCountsEachCTA(t *testing.T) {
 			}
 			var want uint64
 			for i := from; i < p.CTAs; i++ {
-				_, _, _, split := p.CTACoord(i)
+				split := kernel.NewCTA(p, i).Split
 				want += uint64(ctaSteps(p, split)) * per
 			}
 			if got := skippedMMAs(p, from); got != want {

@@ -623,12 +623,12 @@ func (p *Plan) Name() string {
 	return p.Tile.Name() + p.Schedule.suffix(p.SplitK)
 }
 
-// CTACoord maps a CTA's launch index to its output tile and K split, in
+// ctaCoord maps a CTA's launch index to its output tile and K split, in
 // CUTLASS's rasterization order: bands of p.swizzle tile columns (N),
 // walked row by row (M), so that co-resident CTAs share A and B tiles and
 // a band's B columns stay in L2 while it walks all of M. CUTLASS launches
 // no-op CTAs where the last band is narrower; they are skipped here.
-func (p *Plan) CTACoord(i int) (batch, tm, tn, split int) {
+func (p *Plan) ctaCoord(i int) (batch, tm, tn, split int) {
 	perGEMM := p.TilesM * p.TilesN
 	split = i / (perGEMM * p.Shape.Batch)
 	rest := i % (perGEMM * p.Shape.Batch)

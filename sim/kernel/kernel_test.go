@@ -20,7 +20,7 @@ func TestRasterOrderIsCUTLASSSwizzle(t *testing.T) {
 		}
 		seen := make(map[[2]int]bool)
 		for i := 0; i < c.tilesM*c.tilesN; i++ {
-			_, tm, tn, _ := p.CTACoord(i)
+			_, tm, tn, _ := p.ctaCoord(i)
 			if tm < 0 || tm >= c.tilesM || tn < 0 || tn >= c.tilesN || seen[[2]int{tm, tn}] {
 				t.Fatalf("%dx%d tiles: CTA %d -> (%d,%d) out of range or repeated", c.tilesM, c.tilesN, i, tm, tn)
 			}

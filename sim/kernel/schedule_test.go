@@ -62,7 +62,7 @@ func TestNewSetsSchedule(t *testing.T) {
 }
 
 // TestParallelSplitKCoversKOnce checks, for several K and split
-// factors, that the k-steps of a tile's CTAs (walked through CTACoord as
+// factors, that the k-steps of a tile's CTAs (walked through ctaCoord as
 // the launch walks them) add up to ceil(K / BK): every k-tile once,
 // none twice, none dropped, and every split has at least one.
 func TestParallelSplitKCoversKOnce(t *testing.T) {
@@ -86,7 +86,7 @@ func TestParallelSplitKCoversKOnce(t *testing.T) {
 			want := (k + denseTile.BK - 1) / denseTile.BK
 			steps := map[[3]int]int{}
 			for i := 0; i < p.CTAs; i++ {
-				b, tm, tn, s := p.CTACoord(i)
+				b, tm, tn, s := p.ctaCoord(i)
 				if p.stepsOf(s) < 1 {
 					t.Errorf("K %d split %d: split %d has no k-step", k, split, s)
 				}

@@ -99,7 +99,7 @@ func (p *Plan) segments(idx int) []Segment {
 	if p.Schedule == StreamK {
 		return p.streamK.segments(p, idx)
 	}
-	b, tm, tn, split := p.CTACoord(idx)
+	b, tm, tn, split := p.ctaCoord(idx)
 	s := Segment{Batch: b, TileM: tm, TileN: tn, Split: split,
 		KStart: split * p.splitSteps, Steps: p.stepsOf(split), Epi: p.plainEpilogue()}
 	if p.Schedule == SerialSplitK {

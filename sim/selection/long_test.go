@@ -1,0 +1,83 @@
+//go:build long
+
+// The long tier of kernel selection (build tag long; .ci/run runs it
+// after the default tier): the sample estimate held to the full
+// simulation of a long-K kernel, minutes of CPU, and the metadata bytes
+// of 2048^3 kernels.
+
+package selection
+
+import (
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/tensorcore"
+)
+
+// The selection's sample estimate (wave-extrapolated samples at two k-step
+// counts) must rank tiles as their simulations over every k-step do (wave
+// extrapolation on in both), and come within 6 % of them, on a long-K
+// kernel.
+func TestSampleEstimatePredictsFullRun(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	ld, err := configs.Load(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ld.Config
+	// The full runs simulate every k-step.
+	cfg.Sim.ExtrapolateKSteps = false
+	cfg.Sim.FastForward = false
+	g := kernel.Shape{M: 1024, N: 1024, K: 12800, Precision: tensorcore.FP16, Sparse: true, Batch: 1} // 200 k-steps
+	plans, _ := Candidates(cfg, g)
+	var est, full []float64
+	for _, name := range []string{"128x128x64_64x64_s3", "256x128x64_64x64_s3"} {
+		var p *kernel.Plan
+		for _, c := range plans {
+			if c.Name() == name {
+				p = c
+			}
+		}
+		if p == nil || p.KSteps <= 2*SampleKSteps {
+			t.Fatalf("%s: no plan with a long K (%v)", name, p)
+		}
+		e, whole, _, err := SampleEstimate(cfg, p, nil, 0, 0)
+		if err != nil || whole != nil {
+			t.Fatalf("%s: %v, full %v", name, err, whole)
+		}
+		r, err := gpu.Simulate(cfg, p, gpu.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		est, full = append(est, e), append(full, float64(r.Cycles))
+		rel := e/float64(r.Cycles) - 1
+		t.Logf("%s: estimate %.0f cycles, full run %d (%+.1f%%)", name, e, r.Cycles, 100*rel)
+		if rel > 0.06 || rel < -0.06 {
+			t.Errorf("%s: estimate off by %+.1f%%", name, 100*rel)
+		}
+	}
+	if (est[0] < est[1]) != (full[0] < full[1]) {
+		t.Errorf("estimates %v rank the tiles unlike the full runs %v", est, full)
+	}
+}
+
+// TestMetadataBytes2048: on 2048^3 FP16 (256 CTAs on 108 SMs), 1:4
+// and 2:8 keep the same values (K/4 per row) but 2:8 indexes each with 3
+// bits instead of 2. TestMetadataBytesFollowPattern holds the same on
+// 512^3 in the default tier.
+func TestMetadataBytes2048(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests on a second core
+	force := "kernel.force=128x128x64_64x64_s3"
+	a := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 1, M: 4}, force)
+	b := patternKernel(t, 2048, 2048, 2048, tensorcore.Pattern{N: 2, M: 8}, force)
+	ma, mb := a.Mem.MetadataBytes(), b.Mem.MetadataBytes()
+	if ma == 0 || 2*mb != 3*ma {
+		t.Errorf("metadata bytes 1:4 %d, 2:8 %d: want 2:8 = 3/2 x 1:4", ma, mb)
+	}
+	if ka, kb := a.Mem.PerClass[memory.AValues].L2Bytes, b.Mem.PerClass[memory.AValues].L2Bytes; ka != kb {
+		t.Errorf("A value bytes 1:4 %d, 2:8 %d: want equal", ka, kb)
+	}
+}
