@@ -39,7 +39,27 @@ func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) 
 			plans = append(plans, p)
 		}
 	}
-	return plans, rejected
+	return gemvCandidate(cfg, g, pin, plans, rejected)
+}
+
+// gemvCandidate adds the CUDA-core GEMV (kernel.NewGEMV) to a dense
+// GEMM's candidates when its N is a decode batch (N <= kernel.GEMVMaxN)
+// or the GEMV is pinned; a pinned GEMV that cannot run the GEMM is
+// rejected with its reason.
+func gemvCandidate(cfg *configs.Config, g kernel.Shape, pin configs.KernelName,
+	plans []*kernel.Plan, rejected []string) ([]*kernel.Plan, []string) {
+	pinned := pin.Tile == kernel.GEMVName
+	if (pin.Tile != "" && !pinned) || (!pinned && (g.Sparse || g.N > kernel.GEMVMaxN)) {
+		return plans, rejected
+	}
+	p, err := kernel.NewGEMV(cfg, g)
+	if err != nil {
+		if pinned || !g.Sparse {
+			rejected = append(rejected, err.Error())
+		}
+		return plans, rejected
+	}
+	return append(plans, p), rejected
 }
 
 // variant is one kernel of a tile: a split factor and a schedule.
@@ -138,7 +158,7 @@ func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
 func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	d := demand.Of(cfg, p)
 	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
-	step := max(d.TCCycles, d.BankCycles)
+	step := max(d.TCCycles, d.BankCycles, d.FMACycles)
 	smTime := ctasPerSM * d.MeanKSteps * step
 	l2 := float64(d.KSteps) * d.Stage.Bytes() /
 		float64(cfg.Memory.L2.BytesPerClk)
