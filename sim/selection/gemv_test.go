@@ -162,3 +162,31 @@ func TestGEMVPinnedByName(t *testing.T) {
 		t.Error("kernel.force=gemv_cudacore_splitk2 loaded")
 	}
 }
+
+// The GEMV is ranked with the tiles but kept beside them: where it ranks
+// among the kept, the kept tiles are still kernel.simulated_candidates
+// many (no tile is displaced for its sake), so adding it never leaves a
+// decode GEMM on a worse tile.
+func TestGEMVKeptBesideTheTiles(t *testing.T) {
+	cfg := gemvCfg(t)
+	seen := false
+	for _, g := range []kernel.Shape{gemvShape(1024, 1, 4096), gemvShape(4096, 1, 4096),
+		gemvShape(128256, 1, 4096), gemvShape(4096, 8, 14336)} {
+		plans, _ := Rank(cfg, g)
+		tiles := 0
+		for _, p := range plans {
+			if p.Schedule == kernel.GEMV {
+				seen = true
+				continue
+			}
+			tiles++
+		}
+		if tiles != cfg.Kernel.SimulatedCandidates {
+			t.Errorf("%dx%dx%d: %d tiles kept, want kernel.simulated_candidates = %d",
+				g.M, g.N, g.K, tiles, cfg.Kernel.SimulatedCandidates)
+		}
+	}
+	if !seen {
+		t.Error("the GEMV ranked among the kept on none of the decode GEMMs")
+	}
+}
