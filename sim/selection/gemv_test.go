@@ -118,28 +118,22 @@ func TestGEMVAtTheDRAMBound(t *testing.T) {
 // 8).
 func TestGEMVFasterWithMoreBandwidthAndLanes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("eight GEMV simulations")
+		t.Skip("six GEMV simulations")
 	}
-	run := func(g kernel.Shape, sets ...string) uint64 {
-		return simulateGEMV(t, gemvCfg(t, sets...), g).Cycles
-	}
-	mem := gemvShape(1024, 1, 4096)
+	slowerDown(t, gemvShape(1024, 1, 4096), "dram.bandwidth_gbps", "2000", "1555", "1000")
+	slowerDown(t, gemvShape(1024, 8, 4096), "sm.fp32_lanes", "32", "16", "8")
+}
+
+// slowerDown simulates the GEMV of g at each value of key, widest first,
+// and fails where a narrower value is not slower.
+func slowerDown(t *testing.T, g kernel.Shape, key string, values ...string) {
+	t.Helper()
 	prev := uint64(0)
-	for i, bw := range []string{"2000", "1555", "1000"} {
-		c := run(mem, "dram.bandwidth_gbps="+bw)
-		t.Logf("dram.bandwidth_gbps=%s: %d cycles", bw, c)
+	for i, v := range values {
+		c := simulateGEMV(t, gemvCfg(t, key+"="+v), g).Cycles
+		t.Logf("%s=%s: %d cycles", key, v, c)
 		if i > 0 && c <= prev {
-			t.Errorf("dram.bandwidth_gbps=%s: %d cycles, not slower than the wider %d", bw, c, prev)
-		}
-		prev = c
-	}
-	fma := gemvShape(1024, 8, 4096)
-	prev = 0
-	for i, lanes := range []string{"32", "16", "8"} {
-		c := run(fma, "sm.fp32_lanes="+lanes)
-		t.Logf("sm.fp32_lanes=%s: %d cycles", lanes, c)
-		if i > 0 && c <= prev {
-			t.Errorf("sm.fp32_lanes=%s: %d cycles, not slower than the wider %d", lanes, c, prev)
+			t.Errorf("%s=%s: %d cycles, not slower than the wider %d", key, v, c, prev)
 		}
 		prev = c
 	}
