@@ -39,6 +39,14 @@ var (
 	SuiteError = Measurement{What: "the README run's 56 layer records on 108 SMs", N: 56,
 		WorstPct: 13.5, MAPEPct: 4.8, MinPct: -7.3, MaxPct: 13.5,
 		Source: "TestReferenceSuiteAgrees"}
+	// GEMVError: the CUDA-core GEMV (kernel.GEMV), 6 decode GEMVs on 16
+	// and on 108 SMs; its fast records carry it (StatedErrorPctFor). The
+	// worst are few-CTA or many-CTAs-per-SM GEMVs on 16 SMs, whose warps
+	// overlap their loads and math more or less than the tier's k-step
+	// takes; on 108 SMs the six are within 6 %.
+	GEMVError = Measurement{What: "12 CUDA-core GEMVs on 16 and 108 SMs", N: 12,
+		WorstPct: 30.2, MAPEPct: 8.1, MinPct: -30.2, MaxPct: 15.8,
+		Source: "TestAgreesOnGEMVs"}
 )
 
 // StatedErrorPct is the largest per-kernel |error| of the measurements:
@@ -53,5 +61,5 @@ func (e Measurement) String() string {
 // ErrorStatement is the stated error in words.
 func ErrorStatement() string {
 	return "per-kernel error against the instruction tier " + strings.Join(
-		[]string{FamilyError.String(), SuiteError.String()}, "; ")
+		[]string{FamilyError.String(), SuiteError.String(), GEMVError.String()}, "; ")
 }

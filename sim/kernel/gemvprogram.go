@@ -35,7 +35,8 @@ func (g *gemvGen) alloc(n int) isa.Reg {
 
 func (g *gemvGen) emit(list *[]isa.Instr, in isa.Instr) { *list = append(*list, in) }
 
-func one(r isa.Reg) isa.RegSpan { return isa.RegSpan{First: r, N: 1} }
+// scalar is the one register r.
+func scalar(r isa.Reg) isa.RegSpan { return isa.RegSpan{First: r, N: 1} }
 
 // buildGEMVProgram is warp w's stream of GEMV plan p.
 func buildGEMVProgram(p *Plan, w int) *isa.Program {
@@ -58,14 +59,14 @@ func buildGEMVProgram(p *Plan, w int) *isa.Program {
 
 // alu emits an integer-pipe instruction writing r from srcs.
 func (g *gemvGen) alu(list *[]isa.Instr, r isa.Reg, srcs ...isa.RegSpan) {
-	in := isa.Instr{Op: isa.OpALU, Dst: one(r)}
+	in := isa.Instr{Op: isa.OpALU, Dst: scalar(r)}
 	copy(in.Src[:], srcs)
 	g.emit(list, in)
 }
 
 // fma emits an FP32-pipe instruction writing r from srcs.
 func (g *gemvGen) fma(list *[]isa.Instr, r isa.Reg, srcs ...isa.RegSpan) {
-	in := isa.Instr{Op: isa.OpFMA, Dst: one(r)}
+	in := isa.Instr{Op: isa.OpFMA, Dst: scalar(r)}
 	copy(in.Src[:], srcs)
 	g.emit(list, in)
 }
@@ -89,7 +90,7 @@ func (g *gemvGen) prologue() {
 func (g *gemvGen) convert(list *[]isa.Instr, raw, dst isa.Reg) {
 	per := 4 / g.p.ElemBytes // elements per 32-bit register
 	for l := 0; l < g.vec && per > 1; l++ {
-		src := one(raw + isa.Reg(l/per))
+		src := scalar(raw + isa.Reg(l/per))
 		if g.p.Shape.Precision == tensorcore.BF16 {
 			g.alu(list, dst+isa.Reg(l), src)
 			continue
@@ -120,9 +121,9 @@ func (g *gemvGen) body() {
 			Dst: isa.RegSpan{First: g.rawB + isa.Reg(4*n), N: 4}, Src: [4]isa.RegSpan{{First: g.ptrB, N: 2}}})
 	}
 	// idxK += kTileK: both pointers advance, the bound is tested.
-	g.alu(list, g.ptrA, one(g.ptrA))
-	g.alu(list, g.ptrB, one(g.ptrB))
-	g.alu(list, g.loop, one(g.loop))
+	g.alu(list, g.ptrA, scalar(g.ptrA))
+	g.alu(list, g.ptrB, scalar(g.ptrB))
+	g.alu(list, g.loop, scalar(g.loop))
 	for r := 0; r < gemvRows; r++ {
 		g.convert(list, g.rawA+isa.Reg(4*r), g.wf+isa.Reg(r*g.vec))
 	}
@@ -132,12 +133,12 @@ func (g *gemvGen) body() {
 		for l := 0; l < g.vec; l++ {
 			for r := 0; r < gemvRows; r++ {
 				acc := g.acc + isa.Reg(n*gemvRows+r)
-				g.fma(list, acc, one(g.vecReg(raw, g.af, l)),
-					one(g.vecReg(g.rawA+isa.Reg(4*r), g.wf+isa.Reg(r*g.vec), l)), one(acc))
+				g.fma(list, acc, scalar(g.vecReg(raw, g.af, l)),
+					scalar(g.vecReg(g.rawA+isa.Reg(4*r), g.wf+isa.Reg(r*g.vec), l)), scalar(acc))
 			}
 		}
 	}
-	g.emit(list, isa.Instr{Op: isa.OpBRA, Src: [4]isa.RegSpan{one(g.loop)}})
+	g.emit(list, isa.Instr{Op: isa.OpBRA, Src: [4]isa.RegSpan{scalar(g.loop)}})
 }
 
 // epilogue reduces each of the 2N sums over the warp (cub::WarpReduce:
@@ -151,33 +152,33 @@ func (g *gemvGen) epilogue() {
 	outs := gemvRows * g.n
 	for level := 0; level < gemvShflLevels; level++ {
 		for o := 0; o < outs; o++ {
-			g.emit(list, isa.Instr{Op: isa.OpSHFL, Dst: one(g.tmp + isa.Reg(o)),
-				Src: [4]isa.RegSpan{one(g.acc + isa.Reg(o))}})
+			g.emit(list, isa.Instr{Op: isa.OpSHFL, Dst: scalar(g.tmp + isa.Reg(o)),
+				Src: [4]isa.RegSpan{scalar(g.acc + isa.Reg(o))}})
 		}
 		for o := 0; o < outs; o++ {
 			acc := g.acc + isa.Reg(o)
-			g.fma(list, acc, one(acc), one(g.tmp+isa.Reg(o)))
+			g.fma(list, acc, scalar(acc), scalar(g.tmp+isa.Reg(o)))
 		}
 	}
 	for o := 0; o < outs; o++ {
 		g.emit(list, isa.Instr{Op: isa.OpSTS, Operand: isa.OperandD, Bytes: 4,
-			Src: [4]isa.RegSpan{one(g.acc + isa.Reg(o))}})
+			Src: [4]isa.RegSpan{scalar(g.acc + isa.Reg(o))}})
 	}
 	g.emit(list, isa.Instr{Op: isa.OpBAR})
 	if g.warp == 0 {
 		for w := 0; w < gemvWarps; w++ {
 			g.emit(list, isa.Instr{Op: isa.OpLDS, Operand: isa.OperandD, Bytes: int32(outs * 4),
-				Dst: one(g.sum + isa.Reg(w)), Src: [4]isa.RegSpan{one(g.ptrB)}})
+				Dst: scalar(g.sum + isa.Reg(w)), Src: [4]isa.RegSpan{scalar(g.ptrB)}})
 		}
 		for w := 1; w < gemvWarps; w++ {
-			g.fma(list, g.sum, one(g.sum), one(g.sum+isa.Reg(w)))
+			g.fma(list, g.sum, scalar(g.sum), scalar(g.sum+isa.Reg(w)))
 		}
-		g.fma(list, g.sum, one(g.sum))
+		g.fma(list, g.sum, scalar(g.sum))
 		if g.p.OutBytes < 4 {
-			g.alu(list, g.sum, one(g.sum))
+			g.alu(list, g.sum, scalar(g.sum))
 		}
 		g.emit(list, isa.Instr{Op: isa.OpSTG, Operand: isa.OperandD, Space: isa.SpaceTile,
-			Bytes: int32(outs * g.p.OutBytes), Src: [4]isa.RegSpan{one(g.sum)}})
+			Bytes: int32(outs * g.p.OutBytes), Src: [4]isa.RegSpan{scalar(g.sum)}})
 	}
 	g.emit(list, isa.Instr{Op: isa.OpEXIT})
 }
