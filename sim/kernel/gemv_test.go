@@ -23,8 +23,9 @@ func gemvConfig(t *testing.T, sets ...string) *configs.Config {
 // the kernel's source, not from the generator: per k-step a thread
 // loads one 16-B vector of each of the CTA's TILE_N = 2 rows of A and
 // of each of the N tokens (2 + N LDG.128), converts every 16-bit element
-// to FP32 (8 per vector; HADD2.F32 on the FP32 pipe for fp16, a PRMT on
-// the integer pipe for bf16, none for FP32) and does TILE_N x N x kStepK
+// to FP32 (8 per vector; HADD2.F32 on the FP32 pipe for fp16; for bf16
+// half IMAD.U32 shifts on the FP32 pipe and half LOP3 masks on the
+// integer pipe; none for FP32) and does TILE_N x N x kStepK
 // FFMAs, kStepK = 16 B / element; the epilogue reduces each of the
 // TILE_N x N sums over 32 lanes (log2 32 = 5 SHFL and FADD each),
 // stores each from lane 0 (an STS each), syncs once, and warp 0 adds the
@@ -50,8 +51,8 @@ func TestGEMVInstructionCountsFollowTheKernel(t *testing.T) {
 			conv = (2 + c.n) * vec
 		}
 		fmaConv, aluConv := conv, 0
-		if c.prec == tensorcore.BF16 {
-			fmaConv, aluConv = 0, conv
+		if c.prec == tensorcore.BF16 { // IMAD.U32 shift (FP32 pipe) of the low half, LOP3 of the high
+			fmaConv, aluConv = conv/2, conv/2
 		}
 		outs := 2 * c.n
 		if p.Warps != 4 || p.CTAs != 500*2 || p.KSteps != (4096+128*vec-1)/(128*vec) {

@@ -84,14 +84,16 @@ func (g *gemvGen) prologue() {
 }
 
 // convert emits the conversion of the 16-B vector in raw registers to
-// FP32 in dst registers: one HADD2.F32 per half (the FP32 pipe) for fp16,
-// one PRMT per bf16 (a 16-bit shift, the integer pipe); FP32 needs none
-// (dst then aliases raw's registers, which the FFMAs read).
+// FP32 in dst registers: one HADD2.F32 per half (the FP32 pipe) for fp16;
+// for bf16 a 16-bit shift of each register's low element (IMAD.U32 by
+// 0x10000: the FP32 pipe, which executes IMAD, as Nsight Compute's fma
+// pipe does) and a mask of its high one (LOP3: the integer pipe); FP32
+// needs none (the FFMAs read raw's registers).
 func (g *gemvGen) convert(list *[]isa.Instr, raw, dst isa.Reg) {
 	per := 4 / g.p.ElemBytes // elements per 32-bit register
 	for l := 0; l < g.vec && per > 1; l++ {
 		src := scalar(raw + isa.Reg(l/per))
-		if g.p.Shape.Precision == tensorcore.BF16 {
+		if g.p.Shape.Precision == tensorcore.BF16 && l%2 == 1 {
 			g.alu(list, dst+isa.Reg(l), src)
 			continue
 		}
