@@ -43,6 +43,7 @@ var Bounds = []Bound{
 	{"sm.cta_launch_latency", 0, 100000},
 	{"sm.cta_dispatch_interval", 0, 10000},
 	{"sm.kernel_launch_latency", 0, 1000000},
+	{"sm.fp32_lanes", 1, 32},
 	{"tensorcore.mask_seed", 0, 1 << 30},
 	{"tensorcore.*.multipliers", 1, 1 << 16},
 	{"tensorcore.*.a_operand_bytes_per_clk", 1, 1 << 16},

@@ -106,6 +106,10 @@ type SMConfig struct {
 	CTADispatchInterval int `yaml:"cta_dispatch_interval"`
 	// KernelLaunchLatency is the cycles added once per kernel launch.
 	KernelLaunchLatency int `yaml:"kernel_launch_latency"`
+	// FP32Lanes is the FP32 (FFMA) lanes of one sub-partition: a warp's
+	// FFMA, FADD or FMUL takes 32 / FP32Lanes cycles of its FP32 pipe
+	// (the CUDA-core GEMV's inner product runs there).
+	FP32Lanes int `yaml:"fp32_lanes"`
 }
 
 // TileConfig is one kernel of the library: a CUTLASS-style threadblock
@@ -283,6 +287,7 @@ func (s SMConfig) validate() check.List {
 	l.NonNegative("cta_launch_latency", s.CTALaunchLatency)
 	l.NonNegative("cta_dispatch_interval", s.CTADispatchInterval)
 	l.NonNegative("kernel_launch_latency", s.KernelLaunchLatency)
+	l.PowerOfTwo("fp32_lanes", s.FP32Lanes)
 	if s.MaxThreads != s.MaxWarps*32 && s.MaxWarps > 0 {
 		l.AddWith("max_threads", []string{"max_warps"}, "inconsistent: max_warps %d x 32 = %d",
 			s.MaxWarps, s.MaxWarps*32)
@@ -334,9 +339,12 @@ func (k KernelConfig) validate(c *Config) check.List {
 		switch {
 		case err != nil:
 			l.Add(f.key, "%v", err)
+		case k.Tile == GEMVName && k.Suffix != "":
+			l.Add(f.key, "%s: the GEMV %s takes no split-K or stream-K suffix", Quote(f.v), GEMVName)
+		case k.Tile == GEMVName:
 		case !names[k.Tile]:
-			l.Add(f.key, "%s is not a candidate (have %s; add _splitkN "+
-				"to pin split-K, _serialkN or _streamk)", Quote(k.Tile), strings.Join(all, ", "))
+			l.Add(f.key, "%s is not a candidate (have %s, and %s for N <= 8; add _splitkN "+
+				"to pin split-K, _serialkN or _streamk)", Quote(k.Tile), strings.Join(all, ", "), GEMVName)
 		case k.N > 64:
 			l.Add(f.key, "split-K %d of %s must be in 1..64", k.N, Quote(f.v))
 		case k.Suffix == SuffixSerialK && k.N < 2:
@@ -365,6 +373,11 @@ const (
 	SuffixSerialK = "_serialk" // _serialkN: serial split-K, N splits in turn on a semaphore
 	SuffixStreamK = "_streamk" // _streamk: stream-K
 )
+
+// GEMVName is the CUDA-core GEMV's kernel name (sim/kernel/gemv.go): the
+// library's one kernel that is not a tile of kernel.candidates, offered
+// to dense GEMMs of N <= 8 and pinned by this name.
+const GEMVName = "gemv_cudacore"
 
 // KernelName is a kernel name as results print it, parsed: TILE,
 // TILE_splitkN, TILE_serialkN or TILE_streamk.

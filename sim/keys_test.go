@@ -160,6 +160,16 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	checkKeys(t, "fp16 dense, issue-bound", issueRun(), issueCases, issueRun)
 	cover(issueCases, "sm.")
 
+	// The FP32 pipe's lanes bind the CUDA-core GEMV at N = 8, whose
+	// FFMAs and conversions outlast its bytes.
+	gemvRun := func(sets ...string) uint64 {
+		return keyRun(t, tensorcore.FP16, tensorcore.Dense, [3]int{256, 8, 4096}, configs.GEMVName,
+			append([]string{"gpu.sm_count=4"}, sets...)...)
+	}
+	gemvCases := []keyCase{{sets: []string{"sm.fp32_lanes=32"}, want: -1}}
+	checkKeys(t, "fp16 dense GEMV", gemvRun(), gemvCases, gemvRun)
+	cover(gemvCases, "sm.")
+
 	// Tensor-core keys: a small sparse GEMM of each precision on 4 SMs
 	// (4 CTAs, one per SM, no split-K: the datapath is per-SM, and 108
 	// SMs cost 3x the CPU of 16 for the same property); its datapath keys bind

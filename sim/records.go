@@ -395,7 +395,7 @@ func addFidelity(res *LayerResult, k *gpu.Result) {
 	res.Fidelity = configs.FidelityInstruction
 	if k.Fidelity == configs.FidelityFast {
 		res.Fidelity = configs.FidelityFast
-		res.FidelityErrorPct = fast.StatedErrorPct()
+		res.FidelityErrorPct = fast.StatedErrorPctFor(k.Plan)
 		res.Bound = ""
 	}
 	if n := selection.FastNote(k); n != "" {

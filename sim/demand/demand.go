@@ -26,6 +26,10 @@ type Demand struct {
 	// its MMAs at the datapath's issue interval, spread over the SM's
 	// sub-partitions (one tensor core each).
 	TCCycles float64
+	// FMACycles is the FP32-pipe cycles of one CTA's k-step on its SM
+	// (a CUDA-core GEMV's FFMAs and conversions at 32 / sm.fp32_lanes
+	// cycles each, spread over the sub-partitions; 0 for a tile plan).
+	FMACycles float64
 	// Wavefronts is the shared-memory wavefronts of one CTA's k-step:
 	// every warp's ldmatrix of operand values and metadata, and the
 	// writes of one stage's fills into the bank array.
@@ -119,6 +123,7 @@ func Of(cfg *configs.Config, p *kernel.Plan) Demand {
 	d := Demand{
 		MMAs:            mmas,
 		TCCycles:        float64(mmas*p.Datapath.Interval) / float64(cfg.SM.SubPartitions),
+		FMACycles:       float64(p.FMAPerKStep()*kernel.FMAInterval(cfg)) / float64(cfg.SM.SubPartitions),
 		Wavefronts:      wavefronts,
 		BankCycles:      float64(wavefronts*sh.Banks*sh.BankBytes) / float64(sh.BytesPerClk),
 		Stage:           Stage{A: p.AStageB, Meta: p.MetaStageB, B: p.BStageB},

@@ -39,6 +39,14 @@ var (
 	suiteError = measurement{what: "the README run's 56 layer records on 108 SMs", n: 56,
 		worstPct: 13.5, mapePct: 4.8, minPct: -7.3, maxPct: 13.5,
 		source: "TestReferenceSuiteAgrees"}
+	// gemvError: the CUDA-core GEMV (kernel.GEMV), 6 decode GEMVs on 16
+	// and on 108 SMs; its fast records carry it (StatedErrorPctFor). The
+	// worst are few-CTA or many-CTAs-per-SM GEMVs on 16 SMs, whose warps
+	// overlap their loads and math more or less than the tier's k-step
+	// takes; on 108 SMs the six are within 6 %.
+	gemvError = measurement{what: "12 CUDA-core GEMVs on 16 and 108 SMs", n: 12,
+		worstPct: 30.2, mapePct: 8.1, minPct: -30.2, maxPct: 15.8,
+		source: "TestAgreesOnGEMVs"}
 )
 
 // StatedErrorPct is the largest per-kernel |error| of the measurements:
@@ -53,5 +61,5 @@ func (e measurement) String() string {
 // ErrorStatement is the stated error in words.
 func ErrorStatement() string {
 	return "per-kernel error against the instruction tier " + strings.Join(
-		[]string{familyError.String(), suiteError.String()}, "; ")
+		[]string{familyError.String(), suiteError.String(), gemvError.String()}, "; ")
 }

@@ -5,12 +5,12 @@ import (
 	"math"
 )
 
-// Measurement, FamilyError and SuiteError are the stated measurements,
+// Measurement, FamilyError, SuiteError and GEMVError are the stated measurements,
 // for the external tests (package fast_test) that hold the tier to them.
 type Measurement = measurement
 
-// FamilyError and SuiteError: see Measurement.
-var FamilyError, SuiteError = familyError, suiteError
+// FamilyError, SuiteError and GEMVError: see Measurement.
+var FamilyError, SuiteError, GEMVError = familyError, suiteError, gemvError
 
 // WorstPct is the measurement's largest per-kernel |error|, in percent.
 func (e measurement) WorstPct() float64 { return e.worstPct }

@@ -35,7 +35,7 @@ func Time(cfg *configs.Config, p *kernel.Plan) (*gpu.Result, error) {
 	if p.KSampled {
 		return nil, fmt.Errorf("fast tier: plan %s is a K sample, not a kernel", p.Name())
 	}
-	if p.Schedule != kernel.DataParallel && p.Schedule != kernel.ParallelSplitK {
+	if p.Schedule != kernel.DataParallel && p.Schedule != kernel.ParallelSplitK && p.Schedule != kernel.GEMV {
 		return nil, fmt.Errorf("fast tier: plan %s: the %s schedule is not modelled here",
 			p.Name(), p.Schedule)
 	}
@@ -104,8 +104,14 @@ type model struct {
 
 func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 	d := demand.Of(cfg, p)
+	step := d.Stage.Bytes()
+	if p.Schedule == kernel.GEMV {
+		// The GEMV loads B (the tokens) through L1: the CTAs sharing an
+		// SM read the same vectors, which L2 serves to the SM once.
+		step = float64(d.Stage.A) + float64(d.Stage.B)/float64(p.Occupancy)
+	}
 	return &model{cfg: cfg, p: p, d: d,
-		l2Step: d.Stage.Bytes(),
+		l2Step: step,
 		l2BW:   float64(cfg.Memory.L2.BytesPerClk) * cfg.Memory.L2.Efficiency,
 		port:   float64(cfg.Memory.Crossbar.PortBytesPerClk),
 		l2:     newL2State(cfg),
@@ -113,11 +119,32 @@ func newModel(cfg *configs.Config, p *kernel.Plan) *model {
 }
 
 // kStep is a k-step's cycles with perSM CTAs on each SM and all CTAs
-// running GPU-wide, DRAM aside: the SM's tensor cores, shared memory and
-// crossbar port, and the L2 slices.
+// running GPU-wide, DRAM aside: the SM's tensor cores (a GEMV's FP32
+// pipes), shared memory and crossbar port, and the L2 slices.
 func (m *model) kStep(perSM, all int) float64 {
 	c, a := float64(perSM), float64(all)
-	return max(c*m.d.TCCycles, c*m.d.BankCycles, c*m.l2Step/m.port, a*m.l2Step/m.l2BW)
+	return max(c*m.d.TCCycles, c*m.d.BankCycles, c*m.d.FMACycles, c*m.l2Step/m.port, a*m.l2Step/m.l2BW,
+		m.gemvTrip())
+}
+
+// gemvTrip is the shortest k-step of a GEMV (0 for a tile plan): a
+// warp issues a k-step's loads only after the previous k-step's math
+// (no cp.async stages), so each k-step waits a DRAM miss and then its
+// warp's FP32-pipe instructions.
+func (m *model) gemvTrip() float64 {
+	if m.p.Schedule != kernel.GEMV {
+		return 0
+	}
+	perWarp := float64(m.p.FMAPerKStep()*kernel.FMAInterval(m.cfg)) / float64(m.p.Warps)
+	return m.miss() + perWarp
+}
+
+// miss is a DRAM miss's round trip from a far slice (dram.latency is
+// the round trip from an average slice, l2.near_latency and
+// l2.far_latency apart).
+func (m *model) miss() float64 {
+	l2 := m.cfg.Memory.L2
+	return float64(m.cfg.Memory.DRAM.Latency) + float64(l2.FarLatency-l2.NearLatency)/2
 }
 
 // wave adds one wave to the kernel: to the chain, its first CTA's
@@ -153,9 +180,7 @@ func (m *model) prologueStages() float64 {
 // MMA latency.
 func (m *model) prologue() float64 {
 	cfg := m.cfg
-	l2 := cfg.Memory.L2
-	miss := float64(cfg.Memory.DRAM.Latency) + float64(l2.FarLatency-l2.NearLatency)/2
-	return float64(cfg.SM.CTALaunchLatency) + m.l2Step/m.port + miss +
+	return float64(cfg.SM.CTALaunchLatency) + m.l2Step/m.port + m.miss() +
 		float64(m.p.Datapath.Latency)
 }
 
@@ -249,4 +274,13 @@ func (m *model) reduction() float64 {
 	slices := reads/m.l2BW + writes/(m.l2BW*l2.WriteRatio)
 	dram := m.l2.spilled(reads) / m.d.DRAMBytesPerClk
 	return float64(cfg.SM.KernelLaunchLatency) + max(rounds*perTile, slices, dram)
+}
+
+// StatedErrorPctFor is the error a fast record of plan p carries: the
+// GEMV's own measurement for the CUDA-core GEMV, else StatedErrorPct.
+func StatedErrorPctFor(p *kernel.Plan) float64 {
+	if p.Schedule == kernel.GEMV {
+		return gemvError.worstPct
+	}
+	return StatedErrorPct()
 }

@@ -77,3 +77,24 @@ func holdsTo(t *testing.T, m fast.Measurement, errs []float64) {
 		t.Error(err)
 	}
 }
+
+// gemvShapes are the CUDA-core GEMVs the tiers are compared over:
+// decode shapes of 1-8 tokens, DRAM-, FP32-pipe- and latency-bound,
+// each on 16 and 108 SMs.
+var gemvShapes = [][3]int{{1024, 1, 4096}, {4096, 1, 4096}, {1024, 8, 4096},
+	{4096, 4, 4096}, {256, 2, 11008}, {4096, 8, 1024}}
+
+// The fast tier's GEMV (kernel.GEMV) against the instruction-level SM:
+// per GEMV, the error is within fast.GEMVError, which GEMV fast records
+// carry.
+func TestAgreesOnGEMVs(t *testing.T) {
+	var errs []float64
+	for _, s := range gemvShapes {
+		for _, sms := range []string{"gpu.sm_count=16", "gpu.sm_count=108"} {
+			e, got, want := relErr(t, config(t, sms), gemvPlan(t, config(t, sms), s))
+			errs = append(errs, e)
+			t.Logf("%v %s: fast %d, instruction %d (%+.1f %%)", s, sms, got, want, 100*e)
+		}
+	}
+	holdsTo(t, fast.GEMVError, errs)
+}

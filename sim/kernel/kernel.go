@@ -58,6 +58,10 @@ const (
 	// iterations, partial tiles fixed up through a workspace (CUTLASS
 	// GemmUniversalStreamk and ThreadblockSwizzleStreamK; streamk.go).
 	StreamK
+	// GEMV: the CUDA-core GEMV of skinny dense GEMMs (N <= GEMVMaxN):
+	// FFMA on the FP32 pipe, no tensor core, no shared-memory staging of
+	// the operands (gemv.go).
+	GEMV
 )
 
 // String is the schedule as records print it.
@@ -71,6 +75,8 @@ func (s Schedule) String() string {
 		return "split_k_serial"
 	case StreamK:
 		return "stream_k"
+	case GEMV:
+		return "gemv"
 	}
 	return fmt.Sprintf("Schedule(%d)", int(s))
 }
@@ -179,6 +185,9 @@ type Plan struct {
 func (p *Plan) Program(w int) *isa.Program {
 	if p.Programs == nil {
 		p.Programs = make([]*isa.Program, p.Warps)
+	}
+	if p.Programs[w] == nil && p.Schedule == GEMV {
+		p.Programs[w] = buildGEMVProgram(p, w)
 	}
 	if p.Programs[w] == nil {
 		p.Programs[w] = buildProgram(p, w)
@@ -581,6 +590,9 @@ func (p *Plan) SmemLayout(c memory.Class) smem.Layout {
 
 // smemPerCTA is the shared memory of one CTA: its cp.async stages.
 func (p *Plan) smemPerCTA() int {
+	if p.Schedule == GEMV {
+		return p.gemvSmem()
+	}
 	return p.Tile.Stages * (p.AStageB + p.MetaStageB + p.BStageB)
 }
 
@@ -620,6 +632,9 @@ func (p *Plan) fit(cfg *configs.Config) error {
 
 // Name is the kernel identifier reported in results.
 func (p *Plan) Name() string {
+	if p.Schedule == GEMV {
+		return GEMVName
+	}
 	return p.Tile.Name() + p.Schedule.suffix(p.SplitK)
 }
 

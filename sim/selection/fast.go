@@ -66,7 +66,7 @@ func FastNote(k *gpu.Result) string {
 	case k.Fidelity == configs.FidelityFast:
 		return fmt.Sprintf("timed by the fast tier, measured within %.1f %% of the instruction "+
 			"tier per kernel (fidelity_error_pct; config show says where): its breakdown, traffic, "+
-			"utilization and event energy are zero (energy is static only)", fast.StatedErrorPct())
+			"utilization and event energy are zero (energy is static only)", fast.StatedErrorPctFor(k.Plan))
 	}
 	return ""
 }

@@ -39,7 +39,29 @@ func Candidates(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) 
 			plans = append(plans, p)
 		}
 	}
-	return plans, rejected
+	return gemvCandidate(cfg, g, pin, plans, rejected)
+}
+
+func isGEMV(p *kernel.Plan) bool { return p.Schedule == kernel.GEMV }
+
+// gemvCandidate adds the CUDA-core GEMV (kernel.NewGEMV) to a dense
+// GEMM's candidates when its N is a decode batch (N <= kernel.GEMVMaxN)
+// or the GEMV is pinned; a pinned GEMV that cannot run the GEMM is
+// rejected with its reason.
+func gemvCandidate(cfg *configs.Config, g kernel.Shape, pin configs.KernelName,
+	plans []*kernel.Plan, rejected []string) ([]*kernel.Plan, []string) {
+	pinned := pin.Tile == kernel.GEMVName
+	if (pin.Tile != "" && !pinned) || (!pinned && (g.Sparse || g.N > kernel.GEMVMaxN)) {
+		return plans, rejected
+	}
+	p, err := kernel.NewGEMV(cfg, g)
+	if err != nil {
+		if pinned || !g.Sparse {
+			rejected = append(rejected, err.Error())
+		}
+		return plans, rejected
+	}
+	return append(plans, p), rejected
 }
 
 // variant is one kernel of a tile: a split factor and a schedule.
@@ -99,6 +121,10 @@ func SplitFactors(cfg *configs.Config, g kernel.Shape, t configs.TileConfig) []i
 // decomposition has stream-K CTAs (otherwise it runs the same
 // data-parallel tiles); a pinned stream-K kernel is ranked alone.
 //
+// The CUDA-core GEMV is ranked with the tiles and, when it ranks among
+// the kept, simulated beside them rather than in place of the last: a
+// decode GEMM is never run on a worse tile for its sake.
+//
 // Each call counts itself in tally.ShapesRanked, so that a test can hold
 // a command to ranking each shape once.
 func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
@@ -119,7 +145,11 @@ func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
 	sort.SliceStable(plans, func(i, j int) bool {
 		return Estimate(cfg, plans[i]) < Estimate(cfg, plans[j])
 	})
-	kept := plans[:min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))]
+	n := min(len(plans), max(1, cfg.Kernel.SimulatedCandidates))
+	if i := slices.IndexFunc(plans, isGEMV); i >= 0 && i < n {
+		n = min(len(plans), n+1) // kept beside the tiles, not in place of one
+	}
+	kept := plans[:n]
 	out := slices.Clone(kept)
 	for _, p := range kept {
 		if t := twins[p.Tile.Name()]; t != nil && t.StreamK().SKBlocks > 0 {
@@ -138,7 +168,7 @@ func Rank(cfg *configs.Config, g kernel.Shape) ([]*kernel.Plan, []string) {
 func Estimate(cfg *configs.Config, p *kernel.Plan) float64 {
 	d := demand.Of(cfg, p)
 	ctasPerSM := float64(kernel.CeilDiv(p.CTAs, cfg.GPU.SMCount))
-	step := max(d.TCCycles, d.BankCycles)
+	step := max(d.TCCycles, d.BankCycles, d.FMACycles)
 	smTime := ctasPerSM * d.MeanKSteps * step
 	l2 := float64(d.KSteps) * d.Stage.Bytes() /
 		float64(cfg.Memory.L2.BytesPerClk)

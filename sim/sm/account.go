@@ -1,6 +1,9 @@
 package sm
 
-import "github.com/stcsim/stcsim/memory"
+import (
+	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+)
 
 // Reason is what a warp, and through it a tensor core, was waiting for.
 type Reason uint8
@@ -214,4 +217,52 @@ func (w *Warp) stageResolved(Reason) {
 		}
 	}
 	w.stall[best] += left
+}
+
+// loadOf is the register of in's sources that an operand LDG wrote and
+// that is ready last (-1: the latest source is no operand load's).
+func (w *Warp) loadOf(in *isa.Instr) int {
+	if w.trips == nil {
+		return -1
+	}
+	best, at := -1, uint64(0)
+	for _, s := range in.Src {
+		for i := range s.N {
+			r := int(s.First) + int(i)
+			if t := w.ready[r]; t >= at {
+				best, at = r, t
+			}
+		}
+	}
+	if best < 0 || (w.trips[best] == 0 && w.ready[best] != Never) {
+		return -1
+	}
+	return best
+}
+
+// loadResolved books the warp's wait for an operand load (WhyStage, as a
+// cp.async stage's), once the instruction that read it issues, to where
+// the load's trip went: a trip within the L2's far latency to L2
+// latency, a longer one to DRAM latency up to dram.latency and to DRAM
+// bandwidth (queueing) beyond it.
+func (w *Warp) loadResolved(in *isa.Instr) {
+	wait := w.stall[WhyStage]
+	if wait == 0 {
+		return
+	}
+	w.stall[WhyStage] = 0
+	r := w.loadOf(in)
+	trip := uint64(0)
+	if r >= 0 {
+		trip = w.trips[r]
+	}
+	mc := w.SP.sm.env.Config.Memory
+	if trip <= uint64(mc.L2.FarLatency) {
+		w.stall[WhyL2] += wait
+		return
+	}
+	lat := min(trip, uint64(mc.DRAM.Latency))
+	n := wait * lat / trip
+	w.stall[WhyDRAM] += n
+	w.stall[WhyDRAMBW] += wait - n
 }

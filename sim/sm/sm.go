@@ -31,6 +31,7 @@ type SM struct {
 	// Shared-memory access patterns, from the warps' real addresses in
 	// CUTLASS's swizzled layouts (see patterns).
 	ldsmA, ldsmB, ldsmE, staging smem.Pattern
+	shfl                         smem.Pattern // a warp shuffle: one conflict-free wavefront
 	gatherLDS                    smem.Pattern // V:N:M: the index read before a B copy
 	LastFinish                   uint64       // the cycle its latest CTA finished
 	Finishes                     []uint64     // the cycle each of its CTAs finished
@@ -95,6 +96,7 @@ func (s *SM) patterns() {
 	s.gatherLDS = p.GatherLDS
 	s.staging = smem.Pattern{Name: "epilogue sts/lds.128",
 		BytesPerInstr: kernel.ChunkBytes, Wavefronts: kernel.ChunkBytes / 128}
+	s.shfl = smem.Pattern{Name: "shfl.bfly", BytesPerInstr: regBytes, Wavefronts: 1}
 }
 
 // LoadPattern is the pattern of shared-memory load in (an LDSM or LDS):

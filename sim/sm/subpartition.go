@@ -5,6 +5,7 @@ import (
 
 	"github.com/stcsim/stcsim/memory/smem"
 	"github.com/stcsim/stcsim/sim/internal/isa"
+	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore/unit"
 )
 
@@ -40,6 +41,10 @@ type SubPartition struct {
 	tcFreeOK bool
 	interval uint64
 	aluFree  uint64 // ALU pipe accepts the next instruction
+	fmaFree  uint64 // FP32 (FMA) pipe accepts the next instruction
+	// fmaInterval is the FP32 pipe's cycles per warp instruction (32 /
+	// sm.fp32_lanes, kernel.FMAInterval).
+	fmaInterval uint64
 
 	// mio holds the cycles the last mioQueue shared-memory instructions
 	// start being served: the queue takes another once the oldest has.
@@ -56,6 +61,13 @@ func newSubPartition(s *SM, id int) *SubPartition {
 		rf:         newRegFile(cfg.RegisterFileBanks, cfg.RegisterFileBytesPerClk), issuePerClk: cfg.IssuePerClk, wakeAt: Never,
 		lastMMA: s.env.StartedAt}
 	sp.interval = uint64(s.env.Plan.Datapath.Interval)
+	sp.fmaInterval = uint64(kernel.FMAInterval(s.env.Config))
+	if s.env.Plan.Schedule == kernel.GEMV {
+		// The CUDA-core GEMV issues no MMA: its account is the FP32
+		// pipe's (each FFMA busy for its interval, the gaps between
+		// booked to what the warp that ended them waited on).
+		sp.interval = sp.fmaInterval
+	}
 	sp.mma = s.env.Plan.MMARequest(1)
 	return sp
 }
@@ -96,7 +108,9 @@ func (sp *SubPartition) pipeFree(w *Warp, in *isa.Instr) (uint64, Reason) {
 		t = sp.tcFreeAt()
 	case isa.OpALU:
 		t, wy = sp.aluFree, WhyIssue
-	case isa.OpLDSM, isa.OpLDS, isa.OpSTS:
+	case isa.OpFMA:
+		t, wy = sp.fmaFree, WhyIssue
+	case isa.OpLDSM, isa.OpLDS, isa.OpSTS, isa.OpSHFL:
 		t, wy = sp.mio[sp.mioHead], WhySmem
 	}
 	if t > at {
@@ -180,7 +194,7 @@ func spansOf(in *isa.Instr, reusedA bool) (s rfSpans) {
 		s.read[0], s.write = in.Src[0], in.Dst
 	case isa.OpSTS, isa.OpSTG, isa.OpLDGSTS:
 		s.read[0] = in.Src[0]
-	case isa.OpALU:
+	case isa.OpALU, isa.OpFMA, isa.OpSHFL:
 		s.read = in.Src
 	}
 	return s
@@ -252,6 +266,9 @@ func (sp *SubPartition) scanScheduler(s int, now uint64) uint64 {
 		w.note(WhyIssue, now)
 		if in.Op == isa.OpDEPBAR {
 			w.stageResolved(why)
+		}
+		if in.Op != isa.OpDEPBAR && w.stall[WhyStage] > 0 {
+			w.loadResolved(in) // a GEMV's wait for an operand load
 		}
 		w.issue(in, now)
 		issued++

@@ -20,6 +20,11 @@ const (
 	// aluLatency: dependent-issue latency of IADD3/IMAD/LOP3 on Ampere
 	// (4 cycles in the Jia et al. and Abdelkhalik et al. microbenchmarks).
 	aluLatency = 4
+	// fmaLatency: dependent-issue latency of FFMA/FADD on the A100 (4
+	// cycles dependent, 2 independent: Abdelkhalik et al., "Demystifying
+	// the Nvidia Ampere Architecture through Microbenchmarking and
+	// Instruction-level Analysis", HPEC 2022, arXiv 2208.11174).
+	fmaLatency = 4
 	// mioQueue: shared-memory instructions a sub-partition's MIO queue
 	// holds before the oldest is served (estimated; Accel-Sim's Ampere
 	// configs use a comparable per-scheduler LD/ST queue).
@@ -87,6 +92,9 @@ type Warp struct {
 	seg      int
 	released uint64      // the cycle the last barrier let the warp go on
 	lastA    isa.RegSpan // previous MMA's A operand (register reuse cache)
+	// trips are, per register an operand LDG (a GEMV's) wrote, the load's
+	// trip from issue to arrival (0: not back; nil until the first).
+	trips []uint64
 	// operands caches when the registers of instruction operands.in are
 	// ready and, once asked, what they wait on; setReady, the only writer
 	// of ready, clears it.
@@ -233,6 +241,9 @@ func (w *Warp) regWhy(in *isa.Instr) Reason {
 		}
 		return WhySmem
 	}
+	if w.loadOf(in) >= 0 {
+		return WhyStage // an operand load: resolved by its trip at issue (loadResolved)
+	}
 	return WhyDependence
 }
 
@@ -289,6 +300,18 @@ func (w *Warp) issue(in *isa.Instr, now uint64) {
 		sp.take(now, w.rfUse(in))
 		n.RFWrite += uint64(int(in.Dst.N) * regBytes)
 		w.setReady(in.Dst, now+aluLatency)
+	case isa.OpFMA:
+		sp.fmaFree = now + sp.fmaInterval
+		sp.take(now, w.rfUse(in))
+		n.RFWrite += uint64(int(in.Dst.N) * regBytes)
+		w.setReady(in.Dst, now+fmaLatency)
+		if w.CTA.Plan.Schedule == kernel.GEMV {
+			sp.mmaIssued(w, now) // the GEMV's account is its FP32 pipe's
+		}
+	case isa.OpSHFL:
+		done := sp.smemAccess(now, sp.sm.shfl, regBytes)
+		sp.take(now, w.rfUse(in))
+		w.setReady(in.Dst, done)
 	case isa.OpLDG:
 		w.load(in, now)
 	case isa.OpSTG:
@@ -351,6 +374,10 @@ func (w *Warp) retireGroups(n int) {
 // previous serial split left it, or stream-K partial sums (those two
 // counted as fix-up bytes).
 func (w *Warp) load(in *isa.Instr, now uint64) {
+	if in.Space == isa.SpaceOperand {
+		w.loadOperand(in, now)
+		return
+	}
 	c := w.CTA
 	r := w.region(in)
 	w.setReady(in.Dst, Never)
@@ -366,6 +393,37 @@ func (w *Warp) load(in *isa.Instr, now uint64) {
 		w.setReady(dst, at)
 		w.SP.wake(at + 1)
 	})
+}
+
+// loadOperand issues a CUDA-core GEMV's LDG.128 of an operand chunk of
+// the running k-step through L1 into registers, booked to the operand's
+// class; a chunk past K or the matrix is predicated off.
+func (w *Warp) loadOperand(in *isa.Instr, now uint64) {
+	c := w.CTA
+	class, r := c.ChunkRegion(w.iter, in.Operand, int(in.Chunk))
+	if r.Rows == 0 {
+		w.setReady(in.Dst, now+1)
+		return
+	}
+	w.setReady(in.Dst, Never)
+	dst := in.Dst
+	w.markLoad(dst, 0)
+	c.SM.env.Mem.Read(now, c.SM.ID, class, r, true, func(at uint64) {
+		w.setReady(dst, at)
+		w.markLoad(dst, max(1, at-now))
+		w.SP.wake(at + 1)
+	})
+}
+
+// markLoad notes that an operand LDG writes r, its trip from issue to
+// arrival (0: not back yet), for the account (loadResolved).
+func (w *Warp) markLoad(r isa.RegSpan, trip uint64) {
+	if w.trips == nil {
+		w.trips = make([]uint64, len(w.ready))
+	}
+	for i := range r.N {
+		w.trips[int(r.First)+int(i)] = trip
+	}
 }
 
 // store issues an STG of the epilogue's D (or split-K partials, or
@@ -395,6 +453,8 @@ func (w *Warp) region(in *isa.Instr) memory.Region {
 		return c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseSplit)
 	case isa.SpacePartials:
 		return c.PartialRegion(w.id, int(in.Chunk))
+	case isa.SpaceTile:
+		return c.OutputTile()
 	}
 	return c.EpilogueRegion(w.id, int(in.Chunk), kernel.BaseD)
 }

@@ -37,12 +37,21 @@ const (
 	// OpNEXT: the branch to the CTA's next segment (a stream-K CTA's
 	// next tile); the cp.async groups are drained by then.
 	OpNEXT
+	// OpFMA: FFMA, FADD, FMUL and HADD2.F32 (a half converted to FP32):
+	// the FP32 pipe's instructions (the CUDA cores, not the tensor core),
+	// as a CUDA-core GEMV's inner product runs them.
+	OpFMA
+	// OpSHFL: SHFL.BFLY (__shfl_xor_sync), a warp shuffle: one 32-bit
+	// register exchanged among the warp's lanes through the shared-memory
+	// unit's crossbar (an MIO instruction, as Nsight Compute's stall
+	// reasons class it).
+	OpSHFL
 	NumOpcodes
 )
 
 var opNames = [NumOpcodes]string{"MMA", "MMA.SP", "LDSM", "LDS", "STS",
 	"LDGSTS", "LDGDEPBAR", "DEPBAR", "BAR.SYNC", "ALU", "BRA", "LDG", "STG",
-	"EXIT", "WAIT", "SIGNAL", "NEXT"}
+	"EXIT", "WAIT", "SIGNAL", "NEXT", "FMA", "SHFL"}
 
 // Space is the global buffer an LDG or STG addresses.
 type Space uint8
@@ -53,6 +62,13 @@ const (
 	SpaceC                     // C
 	SpaceSplitK                // the parallel split-K workspace (FP32 planes)
 	SpacePartials              // the stream-K workspace of partial tiles (FP32)
+	// SpaceOperand: an operand's global values, loaded into registers
+	// (a CUDA-core GEMV's LDG.128 of A and of B): Operand and Chunk name
+	// the 512-byte chunk of the running k-step's tile, as an LDGSTS's do.
+	SpaceOperand
+	// SpaceTile: the CTA's whole output tile of D (a GEMV's y, stored by
+	// the threads that hold the reduced sums).
+	SpaceTile
 )
 
 func (o Opcode) String() string {
