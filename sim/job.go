@@ -34,6 +34,11 @@ type Job struct {
 	// Nil: everything is simulated.
 	Cache     Cache
 	CacheSalt string
+
+	// locked keeps a locked run's kernels above the power limit (set by
+	// Prepare), and retime, in AddPowerCapped's runs, the ones to re-time
+	// from them (capped.go).
+	locked, retime *lockedKernels
 }
 
 // Observer watches kernel simulations as they are built and run (the

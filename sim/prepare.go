@@ -73,6 +73,9 @@ func Prepare(cfg *configs.Config, job Job) (*Prepared, error) {
 	}
 	p := &Prepared{Job: job, cfg: cfg, traces: slices.Clone(job.Workloads),
 		modes: slices.Clone(job.Modes)}
+	if p.Job.locked == nil {
+		p.Job.locked = &lockedKernels{}
+	}
 	p.byKey = map[kernel.Shape]*shapePlan{}
 	sparse := slices.Contains(job.Modes, tensorcore.Sparse)
 	for _, w := range job.Workloads {

@@ -166,6 +166,9 @@ func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
 		if err != nil {
 			return err
 		}
+		if rec.AbovePowerLimit {
+			r.job.locked.keep(jobs[i].shape, kernels[jobs[i].shape])
+		}
 		if caching {
 			r.store(jobs[i], hashes, rec, in)
 			rec.Cache = "miss"
@@ -207,7 +210,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 			defer wg.Done()
 			for i := range work {
 				caught.Do(func() {
-					results[i], errs[i] = selection.RunRanked(r.cfg, shapes[i], r.prep.byKey[shapes[i]].plans, r.job.Observer)
+					results[i], errs[i] = r.simulateShape(shapes[i])
 				})
 				mu.Lock()
 				done++
@@ -232,6 +235,15 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 		out[s] = results[i]
 	}
 	return out, nil
+}
+
+// simulateShape selects shape s's kernel and times it, or in
+// AddPowerCapped's runs re-times the locked run's kernel (retimeLocked).
+func (r *runner) simulateShape(s kernel.Shape) (*gpu.Result, error) {
+	if k := r.job.retime.of(s); k != nil {
+		return retimeLocked(r.cfg, k, r.job.Observer)
+	}
+	return selection.RunRanked(r.cfg, s, r.prep.byKey[s].plans, r.job.Observer)
 }
 
 // order is the order the workers take the shapes in: the job's where

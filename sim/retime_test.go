@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
+)
+
+// TestRetimeFromLockedIsTheSame: AddPowerCapped re-times a locked run's
+// kernels above the limit from the locked run's own simulations
+// (retimeLocked) rather than selecting the pinned kernel again, which
+// simulates it once more at the locked clock. Both give the same
+// power-capped totals, on a shape whose selection simulates (and prunes)
+// several candidates, dense and sparse, and the re-timing from the locked
+// run starts fewer simulations, one fewer per record re-timed.
+func TestRetimeFromLockedIsTheSame(t *testing.T) {
+	sets := []string{"gpu.sm_count=8", "power.limit_w=45"}
+	load := func(more ...string) (*configs.Loaded, error) {
+		return configs.Load(nil, append(append([]string{}, sets...), more...))
+	}
+	ld, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := gemmJob([3]int{512, 512, 1024})
+	p, err := Prepare(ld.Config, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Run(ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	above := 0
+	for _, r := range rep.Results {
+		if r.AbovePowerLimit {
+			above++
+		}
+	}
+	if above != 2 {
+		t.Fatalf("%d records above the limit, want both", above)
+	}
+	retime := func(j Job) ([]results.ClockTotal, uint64) {
+		again := *rep
+		before := WarpStepsSimulated()
+		if err := AddPowerCapped(load, j, &again, nil); err != nil {
+			t.Fatal(err)
+		}
+		return again.PowerCapped, WarpStepsSimulated() - before
+	}
+	fromLocked, cheap := retime(p.Job)
+	plain := p.Job
+	plain.locked = nil // the pinned kernel selected again
+	again, full := retime(plain)
+	if !reflect.DeepEqual(fromLocked, again) {
+		t.Errorf("re-timed from the locked run: %+v\nselected again: %+v", fromLocked, again)
+	}
+	if cheap >= full {
+		t.Errorf("re-timing from the locked run simulated %d warp k-steps, selecting again %d", cheap, full)
+	}
+	t.Logf("warp k-steps: %d from the locked run, %d selecting again", cheap, full)
+}
