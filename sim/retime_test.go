@@ -6,6 +6,7 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // TestRetimeFromLockedIsTheSame: AddPowerCapped re-times a locked run's
@@ -61,4 +62,46 @@ func TestRetimeFromLockedIsTheSame(t *testing.T) {
 		t.Errorf("re-timing from the locked run simulated %d warp k-steps, selecting again %d", cheap, full)
 	}
 	t.Logf("warp k-steps: %d from the locked run, %d selecting again", cheap, full)
+}
+
+// TestWorkEstimateCountsTheLockedRetiming: a locked run whose kernel the
+// pre-model puts above power.limit_w is estimated with the power-capped
+// re-timing `run` adds (AddPowerCapped), and the estimate stays within
+// 2x of what the run and the re-timing simulate (as
+// TestWorkEstimateMatchesSimulatedKSteps holds the others); under a
+// limit no kernel reaches, the re-timing is not counted and not run.
+func TestWorkEstimateCountsTheLockedRetiming(t *testing.T) {
+	job := gemmJob([3]int{512, 1024, 2048})
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	estimate := func(limit string) (float64, float64) {
+		sets := []string{"gpu.sm_count=16", "power.limit_w=" + limit}
+		load := func(more ...string) (*configs.Loaded, error) {
+			return configs.Load(nil, append(append([]string{}, sets...), more...))
+		}
+		ld, err := load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mustPrepare(t, ld.Config, job)
+		before := WarpStepsSimulated()
+		rep, err := p.Run(ld)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := AddPowerCapped(load, p.Job, rep, nil); err != nil {
+			t.Fatal(err)
+		}
+		return p.KSteps(), float64(WarpStepsSimulated() - before)
+	}
+	capped, cappedRun := estimate("90")
+	free, freeRun := estimate("1000")
+	t.Logf("under 90 W: estimate %.4g, simulated %.4g; under 1000 W: %.4g, %.4g", capped, cappedRun,
+		free, freeRun)
+	if capped <= free || cappedRun <= freeRun {
+		t.Errorf("the re-timing under 90 W: estimate %.4g against %.4g, run %.4g against %.4g",
+			capped, free, cappedRun, freeRun)
+	}
+	if capped > 2*cappedRun || capped < cappedRun/2 {
+		t.Errorf("under 90 W: estimate %.4g warp k-steps, simulated %.4g", capped, cappedRun)
+	}
 }

@@ -50,7 +50,9 @@ type Budget struct {
 	// chosen; empty where its samples are the record.
 	Records [][]Sim
 	// Retimes is, per candidate, its simulations at the clocks a power
-	// cap tries (gpu.clock_policy=power_capped; empty otherwise).
+	// cap tries: under gpu.clock_policy=power_capped, and under locked
+	// where the pre-model puts the kernel above power.limit_w, for the
+	// power-capped totals `run` adds (retimedLocked); empty otherwise.
 	Retimes [][]Sim
 }
 
@@ -80,12 +82,22 @@ func BudgetOf(cfg *configs.Config, plans []*kernel.Plan) Budget {
 		}
 		b.Records = append(b.Records, record)
 		var retime []Sim
-		if cfg.GPU.ClockPolicy == energy.PowerCapped {
+		if cfg.GPU.ClockPolicy == energy.PowerCapped || retimedLocked(cfg, p) {
 			retime = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
 		}
 		b.Retimes = append(b.Retimes, retime)
 	}
 	return b
+}
+
+// retimedLocked says whether a locked run's record of p is expected to
+// be re-timed under power_capped (sim.AddPowerCapped, which `run` calls
+// for records above power.limit_w): where the pre-model's power of p
+// (PredictedPower) is above the limit. Whether it is, only the run
+// tells; the estimate counts what the pre-model expects.
+func retimedLocked(cfg *configs.Config, p *kernel.Plan) bool {
+	return cfg.GPU.ClockPolicy == energy.Locked && cfg.Sim.Fidelity == configs.FidelityInstruction &&
+		PredictedPower(cfg, p) > cfg.Power.LimitW
 }
 
 // samplesOf is the simulations that estimate p for the ranking, each run
