@@ -145,10 +145,53 @@ func cappedTotals(rows []LayerResult, limitW float64) []results.ClockTotal {
 }
 
 // lockedKernels are a locked run's kernels whose records are above the
-// power limit, by shape (each shape runs one kernel per config).
+// power limit, by shape (each shape runs one kernel per config), and
+// under Job.RetimeEarly their re-timings.
 type lockedKernels struct {
-	mu sync.Mutex
-	by map[kernel.Shape]*gpu.Result
+	mu     sync.Mutex
+	by     map[kernel.Shape]*gpu.Result
+	capped map[kernel.Shape]*gpu.Result
+}
+
+// retimeEarly re-times k, shape s's kernel at the locked clock, where it
+// is above power.limit_w (as its record will say: selection.AboveLimit
+// is the record's test on one run), and keeps the result for
+// AddPowerCapped. The locked config serves: the simulation at a clock
+// does not read gpu.clock_policy, and the pinned kernel is k's.
+func (r *runner) retimeEarly(s kernel.Shape, k *gpu.Result) error {
+	if r.cfg.GPU.ClockPolicy != energy.Locked || k.Fidelity != configs.FidelityInstruction ||
+		!selection.AboveLimit(r.cfg, k) {
+		return nil
+	}
+	c, err := retimeLocked(r.cfg, k, nil)
+	if err != nil {
+		return fmt.Errorf("power-capped re-timing of %s: %w", k.Plan.Name(), err)
+	}
+	r.job.locked.keepCapped(s, c)
+	return nil
+}
+
+// keepCapped notes c as shape s's kernel re-timed under power_capped.
+func (l *lockedKernels) keepCapped(s kernel.Shape, c *gpu.Result) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.capped == nil {
+		l.capped = map[kernel.Shape]*gpu.Result{}
+	}
+	l.capped[s] = c
+}
+
+// cappedOf is shape s's early re-timing, or nil.
+func (l *lockedKernels) cappedOf(s kernel.Shape) *gpu.Result {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.capped[s]
 }
 
 // keep notes k as shape s's kernel at the locked clock. Only a kernel

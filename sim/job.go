@@ -35,6 +35,13 @@ type Job struct {
 	Cache     Cache
 	CacheSalt string
 
+	// RetimeEarly says the caller adds the power-capped totals after the
+	// run (AddPowerCapped): a kernel above power.limit_w at the locked
+	// clock is then re-timed on the worker that simulated it, as soon as
+	// it is, so that the re-timings share the workers with the other
+	// GEMMs instead of running after them all. The totals are the same.
+	RetimeEarly bool
+
 	// locked keeps a locked run's kernels above the power limit (set by
 	// Prepare), and retime, in AddPowerCapped's runs, the ones to re-time
 	// from them (capped.go).

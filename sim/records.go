@@ -237,13 +237,22 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 	return out, nil
 }
 
-// simulateShape selects shape s's kernel and times it, or in
-// AddPowerCapped's runs re-times the locked run's kernel (retimeLocked).
+// simulateShape selects shape s's kernel and times it, and under
+// Job.RetimeEarly re-times it power-capped where it is above the limit;
+// in AddPowerCapped's runs it re-times the locked run's kernel
+// (retimeLocked), or gives the early re-timing.
 func (r *runner) simulateShape(s kernel.Shape) (*gpu.Result, error) {
+	if c := r.job.retime.cappedOf(s); c != nil {
+		return c, nil // re-timed early (Job.RetimeEarly)
+	}
 	if k := r.job.retime.of(s); k != nil {
 		return retimeLocked(r.cfg, k, r.job.Observer)
 	}
-	return selection.RunRanked(r.cfg, s, r.prep.byKey[s].plans, r.job.Observer)
+	k, err := selection.RunRanked(r.cfg, s, r.prep.byKey[s].plans, r.job.Observer)
+	if err == nil && r.job.RetimeEarly {
+		err = r.retimeEarly(s, k)
+	}
+	return k, err
 }
 
 // order is the order the workers take the shapes in: the job's where

@@ -62,6 +62,32 @@ func TestRetimeFromLockedIsTheSame(t *testing.T) {
 		t.Errorf("re-timing from the locked run simulated %d warp k-steps, selecting again %d", cheap, full)
 	}
 	t.Logf("warp k-steps: %d from the locked run, %d selecting again", cheap, full)
+
+	// Job.RetimeEarly: the re-timings run with the locked run, the same
+	// report and totals, and none is left for AddPowerCapped.
+	early := job
+	early.RetimeEarly = true
+	pe, err := Prepare(ld.Config, early)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := WarpStepsSimulated()
+	repEarly, err := pe.Run(ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	during := WarpStepsSimulated() - before
+	if !reflect.DeepEqual(repEarly, rep) {
+		t.Errorf("the locked report differs with the early re-timing")
+	}
+	rep = repEarly
+	onTheSide, after := retime(pe.Job)
+	if !reflect.DeepEqual(onTheSide, again) {
+		t.Errorf("re-timed early: %+v\nselected again: %+v", onTheSide, again)
+	}
+	if after != 0 || during == 0 {
+		t.Errorf("re-timed early: %d warp k-steps with the run, %d after it", during, after)
+	}
 }
 
 // TestWorkEstimateCountsTheLockedRetiming: a locked run whose kernel the

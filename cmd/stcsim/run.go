@@ -579,6 +579,7 @@ func execute(ld *configs.Loaded, prep *sim.Prepared, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
+	job.RetimeEarly = ld.Config.GPU.ClockPolicy == energy.Locked // addPowerCapped follows
 	est := prep.KSteps()
 	bar.Work(workMeter(est))
 	bar.Fraction(workShare(est))

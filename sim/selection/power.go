@@ -84,6 +84,12 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 	return r, nil
 }
 
+// AboveLimit says whether kernel k's average power (one run's) is above
+// power.limit_w, the test CapClock starts with.
+func AboveLimit(cfg *configs.Config, k *gpu.Result) bool {
+	return kernelPower(cfg, k) > cfg.Power.LimitW
+}
+
 // kernelPower is a kernel's average board power in watts.
 func kernelPower(cfg *configs.Config, k *gpu.Result) float64 {
 	b, err := cfg.Power.Energy(k.Act, k.Cycles, k.ClockMHz)
