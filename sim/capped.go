@@ -91,7 +91,7 @@ func retimeCapped(load func(sets ...string) (*configs.Loaded, error), job Job, r
 	}
 	sub := job
 	sub.Modes, sub.Workloads, sub.Progress = []tensorcore.Mode{r.Mode}, nil, nil
-	sub.locked, sub.retime = nil, job.locked
+	sub.locked, sub.retime, sub.PowerCappedTotals = nil, job.locked, false
 	sub.Observer = nil // --trace-db and --monitor show the reported run's kernels
 	for _, t := range job.Workloads {
 		if t.Name != r.Workload {
@@ -146,7 +146,7 @@ func cappedTotals(rows []LayerResult, limitW float64) []results.ClockTotal {
 
 // lockedKernels are a locked run's kernels whose records are above the
 // power limit, by shape (each shape runs one kernel per config), and
-// under Job.RetimeEarly their re-timings.
+// under Job.PowerCappedTotals their re-timings.
 type lockedKernels struct {
 	mu     sync.Mutex
 	by     map[kernel.Shape]*gpu.Result

@@ -21,7 +21,8 @@ import (
 // decides any of that again.
 type Prepared struct {
 	// Job is the job prepared. Its run-time fields (Progress, Observer,
-	// Command, Sources, Cache, CacheSalt) may be set before Run; its
+	// Command, Sources, Cache, CacheSalt, PowerCappedTotals) may be set
+	// before Run; its
 	// Workloads and Modes are what was prepared, and Run refuses a
 	// Prepared whose Workloads or Modes were changed.
 	Job Job

@@ -238,18 +238,18 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 }
 
 // simulateShape selects shape s's kernel and times it, and under
-// Job.RetimeEarly re-times it power-capped where it is above the limit;
+// Job.PowerCappedTotals re-times it power-capped where it is above the limit;
 // in AddPowerCapped's runs it re-times the locked run's kernel
 // (retimeLocked), or gives the early re-timing.
 func (r *runner) simulateShape(s kernel.Shape) (*gpu.Result, error) {
 	if c := r.job.retime.cappedOf(s); c != nil {
-		return c, nil // re-timed early (Job.RetimeEarly)
+		return c, nil // re-timed early (Job.PowerCappedTotals)
 	}
 	if k := r.job.retime.of(s); k != nil {
 		return retimeLocked(r.cfg, k, r.job.Observer)
 	}
 	k, err := selection.RunRanked(r.cfg, s, r.prep.byKey[s].plans, r.job.Observer)
-	if err == nil && r.job.RetimeEarly {
+	if err == nil && r.job.PowerCappedTotals {
 		err = r.retimeEarly(s, k)
 	}
 	return k, err
@@ -280,7 +280,7 @@ func (r *runner) longestFirst(shapes []kernel.Shape) []int {
 	cost := make([]float64, len(shapes))
 	order := make([]int, len(shapes))
 	for i, s := range shapes {
-		cost[i], order[i] = workOf(r.cfg, r.prep.byKey[s].size(r.cfg).work), i
+		cost[i], order[i] = workOf(r.cfg, r.prep.shapeTotal(r.prep.byKey[s])), i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
 	return order

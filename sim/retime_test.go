@@ -63,10 +63,10 @@ func TestRetimeFromLockedIsTheSame(t *testing.T) {
 	}
 	t.Logf("warp k-steps: %d from the locked run, %d selecting again", cheap, full)
 
-	// Job.RetimeEarly: the re-timings run with the locked run, the same
+	// Job.PowerCappedTotals: the re-timings run with the locked run, the same
 	// report and totals, and none is left for AddPowerCapped.
 	early := job
-	early.RetimeEarly = true
+	early.PowerCappedTotals = true
 	pe, err := Prepare(ld.Config, early)
 	if err != nil {
 		t.Fatal(err)
@@ -90,15 +90,19 @@ func TestRetimeFromLockedIsTheSame(t *testing.T) {
 	}
 }
 
-// TestWorkEstimateCountsTheLockedRetiming: a locked run whose kernel the
-// pre-model puts above power.limit_w is estimated with the power-capped
-// re-timing `run` adds (AddPowerCapped), and the estimate stays within
-// 2x of what the run and the re-timing simulate (as
+// TestWorkEstimateCountsTheLockedRetiming: a locked run that adds the
+// power-capped totals (Job.PowerCappedTotals, as `run`) and whose kernel
+// the pre-model puts above power.limit_w is estimated with their
+// re-timing (AddPowerCapped), and the estimate stays within 2x of what
+// the run and the re-timing simulate (as
 // TestWorkEstimateMatchesSimulatedKSteps holds the others); under a
-// limit no kernel reaches, the re-timing is not counted and not run.
+// limit no kernel reaches, the re-timing is not counted and not run,
+// and neither is it for a job that does not add the totals (validate,
+// sweep).
 func TestWorkEstimateCountsTheLockedRetiming(t *testing.T) {
 	job := gemmJob([3]int{512, 1024, 2048})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	job.PowerCappedTotals = true
 	estimate := func(limit string) (float64, float64) {
 		sets := []string{"gpu.sm_count=16", "power.limit_w=" + limit}
 		load := func(more ...string) (*configs.Loaded, error) {
@@ -129,5 +133,13 @@ func TestWorkEstimateCountsTheLockedRetiming(t *testing.T) {
 	}
 	if capped > 2*cappedRun || capped < cappedRun/2 {
 		t.Errorf("under 90 W: estimate %.4g warp k-steps, simulated %.4g", capped, cappedRun)
+	}
+	ld, err := configs.Load(nil, []string{"gpu.sm_count=16", "power.limit_w=90"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.PowerCappedTotals = false
+	if w := mustPrepare(t, ld.Config, job).KSteps(); w != free {
+		t.Errorf("without the power-capped totals: estimate %.4g under 90 W, want %.4g as under 1000 W", w, free)
 	}
 }

@@ -138,7 +138,8 @@ func runRun(args []string) int {
 	if err == nil {
 		err = f.checkOutFiles(ld, prep.Job)
 	}
-	if err == nil {
+	if err == nil { // addPowerCapped follows a locked run: counted and overlapped
+		prep.Job.PowerCappedTotals = ld.Config.GPU.ClockPolicy == energy.Locked
 		err = checkWork(prep, f.maxWork, "the job")
 	}
 	if err == nil {
@@ -579,7 +580,6 @@ func execute(ld *configs.Loaded, prep *sim.Prepared, f *runFlags) int {
 	}
 	bar := progress.New(0, "GEMMs simulated", f.quiet)
 	job.Progress = func(done, total int) { bar.Set(done, total) }
-	job.RetimeEarly = ld.Config.GPU.ClockPolicy == energy.Locked // addPowerCapped follows
 	est := prep.KSteps()
 	bar.Work(workMeter(est))
 	bar.Fraction(workShare(est))
