@@ -91,6 +91,7 @@ var Bounds = []Bound{
 	{"kernel.candidates[*].max_n", 0, 1 << 30},
 	{"area.disabled_sms", 0, 1024},
 	{"area.operand_path_mm", 0, 100},
+	{"sim.prune_tolerance", 0, 0.05},
 }
 
 // unbounded keys take any value of their type.

@@ -213,6 +213,11 @@ type SimConfig struct {
 	// the others with seeded CTA dispatch offsets and same-cycle tie
 	// orders; the selection and the reported cycles use the mean.
 	JitterRuns int `yaml:"jitter_runs"`
+	// PruneTolerance is how close to the leading candidate's estimate,
+	// as a fraction of it, a selection sample's lower bound must come for
+	// the sample to be stopped: 0 stops it only once it provably loses;
+	// t > 0 also once it could win by no more than t (docs/fast-paths.md).
+	PruneTolerance float64 `yaml:"prune_tolerance"`
 	// Fidelity is the tier that times every kernel: "instruction" (the
 	// instruction-level SM) or "fast" (sim/fast's analytical tier, with
 	// a per-kernel fallback to instruction where it refuses a plan).
@@ -258,6 +263,9 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memcfg.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
+	if c.Sim.PruneTolerance < 0 {
+		l.Add("sim.prune_tolerance", "must be >= 0 (got %g)", c.Sim.PruneTolerance)
+	}
 	l.OneOf("sim.fidelity", c.Sim.Fidelity, Fidelities...)
 	l = append(l, c.checkBounds()...)
 	l.OneOf("gpu.clock_policy", c.GPU.ClockPolicy, energy.Policies...)

@@ -18,6 +18,7 @@ func fidelityKeys(c *Config) []struct {
 		{"sim.extrapolate_ksteps", c.Sim.ExtrapolateKSteps},
 		{"sim.fast_forward", c.Sim.FastForward},
 		{"sim.jitter_runs", c.Sim.JitterRuns},
+		{"sim.prune_tolerance", c.Sim.PruneTolerance},
 		{"sim.fidelity", c.Sim.Fidelity},
 		{"tensorcore.fidelity", c.TensorCore.Fidelity},
 	}

@@ -11,6 +11,9 @@ import (
 	"github.com/stcsim/stcsim/energy"
 	"github.com/stcsim/stcsim/internal/bug"
 	"github.com/stcsim/stcsim/results"
+	"github.com/stcsim/stcsim/sim/gpu"
+	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/selection"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -77,7 +80,10 @@ func AddPowerCapped(load func(sets ...string) (*configs.Loaded, error), job Job,
 }
 
 // retimeCapped simulates one record's GEMM again under power_capped with
-// its kernel pinned.
+// its kernel pinned. Where the locked run kept the record's kernel
+// (job.locked), the re-timing starts from it (retimeLocked) rather than
+// selecting the pinned kernel again: that selection would simulate it
+// once more at the locked clock, to the same result.
 func retimeCapped(load func(sets ...string) (*configs.Loaded, error), job Job, r LayerResult) (LayerResult, error) {
 	ld, err := load("gpu.clock_policy="+energy.PowerCapped, "kernel.force="+r.Kernel)
 	if err != nil {
@@ -85,6 +91,7 @@ func retimeCapped(load func(sets ...string) (*configs.Loaded, error), job Job, r
 	}
 	sub := job
 	sub.Modes, sub.Workloads, sub.Progress = []tensorcore.Mode{r.Mode}, nil, nil
+	sub.locked, sub.retime, sub.PowerCappedTotals = nil, job.locked, false
 	sub.Observer = nil // --trace-db and --monitor show the reported run's kernels
 	for _, t := range job.Workloads {
 		if t.Name != r.Workload {
@@ -135,4 +142,93 @@ func cappedTotals(rows []LayerResult, limitW float64) []results.ClockTotal {
 		}
 	}
 	return out
+}
+
+// lockedKernels are a locked run's kernels whose records are above the
+// power limit, by shape (each shape runs one kernel per config), and
+// under Job.PowerCappedTotals their re-timings.
+type lockedKernels struct {
+	mu     sync.Mutex
+	by     map[kernel.Shape]*gpu.Result
+	capped map[kernel.Shape]*gpu.Result
+}
+
+// retimeEarly re-times k, shape s's kernel at the locked clock, where it
+// is above power.limit_w (as its record will say: selection.AboveLimit
+// is the record's test on one run), and keeps the result for
+// AddPowerCapped. The locked config serves: the simulation at a clock
+// does not read gpu.clock_policy, and the pinned kernel is k's.
+func (r *runner) retimeEarly(s kernel.Shape, k *gpu.Result) error {
+	if r.cfg.GPU.ClockPolicy != energy.Locked || k.Fidelity != configs.FidelityInstruction ||
+		!selection.AboveLimit(r.cfg, k) {
+		return nil
+	}
+	c, err := retimeLocked(r.cfg, k, nil)
+	if err != nil {
+		return fmt.Errorf("power-capped re-timing of %s: %w", k.Plan.Name(), err)
+	}
+	r.job.locked.keepCapped(s, c)
+	return nil
+}
+
+// keepCapped notes c as shape s's kernel re-timed under power_capped.
+func (l *lockedKernels) keepCapped(s kernel.Shape, c *gpu.Result) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.capped == nil {
+		l.capped = map[kernel.Shape]*gpu.Result{}
+	}
+	l.capped[s] = c
+}
+
+// cappedOf is shape s's early re-timing, or nil.
+func (l *lockedKernels) cappedOf(s kernel.Shape) *gpu.Result {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.capped[s]
+}
+
+// keep notes k as shape s's kernel at the locked clock. Only a kernel
+// timed at instruction level is kept: a fast-tier record is re-timed
+// by the instruction tier, which power_capped needs (fast-paths.md).
+func (l *lockedKernels) keep(s kernel.Shape, k *gpu.Result) {
+	if l == nil || k == nil || k.Fidelity != configs.FidelityInstruction {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.by == nil {
+		l.by = map[kernel.Shape]*gpu.Result{}
+	}
+	l.by[s] = k
+}
+
+// of is shape s's kept kernel, or nil.
+func (l *lockedKernels) of(s kernel.Shape) *gpu.Result {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.by[s]
+}
+
+// retimeLocked is what selection.RunRanked gives under power_capped with
+// k's kernel pinned, from k, that kernel's locked-clock run: the pinned
+// selection simulates the same plan at the locked clock (deterministic:
+// k again) and caps its clock (selection.CapClock), which is all that
+// is left to do here. TestRetimeFromLockedIsTheSame holds the two to the
+// same totals.
+func retimeLocked(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result, error) {
+	r, err := selection.CapClock(cfg, k, obs)
+	if r != nil {
+		r.Fidelity = configs.FidelityInstruction
+	}
+	return r, err
 }

@@ -34,6 +34,20 @@ type Job struct {
 	// Nil: everything is simulated.
 	Cache     Cache
 	CacheSalt string
+
+	// PowerCappedTotals says the caller adds the power-capped totals to
+	// a locked run's report (AddPowerCapped, as `run` does): the work
+	// estimate counts their re-timing (selection.LockedRetimes), and a
+	// kernel above power.limit_w at the locked clock is re-timed on the
+	// worker that simulated it, as soon as it is, so that the re-timings
+	// share the workers with the other GEMMs instead of running after them
+	// all. The totals are the same.
+	PowerCappedTotals bool
+
+	// locked keeps a locked run's kernels above the power limit (set by
+	// Prepare), and retime, in AddPowerCapped's runs, the ones to re-time
+	// from them (capped.go).
+	locked, retime *lockedKernels
 }
 
 // Observer watches kernel simulations as they are built and run (the

@@ -21,7 +21,8 @@ import (
 // decides any of that again.
 type Prepared struct {
 	// Job is the job prepared. Its run-time fields (Progress, Observer,
-	// Command, Sources, Cache, CacheSalt) may be set before Run; its
+	// Command, Sources, Cache, CacheSalt, PowerCappedTotals) may be set
+	// before Run; its
 	// Workloads and Modes are what was prepared, and Run refuses a
 	// Prepared whose Workloads or Modes were changed.
 	Job Job
@@ -73,6 +74,9 @@ func Prepare(cfg *configs.Config, job Job) (*Prepared, error) {
 	}
 	p := &Prepared{Job: job, cfg: cfg, traces: slices.Clone(job.Workloads),
 		modes: slices.Clone(job.Modes)}
+	if p.Job.locked == nil {
+		p.Job.locked = &lockedKernels{}
+	}
 	p.byKey = map[kernel.Shape]*shapePlan{}
 	sparse := slices.Contains(job.Modes, tensorcore.Sparse)
 	for _, w := range job.Workloads {

@@ -166,6 +166,9 @@ func (r *runner) simulateInto(out []LayerResult, jobs []layerJob, idx []int,
 		if err != nil {
 			return err
 		}
+		if rec.AbovePowerLimit {
+			r.job.locked.keep(jobs[i].shape, kernels[jobs[i].shape])
+		}
 		if caching {
 			r.store(jobs[i], hashes, rec, in)
 			rec.Cache = "miss"
@@ -207,7 +210,7 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 			defer wg.Done()
 			for i := range work {
 				caught.Do(func() {
-					results[i], errs[i] = selection.RunRanked(r.cfg, shapes[i], r.prep.byKey[shapes[i]].plans, r.job.Observer)
+					results[i], errs[i] = r.simulateShape(shapes[i])
 				})
 				mu.Lock()
 				done++
@@ -232,6 +235,24 @@ func (r *runner) simulateDistinct(jobs []layerJob) (map[kernel.Shape]*gpu.Result
 		out[s] = results[i]
 	}
 	return out, nil
+}
+
+// simulateShape selects shape s's kernel and times it, and under
+// Job.PowerCappedTotals re-times it power-capped where it is above the limit;
+// in AddPowerCapped's runs it re-times the locked run's kernel
+// (retimeLocked), or gives the early re-timing.
+func (r *runner) simulateShape(s kernel.Shape) (*gpu.Result, error) {
+	if c := r.job.retime.cappedOf(s); c != nil {
+		return c, nil // re-timed early (Job.PowerCappedTotals)
+	}
+	if k := r.job.retime.of(s); k != nil {
+		return retimeLocked(r.cfg, k, r.job.Observer)
+	}
+	k, err := selection.RunRanked(r.cfg, s, r.prep.byKey[s].plans, r.job.Observer)
+	if err == nil && r.job.PowerCappedTotals {
+		err = r.retimeEarly(s, k)
+	}
+	return k, err
 }
 
 // order is the order the workers take the shapes in: the job's where
@@ -259,7 +280,7 @@ func (r *runner) longestFirst(shapes []kernel.Shape) []int {
 	cost := make([]float64, len(shapes))
 	order := make([]int, len(shapes))
 	for i, s := range shapes {
-		cost[i], order[i] = workOf(r.cfg, r.prep.byKey[s].size(r.cfg).work), i
+		cost[i], order[i] = workOf(r.cfg, r.prep.shapeTotal(r.prep.byKey[s])), i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return cost[order[a]] > cost[order[b]] })
 	return order

@@ -83,9 +83,24 @@ func most(a, b work) work {
 func (p *Prepared) total(shapes []*shapePlan) work {
 	var total work
 	for _, s := range shapes {
-		total.add(s.size(p.cfg).work)
+		total.add(p.shapeTotal(s))
 	}
 	return total
+}
+
+// shapeTotal is one shape's work: its selection's and, under
+// Job.PowerCappedTotals, the re-timing of the costliest candidate the
+// pre-model puts above the power limit (selection.LockedRetimes).
+func (p *Prepared) shapeTotal(s *shapePlan) work {
+	w := s.size(p.cfg).work
+	if p.Job.PowerCappedTotals {
+		var retime work
+		for _, sims := range selection.LockedRetimes(p.cfg, s.plans) {
+			retime = most(retime, simsWork(sims))
+		}
+		w.add(retime)
+	}
+	return w
 }
 
 // sized is what the estimates count of one shape: its work and the

@@ -138,7 +138,8 @@ func runRun(args []string) int {
 	if err == nil {
 		err = f.checkOutFiles(ld, prep.Job)
 	}
-	if err == nil {
+	if err == nil { // addPowerCapped follows a locked run: counted and overlapped
+		prep.Job.PowerCappedTotals = ld.Config.GPU.ClockPolicy == energy.Locked
 		err = checkWork(prep, f.maxWork, "the job")
 	}
 	if err == nil {

@@ -50,7 +50,9 @@ type Budget struct {
 	// chosen; empty where its samples are the record.
 	Records [][]Sim
 	// Retimes is, per candidate, its simulations at the clocks a power
-	// cap tries (gpu.clock_policy=power_capped; empty otherwise).
+	// cap tries (gpu.clock_policy=power_capped; empty otherwise; a
+	// locked run's re-timing for its power-capped totals is
+	// LockedRetimes').
 	Retimes [][]Sim
 }
 
@@ -86,6 +88,26 @@ func BudgetOf(cfg *configs.Config, plans []*kernel.Plan) Budget {
 		b.Retimes = append(b.Retimes, retime)
 	}
 	return b
+}
+
+// LockedRetimes is, per plan (Rank's list), the simulations of the
+// power-capped re-timing `run` adds to a locked run for records above
+// power.limit_w (sim.AddPowerCapped: the kernel at the clocks
+// selection.CapClock tries), where the pre-model puts the plan above
+// the limit (PredictedPower); empty for the others and outside a locked
+// run on the instruction tier. Whether a kernel is above the limit only
+// the run tells; the estimate counts what the pre-model expects.
+func LockedRetimes(cfg *configs.Config, plans []*kernel.Plan) [][]Sim {
+	out := make([][]Sim, len(plans))
+	if cfg.GPU.ClockPolicy != energy.Locked || cfg.Sim.Fidelity != configs.FidelityInstruction {
+		return out
+	}
+	for i, p := range plans {
+		if PredictedPower(cfg, p) > cfg.Power.LimitW {
+			out[i] = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
+		}
+	}
+	return out
 }
 
 // samplesOf is the simulations that estimate p for the ranking, each run

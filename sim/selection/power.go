@@ -5,8 +5,10 @@ import (
 
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/tensorcore"
 )
 
 // RunRanked picks the kernel of a GEMM among its ranked candidates
@@ -82,6 +84,12 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 	return r, nil
 }
 
+// AboveLimit says whether kernel k's average power (one run's) is above
+// power.limit_w, the test CapClock starts with.
+func AboveLimit(cfg *configs.Config, k *gpu.Result) bool {
+	return kernelPower(cfg, k) > cfg.Power.LimitW
+}
+
 // kernelPower is a kernel's average board power in watts.
 func kernelPower(cfg *configs.Config, k *gpu.Result) float64 {
 	b, err := cfg.Power.Energy(k.Act, k.Cycles, k.ClockMHz)
@@ -105,4 +113,57 @@ func configAt(cfg *configs.Config, mhz int) *configs.Config {
 	c.Memory.DRAM.Latency = max(c.Memory.L2.FarLatency, int(l2+
 		beyond*float64(mhz)/float64(cfg.GPU.ClockMHz)+0.5))
 	return &c
+}
+
+// PredictedPower is the pre-model's average board power of plan p at
+// gpu.clock_mhz, in watts, for the work estimate (BudgetOf): the energy
+// model (power.*) over the plan's demands (sim/demand: its MMAs and their
+// register-file operands, its shared-memory wavefronts, its stages'
+// bytes through the crossbar and L2, its operands' unique bytes and D
+// from DRAM) and the ranking's estimate of its cycles (Estimate). It
+// leaves out the instructions other than MMAs and the traffic beyond
+// the operands' unique bytes, and the estimate is optimistic in cycles,
+// so it is an estimate, not a bound: TestPredictedPowerSidesWithTheRun
+// holds it to the simulated power's side of the limit on a few shapes.
+func PredictedPower(cfg *configs.Config, p *kernel.Plan) float64 {
+	d := demand.Of(cfg, p)
+	pc, err := cfg.TensorCore.Get(p.Shape.Precision)
+	if err != nil {
+		return 0
+	}
+	sh, err := tensorcore.ParseShape(pc.DenseShape)
+	if err != nil {
+		return 0
+	}
+	sparse := p.Shape.KernelMode() == tensorcore.Sparse
+	kept := tensorcore.DensePattern
+	if sparse {
+		if kept = p.Shape.Pattern; kept == (tensorcore.Pattern{}) {
+			kept = pc.Pattern()
+		}
+		if sh, err = kept.SparseShape(sh); err != nil {
+			return 0
+		}
+	}
+	ksteps := uint64(d.KSteps)
+	mmas := uint64(d.MMAs) * ksteps
+	fmas := mmas * uint64(sh.M*sh.N*kept.Kept(sh.K))
+	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K, kept.Kept(sh.K),
+		p.Shape.Precision.ElementBytes(), sparse)
+	stage := uint64(d.Stage.Bytes()) * ksteps
+	n := energy.Counts{Precision: p.Shape.Precision, SMs: cfg.GPU.SMCount,
+		SM:             energy.SMActivity{Instructions: mmas, RFReadBytes: mmas * read, RFWriteBytes: mmas * write},
+		SmemWavefronts: uint64(d.Wavefronts) * ksteps, L2Sectors: stage / 32, CrossbarBytes: stage,
+		DRAMBytes: uint64(d.OperandBytes() + d.DBytes)}
+	if sparse {
+		n.SparseMMAs, n.SparseFMAs = mmas, fmas
+	} else {
+		n.DenseMMAs, n.DenseFMAs = mmas, fmas
+	}
+	cycles := uint64(max(1, Estimate(cfg, p)))
+	b, err := cfg.Power.Energy(n, cycles, cfg.GPU.ClockMHz)
+	if err != nil {
+		return 0
+	}
+	return energy.Power(b.Total(), cycles, cfg.GPU.ClockMHz)
 }

@@ -342,14 +342,16 @@ func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (
 	sampleObs := samplesFor(obs)
 	// A candidate after the first is stopped once it provably cannot beat
 	// the best so far (prune.go): exact, since a stopped one could not
-	// have been chosen. Not in an ensemble (the ranking is on means) and
-	// not when samples are traced (their traces would end early).
+	// have been chosen. Under sim.prune_tolerance t, once it could beat
+	// it by no more than t of its estimate: the kernel chosen is then
+	// within t of the best. Not in an ensemble (the ranking is on means)
+	// and not when samples are traced (their traces would end early).
 	prune := EnsembleRuns(cfg) == 1 && sampleObs == nil
 	lead := 0.0 // the best estimate so far
 	for _, p := range plans {
 		above := 0.0
 		if prune {
-			above = lead
+			above = lead * (1 - cfg.Sim.PruneTolerance)
 		}
 		c, err := estimateEnsemble(cfg, p, sampleObs, above)
 		if err != nil {
@@ -361,6 +363,7 @@ func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (
 		cands = append(cands, c)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].mean() < cands[j].mean() })
+	leadFirst(cands)
 	best := cands[0]
 	var runs []*gpu.Result
 	for run, full := range best.fulls {
@@ -389,6 +392,19 @@ func selectRanked(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (
 			EstimatedCycles: c.mean(), Spread: SpreadOf(c.est), Pruned: c.pruned})
 	}
 	return r, nil
+}
+
+// leadFirst moves the best candidate simulated to its end to the front
+// of cands (sorted by estimate). Only under sim.prune_tolerance can a
+// stopped candidate's bound be below it (the candidate stopped where it
+// could have won by at most the tolerance); the others keep their order.
+func leadFirst(cands []*candidateEstimate) {
+	i := slices.IndexFunc(cands, func(c *candidateEstimate) bool { return !c.pruned })
+	if i > 0 {
+		lead := cands[i]
+		copy(cands[1:i+1], cands[:i])
+		cands[0] = lead
+	}
 }
 
 // MeanOf is the arithmetic mean of x.
