@@ -29,16 +29,18 @@ import (
 // left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher,
 // in touch) so that what later waves find in L2 is what the full run
 // leaves there, and the L2 traffic is the full run's.
-// The kernel's cycles gain delta; the L2 traffic is counted in the
-// touch, and every other counter (tensor-core busy and idle time by
-// cause, shared-memory bytes, the busiest servers' busy cycles, the
-// energy model's SM events) gains the window's increment per MMA times
-// the MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
+// The kernel's cycles gain delta, or the time the touched DRAM traffic
+// takes at the DRAM's sustained rate where that is longer (dramCycles);
+// the L2 traffic is counted in the touch, and every other counter
+// (tensor-core busy and idle time by cause, shared-memory bytes, the
+// busiest servers' busy cycles, the energy model's SM events) gains the
+// window's increment per MMA times the MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
 // (the lock-step start, the pipeline's fill) and its last stages +
 // ffTail are always simulated, and a wave whose CTAs start or end inside the
 // window is measured again from the next steady moment. Its agreement
 // with the full simulation is tested on a named family
-// (TestFastForwardCloseToFull).
+// (TestFastForwardCloseToFull) and on DRAM-bound skinny GEMMs
+// (TestFastForwardCloseToFullWhenDRAMBound).
 const (
 	// ffWarmExtra: k-steps beyond the pipeline's depth a CTA runs after
 	// its launch before its k-steps count as steady.
