@@ -34,10 +34,11 @@ import (
 // the L2 traffic is counted in the touch, and every other counter
 // (tensor-core busy and idle time by cause, shared-memory bytes, the
 // busiest servers' busy cycles, the energy model's SM events) gains the
-// window's increment per MMA times the MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
-// (the lock-step start, the pipeline's fill) and its last stages +
-// ffTail are always simulated, and a wave whose CTAs start or end inside the
-// window is measured again from the next steady moment. Its agreement
+// window's increment per MMA times the MMAs left out. The first
+// ffWarmExtra + stages k-steps of every CTA (the lock-step start, the
+// pipeline's fill) and its last stages + ffTail are always simulated, and
+// a wave whose CTAs start or end inside the window is measured again from
+// the next steady moment. Its agreement
 // with the full simulation is tested on a named family
 // (TestFastForwardCloseToFull) and on DRAM-bound skinny GEMMs
 // (TestFastForwardCloseToFullWhenDRAMBound).
