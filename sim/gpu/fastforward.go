@@ -29,16 +29,19 @@ import (
 // left out, and the L2 tags see the left-out k-steps' tiles (memory.Toucher,
 // in touch) so that what later waves find in L2 is what the full run
 // leaves there, and the L2 traffic is the full run's.
-// The kernel's cycles gain delta; the L2 traffic is counted in the
-// touch, and every other counter (tensor-core busy and idle time by
-// cause, shared-memory bytes, the busiest servers' busy cycles, the
-// energy model's SM events) gains the window's increment per MMA times
-// the MMAs left out. The first ffWarmExtra + stages k-steps of every CTA
-// (the lock-step start, the pipeline's fill) and its last stages +
-// ffTail are always simulated, and a wave whose CTAs start or end inside the
-// window is measured again from the next steady moment. Its agreement
+// The kernel's cycles gain delta, or the time the touched DRAM traffic
+// takes at the DRAM's sustained rate where that is longer (dramCycles);
+// the L2 traffic is counted in the touch, and every other counter
+// (tensor-core busy and idle time by cause, shared-memory bytes, the
+// busiest servers' busy cycles, the energy model's SM events) gains the
+// window's increment per MMA times the MMAs left out. The first
+// ffWarmExtra + stages k-steps of every CTA (the lock-step start, the
+// pipeline's fill) and its last stages + ffTail are always simulated, and
+// a wave whose CTAs start or end inside the window is measured again from
+// the next steady moment. Its agreement
 // with the full simulation is tested on a named family
-// (TestFastForwardCloseToFull).
+// (TestFastForwardCloseToFull) and on DRAM-bound skinny GEMMs
+// (TestFastForwardCloseToFullWhenDRAMBound).
 const (
 	// ffWarmExtra: k-steps beyond the pipeline's depth a CTA runs after
 	// its launch before its k-steps count as steady.
@@ -305,13 +308,34 @@ func (f *fastForward) decide() {
 		return
 	}
 	s1 := g.snap()
+	m0 := g.mem.Stats()
 	f.touch()
-	d := time / float64(len(f.resident))
+	d := max(time/float64(len(f.resident)), f.dramCycles(m0, g.mem.Stats()))
 	f.offset += d
 	f.points = append(f.points, ffPoint{at: g.sms[0].CB.Now(), delta: d})
 	ratio := float64(mmas) / float64(max(1, s1.MMAs-f.s0.MMAs))
 	Extend(f.add.counters(), f.s0.counters(), s1.counters(),
 		func(e, a0, a1 uint64) uint64 { return e + uint64(float64(a1-min(a1, a0))*ratio+0.5) })
+}
+
+// dramCycles is the least time the DRAM takes to move the traffic
+// between m0 and m1 (the left-out k-steps' reads and the write-backs of
+// the victims they evict, counted by touch): the reads at the DRAM's
+// sustained rate and the writes at its write efficiency. The channels
+// serve at that rate and no faster (memory's DRAM channels), and while
+// the skipped stretch runs every DRAM byte is the left-out k-steps',
+// so the stretch lasts at least this long however fast the window's
+// k-steps followed one another: a window measured while the pipelines
+// drain stages prefetched earlier, or whose CTA groups are timed over
+// different stretches of it, gives a period shorter than the DRAM can
+// sustain on a DRAM-bound kernel (a 65536x1x4096 GEMV-shaped GEMM was
+// timed at 1633 GB/s on a 1555 GB/s DRAM).
+func (f *fastForward) dramCycles(m0, m1 memory.Stats) float64 {
+	dram := f.g.cfg.Memory.DRAM
+	perCycle := dram.SustainedBytesPerCycle(float64(f.g.clk.Freq))
+	reads := float64(m1.DRAMReadBytes - m0.DRAMReadBytes)
+	writes := float64(m1.DRAMWriteBytes-m0.DRAMWriteBytes) * dram.Efficiency / dram.WriteEfficiency
+	return (reads + writes) / perCycle
 }
 
 // addTo adds the increments left out to dst, an ffSnap.
