@@ -125,7 +125,9 @@ func gemvRuns(cfg *configs.Config, g Shape) error {
 // FMAInterval is the cycles of a sub-partition's FP32 pipe per warp
 // FFMA, FADD or FMUL: 32 lanes over sm.fp32_lanes (the SM issues them at
 // it, the pre-model counts them at it).
-func FMAInterval(cfg *configs.Config) int { return max(1, 32/max(1, cfg.SM.FP32Lanes)) }
+func FMAInterval(cfg *configs.Config) int {
+	return max(1, 32/max(1, cfg.SM.FP32Lanes))
+}
 
 // FMAPerKStep is the FP32-pipe instructions of one CTA's k-step of a
 // GEMV plan, over its warps (0 for a tile plan, whose math is the tensor
