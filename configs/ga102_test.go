@@ -33,7 +33,7 @@ var ampereCommon = regexp.MustCompile(`^(` + strings.Join([]string{
 	`kernel\.(force|force_dense|force_sparse|split_k(\[\d+\])?|serial_split_k|stream_k|beta|l2_start|simulated_candidates)`,
 	`sim\..*`,
 	`power\.(clock_step_mhz|sm_leakage_w|sm_clock_pj_per_cycle|data_activity)`,
-	`power\.energy\.(mma_pj_per_fma\.\w+|mma_data_share|sparse_select_pj_per_fma|metadata_decode_pj_per_mma|rf_read_pj_per_byte|rf_write_pj_per_byte|issue_pj_per_instruction|smem_pj_per_wavefront|l1_pj_per_sector|l2_pj_per_sector|crossbar_pj_per_byte)`,
+	`power\.energy\.(mma_pj_per_fma\.\w+|mma_data_share|sparse_select_pj_per_fma|metadata_decode_pj_per_mma|fp32_pj_per_op|rf_read_pj_per_byte|rf_write_pj_per_byte|issue_pj_per_instruction|smem_pj_per_wavefront|l1_pj_per_sector|l2_pj_per_sector|crossbar_pj_per_byte)`,
 	`area\.(multiplier_um2\.\w+|adder_tree_um2_per_product|accumulator_adder_um2|register_bit_um2|mux2_bit_um2|sram_bit_um2|sram_array_efficiency|wire_pitch_um|operand_path_mm|wire_pj_per_bit_mm|register_pj_per_bit|sm_other_mm2)`,
 }, "|") + `)$`)
 

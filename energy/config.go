@@ -75,14 +75,17 @@ type Events struct {
 	SparseSelect float64 `yaml:"sparse_select_pj_per_fma" mode:"sparse"`
 	// MetadataDecode is one sparse MMA's metadata decode.
 	MetadataDecode float64 `yaml:"metadata_decode_pj_per_mma" mode:"sparse"`
-	RFRead         float64 `yaml:"rf_read_pj_per_byte"`
-	RFWrite        float64 `yaml:"rf_write_pj_per_byte"`
-	Issue          float64 `yaml:"issue_pj_per_instruction"`
-	SmemWavefront  float64 `yaml:"smem_pj_per_wavefront"`
-	L1Sector       float64 `yaml:"l1_pj_per_sector"`
-	L2Sector       float64 `yaml:"l2_pj_per_sector"`
-	Crossbar       float64 `yaml:"crossbar_pj_per_byte"`
-	DRAM           float64 `yaml:"dram_pj_per_byte"`
+	// FP32 is one FP32-pipe thread operation's datapath (an FFMA, FADD,
+	// FMUL or conversion in one lane of a CUDA core).
+	FP32          float64 `yaml:"fp32_pj_per_op"`
+	RFRead        float64 `yaml:"rf_read_pj_per_byte"`
+	RFWrite       float64 `yaml:"rf_write_pj_per_byte"`
+	Issue         float64 `yaml:"issue_pj_per_instruction"`
+	SmemWavefront float64 `yaml:"smem_pj_per_wavefront"`
+	L1Sector      float64 `yaml:"l1_pj_per_sector"`
+	L2Sector      float64 `yaml:"l2_pj_per_sector"`
+	Crossbar      float64 `yaml:"crossbar_pj_per_byte"`
+	DRAM          float64 `yaml:"dram_pj_per_byte"`
 }
 
 // PerPrecision holds one value per tensor-core precision.
@@ -152,6 +155,7 @@ func (e Events) validate() check.List {
 		{"mma_pj_per_fma.tf32", e.MMA.TF32}, {"mma_pj_per_fma.int8", e.MMA.INT8},
 		{"sparse_select_pj_per_fma", e.SparseSelect},
 		{"metadata_decode_pj_per_mma", e.MetadataDecode},
+		{"fp32_pj_per_op", e.FP32},
 		{"rf_read_pj_per_byte", e.RFRead}, {"rf_write_pj_per_byte", e.RFWrite},
 		{"issue_pj_per_instruction", e.Issue},
 		{"smem_pj_per_wavefront", e.SmemWavefront},

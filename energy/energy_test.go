@@ -14,7 +14,7 @@ func testConfig() Config {
 		VF:           []VFPoint{{210, 700}, {1110, 720}, {1410, 850}},
 		BoardStaticW: 25, SMLeakageW: 0.2, SMClockPJ: 120, DataActivity: 0.5,
 		Events: Events{MMA: PerPrecision{2.8, 2.8, 2.8, 1.4}, DataShare: 0.85,
-			SparseSelect: 0.05, MetadataDecode: 8, RFRead: 0.22, RFWrite: 0.22,
+			SparseSelect: 0.05, MetadataDecode: 8, FP32: 0.83, RFRead: 0.22, RFWrite: 0.22,
 			Issue: 15, SmemWavefront: 30, L1Sector: 10, L2Sector: 30,
 			Crossbar: 2.4, DRAM: 31}}
 }
@@ -22,7 +22,7 @@ func testConfig() Config {
 func someCounts() Counts {
 	return Counts{Precision: tensorcore.FP16, DenseMMAs: 1e6, SparseMMAs: 1e6,
 		DenseFMAs: 2e9, SparseFMAs: 2e9,
-		SM:             SMActivity{Instructions: 3e6, RFReadBytes: 2e9, RFWriteBytes: 1e9},
+		SM:             SMActivity{Instructions: 3e6, RFReadBytes: 2e9, RFWriteBytes: 1e9, FP32Ops: 1e8},
 		SmemWavefronts: 1e7, L1Sectors: 1e5, L2Sectors: 1e7,
 		CrossbarBytes: 3e8, DRAMBytes: 1e8, SMs: 108}
 }
@@ -51,7 +51,7 @@ func TestEnergyGrowsWithEveryCount(t *testing.T) {
 	}
 	v := reflect.ValueOf(&base).Elem()
 	// DenseMMAs cost nothing of their own: their issue is in SM.Instructions.
-	for _, path := range [][]int{{2}, {3}, {4}, {5, 0}, {5, 1}, {5, 2},
+	for _, path := range [][]int{{2}, {3}, {4}, {5, 0}, {5, 1}, {5, 2}, {5, 3},
 		{6}, {7}, {8}, {9}, {10}} {
 		n := base
 		f := reflect.ValueOf(&n).Elem().FieldByIndex(path)

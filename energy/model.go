@@ -24,12 +24,16 @@ type Counts struct {
 	SMs int
 }
 
-// SMActivity are the SM-side counts: instructions issued and register-file
-// traffic.
+// SMActivity are the SM-side counts: instructions issued, register-file
+// traffic and the FP32 pipe's operations.
 type SMActivity struct {
 	Instructions uint64
 	RFReadBytes  uint64
 	RFWriteBytes uint64
+	// FP32Ops are the FP32 pipe's thread operations (FFMA, FADD, FMUL and
+	// conversions to FP32: 32 per warp instruction), the CUDA cores'
+	// arithmetic beside the tensor cores'.
+	FP32Ops uint64
 }
 
 // Counters are every event count of c, in a fixed order (not Precision
@@ -38,7 +42,7 @@ type SMActivity struct {
 // listed here (TestCountersCoverEveryField).
 func (c *Counts) Counters() []*uint64 {
 	return []*uint64{&c.DenseMMAs, &c.SparseMMAs, &c.DenseFMAs, &c.SparseFMAs,
-		&c.SM.Instructions, &c.SM.RFReadBytes, &c.SM.RFWriteBytes,
+		&c.SM.Instructions, &c.SM.RFReadBytes, &c.SM.RFWriteBytes, &c.SM.FP32Ops,
 		&c.SmemWavefronts, &c.L1Sectors, &c.L2Sectors, &c.CrossbarBytes, &c.DRAMBytes}
 }
 
@@ -51,6 +55,7 @@ func (c Counts) Add(o Counts) Counts {
 	c.SM.Instructions += o.SM.Instructions
 	c.SM.RFReadBytes += o.SM.RFReadBytes
 	c.SM.RFWriteBytes += o.SM.RFWriteBytes
+	c.SM.FP32Ops += o.SM.FP32Ops
 	c.SmemWavefronts += o.SmemWavefronts
 	c.L1Sectors += o.L1Sectors
 	c.L2Sectors += o.L2Sectors
@@ -66,7 +71,11 @@ type Breakdown struct {
 	// their operands' way over the A and B paths.
 	MMA float64 `json:"mma"`
 	// Metadata is sparse MMAs' metadata path and decode and selector muxes.
-	Metadata     float64 `json:"metadata"`
+	Metadata float64 `json:"metadata"`
+	// FP32 is the FP32 pipe's datapath (the CUDA cores' FFMAs, FADDs,
+	// FMULs and conversions); their issue and register traffic are in
+	// Issue and RegisterFile.
+	FP32         float64 `json:"fp32"`
 	RegisterFile float64 `json:"register_file"`
 	Issue        float64 `json:"issue"`
 	Smem         float64 `json:"smem"`
@@ -82,13 +91,13 @@ type Breakdown struct {
 
 // Total is the sum of every class.
 func (b Breakdown) Total() float64 {
-	return b.MMA + b.Metadata + b.RegisterFile + b.Issue + b.Smem + b.L1 +
+	return b.MMA + b.Metadata + b.FP32 + b.RegisterFile + b.Issue + b.Smem + b.L1 +
 		b.L2 + b.Crossbar + b.DRAM + b.SMStatic + b.Board
 }
 
 // Classes are the breakdown's classes in output order, with their values.
 func (b Breakdown) Classes() []Class {
-	return []Class{{"mma", b.MMA}, {"metadata", b.Metadata},
+	return []Class{{"mma", b.MMA}, {"metadata", b.Metadata}, {"fp32", b.FP32},
 		{"register_file", b.RegisterFile}, {"issue", b.Issue},
 		{"smem", b.Smem}, {"l1", b.L1}, {"l2", b.L2},
 		{"crossbar", b.Crossbar}, {"dram", b.DRAM},
@@ -103,7 +112,7 @@ type Class struct {
 
 // Scale multiplies every class by f.
 func (b Breakdown) Scale(f float64) Breakdown {
-	return Breakdown{MMA: b.MMA * f, Metadata: b.Metadata * f,
+	return Breakdown{MMA: b.MMA * f, Metadata: b.Metadata * f, FP32: b.FP32 * f,
 		RegisterFile: b.RegisterFile * f, Issue: b.Issue * f, Smem: b.Smem * f,
 		L1: b.L1 * f, L2: b.L2 * f, Crossbar: b.Crossbar * f, DRAM: b.DRAM * f,
 		SMStatic: b.SMStatic * f, Board: b.Board * f}
@@ -112,6 +121,7 @@ func (b Breakdown) Scale(f float64) Breakdown {
 // Plus adds two breakdowns class by class.
 func (b Breakdown) Plus(o Breakdown) Breakdown {
 	return Breakdown{MMA: b.MMA + o.MMA, Metadata: b.Metadata + o.Metadata,
+		FP32:         b.FP32 + o.FP32,
 		RegisterFile: b.RegisterFile + o.RegisterFile, Issue: b.Issue + o.Issue,
 		Smem: b.Smem + o.Smem, L1: b.L1 + o.L1, L2: b.L2 + o.L2,
 		Crossbar: b.Crossbar + o.Crossbar, DRAM: b.DRAM + o.DRAM,
@@ -139,6 +149,7 @@ func (c Config) Energy(n Counts, cycles uint64, mhz int) (Breakdown, error) {
 			dp.OperandPJ*dense + sp.OperandPJ*sparse),
 		Metadata: dyn * sparse * (e.SparseSelect*sp.MuxPasses +
 			sp.MetadataPJ + e.MetadataDecode),
+		FP32: dyn * e.FP32 * float64(n.SM.FP32Ops),
 		RegisterFile: dyn * (e.RFRead*float64(n.SM.RFReadBytes) +
 			e.RFWrite*float64(n.SM.RFWriteBytes)),
 		Issue:    dyn * e.Issue * float64(n.SM.Instructions),

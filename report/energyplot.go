@@ -20,6 +20,7 @@ import (
 var energyColors = []color.Color{
 	color.RGBA{R: 31, G: 119, B: 180, A: 255},  // mma
 	color.RGBA{R: 255, G: 127, B: 14, A: 255},  // metadata
+	color.RGBA{R: 255, G: 187, B: 120, A: 255}, // fp32
 	color.RGBA{R: 44, G: 160, B: 44, A: 255},   // register_file
 	color.RGBA{R: 148, G: 103, B: 189, A: 255}, // issue
 	color.RGBA{R: 214, G: 39, B: 40, A: 255},   // smem

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -35,6 +36,33 @@ func TestEnergyGrowsWithWorkAndBytes(t *testing.T) {
 		if w := r.EnergyUJ / r.TimeUS; math.Abs(w-r.AvgPowerW) > 1e-9*w {
 			t.Errorf("%s: avg_power_w %g, energy/time %g", r.Layer, r.AvgPowerW, w)
 		}
+	}
+}
+
+// The CUDA-core GEMV pays its FP32 datapath: every product of an M x N x K
+// GEMV is one FFMA lane (its conversions to FP32 add more), so its fp32
+// energy is at least power.energy.fp32_pj_per_op x M x N x K; the
+// tensor-core kernel of the same GEMM has none; and the key scales it.
+func TestGEMVPaysItsFP32Datapath(t *testing.T) {
+	t.Parallel()
+	const m, n, k, pj = 2048, 2, 1024, 0.83
+	gemv := func(sets ...string) LayerResult {
+		job := gemmJob([3]int{m, n, k})
+		job.Modes = []tensorcore.Mode{tensorcore.Dense}
+		sets = append([]string{"gpu.sm_count=16", "power.energy.fp32_pj_per_op=0.83"}, sets...)
+		return run(t, job, sets...).Results[0]
+	}
+	g := gemv("kernel.force=" + configs.GEMVName)
+	if floor := pj * m * n * k * 1e-6; g.Energy.FP32 < floor {
+		t.Errorf("GEMV fp32 energy %g uJ, below its products' %g uJ", g.Energy.FP32, floor)
+	}
+	if hi := gemv("kernel.force="+configs.GEMVName, "power.energy.fp32_pj_per_op=1.66"); math.Abs(hi.Energy.FP32-2*g.Energy.FP32) > 1e-9*hi.Energy.FP32 ||
+		hi.EnergyUJ <= g.EnergyUJ || hi.Cycles != g.Cycles {
+		t.Errorf("fp32_pj_per_op doubled: fp32 %g -> %g uJ, total %g -> %g uJ, cycles %d -> %d",
+			g.Energy.FP32, hi.Energy.FP32, g.EnergyUJ, hi.EnergyUJ, g.Cycles, hi.Cycles)
+	}
+	if tc := gemv("kernel.force=64x64x64_32x32_s6"); tc.Energy.FP32 != 0 {
+		t.Errorf("tensor-core kernel: fp32 energy %g uJ, want 0", tc.Energy.FP32)
 	}
 }
 

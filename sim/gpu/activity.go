@@ -1,6 +1,13 @@
 package gpu
 
-import "github.com/stcsim/stcsim/energy"
+import (
+	"github.com/stcsim/stcsim/energy"
+	"github.com/stcsim/stcsim/sim/internal/isa"
+)
+
+// warpLanes are the threads of a warp instruction: every lane of the
+// GEMV's warps runs each FP32-pipe instruction (no divergence).
+const warpLanes = 32
 
 // activity are the energy model's counts of a finished simulation: the
 // tensor cores' and shared memories' own counts, and the memory
@@ -21,7 +28,8 @@ func (g *GPU) activity(r *Result) energy.Counts {
 }
 
 // smActivity is the energy model's SM-side event counts so far: MMAs and
-// FMAs, bank-array wavefronts, instructions and register-file traffic.
+// FMAs, bank-array wavefronts, instructions, register-file traffic and
+// the FP32 pipe's thread operations.
 func (g *GPU) smActivity() energy.Counts {
 	n := energy.Counts{Precision: g.plan.Shape.Precision, SMs: len(g.sms)}
 	for _, sm := range g.sms {
@@ -38,7 +46,7 @@ func (g *GPU) smActivity() energy.Counts {
 	// (less the A fragments the reuse cache kept) and its writes (loads,
 	// ALU results, accumulators).
 	n.SM = energy.SMActivity{Instructions: g.Issued, RFReadBytes: g.RFRead,
-		RFWriteBytes: g.RFWrite}
+		RFWriteBytes: g.RFWrite, FP32Ops: g.IssuedOp[isa.OpFMA] * warpLanes}
 	return n
 }
 
@@ -49,6 +57,7 @@ func scaleCTAs(n energy.Counts, all, done int) energy.Counts {
 	n.DenseFMAs, n.SparseFMAs = f(n.DenseFMAs), f(n.SparseFMAs)
 	n.SmemWavefronts = f(n.SmemWavefronts)
 	n.SM = energy.SMActivity{Instructions: f(n.SM.Instructions),
-		RFReadBytes: f(n.SM.RFReadBytes), RFWriteBytes: f(n.SM.RFWriteBytes)}
+		RFReadBytes: f(n.SM.RFReadBytes), RFWriteBytes: f(n.SM.RFWriteBytes),
+		FP32Ops: f(n.SM.FP32Ops)}
 	return n
 }

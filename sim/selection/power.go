@@ -119,9 +119,10 @@ func configAt(cfg *configs.Config, mhz int) *configs.Config {
 // gpu.clock_mhz, in watts, for the work estimate (BudgetOf): the energy
 // model (power.*) over the plan's demands (sim/demand: its MMAs and their
 // register-file operands, its shared-memory wavefronts, its stages'
-// bytes through the crossbar and L2, its operands' unique bytes and D
+// bytes through the crossbar and L2, a GEMV's FP32-pipe instructions and
+// their thread operations, its operands' unique bytes and D
 // from DRAM) and the ranking's estimate of its cycles (Estimate). It
-// leaves out the instructions other than MMAs and the traffic beyond
+// leaves out the instructions other than MMAs and a GEMV's FP32 ones, and the traffic beyond
 // the operands' unique bytes, and the estimate is optimistic in cycles,
 // so it is an estimate, not a bound: TestPredictedPowerSidesWithTheRun
 // holds it to the simulated power's side of the limit on a few shapes.
@@ -151,8 +152,10 @@ func PredictedPower(cfg *configs.Config, p *kernel.Plan) float64 {
 	read, write := energy.MMARegisterBytes(sh.M, sh.N, sh.K, kept.Kept(sh.K),
 		p.Shape.Precision.ElementBytes(), sparse)
 	stage := uint64(d.Stage.Bytes()) * ksteps
+	fp32 := uint64(p.FMAPerKStep()) * ksteps // a GEMV's FP32-pipe instructions
 	n := energy.Counts{Precision: p.Shape.Precision, SMs: cfg.GPU.SMCount,
-		SM:             energy.SMActivity{Instructions: mmas, RFReadBytes: mmas * read, RFWriteBytes: mmas * write},
+		SM: energy.SMActivity{Instructions: mmas + fp32, RFReadBytes: mmas * read,
+			RFWriteBytes: mmas * write, FP32Ops: 32 * fp32},
 		SmemWavefronts: uint64(d.Wavefronts) * ksteps, L2Sectors: stage / 32, CrossbarBytes: stage,
 		DRAMBytes: uint64(d.OperandBytes() + d.DBytes)}
 	if sparse {
