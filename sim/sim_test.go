@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
-	"github.com/stcsim/stcsim/workloads"
-
 	"github.com/stcsim/stcsim/tensorcore"
+	"github.com/stcsim/stcsim/workloads"
 )
 
 func gemmJob(shapes ...[3]int) Job {
@@ -410,6 +409,54 @@ func TestExtrapolatedBusyIsConserved(t *testing.T) {
 			t.Errorf("%s: shared-memory bytes %d extrapolated, %d in full", r.Mode,
 				r.SmemBytes, f.SmemBytes)
 		}
+	}
+}
+
+// gemvFMAs is the FP32-pipe instructions of an M x N x K fp16 GEMV
+// (TensorRT-LLM's cudaCoreGemm: CTAs of 2 rows and 4 warps, k-steps of
+// 128 x 8 elements) from the kernel's structure: per warp and k-step a
+// HADD2.F32 per element of the 2 rows' and the N tokens' 8-element
+// vectors and 2 x N x 8 FFMAs; per warp a 5-level warp reduction of its
+// 2N sums (an FADD each), and warp 0's cross-warp sums (3 FADD) and
+// alpha (1 FMUL).
+func gemvFMAs(m, n, k int) float64 {
+	const vec, warps = 8, 4
+	perWarp := k/(128*vec)*((2+n)*vec+2*n*vec) + 5*2*n
+	return float64(m/2) * float64(warps*perWarp+3+1)
+}
+
+// A wave-extrapolated GEMV counts its work as its FP32-pipe instructions
+// (4 SMs, 9 CTAs each: 1024 x 1 x 4096 is 15 waves, 3 tracked and the
+// last simulated): its fp32 energy is the kernel's instructions' lanes
+// (within 1e-9), its cycles within 2 % of the full run's, and the FP32
+// pipe's share of its time (the GEMV's account) within 5 % of the full
+// run's, whose busy time is the kernel's instructions at 32 /
+// sm.fp32_lanes = 2 cycles each.
+func TestExtrapolatedGEMVWorkIsConserved(t *testing.T) {
+	t.Parallel()
+	const m, n, k, units, pj = 1024, 1, 4096, 4 * 4, 0.83
+	job := gemmJob([3]int{m, n, k})
+	job.Modes = []tensorcore.Mode{tensorcore.Dense}
+	sets := []string{"gpu.sm_count=4", "kernel.force=" + configs.GEMVName,
+		"power.energy.fp32_pj_per_op=0.83"}
+	ext := run(t, job, sets...).Results[0]
+	full := run(t, job, append(sets, "sim.extrapolate_waves=false")...).Results[0]
+	if !strings.Contains(ext.Note, "extrapolated") {
+		t.Fatalf("not extrapolated (%q)", ext.Note)
+	}
+	fmas := gemvFMAs(m, n, k)
+	if busy := full.Breakdown.Compute * float64(full.Cycles) * units; math.Abs(busy/(2*fmas)-1) > 1e-3 {
+		t.Errorf("full run: FP32 pipe busy %.0f cycles, the kernel's %.0f FMAs at 2 cycles", busy, fmas)
+	}
+	if want := pj * 32 * fmas * 1e-6; math.Abs(ext.Energy.FP32/want-1) > 1e-9 {
+		t.Errorf("fp32 energy %g uJ, the kernel's FMAs' %g", ext.Energy.FP32, want)
+	}
+	if d := float64(ext.Cycles)/float64(full.Cycles) - 1; math.Abs(d) > 0.02 {
+		t.Errorf("extrapolated %d cycles, full %d (%+.2f %%)", ext.Cycles, full.Cycles, 100*d)
+	}
+	if d := ext.Breakdown.Compute/full.Breakdown.Compute - 1; math.Abs(d) > 0.05 {
+		t.Errorf("FP32 pipe share %.4f extrapolated, %.4f in full (%+.2f %%)",
+			ext.Breakdown.Compute, full.Breakdown.Compute, 100*d)
 	}
 }
 

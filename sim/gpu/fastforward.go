@@ -421,7 +421,9 @@ func (f *fastForward) offsetCycles() uint64 {
 // long enough to leave something out. The work estimate (sim.Prepared.KSteps)
 // asks it.
 func FastForwards(cfg *configs.Config, p *kernel.Plan, extrapolated bool) bool {
-	if !cfg.Sim.FastForward || extrapolated || p.KSampled ||
+	// A GEMV's CTAs pass no k-step barrier (their warps share no
+	// stage), where the fast-forward measures and skips.
+	if !cfg.Sim.FastForward || extrapolated || p.KSampled || !p.Schedule.Cuttable() ||
 		cfg.Sim.MemoryGranularity != memcfg.Fast {
 		return false
 	}

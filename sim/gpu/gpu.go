@@ -91,10 +91,12 @@ func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error)
 		}
 	}
 	if !plan.Schedule.Cuttable() {
+		g.env.Flags = flags{}
+	}
+	if !plan.Schedule.WaveExtrapolable() {
 		// Serial split-K and stream-K CTAs wait on each other through
 		// flags, and stream-K's run several tiles: the fast paths, which
 		// take CTAs as independent and alike, are off (see fast-paths.md).
-		g.env.Flags = flags{}
 		return g, nil
 	}
 	if cfg.Sim.ExtrapolateWaves {

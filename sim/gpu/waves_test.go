@@ -36,6 +36,27 @@ func TestExtrapolationLeavesAWaveOut(t *testing.T) {
 	}
 }
 
+// A GEMV's waves are extrapolated from 4 k-steps per CTA (K = 4096 in
+// fp16) and 8 waves up; one of a single k-step is simulated whole.
+func TestGEMVExtrapolatesFromFourKSteps(t *testing.T) {
+	t.Parallel()
+	cfg := loadTest(t)
+	for _, c := range []struct {
+		k    int
+		want bool
+	}{{1024, false}, {3072, false}, {4096, true}, {11008, true}} {
+		p, err := kernel.NewGEMV(cfg, kernel.Shape{M: 65536, N: 1, K: c.k, Batch: 1,
+			Precision: tensorcore.FP16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy); got != c.want {
+			t.Errorf("K = %d (%d k-steps, %d waves): extrapolated %v, want %v", c.k, p.KSteps,
+				p.Waves(cfg.GPU.SMCount), got, c.want)
+		}
+	}
+}
+
 // skippedMMAs counts the MMAs of the CTAs from launched on without a loop
 // over them (a batch of 2^30 tiny GEMMs has 2^30 CTAs): it must equal the
 // sum over those CTAs of their own k-steps' MMAs, split-K's last split

@@ -139,6 +139,22 @@ func (p *Plan) FMAPerKStep() int {
 	return p.Warps * isa.Counts(p.Program(0).Body)[isa.OpFMA]
 }
 
+// FMAPerCTA is the FP32-pipe instructions one CTA of a GEMV plan issues,
+// over its warps: each warp's prologue and epilogue once and its body
+// once per k-step (0 for a tile plan).
+func (p *Plan) FMAPerCTA() int {
+	if p.Schedule != GEMV {
+		return 0
+	}
+	n := 0
+	for w := range p.Warps {
+		prog := p.Program(w)
+		n += isa.Counts(prog.Prologue)[isa.OpFMA] + p.KSteps*isa.Counts(prog.Body)[isa.OpFMA] +
+			isa.Counts(prog.Epilogue)[isa.OpFMA]
+	}
+	return n
+}
+
 // gemvSmem is the GEMV CTA's shared memory: the warps' reduced sums
 // (shmem[TILE_M x TILE_N x warps] floats; cub's shuffle-based
 // WarpReduce keeps no temporary storage of its own).

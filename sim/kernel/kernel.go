@@ -87,6 +87,13 @@ func (s Schedule) String() string {
 // neither (their CTAs wait on each other and stream-K's cross tiles).
 func (s Schedule) Cuttable() bool { return s == DataParallel || s == ParallelSplitK }
 
+// WaveExtrapolable says whether the schedule's kernels can be
+// extrapolated over waves: every CTA does the same work with no wait on
+// another CTA. The cuttable schedules are, and so is the GEMV, whose
+// CTAs each run all of K for their rows (it is not cut in K: its CTAs
+// pass no k-step barrier and have a few dozen k-steps at most).
+func (s Schedule) WaveExtrapolable() bool { return s.Cuttable() || s == GEMV }
+
 // suffix is the schedule's kernel-name suffix, with its split factor.
 func (s Schedule) suffix(splitK int) string {
 	switch s {

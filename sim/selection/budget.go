@@ -147,14 +147,14 @@ func samplesAreRecord(cfg *configs.Config, p *kernel.Plan) bool {
 	whole := SampledWhole(p)
 	_, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
 	return (cfg.Sim.ExtrapolateWaves && (whole || LongInK(cfg, p))) ||
-		(whole && (!waves || !p.Schedule.Cuttable()))
+		(whole && (!waves || !p.Schedule.WaveExtrapolable()))
 }
 
 // simOf is one simulation of p, extrapolated in waves where waves says
 // and the launch has waves enough, run runs times.
 func simOf(cfg *configs.Config, p *kernel.Plan, waves bool, runs int) Sim {
 	s := Sim{Plan: p, Waves: waves, CTAs: p.CTAs, KSteps: demand.Of(cfg, p).MeanKSteps, Runs: runs}
-	if !p.Schedule.Cuttable() { // no fast path (gpu.Build)
+	if !p.Schedule.WaveExtrapolable() { // no fast path (gpu.Build)
 		s.Waves = false
 		return s
 	}
