@@ -43,9 +43,12 @@ var (
 	// and on 108 SMs; its fast records carry it (StatedErrorPctFor). The
 	// worst are few-CTA or many-CTAs-per-SM GEMVs on 16 SMs, whose warps
 	// overlap their loads and math more or less than the tier's k-step
-	// takes; on 108 SMs the six are within 6 %.
+	// takes; on 108 SMs the six are within 6 %. The instruction tier
+	// extrapolates the waves of three of the 16-SM ones since
+	// 2026-12-07 (docs/log/2026-12-07-llm-energy-and-speed.md: MAPE
+	// 8.1 -> 8.2 %, the most positive +15.8 -> +15.3 %).
 	gemvError = measurement{what: "12 CUDA-core GEMVs on 16 and 108 SMs", n: 12,
-		worstPct: 30.2, mapePct: 8.1, minPct: -30.2, maxPct: 15.8,
+		worstPct: 30.2, mapePct: 8.2, minPct: -30.2, maxPct: 15.3,
 		source: "TestAgreesOnGEMVs"}
 )
 
