@@ -28,7 +28,7 @@ type Cache interface {
 
 // cacheFormat names the layout of a cached record; a change of
 // LayerResult that old entries would not fill changes it.
-const cacheFormat = "layer-record-v5" // v2: fidelity; v3: the power inputs beside the record; v4: keyed by the row's shape, not its name; v5: the FP32 pipe's operations
+const cacheFormat = "layer-record-v4" // v2: fidelity; v3: the power inputs beside the record; v4: keyed by the row's shape, not its name
 
 // cacheKey names one record: the model (Job.CacheSalt: internal/modelid,
 // the hash of the simulator's source), the effective config as the mode's
