@@ -1,14 +1,25 @@
 package memory
 
+import "math"
+
 // tagArray is a set-associative, sectored tag store with true LRU, kept in
 // flat arrays (no maps, no allocation per access) because the fast model
 // looks up every line of every tile. Ways of set s are entries
 // s*ways .. s*ways+ways-1. The arrays a lookup scans (tags, and LRU stamps
 // for a victim) are apart from the state of one entry, which sits in one
 // struct: a hit touches the set's tags, one stamp and one entry.
+//
+// A tag is the line's index over the set count, + 1 (its set is where it
+// sits; 0 = invalid), so that tags of a store whose lines all lie below
+// 2^32 sets' worth fit 32 bits and a set of 16 ways is one 64-B line of
+// the host's cache (narrow). The first tag that does not fit turns the
+// store wide (64-bit tags, the same state) for the rest of its life.
 type tagArray struct {
 	sets, ways int
-	tag        []uint64 // local line index + 1; 0 = invalid
+	shift      uint     // log2(sets) when sets is a power of two
+	pow2       bool     // sets is a power of two: set and tag by mask and shift
+	narrow     []uint32 // tags while every one fits 32 bits (nil once wide)
+	wide       []uint64 // tags after the first that does not (nil before)
 	stamp      []uint64 // LRU: last use
 	entry      []tagEntry
 	clock      uint64
@@ -28,8 +39,15 @@ type tagEntry struct {
 
 func newTagArray(sets, ways int) *tagArray {
 	n := sets * ways
-	return &tagArray{sets: sets, ways: ways, tag: make([]uint64, n),
+	t := &tagArray{sets: sets, ways: ways, narrow: make([]uint32, n),
 		stamp: make([]uint64, n), entry: make([]tagEntry, n)}
+	if sets&(sets-1) == 0 {
+		t.pow2 = true
+		for 1<<t.shift < sets {
+			t.shift++
+		}
+	}
+	return t
 }
 
 // eviction describes a dirty victim.
@@ -40,20 +58,59 @@ type eviction struct {
 	warm    uint64 // of sectors, those the warm pass left dirty (tagEntry.warm)
 }
 
+// split is a line's set and tag (its index over the sets, + 1).
+func (t *tagArray) split(local uint64) (set int, tag uint64) {
+	if t.pow2 {
+		return int(local & (uint64(t.sets) - 1)), local>>t.shift + 1
+	}
+	return int(local % uint64(t.sets)), local/uint64(t.sets) + 1
+}
+
+// tagAt is entry e's tag (0: invalid).
+func (t *tagArray) tagAt(e int) uint64 {
+	if t.wide != nil {
+		return t.wide[e]
+	}
+	return uint64(t.narrow[e])
+}
+
+// setTag stores entry e's tag, turning the store wide if it does not fit
+// 32 bits.
+func (t *tagArray) setTag(e int, tag uint64) {
+	if t.wide == nil && tag > math.MaxUint32 {
+		t.wide = make([]uint64, len(t.narrow))
+		for i, v := range t.narrow {
+			t.wide[i] = uint64(v)
+		}
+		t.narrow = nil
+	}
+	if t.wide != nil {
+		t.wide[e] = tag
+		return
+	}
+	t.narrow[e] = uint32(tag)
+}
+
+// lineOf is the line index of entry e's tag.
+func (t *tagArray) lineOf(e int) uint64 {
+	return (t.tagAt(e)-1)*uint64(t.sets) + uint64(e/t.ways)
+}
+
 // access looks up a line, fills the sectors in mask and returns the mask
 // of sectors that missed. With write, the sectors become dirty and need no
 // fill. A dirty victim is returned in ev (ev.sectors != 0).
 func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	miss uint64, ev eviction) {
 	t.clock++
-	base := int(local%uint64(t.sets)) * t.ways
-	e := t.find(base, local+1)
+	set, tag := t.split(local)
+	base := set * t.ways
+	e := t.find(base, tag)
 	if e < 0 {
 		e = t.victim(base)
-		if v := &t.entry[e]; t.tag[e] != 0 && v.dirty != 0 {
-			ev = eviction{t.tag[e] - 1, v.dirty, Class(v.class), v.warm}
+		if v := &t.entry[e]; t.tagAt(e) != 0 && v.dirty != 0 {
+			ev = eviction{t.lineOf(e), v.dirty, Class(v.class), v.warm}
 		}
-		t.tag[e] = local + 1
+		t.setTag(e, tag)
 		t.entry[e] = tagEntry{class: t.entry[e].class}
 	}
 	t.last = e
@@ -76,10 +133,23 @@ func (t *tagArray) markWarm(mask uint64) {
 	en.warm |= mask & en.dirty
 }
 
+// find is the entry of set base holding tag, or -1.
 func (t *tagArray) find(base int, tag uint64) int {
-	for w := base; w < base+t.ways; w++ {
-		if t.tag[w] == tag {
-			return w
+	if t.wide != nil {
+		for i, v := range t.wide[base : base+t.ways] {
+			if v == tag {
+				return base + i
+			}
+		}
+		return -1
+	}
+	if tag > math.MaxUint32 {
+		return -1 // no narrow tag holds it
+	}
+	k := uint32(tag)
+	for i, v := range t.narrow[base : base+t.ways] {
+		if v == k {
+			return base + i
 		}
 	}
 	return -1
@@ -89,7 +159,7 @@ func (t *tagArray) find(base int, tag uint64) int {
 func (t *tagArray) victim(base int) int {
 	v := base
 	for w := base; w < base+t.ways; w++ {
-		if t.tag[w] == 0 {
+		if t.tagAt(w) == 0 {
 			return w
 		}
 		if t.stamp[w] < t.stamp[v] {
@@ -112,9 +182,9 @@ func (t *tagArray) filledAt(c float64) {
 
 // cleanAll reports every dirty line to fn and marks it clean.
 func (t *tagArray) cleanAll(fn func(eviction)) {
-	for e := range t.tag {
-		if en := &t.entry[e]; t.tag[e] != 0 && en.dirty != 0 {
-			fn(eviction{t.tag[e] - 1, en.dirty, Class(en.class), en.warm})
+	for e := range t.entry {
+		if en := &t.entry[e]; t.tagAt(e) != 0 && en.dirty != 0 {
+			fn(eviction{t.lineOf(e), en.dirty, Class(en.class), en.warm})
 			en.dirty, en.warm = 0, 0
 		}
 	}
