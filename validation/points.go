@@ -24,7 +24,7 @@ type Point struct {
 	ID        string
 	Hardware  string
 	Precision tensorcore.Precision // fp16 when the column is empty
-	Kind      string               // peak, latency, bandwidth, gemm
+	Kind      string               // peak, latency, bandwidth, launch, mma, gemm
 	M, N, K   int
 	Dense     float64 // measured value (peak/latency/bandwidth) or dense time/throughput
 	Sparse    float64 // gemm: sparse time/throughput (0 when absent)
@@ -268,6 +268,9 @@ func (p Point) check() error {
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
+	if p.Kind == "launch" && (p.N <= 0 || p.N%2 != 0) {
+		return fmt.Errorf("column n: a launch row needs the kernel's element count, a positive even number (got %d)", p.N)
+	}
 	if err := p.checkLayout(); err != nil {
 		return err
 	}
@@ -277,7 +280,7 @@ func (p Point) check() error {
 	units, ok := kindUnits[p.Kind]
 	if !ok {
 		return fmt.Errorf("column kind: %s is not peak, latency, bandwidth, "+
-			"mma or gemm", quote.Q(p.Kind))
+			"launch, mma or gemm", quote.Q(p.Kind))
 	}
 	if !slices.Contains(units, p.Unit) {
 		return fmt.Errorf("column unit: %s rows need %s (got %s)", p.Kind,
@@ -341,6 +344,7 @@ var kindUnits = map[string][]string{
 	"bandwidth": {"GB/s"},
 	"gemm":      {"us", "ms", "TFLOPS"},
 	"mma":       {"FMA/clk/SM"},
+	"launch":    {"us"},
 }
 
 // ConfigFor is the built-in config matching a row's hardware.
