@@ -34,31 +34,30 @@ type LaunchResult struct {
 	PerCallUS float64 `json:"per_call_us"`
 }
 
-// launchThreads is the CTA size of the timed kernel (gpu-small-kernels
-// takes the best of 9 block sizes; at its smallest size the largest
-// blocks are fastest); a double is 8 bytes.
-const (
-	launchThreads = 1024
-	doubleBytes   = 8
-)
+// doubleBytes is the size of the kernel's elements (doubles).
+const doubleBytes = 8
 
-// MicroLaunch runs one call of gpu-small-kernels' scale kernel over
-// elements doubles (an even count; the last CTA's warps past the end
+// MicroLaunch runs one call of gpu-small-kernels' scale kernel, in CTAs
+// of threads threads (a multiple of 32), over elements doubles (an even count; the last CTA's warps past the end
 // load and store nothing, as the kernel's threads past size return) on the
 // instruction-level GPU, its data in the L2 as the previous call left
 // them (kernel.l2_start=repeat): each warp loads its 32 doubles (LDG,
 // 256 B), multiplies them on the FP32 pipe and stores them (STG), and
 // the call's time adds the launch gap the loop pays before it.
-func MicroLaunch(cfg *configs.Config, elements int) (LaunchResult, error) {
+func MicroLaunch(cfg *configs.Config, elements, threads int) (LaunchResult, error) {
 	if elements <= 0 || elements%2 != 0 {
 		return LaunchResult{}, fmt.Errorf("launch microbenchmark: %d elements is not a positive even count",
 			elements)
+	}
+	if threads < 32 || threads > 1024 || threads%32 != 0 {
+		return LaunchResult{}, fmt.Errorf("launch microbenchmark: %d threads per CTA is not a multiple of 32 in 32..1024",
+			threads)
 	}
 	c := *cfg
 	c.Sim.ExtrapolateWaves = false
 	c.Sim.FastForward = false
 	c.Kernel.L2Start = configs.L2Repeat
-	p, err := scalePlan(&c, elements)
+	p, err := scalePlan(&c, elements, threads)
 	if err != nil {
 		return LaunchResult{}, err
 	}
@@ -70,7 +69,7 @@ func MicroLaunch(cfg *configs.Config, elements int) (LaunchResult, error) {
 		return LaunchResult{}, fmt.Errorf("launch microbenchmark: %w", err)
 	}
 	gap := uint64(c.SM.KernelLaunchLatency)
-	r := LaunchResult{Elements: elements, Threads: launchThreads, CTAs: p.CTAs,
+	r := LaunchResult{Elements: elements, Threads: threads, CTAs: p.CTAs,
 		GapCycles: gap, KernelCycles: g.EndCycle - gap}
 	r.PerCallUS = float64(g.EndCycle) / float64(c.GPU.ClockMHz)
 	return r, nil
@@ -79,9 +78,9 @@ func MicroLaunch(cfg *configs.Config, elements int) (LaunchResult, error) {
 // scalePlan lays the kernel's doubles out as the epilogue's output, so
 // that the SM's LDG and STG address them: rows of two doubles (16 B),
 // a warp's m16 block of 16 rows is its 32 threads' 256 B, and a CTA's
-// 32 warps stack along M.
-func scalePlan(cfg *configs.Config, elements int) (*kernel.Plan, error) {
-	warps := launchThreads / 32
+// warps stack along M.
+func scalePlan(cfg *configs.Config, elements, threads int) (*kernel.Plan, error) {
+	warps := threads / 32
 	rows := elements / 2
 	ctas := kernel.CeilDiv(rows, 16*warps)
 	p := &kernel.Plan{Shape: kernel.Shape{M: rows, N: 2, K: 1, Batch: 1,

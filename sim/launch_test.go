@@ -16,7 +16,7 @@ func TestLongerLaunchGapNeverFaster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := MicroLaunch(ld.Config, 4096)
+		r, err := MicroLaunch(ld.Config, 4096, 1024)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,20 +44,20 @@ func TestLaunchKernelGrowsWithItsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := MicroLaunch(ld.Config, 4096)
+	small, err := MicroLaunch(ld.Config, 4096, 1024)
 	if err != nil {
 		t.Fatal(err)
 	}
-	big, err := MicroLaunch(ld.Config, 414174)
+	big, err := MicroLaunch(ld.Config, 414174, 1024)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if big.CTAs != 405 || big.KernelCycles < 2*small.KernelCycles {
 		t.Errorf("414174 doubles: %+v against 4096: %+v; want 405 CTAs and a kernel at least twice as long", big, small)
 	}
-	for _, n := range []int{0, -2, 4097} {
-		if _, err := MicroLaunch(ld.Config, n); err == nil {
-			t.Errorf("%d elements: want an error", n)
+	for _, c := range [][2]int{{0, 1024}, {-2, 1024}, {4097, 1024}, {4096, 0}, {4096, 48}, {4096, 2048}} {
+		if _, err := MicroLaunch(ld.Config, c[0], c[1]); err == nil {
+			t.Errorf("%d elements, %d threads: want an error", c[0], c[1])
 		}
 	}
 }

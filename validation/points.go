@@ -73,7 +73,7 @@ var HarnessNames = []string{
 	"venom_cublas",      // VENOM's benchmark_spmm (SC'23 artefact): cublasGemmEx in a CUDA-event loop, 10 warm-up and 100 timed calls back to back
 	"venom_cusparselt",  // the same loop around cusparseLtMatmul, handed a C of the output's shape with beta 0
 	"venom_spatha",      // the same loop around Spatha's V:N:M SpMM (one more warm-up call before it), no C read (beta 0, C nullptr)
-	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
+	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, launch, one instruction)
 }
 
 var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
@@ -270,6 +270,9 @@ func (p Point) check() error {
 	}
 	if p.Kind == "launch" && (p.N <= 0 || p.N%2 != 0) {
 		return fmt.Errorf("column n: a launch row needs the kernel's element count, a positive even number (got %d)", p.N)
+	}
+	if p.Kind == "launch" && (p.M < 32 || p.M > 1024 || p.M%32 != 0) {
+		return fmt.Errorf("column m: a launch row needs the threads per CTA, a multiple of 32 in 32..1024 (got %d)", p.M)
 	}
 	if err := p.checkLayout(); err != nil {
 		return err

@@ -227,6 +227,7 @@ var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
 	// the launch gap (sm.kernel_launch_latency): RRZE gpu-small-kernels' smallest size.
 	"launch-small",
 	// ga102-public.csv: the RRZE gpu-benches A40 (GA102) microbenchmarks.
+	"launch-small-a40",
 	"bw-dram-a40", "bw-dram-write-a40", "bw-dram-copy-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}
 
 // ConditionModes are the values of Options.Conditions.
@@ -509,11 +510,12 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 }
 
 // launch compares the time per call of a loop of back-to-back launches
-// of a tiny streaming kernel over N doubles (RRZE gpu-small-kernels) with
+// of a tiny streaming kernel over N doubles in CTAs of M threads (RRZE
+// gpu-small-kernels) with
 // the model's: the launch gap (sm.kernel_launch_latency) plus the kernel
 // run on the instruction-level GPU (sim.MicroLaunch).
 func (v *validator) launch(p Point, ld *configs.Loaded) error {
-	r, err := sim.MicroLaunch(ld.Config, p.N)
+	r, err := sim.MicroLaunch(ld.Config, p.N, p.M)
 	if err != nil {
 		return err
 	}
