@@ -37,13 +37,17 @@ type LaunchResult struct {
 // doubleBytes is the size of the kernel's elements (doubles).
 const doubleBytes = 8
 
-// MicroLaunch runs one call of gpu-small-kernels' scale kernel, in CTAs
-// of threads threads (a multiple of 32), over elements doubles (an even count; the last CTA's warps past the end
-// load and store nothing, as the kernel's threads past size return) on the
-// instruction-level GPU, its data in the L2 as the previous call left
-// them (kernel.l2_start=repeat): each warp loads its 32 doubles (LDG,
-// 256 B), multiplies them on the FP32 pipe and stores them (STG), and
-// the call's time adds the launch gap the loop pays before it.
+// MicroLaunch runs one call of gpu-small-kernels' scale kernel on the
+// instruction-level GPU: elements doubles (an even count) in CTAs of
+// threads threads (a multiple of 32), elements / threads + 1 CTAs as the
+// benchmark launches them (the threads past the end return at once: their
+// warps load and store nothing). Each warp loads its 32 doubles (LDG,
+// 256 B), multiplies them (one instruction on the FP32 pipe, where the
+// benchmark's DMUL runs on the FP64 units) and stores them (STG) back over
+// the same bytes (the benchmark writes a second buffer; both stay in the
+// L2), the data in the L2 as the previous call left them
+// (kernel.l2_start=repeat). The call's time adds the launch gap the loop
+// pays before it.
 func MicroLaunch(cfg *configs.Config, elements, threads int) (LaunchResult, error) {
 	if elements <= 0 || elements%2 != 0 {
 		return LaunchResult{}, fmt.Errorf("launch microbenchmark: %d elements is not a positive even count",
@@ -82,11 +86,14 @@ func MicroLaunch(cfg *configs.Config, elements, threads int) (LaunchResult, erro
 func scalePlan(cfg *configs.Config, elements, threads int) (*kernel.Plan, error) {
 	warps := threads / 32
 	rows := elements / 2
-	ctas := kernel.CeilDiv(rows, 16*warps)
+	ctas := elements/threads + 1
+	// As many CTAs per SM as its thread, warp and CTA slots hold (the
+	// kernel's few registers and no shared memory bind nothing else).
+	occ := max(1, min(cfg.SM.MaxThreads/threads, cfg.SM.MaxWarps/warps, cfg.SM.MaxCTAs))
 	p := &kernel.Plan{Shape: kernel.Shape{M: rows, N: 2, K: 1, Batch: 1,
 		Precision: tensorcore.FP16},
 		Tile:  configs.TileConfig{BM: 16 * warps, BN: 2, BK: 16, WarpM: 16, WarpN: 2, Stages: 2},
-		Warps: warps, CTAs: ctas, Occupancy: 1,
+		Warps: warps, CTAs: ctas, Occupancy: occ,
 		TilesM: ctas, TilesN: 1, Swizzle: 1, OutBytes: doubleBytes}
 	pc, err := cfg.TensorCore.Get(tensorcore.FP16)
 	if err != nil {

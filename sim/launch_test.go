@@ -20,8 +20,8 @@ func TestLongerLaunchGapNeverFaster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.KernelCycles == 0 || r.CTAs != 4 {
-			t.Fatalf("gap %s: %+v: want 4 CTAs of 1024 threads that take time", gap, r)
+		if r.KernelCycles == 0 || r.CTAs != 5 {
+			t.Fatalf("gap %s: %+v: want 5 CTAs of 1024 threads (the last empty) that take time", gap, r)
 		}
 		if i > 0 {
 			if r.PerCallUS <= prev.PerCallUS {
