@@ -217,8 +217,9 @@ type Options struct {
 
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
 // config parameter (see docs/calibration.md), each controlled (Point.
-// Controlled): the memory microbenchmarks and gemm-16384's sparse time
-// (locked at 1410 MHz; its dense time, clock not stated, is held out).
+// Controlled): the memory and launch microbenchmarks and gemm-16384's
+// sparse time (locked at 1410 MHz; its dense time, clock not stated, is
+// held out).
 // An id alone names every mode of its row, ID:MODE one. Every other row
 // is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
