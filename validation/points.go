@@ -24,7 +24,7 @@ type Point struct {
 	ID        string
 	Hardware  string
 	Precision tensorcore.Precision // fp16 when the column is empty
-	Kind      string               // peak, latency, bandwidth, gemm
+	Kind      string               // peak, latency, bandwidth, launch, mma, gemm
 	M, N, K   int
 	Dense     float64 // measured value (peak/latency/bandwidth) or dense time/throughput
 	Sparse    float64 // gemm: sparse time/throughput (0 when absent)
@@ -73,7 +73,7 @@ var HarnessNames = []string{
 	"venom_cublas",      // VENOM's benchmark_spmm (SC'23 artefact): cublasGemmEx in a CUDA-event loop, 10 warm-up and 100 timed calls back to back
 	"venom_cusparselt",  // the same loop around cusparseLtMatmul, handed a C of the output's shape with beta 0
 	"venom_spatha",      // the same loop around Spatha's V:N:M SpMM (one more warm-up call before it), no C read (beta 0, C nullptr)
-	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, one instruction)
+	"microbenchmark",    // a microbenchmark of one mechanism (peak, latency, bandwidth, launch, one instruction)
 }
 
 var columns = []string{"id", "hardware", "precision", "kind", "m", "n",
@@ -268,6 +268,12 @@ func (p Point) check() error {
 	if p.Kind == "gemm" && (p.M == 0 || p.N == 0 || p.K == 0) {
 		return fmt.Errorf("gemm row needs m, n and k")
 	}
+	if p.Kind == "launch" && (p.N <= 0 || p.N%2 != 0) {
+		return fmt.Errorf("column n: a launch row needs the kernel's element count, a positive even number (got %d)", p.N)
+	}
+	if p.Kind == "launch" && (p.M < 32 || p.M > 1024 || p.M%32 != 0) {
+		return fmt.Errorf("column m: a launch row needs the threads per CTA, a multiple of 32 in 32..1024 (got %d)", p.M)
+	}
 	if err := p.checkLayout(); err != nil {
 		return err
 	}
@@ -277,7 +283,7 @@ func (p Point) check() error {
 	units, ok := kindUnits[p.Kind]
 	if !ok {
 		return fmt.Errorf("column kind: %s is not peak, latency, bandwidth, "+
-			"mma or gemm", quote.Q(p.Kind))
+			"launch, mma or gemm", quote.Q(p.Kind))
 	}
 	if !slices.Contains(units, p.Unit) {
 		return fmt.Errorf("column unit: %s rows need %s (got %s)", p.Kind,
@@ -341,6 +347,7 @@ var kindUnits = map[string][]string{
 	"bandwidth": {"GB/s"},
 	"gemm":      {"us", "ms", "TFLOPS"},
 	"mma":       {"FMA/clk/SM"},
+	"launch":    {"us"},
 }
 
 // ConfigFor is the built-in config matching a row's hardware.

@@ -32,9 +32,9 @@ func Select(pts []Point, rows string, kinds []string) ([]Point, error) {
 		}
 	}
 	for _, k := range kinds {
-		if !slices.Contains([]string{"peak", "latency", "bandwidth", "mma", "gemm"}, k) {
+		if !slices.Contains([]string{"peak", "latency", "bandwidth", "launch", "mma", "gemm"}, k) {
 			return nil, &field.Error{Field: FieldKinds, Value: quote.Q(k),
-				Err: errors.New("want peak, latency, bandwidth, mma or gemm")}
+				Err: errors.New("want peak, latency, bandwidth, launch, mma or gemm")}
 		}
 	}
 	var out []Point

@@ -18,7 +18,7 @@ import (
 // Row is one comparison: a measured value and the simulated one.
 type Row struct {
 	ID     string `json:"id"`
-	Kind   string `json:"kind"`   // peak, latency, bandwidth, gemm_dense_time, gemm_sparse_time, gemm_speedup
+	Kind   string `json:"kind"`   // peak, latency, bandwidth, launch, gemm_dense_time, gemm_sparse_time, gemm_speedup
 	Config string `json:"config"` // the config it ran on
 	// ConfigHash is that effective config's SHA-256 (the provenance
 	// lists each with its sources).
@@ -217,14 +217,18 @@ type Options struct {
 
 // DefaultCalibrated are the rows of a100-public.csv whose values set a
 // config parameter (see docs/calibration.md), each controlled (Point.
-// Controlled): the memory microbenchmarks and gemm-16384's sparse time
-// (locked at 1410 MHz; its dense time, clock not stated, is held out).
+// Controlled): the memory and launch microbenchmarks and gemm-16384's
+// sparse time (locked at 1410 MHz; its dense time, clock not stated, is
+// held out).
 // An id alone names every mode of its row, ID:MODE one. Every other row
 // is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
 	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "lat-l1",
 	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse",
+	// the launch gap (sm.kernel_launch_latency): RRZE gpu-small-kernels' smallest size.
+	"launch-small",
 	// ga102-public.csv: the RRZE gpu-benches A40 (GA102) microbenchmarks.
+	"launch-small-a40",
 	"bw-dram-a40", "bw-dram-write-a40", "bw-dram-copy-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}
 
 // ConditionModes are the values of Options.Conditions.
@@ -268,6 +272,8 @@ func Run(points []Point, opt Options) (*Report, error) {
 			err = v.peak(p, ld)
 		case "latency", "bandwidth":
 			err = v.memory(p, name, ld)
+		case "launch":
+			err = v.launch(p, ld)
 		case "gemm":
 			gemmPts = append(gemmPts, p)
 		case "mma":
@@ -501,6 +507,20 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	}
 	v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: the memory "+
 		"microbenchmark has no %s %s figure", p.ID, level, p.Kind))
+	return nil
+}
+
+// launch compares the time per call of a loop of back-to-back launches
+// of a tiny streaming kernel over N doubles in CTAs of M threads (RRZE
+// gpu-small-kernels) with
+// the model's: the launch gap (sm.kernel_launch_latency) plus the kernel
+// run on the instruction-level GPU (sim.MicroLaunch).
+func (v *validator) launch(p Point, ld *configs.Loaded) error {
+	r, err := sim.MicroLaunch(ld.Config, p.N, p.M)
+	if err != nil {
+		return err
+	}
+	v.add(p, "launch", "us", p.Dense, r.PerCallUS, ld, "")
 	return nil
 }
 

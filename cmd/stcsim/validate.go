@@ -40,7 +40,7 @@ func runValidate(args []string) int {
 	conds := fs.String("conditions", "both", "GEMM rows: measured (each under the clock and power limit it was measured at), boost (at the config's locked boost clock), or both (measured as the error, boost beside it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	rows := fs.String("rows", "", "run only the rows whose id matches this regular expression")
-	kinds := fs.String("kind", "", "run only rows of these kinds, comma-separated (peak, latency, bandwidth, mma, gemm)")
+	kinds := fs.String("kind", "", "run only rows of these kinds, comma-separated (peak, latency, bandwidth, launch, mma, gemm)")
 	var maxWork float64
 	addMaxWork(fs, &maxWork)
 	if code, ok := parseFlags(fs, args); !ok {
