@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
@@ -108,7 +109,7 @@ func TestTokenRates(t *testing.T) {
 	if p.Tokens != 1024 || p.TokensPerS != 5120 || p.MSPerOutputToken != 200 || p.EnergyPerTokenMJ != 10 {
 		t.Errorf("prefill: %+v", p)
 	}
-	if cut != (TokenRate{}) {
+	if cut != (results.TokenRate{}) {
 		t.Errorf("a --layer cut got a token rate: %+v", cut)
 	}
 }
