@@ -126,3 +126,15 @@ func TestKExtrapolationCloseToFull(t *testing.T) {
 			})
 	}
 }
+
+// The FFN's down projection of Llama-2-7B's batch-1 decode
+// (4096 x 1 x 11008) is held to TestDecodeAtTheDRAMBound's bounds: the
+// dense kernel within 15 % of its bytes over the sustained DRAM
+// bandwidth, no 2:4 kernel under the compressed-bytes ceiling. The
+// default tier holds the same on the attention projections, a third as
+// deep.
+func TestDecodeDownProjectionAtTheDRAMBound(t *testing.T) {
+	t.Parallel()
+	_, down := decodeRows(t)
+	checkDecodeAtTheDRAMBound(t, down)
+}
