@@ -2,8 +2,9 @@
 
 // The long tier: tests that hold a fast path (wave and K extrapolation,
 // the steady-state fast-forward) to the full simulation of large
-// kernels, and the 8192^3 peak check (the selection's samples are held
-// in sim/selection/long_test.go). They take minutes of CPU each, so the
+// kernels, the 8192^3 peak check, and the larger cases of default-tier
+// tests (one CTA per SM on 108 SMs, the decode's FFN down projection)
+// (the selection's samples are held in sim/selection/long_test.go). They take minutes of CPU each, so the
 // README's `go test ./...` leaves them out; `go test -tags long
 // ./sim/...` runs them, as .ci/run does after the default tier.
 
