@@ -28,14 +28,43 @@ const microSM = 0
 // bandwidth of all SMs per level. Shared memory is set to its smallest
 // carve-out, as those kernels use none, so L1 has its full size.
 func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
-	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
-	if _, err := (micro{cfg: cfg, clk: clk, numSMs: numSMs}).builder().Build("Memory"); err != nil {
+	m, err := newMicro(cfg, clk, numSMs)
+	if err != nil {
 		return nil, err
 	}
-	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
-	out := m.plateaus()
-	out = append(out, m.bandwidths()...)
+	var out []MicroResult
+	for _, f := range m.figures() {
+		out = append(out, f.measure())
+	}
 	return append(out, m.sweep()...), nil
+}
+
+// MicroFigure is MicroMem's one figure of kind "latency" (a plateau) or
+// "bandwidth" at level, measured alone: each figure runs on a hierarchy
+// of its own, so it is the figure MicroMem reports. ok is false where
+// MicroMem has no such figure.
+func MicroFigure(cfg Config, clk clock.Clock, numSMs int, kind, level string) (r MicroResult, ok bool, err error) {
+	m, err := newMicro(cfg, clk, numSMs)
+	if err != nil {
+		return MicroResult{}, false, err
+	}
+	for _, f := range m.figures() {
+		if f.kind == kind && f.level == level {
+			return f.measure(), true, nil
+		}
+	}
+	return MicroResult{}, false, nil
+}
+
+// newMicro is the microbenchmarks' setting of cfg at the smallest
+// shared-memory carve-out, its hierarchy checked to build.
+func newMicro(cfg Config, clk clock.Clock, numSMs int) (micro, error) {
+	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
+	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
+	if _, err := m.builder().Build("Memory"); err != nil {
+		return micro{}, err
+	}
+	return m, nil
 }
 
 func minInt(xs []int) int {
@@ -74,17 +103,34 @@ func (m micro) l1Bytes() uint64 {
 
 func (m micro) l2Bytes() uint64 { return uint64(m.cfg.L2.SizeKB) * 1024 }
 
-func (m micro) plateaus() []MicroResult {
+// figure is one latency plateau or bandwidth of MicroMem, measured when
+// asked.
+type figure struct {
+	kind, level string
+	measure     func() MicroResult
+}
+
+// figures are the latency plateaus (l1, l2_near, l2_far when the L2 is
+// partitioned, dram) and the bandwidths (l1, l2, dram, dram_write,
+// dram_copy), in MicroMem's order.
+func (m micro) figures() []figure {
 	l1, l2 := m.l1Bytes()/2, m.l2Bytes()/4
-	dram := m.l2Bytes() * 4
-	out := []MicroResult{
-		m.latency("l1", l1, homeAny),
-		m.latency("l2_near", l2, homeNear),
+	lat := func(level string, ws uint64, home homeFilter) figure {
+		return figure{"latency", level, func() MicroResult { return m.latency(level, ws, home) }}
 	}
+	bw := func(level string, measure func() MicroResult) figure {
+		return figure{"bandwidth", level, measure}
+	}
+	out := []figure{lat("l1", l1, homeAny), lat("l2_near", l2, homeNear)}
 	if m.partitioned() {
-		out = append(out, m.latency("l2_far", l2, homeFar))
+		out = append(out, lat("l2_far", l2, homeFar))
 	}
-	return append(out, m.latency("dram", dram, homeAny))
+	return append(out, lat("dram", m.l2Bytes()*4, homeAny),
+		bw("l1", func() MicroResult { return m.bandwidth("l1", l1, true, true) }),
+		bw("l2", func() MicroResult { return m.bandwidth("l2", l2, false, false) }),
+		bw("dram", func() MicroResult { return m.bandwidth("dram", 2*m.l2Bytes(), false, false) }),
+		bw("dram_write", func() MicroResult { return m.dramStream("dram_write", streamWrite) }),
+		bw("dram_copy", func() MicroResult { return m.dramStream("dram_copy", streamCopy) }))
 }
 
 // partitioned says whether the L2 has a far partition to measure: with
@@ -191,18 +237,6 @@ func (m micro) homeOK(p params, line uint64, home homeFilter) bool {
 	s, _ := p.amap.slice(line)
 	near := s/p.slicesPerPart == p.partitionOf(microSM)
 	return near == (home == homeNear)
-}
-
-func (m micro) bandwidths() []MicroResult {
-	l1 := m.l1Bytes() / 2
-	l2 := m.l2Bytes() / 4
-	return []MicroResult{
-		m.bandwidth("l1", l1, true, true),
-		m.bandwidth("l2", l2, false, false),
-		m.bandwidth("dram", 2*m.l2Bytes(), false, false),
-		m.dramStream("dram_write", streamWrite),
-		m.dramStream("dram_copy", streamCopy),
-	}
 }
 
 // Streaming kernel shape: every SM keeps streamInFlight requests of

@@ -51,6 +51,7 @@ func TestMicroMemMatchesA100(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("%d of %d figures reported", seen, len(want))
 	}
+	checkFiguresAlone(t, cfg, res, [][2]string{{"latency", "l1"}, {"bandwidth", "l2"}})
 	lat := latencies(res)
 	order := []string{"l1", "l2_near", "l2_far", "dram"}
 	for i := 1; i < len(order); i++ {
@@ -127,4 +128,33 @@ func readPoints(t *testing.T, path string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// checkFiguresAlone holds MicroFigure, which the validator runs, to the
+// figures of res (MicroMem's on cfg at 1410 MHz and 108 SMs), each of
+// kinds (kind, level) measured alone; and it has no figure of a level
+// MicroMem does not measure.
+func checkFiguresAlone(t *testing.T, cfg Config, res []MicroResult, kinds [][2]string) {
+	t.Helper()
+	for _, k := range kinds {
+		alone, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, k[0], k[1])
+		if err != nil || !ok {
+			t.Fatalf("MicroFigure %s %s: %v, found %v", k[0], k[1], err, ok)
+		}
+		found := false
+		for _, r := range res {
+			if r.Kind == k[0] && r.Level == k[1] {
+				found = true
+				if r != alone {
+					t.Errorf("%s %s: alone %+v, in MicroMem %+v", k[0], k[1], alone, r)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("MicroMem has no %s %s figure", k[0], k[1])
+		}
+	}
+	if _, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, "bandwidth", "l3"); ok || err != nil {
+		t.Errorf("an l3 bandwidth: found %v, %v", ok, err)
+	}
 }

@@ -13,18 +13,8 @@ import (
 // under one wave to about five, 32 to 128 k-steps per CTA, 64x64 to
 // 256x128 tiles with 32x32 and 64x64 warp tiles, one and two CTAs per
 // SM, split-K; the BERT-Large and ResNet-50 shapes of the reference
-// suite among them. Measured 2026-12-02 (full -> fast-forwarded cycles,
-// `go test -tags long -run TestFastForwardCloseToFull -v ./sim`):
-// 1024x4096x4096 dense 208 715 -> 210 383 (+0.80 %), sparse 165 068 ->
-// 164 631 (-0.26 %); 128x25088x1152 dense 59 068 -> 58 375 (-1.17 %);
-// 2048x2048x2048 sparse -0.10 %; 2048x2048x4096 dense +0.40 %, sparse
-// -0.10 %; 256x6272x2304 sparse -0.19 %; 3072x4096x1024 dense +0.08 %;
-// 4096x4096x1024 dense +0.05 %; 512x1024x8192 sparse -0.06 %;
-// 512x512x16384 dense split-K 4 exact; and at other precisions and
-// another scheduler, 2048x2048x4096 TF32 sparse 326 535 -> 325 243
-// (-0.40 %), 2048x2048x8192 INT8 sparse 167 448 -> 167 585 (+0.08 %),
-// 1024x4096x4096 dense with sm.scheduler_policy=lrr 286 341 -> 290 435
-// (+1.43 %).
+// suite among them. docs/fast-paths.md lists the error measured on each
+// (`go test -tags long -run TestFastForwardCloseToFull -v ./sim`).
 var fastForwardFamily = []struct {
 	shape  [3]int
 	mode   tensorcore.Mode

@@ -79,7 +79,6 @@ const SamplePrefix = selection.SamplePrefix
 type (
 	Report      = results.Report
 	LayerResult = results.LayerResult
-	Explain     = results.Explain
 	Candidate   = results.Candidate
 	Straggler   = results.Straggler
 	Power       = results.Power
@@ -87,7 +86,6 @@ type (
 	Total       = results.Total
 	TotalPower  = results.TotalPower
 	Traffic     = results.Traffic
-	TokenRate   = results.TokenRate
 	Provenance  = results.Provenance
 	// WorkloadSource and WeightsSource are workloads.Origin and
 	// workloads.WeightsSource, as results names them.

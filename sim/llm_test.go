@@ -4,33 +4,32 @@ import (
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 	"github.com/stcsim/stcsim/workloads"
 )
 
-// decodeJob is Llama-2-7B's batch-1 decode restricted to the attention
-// projections (4096 x 1 x 4096) and the FFN's down projection
-// (4096 x 1 x 11008): weight GEMMs whose time is the weights' bytes.
-func decodeJob(t *testing.T) Job {
+// decodeRows are Llama-2-7B's batch-1 decode weight GEMMs of M 4096:
+// the attention projections (4096 x 1 x 4096) and the FFN's down
+// projection (4096 x 1 x 11008), whose time is the weights' bytes.
+func decodeRows(t *testing.T) (attention, down *workloads.Trace) {
 	t.Helper()
 	tr, err := workloads.Build("llama-2-7b", workloads.Options{Batch: 1,
 		Phase: workloads.PhaseDecode, Context: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := &workloads.Trace{Name: tr.Name}
+	var kept []workloads.GEMM
 	for _, g := range tr.GEMMs {
 		if g.N == 1 && g.Sparsity != workloads.Dense && g.M == 4096 {
-			kept.GEMMs = append(kept.GEMMs, g)
+			kept = append(kept, g)
 		}
 	}
-	if len(kept.GEMMs) != 2 {
-		t.Fatalf("%d decode weight rows of M 4096, want 2", len(kept.GEMMs))
+	if len(kept) != 2 || kept[0].K != 4096 || kept[1].K != 11008 {
+		t.Fatalf("decode weight rows of M 4096: %+v, want K 4096 and 11008", kept)
 	}
-	if testing.Short() { // the attention projections alone
-		kept.GEMMs = kept.GEMMs[:1]
-	}
-	return Job{Workloads: []*workloads.Trace{kept}, Modes: tensorcore.Modes}
+	return &workloads.Trace{Name: tr.Name, GEMMs: kept[:1]},
+		&workloads.Trace{Name: tr.Name, GEMMs: kept[1:]}
 }
 
 // A memory-bound decode GEMM is a stream of its weights: the dense
@@ -38,18 +37,32 @@ func decodeJob(t *testing.T) Job {
 // activations, output) over the sustained DRAM bandwidth, and no 2:4
 // kernel beats the compressed-bytes ceiling, where fp16 2:4 moves the
 // kept half of the values plus 2 bits of metadata per kept value
-// (56.25 % of the dense weight bytes; PTX ISA, mma.sp metadata).
+// (56.25 % of the dense weight bytes; PTX ISA, mma.sp metadata). Here on
+// the attention projections; the FFN's down projection, three times
+// deeper, is held to the same in the long tier
+// (TestDecodeDownProjectionAtTheDRAMBound).
 func TestDecodeAtTheDRAMBound(t *testing.T) {
 	t.Parallel()
+	attention, _ := decodeRows(t)
+	checkDecodeAtTheDRAMBound(t, attention)
+}
+
+// checkDecodeAtTheDRAMBound runs tr's decode GEMMs dense and sparse on
+// the default config and holds them to TestDecodeAtTheDRAMBound's bounds.
+func checkDecodeAtTheDRAMBound(t *testing.T, tr *workloads.Trace) {
+	t.Helper()
 	ld, err := configs.Load(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := ld.Config.Memory.DRAM
 	bytesPerUS := d.BandwidthGBps * d.Efficiency * 1e3
-	rep, err := Run(ld, decodeJob(t))
+	rep, err := Run(ld, Job{Workloads: []*workloads.Trace{tr}, Modes: tensorcore.Modes})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(rep.Results) != len(tensorcore.Modes)*len(tr.GEMMs) {
+		t.Fatalf("%d records, want %d", len(rep.Results), len(tensorcore.Modes)*len(tr.GEMMs))
 	}
 	for _, r := range rep.Results {
 		weights := float64(2 * r.M * r.K)
@@ -108,7 +121,7 @@ func TestTokenRates(t *testing.T) {
 	if p.Tokens != 1024 || p.TokensPerS != 5120 || p.MSPerOutputToken != 200 || p.EnergyPerTokenMJ != 10 {
 		t.Errorf("prefill: %+v", p)
 	}
-	if cut != (TokenRate{}) {
+	if cut != (results.TokenRate{}) {
 		t.Errorf("a --layer cut got a token rate: %+v", cut)
 	}
 }

@@ -15,8 +15,12 @@ import (
 // simulates it once more at the locked clock. Both give the same
 // power-capped totals, on a shape whose selection simulates (and prunes)
 // several candidates, dense and sparse, and the re-timing from the locked
-// run starts fewer simulations, one fewer per record re-timed.
+// run starts fewer simulations, one fewer per record re-timed. It reads
+// the process's warp k-step meter, so it runs in a process of its own.
 func TestRetimeFromLockedIsTheSame(t *testing.T) {
+	if !aloneInProcess(t) {
+		return
+	}
 	sets := []string{"gpu.sm_count=8", "power.limit_w=45"}
 	load := func(more ...string) (*configs.Loaded, error) {
 		return configs.Load(nil, append(append([]string{}, sets...), more...))
@@ -98,8 +102,12 @@ func TestRetimeFromLockedIsTheSame(t *testing.T) {
 // TestWorkEstimateMatchesSimulatedKSteps holds the others); under a
 // limit no kernel reaches, the re-timing is not counted and not run,
 // and neither is it for a job that does not add the totals (validate,
-// sweep).
+// sweep). It reads the process's warp k-step meter, so it runs in a
+// process of its own.
 func TestWorkEstimateCountsTheLockedRetiming(t *testing.T) {
+	if !aloneInProcess(t) {
+		return
+	}
 	job := gemmJob([3]int{512, 1024, 2048})
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
 	job.PowerCappedTotals = true

@@ -250,16 +250,18 @@ func TestFastMemoryAgreesWithDetailed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("detailed memory is slow")
 	}
-	// 16 SMs (four of the 64x4096 GEMM's CTAs each, one on 108): the same
-	// GEMMs through both granularities, fewer SM ports to build.
-	job := gemmJob([3]int{64, 4096, 64}, [3]int{256, 256, 512})
+	// 8 SMs (four of the 64x2048 GEMM's CTAs each, one of 128x256's):
+	// the same GEMMs through both granularities, fewer SM ports to build.
+	job := gemmJob([3]int{64, 2048, 64}, [3]int{128, 256, 512})
 	force := "kernel.force=64x64x64_32x32_s6"
-	fast := run(t, job, force, "gpu.sm_count=16")
-	det := run(t, job, force, "gpu.sm_count=16", "sim.memory_granularity=detailed")
+	fast := run(t, job, force, "gpu.sm_count=8")
+	det := run(t, job, force, "gpu.sm_count=8", "sim.memory_granularity=detailed")
 	for i, f := range fast.Results {
 		d := det.Results[i]
 		fb := f.DRAMReadBytes + f.DRAMWriteBytes + f.DRAMWritebackBytes
 		db := d.DRAMReadBytes + d.DRAMWriteBytes + d.DRAMWritebackBytes
+		t.Logf("%s %s: cycles fast %d, detailed %d; DRAM bytes fast %d, detailed %d", f.Layer,
+			f.Mode, f.Cycles, d.Cycles, fb, db)
 		if rel(fb, db) > 0.02 {
 			t.Errorf("%s %s: DRAM bytes fast %d, detailed %d", f.Layer, f.Mode, fb, db)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stcsim/stcsim/results"
 	"github.com/stcsim/stcsim/tensorcore"
 )
 
@@ -15,7 +16,7 @@ func TestSlowerSparseSaysWhy(t *testing.T) {
 		{Workload: "w", Layer: "l", Mode: tensorcore.Dense, TimeUS: 10, Kernel: "dense-k",
 			Breakdown: Breakdown{Compute: 1}},
 		{Workload: "w", Layer: "l", Mode: tensorcore.Sparse, SparseApplied: true, TimeUS: 12,
-			Kernel: "sparse-k", Explain: Explain{IdealSpeedup: 2}, Breakdown: Breakdown{Compute: 0.5, DRAMLatency: 0.5}},
+			Kernel: "sparse-k", Explain: results.Explain{IdealSpeedup: 2}, Breakdown: Breakdown{Compute: 0.5, DRAMLatency: 0.5}},
 		{Workload: "w", Layer: "m", Mode: tensorcore.Dense, TimeUS: 10, Kernel: "dense-k"},
 		{Workload: "w", Layer: "m", Mode: tensorcore.Sparse, SparseApplied: true, TimeUS: 8, Kernel: "sparse-k"},
 	}}

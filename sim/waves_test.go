@@ -9,17 +9,30 @@ import (
 
 // At one CTA per SM the first waves start in lock-step and the step
 // between them is not yet the steady one, so wave extrapolation tracks
-// six waves and measures the step over the last three. On 4096x4096x256
-// dense with 128x128x64_64x64_s3 (one CTA per SM, 10 waves) the step
-// over waves 1-3 extrapolated +2.9 % (70 980 cycles against 68 998 in
-// full, 2026-12-01); over waves 4-6 it is within 1 %.
+// six waves and measures the step over the last three: here on 16 SMs
+// (2048x1280x256 dense with 128x128x64_64x64_s3, one CTA per SM, 10
+// waves, the DRAM at 16/108 of the A100's), within 1 % of the full
+// simulation. The long tier holds the same on 108 SMs
+// (TestOneCTAPerSMSettlesOnTheA100), where tracking three waves is
+// 2.9 % off; on 16 SMs it is not, so here the six waves are held by the
+// note.
 func TestOneCTAPerSMTracksSettledWaves(t *testing.T) {
 	t.Parallel()
-	job := gemmJob([3]int{4096, 4096, 256})
+	checkSettledWaves(t, [3]int{2048, 1280, 256}, "gpu.sm_count=16", "dram.bandwidth_gbps=230")
+}
+
+// checkSettledWaves runs shape dense on 128x128x64_64x64_s3 at one CTA
+// per SM in 10 waves under sets, wave-extrapolated and in full: six
+// waves tracked, and the cycles within 1 %.
+func checkSettledWaves(t *testing.T, shape [3]int, sets ...string) {
+	t.Helper()
+	job := gemmJob(shape)
 	job.Modes = []tensorcore.Mode{tensorcore.Dense}
-	force := "kernel.force=128x128x64_64x64_s3_splitk1"
-	full := run(t, job, force, "sim.extrapolate_waves=false", "sim.fast_forward=false").Results[0]
-	ext := run(t, job, force).Results[0]
+	sets = append(sets, "kernel.force=128x128x64_64x64_s3_splitk1")
+	full := run(t, job, append(sets, "sim.extrapolate_waves=false", "sim.fast_forward=false")...).Results[0]
+	ext := run(t, job, sets...).Results[0]
+	t.Logf("%v: extrapolated %d cycles, full %d (%+.2f %%)", shape, ext.Cycles, full.Cycles,
+		100*(float64(ext.Cycles)/float64(full.Cycles)-1))
 	if full.CTAsPerSM != 1 || full.Waves != 10 {
 		t.Fatalf("kernel at %d CTAs per SM, %d waves: want 1 and 10", full.CTAsPerSM, full.Waves)
 	}

@@ -50,12 +50,15 @@ func TestWorkEstimateGrowsWithTheGEMM(t *testing.T) {
 // (issue 35 item 1): over the settings that multiply or cut the work (the
 // jitter ensemble, detailed memory, the fast-forward, wave extrapolation,
 // fewer SMs, the schedules simulated whole) the estimate is within 2x of the warp k-steps the SMs
-// counted running it. Not parallel: the SMs' meter is process-wide, and
-// a sequential test runs alone; so its longer cases run on 16 SMs, the
-// estimate being per CTA and per wave.
+// counted running it. The SMs' meter is process-wide, so the test runs
+// in a process of its own (aloneInProcess); its longer cases run on 16
+// SMs, the estimate being per CTA and per wave.
 func TestWorkEstimateMatchesSimulatedKSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simulations")
+	}
+	if !aloneInProcess(t) {
+		return
 	}
 	for _, c := range []struct {
 		sets    []string

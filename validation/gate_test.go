@@ -31,6 +31,7 @@ func TestFidelityGate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a held-out linear layer, the memory and tensor-core microbenchmarks; run without -short")
 	}
+	t.Parallel()
 	all, err := LoadPoints("points/a100-public.csv")
 	if err != nil {
 		t.Fatal(err)

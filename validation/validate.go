@@ -355,7 +355,7 @@ type validator struct {
 	opt        Options
 	loaded     map[string]*configs.Loaded
 	calibrated map[string]bool
-	memCache   map[string][]memory.MicroResult
+	memCache   map[string]memFigure
 	rep        Report
 	// done and total count the GEMM simulations for Options.Progress.
 	done, total int
@@ -486,24 +486,26 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 			"the memory level from the id", p.ID))
 		return nil
 	}
+	// Each row runs only its own microbenchmark (memory.MicroFigure),
+	// once per config.
+	key := name + "/" + p.Kind + "/" + level
 	if v.memCache == nil {
-		v.memCache = map[string][]memory.MicroResult{}
+		v.memCache = map[string]memFigure{}
 	}
-	res, ok := v.memCache[name]
+	f, ok := v.memCache[key]
 	if !ok {
 		c := ld.Config
-		var err error
-		res, err = memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
+		r, found, err := memory.MicroFigure(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
+			p.Kind, level)
 		if err != nil {
 			return err
 		}
-		v.memCache[name] = res
+		f = memFigure{r, found}
+		v.memCache[key] = f
 	}
-	for _, r := range res {
-		if r.Kind == p.Kind && r.Level == level {
-			v.add(p, p.Kind, r.Unit, p.Dense, r.Value, ld, "")
-			return nil
-		}
+	if f.found {
+		v.add(p, p.Kind, f.r.Unit, p.Dense, f.r.Value, ld, "")
+		return nil
 	}
 	v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: the memory "+
 		"microbenchmark has no %s %s figure", p.ID, level, p.Kind))
@@ -522,6 +524,12 @@ func (v *validator) launch(p Point, ld *configs.Loaded) error {
 	}
 	v.add(p, "launch", "us", p.Dense, r.PerCallUS, ld, "")
 	return nil
+}
+
+// memFigure is a memory microbenchmark's figure, and whether it has one.
+type memFigure struct {
+	r     memory.MicroResult
+	found bool
 }
 
 // conditions are the sets that make mode m of a GEMM row run as it was

@@ -22,6 +22,7 @@ mma-sp,A100,fp16,mma,16,8,32,,1979.1,FMA/clk/SM,,test,,
 `
 
 func TestValidatorRunsEveryKind(t *testing.T) {
+	t.Parallel()
 	pts, err := ParsePoints(strings.NewReader(smallPoints), "small.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +194,7 @@ func TestConfigForHardware(t *testing.T) {
 // below what a GEMM draws at 1410 MHz (an idle A100 draws about 65 W),
 // every time row says the lower clock its kernel ran at.
 func TestPowerCappedRowsReportTheirClock(t *testing.T) {
+	t.Parallel()
 	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock
 gemm-capped,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test,,boost
 `
@@ -224,6 +226,7 @@ gemm-capped,A100,fp16,gemm,1024,1024,1024,100,150,TFLOPS,1.5,test,,boost
 // each mode under its own conditions; ID:MODE calibrates one mode only,
 // and a calibration row that is not controlled is named in a note.
 func TestPerModeConditionsAndCalibration(t *testing.T) {
+	t.Parallel()
 	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
 gemm-mixed,A100,fp16,gemm,512,1024,512,20,15,us,,test,,dense=;sparse=locked:1200,cutlass_profiler
 `
@@ -280,6 +283,7 @@ func TestConditionColumnsRefuseBadValues(t *testing.T) {
 // limit its row draws less power and runs at a clock no lower (strictly
 // higher here, where the cap binds); each row says what it multiplied.
 func TestHarnessOperandsSetTheClock(t *testing.T) {
+	t.Parallel()
 	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
 g-cutlass,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,cutlass_profiler
 g-torch,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,torch
@@ -309,6 +313,7 @@ g-torch,A100,fp16,gemm,1024,1024,1024,100,,TFLOPS,,test,,boost,torch
 // part and a mainloop (from K and 2K) predicts the same kernel's time at
 // 4K, simulated apart, and both parts are positive.
 func TestFixedCostsPredictALongerK(t *testing.T) {
+	t.Parallel()
 	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
 g-fixed,A100,fp16,gemm,1024,1024,1024,20,15,us,,test,dense=128x128x32_64x64_s5;sparse=128x128x64_64x64_s3,locked:1410,cutlass_profiler
 `
@@ -371,6 +376,7 @@ g-fixed,A100,fp16,gemm,1024,1024,1024,20,15,us,,test,dense=128x128x32_64x64_s5;s
 // twice the K, the pinned kernel; done only grows and ends at the total
 // (a per-run count would restart at 1/1 and say "ETA 0s" for the rest).
 func TestProgressCountsTheWholeRun(t *testing.T) {
+	t.Parallel()
 	const points = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source,kernel,clock,harness
 g-a,A100,fp16,gemm,256,256,256,20,15,us,,test,,locked:1200,cutlass_profiler
 g-b,A100,fp16,gemm,256,512,256,20,15,us,,test,dense=128x128x32_64x64_s5,locked:1410,cutlass_profiler

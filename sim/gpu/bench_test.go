@@ -3,6 +3,7 @@ package gpu
 import (
 	"testing"
 
+	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/tensorcore"
 )
@@ -11,26 +12,13 @@ import (
 // dense and sparse.
 func BenchmarkKernel2048(b *testing.B) {
 	cfg := loadTest(b)
-	for _, sparse := range []bool{false, true} {
-		g := kernel.Shape{M: 2048, N: 2048, K: 2048, Batch: 1,
-			Precision: tensorcore.FP16, Sparse: sparse}
-		t := cfg.Kernel.Candidates[10]
-		p, err := kernel.New(cfg, g, t, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		name := "dense"
-		if sparse {
-			name = "sparse"
-		}
-		b.Run(name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := Simulate(cfg, p, Options{}); err != nil {
-					b.Fatal(err)
-				}
+	benchModes(b, cfg, 2048, cfg.Kernel.Candidates[10], func(b *testing.B, p *kernel.Plan) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Simulate(cfg, p, Options{}); err != nil {
+				b.Fatal(err)
 			}
-		})
-	}
+		}
+	})
 }
 
 // BenchmarkInstructionSM is the instruction-level SM's own speed: one
@@ -38,10 +26,30 @@ func BenchmarkKernel2048(b *testing.B) {
 // instructions per second.
 func BenchmarkInstructionSM(b *testing.B) {
 	cfg := loadTest(b)
+	benchModes(b, cfg, 1024, cfg.Kernel.Candidates[11], func(b *testing.B, p *kernel.Plan) {
+		var instrs uint64
+		for i := 0; i < b.N; i++ {
+			gp, err := Build(cfg, p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := gp.Run(); err != nil {
+				b.Fatal(err)
+			}
+			instrs += gp.Issued
+		}
+		b.ReportMetric(float64(instrs)/b.Elapsed().Seconds(), "warp-instr/s")
+	})
+}
+
+// benchModes runs bench as sub-benchmarks "dense" and "sparse", each on
+// the plan of tile for a 2048x2048xk FP16 GEMM in that mode.
+func benchModes(b *testing.B, cfg *configs.Config, k int, tile configs.TileConfig,
+	bench func(b *testing.B, p *kernel.Plan)) {
 	for _, sparse := range []bool{false, true} {
-		g := kernel.Shape{M: 2048, N: 2048, K: 1024, Batch: 1,
+		g := kernel.Shape{M: 2048, N: 2048, K: k, Batch: 1,
 			Precision: tensorcore.FP16, Sparse: sparse}
-		p, err := kernel.New(cfg, g, cfg.Kernel.Candidates[11], 1)
+		p, err := kernel.New(cfg, g, tile, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -49,19 +57,6 @@ func BenchmarkInstructionSM(b *testing.B) {
 		if sparse {
 			name = "sparse"
 		}
-		b.Run(name, func(b *testing.B) {
-			var instrs uint64
-			for i := 0; i < b.N; i++ {
-				gp, err := Build(cfg, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := gp.Run(); err != nil {
-					b.Fatal(err)
-				}
-				instrs += gp.Issued
-			}
-			b.ReportMetric(float64(instrs)/b.Elapsed().Seconds(), "warp-instr/s")
-		})
+		b.Run(name, func(b *testing.B) { bench(b, p) })
 	}
 }
