@@ -25,9 +25,12 @@ const microSM = 0
 // MicroMem runs the memory microbenchmarks on the fast model, as
 // RRZE-HPC gpu-benches does on hardware: pointer-chase latency over
 // working sets (a sweep, and one plateau per level) and streaming
-// bandwidth of all SMs per level. Shared memory is set to its smallest
-// carve-out, as those kernels use none, so L1 has its full size.
-func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
+// bandwidth of all SMs per level, and gpu-l2-stream's read and store
+// kernels (microl2stream.go), whose CTAs relaunch ctaLaunch cycles
+// (sm.cta_launch_latency) after their slot frees. Shared memory is set to
+// its smallest carve-out, as those kernels use none, so L1 has its full
+// size.
+func MicroMem(cfg Config, clk clock.Clock, numSMs, ctaLaunch int) ([]MicroResult, error) {
 	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
 	if _, err := (micro{cfg: cfg, clk: clk, numSMs: numSMs}).builder().Build("Memory"); err != nil {
 		return nil, err
@@ -35,6 +38,7 @@ func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
 	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
 	out := m.plateaus()
 	out = append(out, m.bandwidths()...)
+	out = append(out, m.l2Stream(false, ctaLaunch), m.l2Stream(true, ctaLaunch))
 	return append(out, m.sweep()...), nil
 }
 

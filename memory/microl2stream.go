@@ -4,19 +4,13 @@ package memory
 // kernel as it runs (gpu-l2-stream/main.cu): a grid of 2^30 threads in
 // CTAs of l2StreamCTAThreads, l2StreamCTAsPerSM resident per SM (the
 // kernel's shared-memory "spoiler" sets the occupancy; at 1024 x 2 every
-// thread slot of the SM is taken); thread t makes one 8-byte access to
+// thread slot of the SM is taken, at 640 x 2 62.5 %); thread t makes one 8-byte access to
 // element t % length of one buffer and exits. A warp's 32 accesses are
 // one coalesced 256-byte request; a CTA's slot frees when its last
 // warp's access is done (a load returned, a store accepted by L2) and
-// the next CTA of the grid takes it launch cycles later. All CTAs sweep
-// the same buffer, so it stays in L2.
-//
-// It runs in the memory tier: what a thread does besides its access (its
-// index arithmetic, the modulo, the compare and the exit, issued by the
-// SM's schedulers) is not modelled, only the CTA slot's launch cycles.
-// docs/log/2026-12-07-l2-store.md: against a100_80.txt the read kernel
-// comes out 10-23 % fast over the occupancy sweep, so it does not yet
-// calibrate l2.write_ratio; it is kept for that log's figures and tests.
+// the next CTA of the grid takes it launch cycles later: the SM's
+// sm.cta_launch_latency plus l2StreamThreadCycles. All CTAs sweep the
+// same buffer, so it stays in L2.
 type l2StreamKernel struct {
 	m        micro
 	store    bool
@@ -28,9 +22,22 @@ type l2StreamKernel struct {
 	warmCTAs int    // CTAs run before the timed part begins
 }
 
-// gpu-l2-stream's shape at 100 % occupancy and its elements' size.
+// l2StreamThreadCycles is what a CTA of the kernel spends besides
+// sm.cta_launch_latency and its accesses: its threads' index arithmetic,
+// the modulo by length, the bound check, the compare and the exit, which
+// this tier does not run as instructions. Fitted on one line,
+// a100_80.txt's read kernel at its lowest occupancy (96 threads x 1 CTA,
+// size 8063: 202 GB/s, 579 cycles a CTA at 1410 MHz, 62 more than the
+// model gives without it); the write kernel's line there (303 GB/s, the
+// store path idle) agrees within 4 % (docs/log/2026-12-07-l2-store.md).
+const l2StreamThreadCycles = 62
+
+// gpu-l2-stream's shape of the rows (640 threads x 2 CTAs per SM, 62.5 %
+// occupancy: the read kernel still bound per thread and within 3 %, the
+// store kernel already bound by the L2's store path; docs/log/
+// 2026-12-07-l2-store.md) and its elements' size.
 const (
-	l2StreamCTAThreads = 1024
+	l2StreamCTAThreads = 640
 	l2StreamCTAsPerSM  = 2
 	l2StreamElemBytes  = 8
 	l2StreamWarp       = 32
@@ -49,7 +56,10 @@ const (
 	l2StreamWarmWaves = 4
 )
 
-func (m micro) l2StreamKernel(store bool, launch uint64) l2StreamKernel {
+// l2StreamKernel is the kernel of the rows, with ctaLaunch the SM's
+// sm.cta_launch_latency.
+func (m micro) l2StreamKernel(store bool, ctaLaunch int) l2StreamKernel {
+	launch := uint64(max(0, ctaLaunch)) + l2StreamThreadCycles
 	k := l2StreamKernel{m: m, store: store, buffer: l2StreamLength * l2StreamElemBytes,
 		launch: launch}
 	return k.shape(l2StreamCTAThreads, l2StreamCTAsPerSM)
@@ -120,4 +130,17 @@ func (k l2StreamKernel) run() float64 {
 	_ = e.Run()
 	bytes := uint64(k.ctas-k.warmCTAs) * ctaBytes
 	return float64(bytes) / float64(end-t0)
+}
+
+// l2Stream is the kernel's bandwidth in GB/s (level l2_stream_read or
+// l2_stream_store), with ctaLaunch the SM's sm.cta_launch_latency.
+func (m micro) l2Stream(store bool, ctaLaunch int) MicroResult {
+	level := "l2_stream_read"
+	if store {
+		level = "l2_stream_store"
+	}
+	bpc := m.l2StreamKernel(store, ctaLaunch).run()
+	return MicroResult{Kind: "bandwidth", Level: level, Unit: "GB/s",
+		Value:           bpc * float64(m.clk.Freq) / 1e9,
+		WorkingSetBytes: l2StreamLength * l2StreamElemBytes}
 }

@@ -222,7 +222,7 @@ type Options struct {
 // An id alone names every mode of its row, ID:MODE one. Every other row
 // is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
-	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "lat-l1",
+	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "bw-l2-stream-store", "lat-l1",
 	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse",
 	// ga102-public.csv: the RRZE gpu-benches A40 (GA102) microbenchmarks.
 	"bw-dram-a40", "bw-dram-write-a40", "bw-dram-copy-a40", "bw-l2-a40", "bw-l1-a40", "lat-l1-a40", "lat-l2-near-a40", "lat-dram-a40"}
@@ -487,7 +487,8 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	if !ok {
 		c := ld.Config
 		var err error
-		res, err = memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
+		res, err = memory.MicroMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
+			c.SM.CTALaunchLatency)
 		if err != nil {
 			return err
 		}
