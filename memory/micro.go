@@ -25,10 +25,13 @@ const microSM = 0
 // MicroMem runs the memory microbenchmarks on the fast model, as
 // RRZE-HPC gpu-benches does on hardware: pointer-chase latency over
 // working sets (a sweep, and one plateau per level) and streaming
-// bandwidth of all SMs per level. Shared memory is set to its smallest
-// carve-out, as those kernels use none, so L1 has its full size.
-func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
-	m, err := newMicro(cfg, clk, numSMs)
+// bandwidth of all SMs per level, and gpu-l2-stream's read and store
+// kernels (microl2stream.go), whose CTAs relaunch ctaLaunch cycles
+// (sm.cta_launch_latency) after their slot frees. Shared memory is set to
+// its smallest carve-out, as those kernels use none, so L1 has its full
+// size.
+func MicroMem(cfg Config, clk clock.Clock, numSMs, ctaLaunch int) ([]MicroResult, error) {
+	m, err := newMicro(cfg, clk, numSMs, ctaLaunch)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +46,8 @@ func MicroMem(cfg Config, clk clock.Clock, numSMs int) ([]MicroResult, error) {
 // "bandwidth" at level, measured alone: each figure runs on a hierarchy
 // of its own, so it is the figure MicroMem reports. ok is false where
 // MicroMem has no such figure.
-func MicroFigure(cfg Config, clk clock.Clock, numSMs int, kind, level string) (r MicroResult, ok bool, err error) {
-	m, err := newMicro(cfg, clk, numSMs)
+func MicroFigure(cfg Config, clk clock.Clock, numSMs, ctaLaunch int, kind, level string) (r MicroResult, ok bool, err error) {
+	m, err := newMicro(cfg, clk, numSMs, ctaLaunch)
 	if err != nil {
 		return MicroResult{}, false, err
 	}
@@ -58,9 +61,9 @@ func MicroFigure(cfg Config, clk clock.Clock, numSMs int, kind, level string) (r
 
 // newMicro is the microbenchmarks' setting of cfg at the smallest
 // shared-memory carve-out, its hierarchy checked to build.
-func newMicro(cfg Config, clk clock.Clock, numSMs int) (micro, error) {
+func newMicro(cfg Config, clk clock.Clock, numSMs, ctaLaunch int) (micro, error) {
 	cfg.SharedMemory.CarveoutKB = minInt(cfg.SharedMemory.CarveoutOptionsKB)
-	m := micro{cfg: cfg, clk: clk, numSMs: numSMs}
+	m := micro{cfg: cfg, clk: clk, numSMs: numSMs, ctaLaunch: ctaLaunch}
 	if _, err := m.builder().Build("Memory"); err != nil {
 		return micro{}, err
 	}
@@ -82,6 +85,9 @@ type micro struct {
 	clk    clock.Clock
 	numSMs int
 	gran   string // "" = fast
+	// ctaLaunch is sm.cta_launch_latency, the gpu-l2-stream kernels'
+	// gap between a CTA slot freeing and the next CTA starting in it.
+	ctaLaunch int
 }
 
 func (m micro) builder() Builder {
@@ -112,7 +118,7 @@ type figure struct {
 
 // figures are the latency plateaus (l1, l2_near, l2_far when the L2 is
 // partitioned, dram) and the bandwidths (l1, l2, dram, dram_write,
-// dram_copy), in MicroMem's order.
+// dram_copy, l2_stream_read, l2_stream_store), in MicroMem's order.
 func (m micro) figures() []figure {
 	l1, l2 := m.l1Bytes()/2, m.l2Bytes()/4
 	lat := func(level string, ws uint64, home homeFilter) figure {
@@ -130,7 +136,9 @@ func (m micro) figures() []figure {
 		bw("l2", func() MicroResult { return m.bandwidth("l2", l2, false, false) }),
 		bw("dram", func() MicroResult { return m.bandwidth("dram", 2*m.l2Bytes(), false, false) }),
 		bw("dram_write", func() MicroResult { return m.dramStream("dram_write", streamWrite) }),
-		bw("dram_copy", func() MicroResult { return m.dramStream("dram_copy", streamCopy) }))
+		bw("dram_copy", func() MicroResult { return m.dramStream("dram_copy", streamCopy) }),
+		bw("l2_stream_read", func() MicroResult { return m.l2Stream(false, m.ctaLaunch) }),
+		bw("l2_stream_store", func() MicroResult { return m.l2Stream(true, m.ctaLaunch) }))
 }
 
 // partitioned says whether the L2 has a far partition to measure: with

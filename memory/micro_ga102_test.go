@@ -15,7 +15,7 @@ import (
 // (there is none to measure) and orders L1 < L2 < DRAM.
 func TestMicroMemMatchesA40(t *testing.T) {
 	rows := readPoints(t, "../validation/points/ga102-public.csv")
-	res, err := MicroMem(testConfig(t, "a40"), clock.MHz(1740), 84)
+	res, err := MicroMem(testConfig(t, "a40"), clock.MHz(1740), 84, 150)
 	if err != nil {
 		t.Fatal(err)
 	}

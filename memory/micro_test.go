@@ -23,7 +23,7 @@ const validationCSV = "../validation/points/a100-public.csv"
 func TestMicroMemMatchesA100(t *testing.T) {
 	rows := readValidation(t)
 	cfg := testConfig(t, "a100-80gb")
-	res, err := MicroMem(cfg, clock.MHz(1410), 108)
+	res, err := MicroMem(cfg, clock.MHz(1410), 108, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +32,9 @@ func TestMicroMemMatchesA100(t *testing.T) {
 		"bandwidth/dram": "bw-dram", "bandwidth/dram_write": "bw-dram-write",
 		// held out: dram.turnaround_ns is the 40 GB part's (about -6 %)
 		"bandwidth/dram_copy": "bw-dram-copy",
+		// gpu-l2-stream at 640 x 2: the store kernel calibrates
+		// l2.write_ratio, the read kernel is held out
+		"bandwidth/l2_stream_read": "bw-l2-stream-read", "bandwidth/l2_stream_store": "bw-l2-stream-store",
 	}
 	seen := 0
 	for _, r := range res {
@@ -131,13 +134,13 @@ func readPoints(t *testing.T, path string) map[string]float64 {
 }
 
 // checkFiguresAlone holds MicroFigure, which the validator runs, to the
-// figures of res (MicroMem's on cfg at 1410 MHz and 108 SMs), each of
+// figures of res (MicroMem's on cfg at 1410 MHz, 108 SMs and a 150-cycle CTA launch), each of
 // kinds (kind, level) measured alone; and it has no figure of a level
 // MicroMem does not measure.
 func checkFiguresAlone(t *testing.T, cfg Config, res []MicroResult, kinds [][2]string) {
 	t.Helper()
 	for _, k := range kinds {
-		alone, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, k[0], k[1])
+		alone, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, 150, k[0], k[1])
 		if err != nil || !ok {
 			t.Fatalf("MicroFigure %s %s: %v, found %v", k[0], k[1], err, ok)
 		}
@@ -154,7 +157,7 @@ func checkFiguresAlone(t *testing.T, cfg Config, res []MicroResult, kinds [][2]s
 			t.Errorf("MicroMem has no %s %s figure", k[0], k[1])
 		}
 	}
-	if _, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, "bandwidth", "l3"); ok || err != nil {
+	if _, ok, err := MicroFigure(cfg, clock.MHz(1410), 108, 150, "bandwidth", "l3"); ok || err != nil {
 		t.Errorf("an l3 bandwidth: found %v, %v", ok, err)
 	}
 }

@@ -377,11 +377,13 @@ func ConfigFor(hardware string) (string, bool) {
 }
 
 // level is the memory level a latency or bandwidth row measures, from its
-// id: lat-l1, lat-l2-near, lat-l2-far, lat-dram, bw-l1, bw-l2,
-// bw-dram-write*, bw-dram-copy*, bw-dram* (reads).
+// id: lat-l1, lat-l2-near, lat-l2-far, lat-dram, bw-l1,
+// bw-l2-stream-read*, bw-l2-stream-store* (gpu-l2-stream's kernels),
+// bw-l2, bw-dram-write*, bw-dram-copy*, bw-dram* (reads).
 func (p Point) level() (string, bool) {
 	id := strings.TrimPrefix(strings.TrimPrefix(p.ID, "lat-"), "bw-")
-	for _, l := range []string{"l2-near", "l2-far", "l1", "l2", "dram-write", "dram-copy", "dram"} {
+	for _, l := range []string{"l2-near", "l2-far", "l1", "l2-stream-read",
+		"l2-stream-store", "l2", "dram-write", "dram-copy", "dram"} {
 		if strings.HasPrefix(id, l) {
 			return strings.ReplaceAll(l, "-", "_"), true
 		}

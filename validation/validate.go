@@ -223,7 +223,7 @@ type Options struct {
 // An id alone names every mode of its row, ID:MODE one. Every other row
 // is held out.
 var DefaultCalibrated = []string{"bw-dram", "bw-dram-40gb", "bw-dram-write",
-	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "lat-l1",
+	"bw-dram-write-40gb", "bw-dram-copy-40gb", "bw-l2", "bw-l2-stream-store", "lat-l1",
 	"lat-l2-near", "lat-l2-far", "lat-dram", "bw-l1", "gemm-16384:sparse",
 	// the launch gap (sm.kernel_launch_latency): RRZE gpu-small-kernels' smallest size.
 	"launch-small",
@@ -496,7 +496,7 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	if !ok {
 		c := ld.Config
 		r, found, err := memory.MicroFigure(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
-			p.Kind, level)
+			c.SM.CTALaunchLatency, p.Kind, level)
 		if err != nil {
 			return err
 		}

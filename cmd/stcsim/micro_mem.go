@@ -37,7 +37,8 @@ func runMicroMem(args []string) int {
 		return code
 	}
 	c := ld.Config
-	res, err := microMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount)
+	res, err := microMem(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
+		c.SM.CTALaunchLatency)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stcsim micro mem:", flagged(err))
 		return exitInternal

@@ -16,8 +16,8 @@ func fakeMicroMem(t *testing.T) *[]any {
 	t.Helper()
 	var got []any
 	real := microMem
-	microMem = func(cfg memory.Config, clk clock.Clock, sms int) ([]memory.MicroResult, error) {
-		got = []any{cfg.DRAM.BandwidthGBps, clk.Freq, sms}
+	microMem = func(cfg memory.Config, clk clock.Clock, sms, ctaLaunch int) ([]memory.MicroResult, error) {
+		got = []any{cfg.DRAM.BandwidthGBps, clk.Freq, sms, ctaLaunch}
 		var res []memory.MicroResult
 		for _, lv := range []string{"l1", "l2_near", "l2_far", "dram"} {
 			res = append(res, memory.MicroResult{Kind: "latency", Level: lv, Value: 100, Unit: "cycles"})
@@ -66,7 +66,7 @@ func TestMicroMemJSON(t *testing.T) {
 		t.Errorf("missing %v", want)
 	}
 	// a100-80gb: HBM2e at 2039 GB/s, 1410 MHz, 108 SMs.
-	if w := []any{2039.0, clock.MHz(1410).Freq, 108}; fmt.Sprint(*called) != fmt.Sprint(w) {
+	if w := []any{2039.0, clock.MHz(1410).Freq, 108, 150}; fmt.Sprint(*called) != fmt.Sprint(w) {
 		t.Errorf("MicroMem called with %v, want %v", *called, w)
 	}
 }
