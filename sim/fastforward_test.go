@@ -13,7 +13,7 @@ import (
 // under one wave to about five, 32 to 128 k-steps per CTA, 64x64 to
 // 256x128 tiles with 32x32 and 64x64 warp tiles, one and two CTAs per
 // SM, split-K; the BERT-Large and ResNet-50 shapes of the reference
-// suite among them. docs/fast-paths.md lists the error measured on each
+// suite among them. docs/log/2026-12-02-fast-forward-per-kernel.md lists the error measured on each
 // (`go test -tags long -run TestFastForwardCloseToFull -v ./sim`).
 var fastForwardFamily = []struct {
 	shape  [3]int
