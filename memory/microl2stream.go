@@ -1,5 +1,11 @@
 package memory
 
+import (
+	"fmt"
+
+	"github.com/stcsim/stcsim/internal/clock"
+)
+
 // l2StreamKernel is RRZE-HPC gpu-benches gpu-l2-stream's read or write
 // kernel as it runs (gpu-l2-stream/main.cu): a grid of 2^30 threads in
 // CTAs of l2StreamCTAThreads, l2StreamCTAsPerSM resident per SM (the
@@ -133,14 +139,64 @@ func (k l2StreamKernel) run() float64 {
 }
 
 // l2Stream is the kernel's bandwidth in GB/s (level l2_stream_read or
-// l2_stream_store), with ctaLaunch the SM's sm.cta_launch_latency.
+// l2_stream_store) at the rows' shape, with ctaLaunch the SM's
+// sm.cta_launch_latency.
 func (m micro) l2Stream(store bool, ctaLaunch int) MicroResult {
+	return m.l2StreamAt(store, ctaLaunch, L2StreamShape{Threads: l2StreamCTAThreads,
+		PerSM: l2StreamCTAsPerSM, Length: l2StreamLength})
+}
+
+// L2StreamShape is one line of gpu-l2-stream's output: CTAs of Threads
+// threads, PerSM of them resident per SM, all sweeping one buffer of
+// Length doubles (the file's size column is Length x 16 / 1024, twice
+// the buffer in kB).
+type L2StreamShape struct {
+	Threads, PerSM int
+	Length         uint64
+}
+
+// check rejects a shape the kernel cannot run: whole warps of at most
+// 1024 threads, at least one CTA per SM, a buffer of at least one warp's
+// 32 doubles.
+func (s L2StreamShape) check() error {
+	if s.Threads < l2StreamWarp || s.Threads > 1024 || s.Threads%l2StreamWarp != 0 {
+		return fmt.Errorf("gpu-l2-stream: %d threads per CTA: want a multiple of 32 in 32..1024", s.Threads)
+	}
+	if s.PerSM < 1 {
+		return fmt.Errorf("gpu-l2-stream: %d CTAs per SM: want at least 1", s.PerSM)
+	}
+	if s.Length < l2StreamWarp {
+		return fmt.Errorf("gpu-l2-stream: a buffer of %d doubles: want at least 32", s.Length)
+	}
+	return nil
+}
+
+// l2StreamAt is the kernel's bandwidth in GB/s at shape s.
+func (m micro) l2StreamAt(store bool, ctaLaunch int, s L2StreamShape) MicroResult {
 	level := "l2_stream_read"
 	if store {
 		level = "l2_stream_store"
 	}
-	bpc := m.l2StreamKernel(store, ctaLaunch).run()
+	k := m.l2StreamKernel(store, ctaLaunch)
+	k.buffer = s.Length * l2StreamElemBytes
+	bpc := k.shape(s.Threads, s.PerSM).run()
 	return MicroResult{Kind: "bandwidth", Level: level, Unit: "GB/s",
 		Value:           bpc * float64(m.clk.Freq) / 1e9,
-		WorkingSetBytes: l2StreamLength * l2StreamElemBytes}
+		WorkingSetBytes: k.buffer}
+}
+
+// MicroL2Stream runs gpu-l2-stream's read kernel (store false) or write
+// kernel at shape s on the fast model, with ctaLaunch the SM's
+// sm.cta_launch_latency: the kernel of the bw-l2-stream-* rows at
+// another occupancy or buffer size. A buffer larger than what stays in
+// the L2 streams from DRAM, as the benchmark's larger sizes do.
+func MicroL2Stream(cfg Config, clk clock.Clock, numSMs, ctaLaunch int, store bool, s L2StreamShape) (MicroResult, error) {
+	if err := s.check(); err != nil {
+		return MicroResult{}, err
+	}
+	m, err := newMicro(cfg, clk, numSMs, ctaLaunch)
+	if err != nil {
+		return MicroResult{}, err
+	}
+	return m.l2StreamAt(store, ctaLaunch, s), nil
 }

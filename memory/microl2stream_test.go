@@ -112,3 +112,41 @@ func TestL2StreamWriteRatioSlowsStoresOnly(t *testing.T) {
 		prevStore = store
 	}
 }
+
+// TestMicroL2StreamShapes: MicroL2Stream at the rows' shape (640 x 2, the
+// 4 MB buffer) is MicroFigure's l2_stream_store figure; with a buffer
+// larger than the L2 (a100_80.txt's size 101631, 49.6 MiB, line 1229)
+// the write kernel streams from DRAM, within 5 % of the measured 1894
+// GB/s (the board's DRAM store rate; gpu-stream's write kernel gives the
+// same 1894); a shape the kernel cannot run is refused.
+func TestMicroL2StreamShapes(t *testing.T) {
+	ld, err := configs.Load([]string{"a100-80gb"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, clk, launch := ld.Config.Memory, clock.MHz(1410), ld.Config.SM.CTALaunchLatency
+	fig, ok, err := MicroFigure(c, clk, 108, launch, "bandwidth", "l2_stream_store")
+	if err != nil || !ok {
+		t.Fatalf("l2_stream_store figure: %v, %v", ok, err)
+	}
+	rows, err := MicroL2Stream(c, clk, 108, launch, true,
+		L2StreamShape{Threads: l2StreamCTAThreads, PerSM: l2StreamCTAsPerSM, Length: l2StreamLength})
+	if err != nil || rows.Value != fig.Value {
+		t.Errorf("the rows' shape: %.1f GB/s (%v), MicroFigure %.1f", rows.Value, err, fig.Value)
+	}
+	beyond, err := MicroL2Stream(c, clk, 108, launch, true, L2StreamShape{Threads: 640, PerSM: 2,
+		Length: 101631*1024/16 + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("write kernel, 49.6 MiB buffer: %.0f GB/s (measured 1894)", beyond.Value)
+	if e := beyond.Value/1894 - 1; math.Abs(e) > 0.05 {
+		t.Errorf("write kernel beyond the L2: %.0f GB/s, %+.1f %% from the measured 1894", beyond.Value, 100*e)
+	}
+	for _, s := range []L2StreamShape{{0, 2, 1 << 20}, {100, 2, 1 << 20}, {2048, 1, 1 << 20},
+		{640, 0, 1 << 20}, {640, 2, 31}} {
+		if _, err := MicroL2Stream(c, clk, 108, launch, true, s); err == nil {
+			t.Errorf("shape %+v: no error", s)
+		}
+	}
+}

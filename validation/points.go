@@ -274,6 +274,9 @@ func (p Point) check() error {
 	if p.Kind == "launch" && (p.M < 32 || p.M > 1024 || p.M%32 != 0) {
 		return fmt.Errorf("column m: a launch row needs the threads per CTA, a multiple of 32 in 32..1024 (got %d)", p.M)
 	}
+	if err := p.checkStreamShape(); err != nil {
+		return err
+	}
 	if err := p.checkLayout(); err != nil {
 		return err
 	}
@@ -374,6 +377,35 @@ func ConfigFor(hardware string) (string, bool) {
 		return "h200", true
 	}
 	return "", false
+}
+
+// checkStreamShape checks the m, n and k of a bandwidth row: only the
+// gpu-l2-stream rows (bw-l2-stream-read*, bw-l2-stream-store*) have them,
+// all three or none: m the threads per CTA (a multiple of 32 in
+// 32..1024), k the CTAs per SM (m x k at most 2048, an SM's threads), n
+// the buffer's length in doubles (at least 32, one warp's). Without them
+// the row runs the kernel's shape of bw-l2-stream-store (640 x 2, a 4 MB
+// buffer).
+func (p Point) checkStreamShape() error {
+	if p.Kind != "bandwidth" || (p.M == 0 && p.N == 0 && p.K == 0) {
+		return nil
+	}
+	if l, _ := p.level(); l != "l2_stream_read" && l != "l2_stream_store" {
+		return fmt.Errorf("columns m, n, k: only gpu-l2-stream rows (bw-l2-stream-*) " +
+			"have a shape; leave them empty")
+	}
+	switch {
+	case p.M == 0 || p.N == 0 || p.K == 0:
+		return fmt.Errorf("columns m, n, k: a gpu-l2-stream row gives all three " +
+			"(threads per CTA, buffer length in doubles, CTAs per SM) or none")
+	case p.M < 32 || p.M > 1024 || p.M%32 != 0:
+		return fmt.Errorf("column m: the threads per CTA, a multiple of 32 in 32..1024 (got %d)", p.M)
+	case p.M*p.K > 2048:
+		return fmt.Errorf("column k: %d CTAs of %d threads exceed an SM's 2048 threads", p.K, p.M)
+	case p.N < 32:
+		return fmt.Errorf("column n: the buffer's length in doubles, at least 32 (got %d)", p.N)
+	}
+	return nil
 }
 
 // level is the memory level a latency or bandwidth row measures, from its

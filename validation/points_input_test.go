@@ -114,6 +114,12 @@ func TestPointsLayout(t *testing.T) {
 		{row("fp16", "nxn"), `column layout: "nxn"`},
 		{row("int8", "nnn"), "layout tt at int8"},
 		{hdr + "bw,A100,fp16,bandwidth,,,,1500,,GB/s,,x,,,,nnn\n", `column layout: "nnn" on a bandwidth row`},
+		// gpu-l2-stream rows' shape: m threads per CTA, n doubles, k CTAs per SM.
+		{hdr + "bw-dram,A100,,bandwidth,640,4096,2,1500,,GB/s,,x,,,,\n", "only gpu-l2-stream rows"},
+		{hdr + "bw-l2-stream-store-x,A100,,bandwidth,640,4096,,1500,,GB/s,,x,,,,\n", "all three"},
+		{hdr + "bw-l2-stream-store-x,A100,,bandwidth,100,4096,2,1500,,GB/s,,x,,,,\n", "column m: the threads per CTA"},
+		{hdr + "bw-l2-stream-read-x,A100,,bandwidth,1024,4096,3,1500,,GB/s,,x,,,,\n", "exceed an SM's 2048 threads"},
+		{hdr + "bw-l2-stream-read-x,A100,,bandwidth,1024,16,2,1500,,GB/s,,x,,,,\n", "column n: the buffer's length"},
 	} {
 		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)

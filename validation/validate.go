@@ -486,6 +486,9 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 			"the memory level from the id", p.ID))
 		return nil
 	}
+	if p.M > 0 {
+		return v.l2StreamAt(p, level, ld)
+	}
 	// Each row runs only its own microbenchmark (memory.MicroFigure),
 	// once per config.
 	key := name + "/" + p.Kind + "/" + level
@@ -509,6 +512,20 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	}
 	v.rep.Skipped = append(v.rep.Skipped, fmt.Sprintf("%s: the memory "+
 		"microbenchmark has no %s %s figure", p.ID, level, p.Kind))
+	return nil
+}
+
+// l2StreamAt runs a gpu-l2-stream row at its own shape (threads per CTA
+// m, CTAs per SM k, a buffer of n doubles; Point.checkStreamShape).
+func (v *validator) l2StreamAt(p Point, level string, ld *configs.Loaded) error {
+	c := ld.Config
+	r, err := memory.MicroL2Stream(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
+		c.SM.CTALaunchLatency, level == "l2_stream_store",
+		memory.L2StreamShape{Threads: p.M, PerSM: p.K, Length: uint64(p.N)})
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.ID, err)
+	}
+	v.add(p, p.Kind, r.Unit, p.Dense, r.Value, ld, "")
 	return nil
 }
 

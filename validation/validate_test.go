@@ -486,3 +486,36 @@ g-plain,A100,fp16,gemm,256,512,256,20,,us,,test,,locked:1410,
 			n.Simulated, p.Simulated, d, gap)
 	}
 }
+
+// A gpu-l2-stream row with a shape (m threads per CTA, n doubles, k CTAs
+// per SM) runs the kernel at that shape: at the bw-l2-stream-store row's
+// own shape (640 x 2, size 8063's 516033 doubles) it gives that row's
+// figure, and with a buffer beyond the L2 (49.6 MiB) the DRAM's store
+// rate, well under the L2's.
+func TestStreamRowsRunTheirShape(t *testing.T) {
+	t.Parallel()
+	const rows = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source
+bw-l2-stream-store,A100-80GB,,bandwidth,,,,2595,,GB/s,,test
+bw-l2-stream-store-4mb,A100-80GB,,bandwidth,640,516033,2,2595,,GB/s,,test
+bw-l2-stream-store-50mb,A100-80GB,,bandwidth,640,6504385,2,1894,,GB/s,,test
+`
+	pts, err := ParsePoints(strings.NewReader(rows), "s.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(pts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range rep.Rows {
+		got[r.ID] = r.Simulated
+	}
+	if len(got) != 3 || got["bw-l2-stream-store-4mb"] != got["bw-l2-stream-store"] {
+		t.Errorf("simulated %v: want three rows, the 4mb one equal to the unshaped row", got)
+	}
+	if got["bw-l2-stream-store-50mb"] > 0.8*got["bw-l2-stream-store"] {
+		t.Errorf("beyond the L2: %.0f GB/s, not under 0.8 x the L2's %.0f",
+			got["bw-l2-stream-store-50mb"], got["bw-l2-stream-store"])
+	}
+}
