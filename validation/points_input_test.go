@@ -114,12 +114,32 @@ func TestPointsLayout(t *testing.T) {
 		{row("fp16", "nxn"), `column layout: "nxn"`},
 		{row("int8", "nnn"), "layout tt at int8"},
 		{hdr + "bw,A100,fp16,bandwidth,,,,1500,,GB/s,,x,,,,nnn\n", `column layout: "nnn" on a bandwidth row`},
-		// gpu-l2-stream rows' shape: m threads per CTA, n doubles, k CTAs per SM.
-		{hdr + "bw-dram,A100,,bandwidth,640,4096,2,1500,,GB/s,,x,,,,\n", "only gpu-l2-stream rows"},
-		{hdr + "bw-l2-stream-store-x,A100,,bandwidth,640,4096,,1500,,GB/s,,x,,,,\n", "all three"},
-		{hdr + "bw-l2-stream-store-x,A100,,bandwidth,100,4096,2,1500,,GB/s,,x,,,,\n", "column m: the threads per CTA"},
-		{hdr + "bw-l2-stream-read-x,A100,,bandwidth,1024,4096,3,1500,,GB/s,,x,,,,\n", "exceed an SM's 2048 threads"},
-		{hdr + "bw-l2-stream-read-x,A100,,bandwidth,1024,16,2,1500,,GB/s,,x,,,,\n", "column n: the buffer's length"},
+	} {
+		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// A bandwidth row's m, n and k are a gpu-l2-stream row's shape (threads
+// per CTA, the buffer in doubles, CTAs per SM): all three on such a row,
+// within what the kernel can run, or the file is refused naming the
+// line and column.
+func TestPointsStreamShape(t *testing.T) {
+	const hdr = pointsHeader
+	row := func(id, m, n, k string) string {
+		return hdr + id + ",A100-80GB,,bandwidth," + m + "," + n + "," + k + ",1500,,GB/s,,x,,\n"
+	}
+	pts, err := ParsePoints(strings.NewReader(row("bw-l2-stream-store-x", "640", "4096", "2")), "p.csv")
+	if err != nil || pts[0].M != 640 || pts[0].N != 4096 || pts[0].K != 2 {
+		t.Fatalf("a shaped row: %+v, %v", pts, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{row("bw-dram", "640", "4096", "2"), "p.csv:2: columns m, n, k: only gpu-l2-stream rows"},
+		{row("bw-l2-stream-store-x", "640", "4096", ""), "all three"},
+		{row("bw-l2-stream-store-x", "100", "4096", "2"), "column m: the threads per CTA"},
+		{row("bw-l2-stream-read-x", "1024", "4096", "3"), "exceed an SM's 2048 threads"},
+		{row("bw-l2-stream-read-x", "1024", "16", "2"), "column n: the buffer's length"},
 	} {
 		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
