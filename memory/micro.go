@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	akita "github.com/sarchlab/akita/v3/sim"
@@ -57,6 +58,22 @@ func MicroFigure(cfg Config, clk clock.Clock, numSMs, ctaLaunch int, kind, level
 		}
 	}
 	return MicroResult{}, false, nil
+}
+
+// MicroChase is the pointer-chase latency in cycles over every line of a
+// footprint of ws bytes, whatever the lines' home partition, as RRZE
+// gpu-latency's one thread chases them: a point of MicroMem's "all"
+// curve (level l2_all, whatever level the footprint reaches).
+func MicroChase(cfg Config, clk clock.Clock, numSMs, ctaLaunch int, ws uint64) (MicroResult, error) {
+	if ws == 0 {
+		return MicroResult{}, fmt.Errorf("pointer chase: an empty footprint")
+	}
+	m, err := newMicro(cfg, clk, numSMs, ctaLaunch)
+	if err != nil {
+		return MicroResult{}, err
+	}
+	return MicroResult{Kind: "latency", Level: "l2_all", Unit: "cycles",
+		Value: m.chase(ws, homeAny), WorkingSetBytes: ws}, nil
 }
 
 // newMicro is the microbenchmarks' setting of cfg at the smallest

@@ -161,3 +161,29 @@ func checkFiguresAlone(t *testing.T, cfg Config, res []MicroResult, kinds [][2]s
 		t.Errorf("an l3 bandwidth: found %v, %v", ok, err)
 	}
 }
+
+// TestMicroChaseIsTheAllCurve: MicroChase over a footprint is the point
+// of MicroMem's "all" latency curve at that footprint (8 MiB: inside the
+// L2; 64 MiB: beyond it), and an empty footprint is refused.
+func TestMicroChaseIsTheAllCurve(t *testing.T) {
+	cfg := testConfig(t, "a100-80gb")
+	res, err := MicroMem(cfg, clock.MHz(1410), 108, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ws := range []uint64{8 << 20, 64 << 20} {
+		var curve float64
+		for _, r := range res {
+			if r.Kind == "latency_curve" && r.Level == "all" && r.WorkingSetBytes == ws {
+				curve = r.Value
+			}
+		}
+		got, err := MicroChase(cfg, clock.MHz(1410), 108, 150, ws)
+		if err != nil || curve == 0 || got.Value != curve {
+			t.Errorf("%d MiB: MicroChase %.1f (%v), the all curve %.1f", ws>>20, got.Value, err, curve)
+		}
+	}
+	if _, err := MicroChase(cfg, clock.MHz(1410), 108, 150, 0); err == nil {
+		t.Error("an empty footprint: no error")
+	}
+}

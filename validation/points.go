@@ -387,6 +387,9 @@ func ConfigFor(hardware string) (string, bool) {
 // the row runs the kernel's shape of bw-l2-stream-store (640 x 2, a 4 MB
 // buffer).
 func (p Point) checkStreamShape() error {
+	if p.Kind == "latency" {
+		return p.checkChaseFootprint()
+	}
 	if p.Kind != "bandwidth" || (p.M == 0 && p.N == 0 && p.K == 0) {
 		return nil
 	}
@@ -408,14 +411,30 @@ func (p Point) checkStreamShape() error {
 	return nil
 }
 
+// checkChaseFootprint checks a latency row's m, n and k: a lat-l2-all
+// row (RRZE gpu-latency's chase over every line, whatever its home) needs
+// n, the footprint in KiB (the file's data-set column); m and k stay
+// empty, and the other latency rows have none.
+func (p Point) checkChaseFootprint() error {
+	l, _ := p.level()
+	switch {
+	case l != "l2_all" && (p.M != 0 || p.N != 0 || p.K != 0):
+		return fmt.Errorf("columns m, n, k: only a lat-l2-all row has a footprint; leave them empty")
+	case l == "l2_all" && (p.N == 0 || p.M != 0 || p.K != 0):
+		return fmt.Errorf("column n: a lat-l2-all row needs its footprint in KiB there, and m and k empty")
+	}
+	return nil
+}
+
 // level is the memory level a latency or bandwidth row measures, from its
 // id: lat-l1, lat-l2-near, lat-l2-far, lat-dram, bw-l1,
+// lat-l2-all* (a chase over every line of the row's footprint),
 // bw-l2-stream-read*, bw-l2-stream-store* (gpu-l2-stream's kernels),
 // bw-l2, bw-dram-write*, bw-dram-copy*, bw-dram* (reads).
 func (p Point) level() (string, bool) {
 	id := strings.TrimPrefix(strings.TrimPrefix(p.ID, "lat-"), "bw-")
 	for _, l := range []string{"l2-near", "l2-far", "l1", "l2-stream-read",
-		"l2-stream-store", "l2", "dram-write", "dram-copy", "dram"} {
+		"l2-stream-store", "l2-all", "l2", "dram-write", "dram-copy", "dram"} {
 		if strings.HasPrefix(id, l) {
 			return strings.ReplaceAll(l, "-", "_"), true
 		}

@@ -123,16 +123,23 @@ func TestPointsLayout(t *testing.T) {
 
 // A bandwidth row's m, n and k are a gpu-l2-stream row's shape (threads
 // per CTA, the buffer in doubles, CTAs per SM): all three on such a row,
-// within what the kernel can run, or the file is refused naming the
-// line and column.
+// within what the kernel can run; a lat-l2-all row's n is its chase's
+// footprint in KiB. Otherwise the file is refused naming the line and
+// column.
 func TestPointsStreamShape(t *testing.T) {
 	const hdr = pointsHeader
 	row := func(id, m, n, k string) string {
 		return hdr + id + ",A100-80GB,,bandwidth," + m + "," + n + "," + k + ",1500,,GB/s,,x,,\n"
 	}
+	latRow := func(id, m, n, k string) string {
+		return hdr + id + ",A100-80GB,,latency," + m + "," + n + "," + k + ",205.5,,cycles,,x,,\n"
+	}
 	pts, err := ParsePoints(strings.NewReader(row("bw-l2-stream-store-x", "640", "4096", "2")), "p.csv")
 	if err != nil || pts[0].M != 640 || pts[0].N != 4096 || pts[0].K != 2 {
 		t.Fatalf("a shaped row: %+v, %v", pts, err)
+	}
+	if pts, err := ParsePoints(strings.NewReader(latRow("lat-l2-all-x", "", "8178", "")), "p.csv"); err != nil || pts[0].N != 8178 {
+		t.Fatalf("a chase row with its footprint: %+v, %v", pts, err)
 	}
 	for _, c := range []struct{ text, want string }{
 		{row("bw-dram", "640", "4096", "2"), "p.csv:2: columns m, n, k: only gpu-l2-stream rows"},
@@ -140,6 +147,9 @@ func TestPointsStreamShape(t *testing.T) {
 		{row("bw-l2-stream-store-x", "100", "4096", "2"), "column m: the threads per CTA"},
 		{row("bw-l2-stream-read-x", "1024", "4096", "3"), "exceed an SM's 2048 threads"},
 		{row("bw-l2-stream-read-x", "1024", "16", "2"), "column n: the buffer's length"},
+		{latRow("lat-l2-all-x", "", "", ""), "column n: a lat-l2-all row needs its footprint"},
+		{latRow("lat-l2-all-x", "32", "8178", ""), "column n: a lat-l2-all row needs its footprint"},
+		{latRow("lat-dram", "", "8178", ""), "only a lat-l2-all row has a footprint"},
 	} {
 		if _, err := ParsePoints(strings.NewReader(c.text), "p.csv"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)

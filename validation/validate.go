@@ -489,6 +489,16 @@ func (v *validator) memory(p Point, name string, ld *configs.Loaded) error {
 	if p.M > 0 {
 		return v.l2StreamAt(p, level, ld)
 	}
+	if level == "l2_all" {
+		c := ld.Config
+		r, err := memory.MicroChase(c.Memory, clock.MHz(c.GPU.ClockMHz), c.GPU.SMCount,
+			c.SM.CTALaunchLatency, uint64(p.N)*1024)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.ID, err)
+		}
+		v.add(p, p.Kind, r.Unit, p.Dense, r.Value, ld, "")
+		return nil
+	}
 	// Each row runs only its own microbenchmark (memory.MicroFigure),
 	// once per config.
 	key := name + "/" + p.Kind + "/" + level

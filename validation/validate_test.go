@@ -499,7 +499,35 @@ bw-l2-stream-store,A100-80GB,,bandwidth,,,,2595,,GB/s,,test
 bw-l2-stream-store-4mb,A100-80GB,,bandwidth,640,516033,2,2595,,GB/s,,test
 bw-l2-stream-store-50mb,A100-80GB,,bandwidth,640,6504385,2,1894,,GB/s,,test
 `
-	pts, err := ParsePoints(strings.NewReader(rows), "s.csv")
+	got := simulatedByID(t, rows)
+	if len(got) != 3 || got["bw-l2-stream-store-4mb"] != got["bw-l2-stream-store"] {
+		t.Errorf("simulated %v: want three rows, the 4mb one equal to the unshaped row", got)
+	}
+	if got["bw-l2-stream-store-50mb"] > 0.8*got["bw-l2-stream-store"] {
+		t.Errorf("beyond the L2: %.0f GB/s, not under 0.8 x the L2's %.0f",
+			got["bw-l2-stream-store-50mb"], got["bw-l2-stream-store"])
+	}
+}
+
+// A lat-l2-all row chases every line of its footprint (n KiB): beyond the
+// L2 (160 MiB) it gives the DRAM's latency, lat-dram's figure within 2 %.
+func TestChaseRowsRunTheirFootprint(t *testing.T) {
+	t.Parallel()
+	const rows = `id,hardware,precision,kind,m,n,k,dense,sparse,unit,speedup,source
+lat-dram,A100-80GB,,latency,,,,552,,cycles,,test
+lat-l2-all-160mb,A100-80GB,,latency,,163840,,552,,cycles,,test
+`
+	got := simulatedByID(t, rows)
+	if d, a := got["lat-dram"], got["lat-l2-all-160mb"]; len(got) != 2 || math.Abs(a/d-1) > 0.02 {
+		t.Errorf("simulated %v: want the 160 MiB chase within 2 %% of lat-dram", got)
+	}
+}
+
+// simulatedByID runs a points file's rows and gives each row's simulated
+// value by id.
+func simulatedByID(t *testing.T, rows string) map[string]float64 {
+	t.Helper()
+	pts, err := ParsePoints(strings.NewReader(rows), "rows.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,11 +539,5 @@ bw-l2-stream-store-50mb,A100-80GB,,bandwidth,640,6504385,2,1894,,GB/s,,test
 	for _, r := range rep.Rows {
 		got[r.ID] = r.Simulated
 	}
-	if len(got) != 3 || got["bw-l2-stream-store-4mb"] != got["bw-l2-stream-store"] {
-		t.Errorf("simulated %v: want three rows, the 4mb one equal to the unshaped row", got)
-	}
-	if got["bw-l2-stream-store-50mb"] > 0.8*got["bw-l2-stream-store"] {
-		t.Errorf("beyond the L2: %.0f GB/s, not under 0.8 x the L2's %.0f",
-			got["bw-l2-stream-store-50mb"], got["bw-l2-stream-store"])
-	}
+	return got
 }
