@@ -56,10 +56,12 @@ func TestKernelIndependentOfItsStartCycle(t *testing.T) {
 				}
 			}
 			same("memory", r.Mem, base.Mem)
-			// The launch gap is itself idle time (sm.WhyLaunch); the rest
-			// is the kernel's.
+			// The launch gap is itself idle time (sm.WhyLaunch; the split-K
+			// reduction's, with the reduction, sm.WhyTail); the rest is the
+			// kernel's.
 			idle := r.Idle
 			idle[sm.WhyLaunch] -= start * uint64(r.TCUnits)
+			idle[sm.WhyTail] -= (c.launches - 1) * start * uint64(r.TCUnits)
 			same("busy, idle", [2]any{r.Busy, idle}, [2]any{base.Busy, base.Idle})
 			same("shared-memory bytes", r.SmemBytes, base.SmemBytes)
 			same("write-back", [2]uint64{r.WritebackBytes, r.FlushCycles},
