@@ -149,6 +149,11 @@ func (d *detailed) Flush(now uint64, done func(cycle uint64)) {
 	d.agent.flush(now, done)
 }
 
+// Launch implements Hierarchy. The detailed model books no windows; its
+// agent's port and slice credits, which refill with the cycles since its
+// last tick, start the kernel full, as after any idle gap.
+func (d *detailed) Launch(at uint64) { d.agent.launch(at) }
+
 func (d *detailed) Stats() Stats {
 	s := d.agent.stats
 	s.MaxL1Busy = maxSpent(d.agent.l1.srv)

@@ -210,6 +210,18 @@ func (a *agent) issue(now akita.VTimeInSec, cyc uint64) bool {
 	return progress
 }
 
+// launch fills the port and slice credits at cycle at, as an idle
+// cycle's refill leaves them, whatever the cycles since the last tick.
+func (a *agent) launch(at uint64) {
+	a.last = max(a.last, at)
+	for s := range a.slCredit {
+		a.slCredit[s] = max(float64(a.p.secBytes), a.p.sliceRate)
+	}
+	for sm := range a.credit {
+		a.credit[sm] = max(float64(a.p.lineBytes), a.p.portRate)
+	}
+}
+
 // sliceCost is the slice credit op takes: its bytes, a write's weighted
 // by 1 / l2.write_ratio.
 func (a *agent) sliceCost(op *lineOp) float64 {

@@ -364,6 +364,17 @@ func (f *fast) Flush(now uint64, done func(cycle uint64)) {
 	f.complete(finish, done)
 }
 
+// Launch implements Hierarchy: the slices' and channels' calendars count
+// their windows from at.
+func (f *fast) Launch(at uint64) {
+	for i := range f.slice {
+		f.slice[i].launch(float64(at))
+	}
+	for i := range f.chans {
+		f.chans[i].launch(float64(at))
+	}
+}
+
 // Touch implements Toucher: every line's sectors are looked up and
 // filled as a read's are, and counted as its traffic (L2 bytes, hits and
 // misses, the DRAM reads of the misses and the write-backs of dirty

@@ -46,9 +46,9 @@ func (g gemmTraffic) aRowBytes(bk int) int {
 	return 2 * bk
 }
 
-// run drives the traffic through h and returns the cycle of the last
-// completion (after the final flush).
-func (g gemmTraffic) run(e akita.Engine, h Hierarchy) uint64 {
+// run drives the traffic through h, its CTAs starting at cycle start,
+// and returns the cycle of the last completion (after the final flush).
+func (g gemmTraffic) run(e akita.Engine, h Hierarchy, start uint64) uint64 {
 	tilesM, tilesN := g.m/g.bm, g.n/g.bn
 	var end uint64
 	next := 0
@@ -63,13 +63,25 @@ func (g gemmTraffic) run(e akita.Engine, h Hierarchy) uint64 {
 		c.finish = func(at uint64) { end = max(end, at); startCTA(sm, at) }
 		c.begin(now)
 	}
-	for sm := 0; sm < g.sms; sm++ {
-		startCTA(sm, 0)
-	}
+	launch := &launcher{cb: clock.Callbacks{Engine: e, Clock: clock.MHz(1410)}}
+	launch.cb.At(launch, start, func() {
+		for sm := 0; sm < g.sms; sm++ {
+			startCTA(sm, start)
+		}
+	})
 	_ = e.Run()
 	h.Flush(end, func(c uint64) { end = max(end, c) })
 	_ = e.Run()
 	return end
+}
+
+// launcher starts the traffic from an engine event at its first cycle,
+// as a kernel's first CTAs start (its clock is runGEMM's).
+type launcher struct{ cb clock.Callbacks }
+
+func (l *launcher) Handle(e akita.Event) error {
+	l.cb.Fire(e)
+	return nil
 }
 
 // cta is one threadblock's k-loop.
@@ -155,6 +167,6 @@ func runGEMM(t testing.TB, cfg Config, g gemmTraffic, gran string) (uint64, Stat
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := g.run(e, h)
+	end := g.run(e, h, 0)
 	return end, h.Stats()
 }

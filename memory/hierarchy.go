@@ -35,6 +35,13 @@ type Hierarchy interface {
 	Flush(now uint64, done func(cycle uint64))
 	// Stats is the traffic so far.
 	Stats() Stats
+	// Launch starts a kernel at cycle at, before its first request and
+	// no earlier than any request made so far: the shared servers' booking
+	// windows (calendar) are counted from it, so that the kernel's own
+	// cycles do not depend on the cycle it starts at. What earlier
+	// requests booked keeps its capacity. A hierarchy never told counts
+	// from cycle 0.
+	Launch(at uint64)
 }
 
 // Toucher is a hierarchy whose L2 tags can be brought to the state that

@@ -1,5 +1,10 @@
 package memory
 
+import (
+	"math"
+	"sort"
+)
+
 // server is a "busy-until" bandwidth server: one resource (a slice, a DRAM
 // channel, a crossbar port, an L1) that moves rate bytes per cycle and
 // serves reservations in arrival order. Requests arrive in non-decreasing
@@ -38,11 +43,14 @@ func maxSpent(ss []server) uint64 {
 // earlier for a later time. The calendar instead keeps the bytes booked
 // in each window of calendarWidth cycles: a line takes the free capacity
 // of the window it arrives in and spills into later windows when that is
-// full. Windows are kept in a ring of calendarWindows entries covering
-// the booking horizon.
+// full. Windows are counted from the epoch, the cycle the running kernel
+// was launched at (launch), so that a kernel's own cycles do not depend
+// on where it starts; they are kept in a ring of calendarWindows entries
+// covering the booking horizon.
 type calendar struct {
 	rate  float64 // bytes per cycle
-	win   []int64 // absolute window index held by each ring slot
+	epoch float64 // the cycle window 0 starts at
+	win   []int64 // window index (from the epoch) held by each ring slot
 	used  []float64
 	spent float64
 	last  int64 // latest window holding bookings
@@ -58,11 +66,17 @@ func newCalendars(n int, rate float64) []calendar {
 	for i := range cs {
 		cs[i] = calendar{rate: rate, win: make([]int64, calendarWindows),
 			used: make([]float64, calendarWindows)}
-		for j := range cs[i].win {
-			cs[i].win[j] = -1
-		}
+		cs[i].clear()
 	}
 	return cs
+}
+
+// clear empties the ring.
+func (c *calendar) clear() {
+	for j := range c.win {
+		c.win[j], c.used[j] = -1, 0
+	}
+	c.last = 0
 }
 
 // calendarScan is how many windows a booking searches for free capacity
@@ -70,19 +84,19 @@ func newCalendars(n int, rate float64) []calendar {
 // between are (nearly) full, and this bounds the cost of a booking.
 const calendarScan = 8
 
-// reserve books bytes arriving at cycle at and returns when the last of
-// them has been served.
+// reserve books bytes arriving at cycle at (not before the epoch) and
+// returns when the last of them has been served.
 func (c *calendar) reserve(at, bytes float64) float64 {
 	c.spent += bytes / c.rate
 	capacity := c.rate * calendarWidth
-	w := int64(at / calendarWidth)
+	w := int64((at - c.epoch) / calendarWidth)
 	first := true
 	for step := 0; ; step++ {
 		if step == calendarScan && w < c.last {
 			w = c.last
 		}
 		s := c.slot(w)
-		start := float64(w) * calendarWidth
+		start := c.epoch + float64(w)*calendarWidth
 		free := capacity - c.used[s]
 		if first {
 			free = min(free, (start+calendarWidth-at)*c.rate)
@@ -114,6 +128,48 @@ func (c *calendar) slot(w int64) int {
 		c.used[s] = 0
 	}
 	return s
+}
+
+// launch counts the windows from cycle epoch on, a kernel's launch (no
+// earlier than any booking's arrival so far). Bytes already booked (an
+// earlier kernel's backlog) keep their capacity: each old window's bytes
+// are spread over the new windows it overlaps in proportion to the
+// overlap, so a new window, which overlaps at most two old ones with
+// complementary shares, holds no more than its capacity, and any stretch
+// of cycles from the epoch on holds the bytes it held before. What lay
+// before the epoch is past and is dropped.
+func (c *calendar) launch(epoch float64) {
+	if epoch == c.epoch {
+		return
+	}
+	type booking struct {
+		start, bytes float64
+	}
+	var old []booking
+	for s, w := range c.win {
+		if w >= 0 && c.used[s] > 0 {
+			old = append(old, booking{c.epoch + float64(w)*calendarWidth, c.used[s]})
+		}
+	}
+	sort.Slice(old, func(i, j int) bool { return old[i].start < old[j].start })
+	c.clear()
+	c.epoch = epoch
+	for _, b := range old {
+		from := b.start - epoch
+		w := int64(math.Floor(from / calendarWidth))
+		tail := from - float64(w)*calendarWidth // cycles of window w before b
+		c.book(w, b.bytes*(calendarWidth-tail)/calendarWidth)
+		c.book(w+1, b.bytes*tail/calendarWidth)
+	}
+}
+
+// book adds bytes to window w if it is not before the epoch.
+func (c *calendar) book(w int64, bytes float64) {
+	if w < 0 || bytes <= 0 {
+		return
+	}
+	c.used[c.slot(w)] += bytes
+	c.last = max(c.last, w)
 }
 
 // maxCalendarSpent is the largest busy time of a set of calendars.

@@ -100,15 +100,11 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	}
 
 	// SM and shared-memory keys: 512x512x256 dense on 4 SMs (16 CTAs of
-	// 128x128x32_64x64_s5, two per SM: two waves), started at cycle 0, on
-	// the grid of the shared servers' 16-cycle booking windows: a start
-	// off it (the A100's 2890-cycle launch gap) moves a kernel this small
-	// by about 1 %, more than the smaller keys' effects
-	// (sm.register_file_banks=8 came out 1.2 % faster there).
+	// 128x128x32_64x64_s5, two per SM: two waves).
 	const smKernel = "128x128x32_64x64_s5"
 	smRun := func(sets ...string) uint64 {
 		return keyRun(t, tensorcore.FP16, tensorcore.Dense, [3]int{512, 512, 256}, smKernel,
-			append([]string{"gpu.sm_count=4", "sm.kernel_launch_latency=0"}, sets...)...)
+			append([]string{"gpu.sm_count=4"}, sets...)...)
 	}
 	smCases := []keyCase{
 		{sets: []string{"sm.sub_partitions=2"}, want: +1},
@@ -168,7 +164,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	// FFMAs and conversions outlast its bytes.
 	gemvRun := func(sets ...string) uint64 {
 		return keyRun(t, tensorcore.FP16, tensorcore.Dense, [3]int{256, 8, 4096}, configs.GEMVName,
-			append([]string{"gpu.sm_count=4", "sm.kernel_launch_latency=0"}, sets...)...)
+			append([]string{"gpu.sm_count=4"}, sets...)...)
 	}
 	gemvCases := []keyCase{{sets: []string{"sm.fp32_lanes=32"}, want: -1}}
 	checkKeys(t, "fp16 dense GEMV", gemvRun(), gemvCases, gemvRun)
@@ -194,7 +190,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		pre := "tensorcore." + p.String() + "."
 		pRun := func(sets ...string) uint64 {
 			return keyRun(t, p, tensorcore.Sparse, [3]int{256, 256, 1024}, kernels[p],
-				append([]string{"gpu.sm_count=4", "sm.kernel_launch_latency=0"}, sets...)...)
+				append([]string{"gpu.sm_count=4"}, sets...)...)
 		}
 		cases := []keyCase{
 			{sets: []string{pre + "multipliers=64"}, want: +1},
@@ -220,7 +216,7 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 	// a jitter ensemble.
 	fpRun := func(sets ...string) uint64 {
 		return keyRun(t, tensorcore.FP16, tensorcore.Sparse, [3]int{256, 256, 1024}, kernels[tensorcore.FP16],
-			append([]string{"gpu.sm_count=4", "sm.kernel_launch_latency=0"}, sets...)...)
+			append([]string{"gpu.sm_count=4"}, sets...)...)
 	}
 	tcCases := []keyCase{{sets: []string{"tensorcore.dual_side=true"}, want: 0}}
 	checkKeys(t, "fp16 sparse", fpRun(), tcCases, fpRun)

@@ -74,6 +74,7 @@ func build(cfg *configs.Config, plan *kernel.Plan, trackFill bool) (*GPU, error)
 	g.disp = newDispatcher(cfg.SM.CTADispatchInterval, cfg.GPU.SMCount)
 	g.filler = memory.NewFiller(cfg.Memory)
 	g.startedAt = uint64(cfg.SM.KernelLaunchLatency)
+	g.mem.Launch(g.startedAt)
 	g.Acct.Init(cfg.GPU.SMCount*cfg.SM.SubPartitions, g.startedAt)
 	g.serial = simulations.Add(1)
 	g.env = &sm.Env{Engine: g.engine, Clock: g.clk, Config: cfg, Mem: g.mem,

@@ -226,6 +226,7 @@ func (g *GPU) reduce(start uint64) uint64 {
 		g.reduceTile(sm, at, t, func(done uint64) { take(sm, done) })
 	}
 	launch := start + uint64(g.cfg.SM.KernelLaunchLatency)
+	g.mem.Launch(launch)
 	for _, sm := range g.sms {
 		s := sm
 		s.At(launch, func() { take(s, launch) })
