@@ -83,7 +83,7 @@ func BudgetOf(cfg *configs.Config, plans []*kernel.Plan) Budget {
 		b.Records = append(b.Records, record)
 		var retime []Sim
 		if cfg.GPU.ClockPolicy == energy.PowerCapped {
-			retime = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
+			retime = retimesOf(cfg, p)
 		}
 		b.Retimes = append(b.Retimes, retime)
 	}
@@ -104,8 +104,18 @@ func LockedRetimes(cfg *configs.Config, plans []*kernel.Plan) [][]Sim {
 	}
 	for i, p := range plans {
 		if PredictedPower(cfg, p) > cfg.Power.LimitW {
-			out[i] = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
+			out[i] = retimesOf(cfg, p)
 		}
+	}
+	return out
+}
+
+// retimesOf is the simulations of p at the clocks a power cap tries
+// (CapClock): its record's (recordOf), each at RetimedClocks clocks.
+func retimesOf(cfg *configs.Config, p *kernel.Plan) []Sim {
+	out := recordOf(cfg, p)
+	for i := range out {
+		out[i].Runs = RetimedClocks
 	}
 	return out
 }
