@@ -76,10 +76,34 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 // minExtrapolatedWaves is the fewest waves a kernel needs for its middle
 // waves to be left out: with fewer, the waves left out would be few and
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
-// among the next waves' CTAs). It is at least trackedWaves + 2, so that
+// among the next waves' CTAs). Long CTAs at two or more per SM need
+// fewer (minWavesFor). It is at least trackedWaves + 2, so that
 // one wave or more is left out (and a kernel whose tracked waves are
 // raised by trackedWavesFor needs those + 2).
 const minExtrapolatedWaves = 8
+
+// longCTAKSteps is the fewest k-steps (every split's) that make a kernel's
+// CTAs long: their first wave finishes before the next waves' CTAs are
+// far along, so the waves after it are steady and a kernel of
+// trackedWaves + 2 waves can be extrapolated (minWavesFor). Their CTAs
+// on an SM drift apart within the first wave (one ends while the other
+// is mid-way), so the fast-forward, which needs every resident CTA
+// steady and none starting or ending, finds no steady moment after it:
+// Llama-2-7B's 2048-token FFN gate/up projection (11008x2048x4096
+// dense, 128x128x32_64x64_s5, 7 waves) left out 4 % of its k-steps.
+// TestLongCTAsExtrapolateFromFiveWaves and, in the long tier,
+// TestLongCTAsFewWavesOnTheA100 hold it to the full simulation.
+const longCTAKSteps = 64
+
+// minWavesFor is the fewest waves plan p needs to be wave-extrapolated:
+// minExtrapolatedWaves, or for long CTAs (longCTAKSteps) at two or more
+// per SM its tracked waves and two (one left out, and the last).
+func minWavesFor(p *kernel.Plan) int {
+	if p.Schedule != kernel.GEMV && p.Occupancy >= 2 && min(p.KSteps, p.LastKSteps) >= longCTAKSteps {
+		return TrackedWaves(p) + 2
+	}
+	return minExtrapolatedWaves
+}
 
 // steadyWindow is how many of the last tracked waves the steady step and
 // increments are measured over (the ends of the first and last of them).
@@ -162,7 +186,7 @@ const minGEMVKSteps = 4
 // trackedLaunch is ExtrapolatedLaunch with tracked waves before the last.
 func trackedLaunch(p *kernel.Plan, perWave, tracked int) (int, bool) {
 	total := kernel.CeilDiv(p.CTAs, perWave)
-	if total < max(minExtrapolatedWaves, tracked+2) ||
+	if total < max(minWavesFor(p), tracked+2) ||
 		(p.Schedule == kernel.GEMV && p.KSteps < minGEMVKSteps) {
 		return p.CTAs, false
 	}
