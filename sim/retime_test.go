@@ -2,7 +2,6 @@ package sim
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stcsim/stcsim/configs"
@@ -150,39 +149,5 @@ func TestWorkEstimateCountsTheLockedRetiming(t *testing.T) {
 	job.PowerCappedTotals = false
 	if w := mustPrepare(t, ld.Config, job).KSteps(); w != free {
 		t.Errorf("without the power-capped totals: estimate %.4g under 90 W, want %.4g as under 1000 W", w, free)
-	}
-}
-
-// TestRetimingExtrapolatesInKAsTheRecord: a kernel long in K (256
-// k-steps, more than selection.SampleKSteps' twice) whose locked record is
-// fitted from its two K samples (sim.extrapolate_ksteps) is re-timed under
-// power_capped the same way at each clock it tries, not simulated whole
-// (which cost the prefill's FFN down projection, 344 k-steps, twice its
-// whole kernel per clock tried). The re-timed record says so, and runs at
-// the clock and within the 2 % in cycles that K extrapolation is held to
-// (TestKExtrapolationCloseToFull) of the re-timing with every k-step
-// simulated (and no fast-forward): -0.07 %, the same clock. 8 SMs, a limit
-// scaled to them, one wave of 16 CTAs at two per SM.
-func TestRetimingExtrapolatesInKAsTheRecord(t *testing.T) {
-	t.Parallel()
-	job := gemmJob([3]int{512, 512, 8192})
-	job.Modes = []tensorcore.Mode{tensorcore.Dense}
-	sets := []string{"gpu.sm_count=8", "power.limit_w=45", "gpu.clock_policy=power_capped",
-		"kernel.force=128x128x32_64x64_s5_splitk1"}
-	k := run(t, job, sets...).Results[0]
-	whole := run(t, job, append(sets, "sim.extrapolate_ksteps=false", "sim.fast_forward=false")...).Results[0]
-	t.Logf("K-extrapolated %d cycles at %d MHz (%s), whole %d at %d MHz (%s)", k.Cycles, k.ClockMHz, k.Note,
-		whole.Cycles, whole.ClockMHz, whole.Note)
-	if whole.ClockMHz >= 1410 {
-		t.Fatalf("whole re-timing at %d MHz: want the kernel capped below the locked clock", whole.ClockMHz)
-	}
-	if !strings.Contains(k.Note, "extrapolated in K") {
-		t.Errorf("re-timed record %q: want it extrapolated in K", k.Note)
-	}
-	if k.ClockMHz != whole.ClockMHz {
-		t.Errorf("re-timed at %d MHz from K samples, %d whole", k.ClockMHz, whole.ClockMHz)
-	}
-	if d := rel(k.Cycles, whole.Cycles); d > 0.02 {
-		t.Errorf("re-timed %d cycles from K samples, %d whole (%.2f %% apart)", k.Cycles, whole.Cycles, 100*d)
 	}
 }

@@ -83,7 +83,7 @@ func BudgetOf(cfg *configs.Config, plans []*kernel.Plan) Budget {
 		b.Records = append(b.Records, record)
 		var retime []Sim
 		if cfg.GPU.ClockPolicy == energy.PowerCapped {
-			retime = retimesOf(cfg, p)
+			retime = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
 		}
 		b.Retimes = append(b.Retimes, retime)
 	}
@@ -104,18 +104,8 @@ func LockedRetimes(cfg *configs.Config, plans []*kernel.Plan) [][]Sim {
 	}
 	for i, p := range plans {
 		if PredictedPower(cfg, p) > cfg.Power.LimitW {
-			out[i] = retimesOf(cfg, p)
+			out[i] = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
 		}
-	}
-	return out
-}
-
-// retimesOf is the simulations of p at the clocks a power cap tries
-// (CapClock): its record's (recordOf), each at RetimedClocks clocks.
-func retimesOf(cfg *configs.Config, p *kernel.Plan) []Sim {
-	out := recordOf(cfg, p)
-	for i := range out {
-		out[i].Runs = RetimedClocks
 	}
 	return out
 }

@@ -49,10 +49,7 @@ func runSelected(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*
 }
 
 // CapClock finds the highest clock at which the kernel's simulated power
-// fits the limit, re-simulating the kernel at each clock it tries the
-// way its record is simulated (under sim.extrapolate_ksteps a kernel
-// long in K from its two K samples, like the locked record it starts
-// from).
+// fits the limit, re-simulating the kernel at each clock it tries.
 func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result, error) {
 	pw := cfg.Power
 	if kernelPower(cfg, k) <= pw.LimitW {
@@ -64,10 +61,7 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 		r, ok := runs[mhz]
 		if !ok {
 			var err error
-			// The kernel as its record is simulated (simulateRecord):
-			// a long kernel from its two K samples, as the locked
-			// record was (sim.extrapolate_ksteps), not whole.
-			if r, err = simulateRecord(configAt(cfg, mhz), k.Plan, obs, 0); err != nil {
+			if r, err = simulate(configAt(cfg, mhz), k.Plan, gpu.Options{Observer: obs}); err != nil {
 				return false, err
 			}
 			runs[mhz] = r
