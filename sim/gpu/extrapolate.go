@@ -3,6 +3,7 @@ package gpu
 import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/memory"
+	"github.com/stcsim/stcsim/sim/demand"
 	"github.com/stcsim/stcsim/sim/internal/isa"
 	"github.com/stcsim/stcsim/sim/kernel"
 	"github.com/stcsim/stcsim/sim/sm"
@@ -76,10 +77,55 @@ func (w *waveTracker) writeBackUnseen(g *GPU) bool {
 // minExtrapolatedWaves is the fewest waves a kernel needs for its middle
 // waves to be left out: with fewer, the waves left out would be few and
 // the tracked ones not yet steady (CTAs of a few k-steps finish wave 1
-// among the next waves' CTAs). It is at least trackedWaves + 2, so that
+// among the next waves' CTAs). Long CTAs at two or more per SM need
+// fewer (minWavesFor). It is at least trackedWaves + 2, so that
 // one wave or more is left out (and a kernel whose tracked waves are
 // raised by trackedWavesFor needs those + 2).
 const minExtrapolatedWaves = 8
+
+// longCTAKSteps is the fewest k-steps (every split's) that make a kernel's
+// CTAs long: their first wave finishes before the next waves' CTAs are
+// far along, so the waves after it are steady and a kernel of
+// trackedWaves + 2 waves can be extrapolated (minWavesFor). Such CTAs
+// on an SM drift apart within the first wave (one ends while the other
+// is mid-way), so the fast-forward, which needs every resident CTA
+// steady and none starting or ending, finds no steady moment after it:
+// Llama-2-7B's 2048-token FFN gate/up projection (11008x2048x4096
+// dense, 128x128x32_64x64_s5, 7 waves) left out 4 % of its k-steps.
+// Shorter CTAs keep the 8 waves: the fast-forward covers more of them
+// (the same prefill's attention context product, 64 k-steps, 5 waves of
+// two CTAs per SM, left out 29 % of its k-steps, more than the 20 %
+// extrapolation would). TestLongCTAsExtrapolateFromFiveWaves and, in
+// the long tier, TestLongCTAsFewWavesOnTheA100 hold it to the full
+// simulation.
+const longCTAKSteps = 128
+
+// minWavesFor is the fewest waves plan p needs to be wave-extrapolated
+// under cfg: minExtrapolatedWaves, or for long CTAs (longCTAKSteps) at
+// two or more per SM whose tensor cores bind rather than the DRAM
+// (tensorBound) its tracked waves and two (one left out, and the last).
+// A DRAM-bound kernel's CTAs keep in step, and the fast-forward leaves
+// out more of it than extrapolation from so few waves would (10240x1x8192
+// sparse, 64x64x64_32x32_s6, 5 waves on 16 SMs at 230 GB/s: 68 % of its
+// k-steps, -0.08 % against the full run in cycles either way).
+func minWavesFor(cfg *configs.Config, p *kernel.Plan) int {
+	if p.Schedule != kernel.GEMV && p.Occupancy >= 2 && min(p.KSteps, p.LastKSteps) >= longCTAKSteps &&
+		tensorBound(cfg, p) {
+		return TrackedWaves(p) + 2
+	}
+	return minExtrapolatedWaves
+}
+
+// tensorBound says whether the pre-model's demands put p's tensor-core
+// time (every CTA's k-steps at their tensor-core cycles, over the SMs)
+// above the DRAM time of its operands' unique bytes and D at the
+// sustained rate (sim/demand).
+func tensorBound(cfg *configs.Config, p *kernel.Plan) bool {
+	d := demand.Of(cfg, p)
+	tc := float64(d.KSteps) * d.TCCycles / float64(max(1, cfg.GPU.SMCount))
+	dram := (d.ABytes + d.MetaBytes + d.BBytes + d.DBytes) / max(1e-9, d.DRAMBytesPerClk)
+	return tc > dram
+}
 
 // steadyWindow is how many of the last tracked waves the steady step and
 // increments are measured over (the ends of the first and last of them).
@@ -127,7 +173,7 @@ func newWaveTracker(g *GPU) *waveTracker {
 	if g.trackFill {
 		tracked = trackedWavesFor(g.plan, perWave, L2Bytes(g.cfg))
 	}
-	launched, ok := trackedLaunch(g.plan, perWave, tracked)
+	launched, ok := trackedLaunch(g.cfg, g.plan, perWave, tracked)
 	if !ok {
 		return nil
 	}
@@ -147,8 +193,8 @@ func newWaveTracker(g *GPU) *waveTracker {
 // whole or partial), and whether it has waves enough to be extrapolated.
 // (A run that writeBackUnseen finds wrong runs again with more waves
 // tracked: the work estimate counts the first run only.)
-func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
-	return trackedLaunch(p, perWave, TrackedWaves(p))
+func ExtrapolatedLaunch(cfg *configs.Config, p *kernel.Plan, perWave int) (int, bool) {
+	return trackedLaunch(cfg, p, perWave, TrackedWaves(p))
 }
 
 // minGEMVKSteps is the fewest k-steps a GEMV's CTAs need for its waves
@@ -160,9 +206,9 @@ func ExtrapolatedLaunch(p *kernel.Plan, perWave int) (int, bool) {
 const minGEMVKSteps = 4
 
 // trackedLaunch is ExtrapolatedLaunch with tracked waves before the last.
-func trackedLaunch(p *kernel.Plan, perWave, tracked int) (int, bool) {
+func trackedLaunch(cfg *configs.Config, p *kernel.Plan, perWave, tracked int) (int, bool) {
 	total := kernel.CeilDiv(p.CTAs, perWave)
-	if total < max(minExtrapolatedWaves, tracked+2) ||
+	if total < max(minWavesFor(cfg, p), tracked+2) ||
 		(p.Schedule == kernel.GEMV && p.KSteps < minGEMVKSteps) {
 		return p.CTAs, false
 	}

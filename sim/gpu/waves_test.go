@@ -50,7 +50,7 @@ func TestGEMVExtrapolatesFromFourKSteps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, got := ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy); got != c.want {
+		if _, got := ExtrapolatedLaunch(cfg, p, cfg.GPU.SMCount*p.Occupancy); got != c.want {
 			t.Errorf("K = %d (%d k-steps, %d waves): extrapolated %v, want %v", c.k, p.KSteps,
 				p.Waves(cfg.GPU.SMCount), got, c.want)
 		}
@@ -101,4 +101,36 @@ func ctaSteps(p *kernel.Plan, split int) int {
 		return p.LastKSteps
 	}
 	return p.KSteps
+}
+
+// Long CTAs (128 k-steps) at two per SM in 5 waves are wave-extrapolated
+// where the tensor cores bind (1024x1280x4096 dense on 8 SMs, the
+// family of sim's TestLongCTAsExtrapolateFromFiveWaves) and left to the
+// fast-forward where the DRAM does (a decode-shaped 10240x1x8192 sparse
+// on 16 SMs at 230 GB/s, whose CTAs keep in step: the fast-forward left
+// out 68 % of its k-steps, extrapolation would leave out 20 %); at 4
+// waves neither is extrapolated.
+func TestFewWavesExtrapolatedWhereTensorBound(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		g    kernel.Shape
+		tile string
+		sets []string
+		want bool
+	}{
+		{kernel.Shape{M: 1024, N: 1280, K: 4096}, "128x128x32_64x64_s5", []string{"gpu.sm_count=8", "dram.bandwidth_gbps=115"}, true},
+		{kernel.Shape{M: 1024, N: 1024, K: 4096}, "128x128x32_64x64_s5", []string{"gpu.sm_count=8", "dram.bandwidth_gbps=115"}, false},
+		{kernel.Shape{M: 10240, N: 1, K: 8192, Sparse: true}, "64x64x64_32x32_s6", []string{"gpu.sm_count=16", "dram.bandwidth_gbps=230"}, false},
+	} {
+		cfg := loadTest(t, c.sets...)
+		c.g.Batch, c.g.Precision = 1, tensorcore.FP16
+		p := tilePlan(t, cfg, c.g, c.tile, 1)
+		_, got := ExtrapolatedLaunch(cfg, p, cfg.GPU.SMCount*p.Occupancy)
+		t.Logf("%dx%dx%d %s: %d waves of %d CTAs per SM, tensor-bound %v, extrapolated %v", c.g.M, c.g.N, c.g.K,
+			c.tile, p.Waves(cfg.GPU.SMCount), p.Occupancy, tensorBound(cfg, p), got)
+		if got != c.want || p.Occupancy != 2 {
+			t.Errorf("%dx%dx%d %s at %d CTAs per SM: extrapolated %v, want %v", c.g.M, c.g.N, c.g.K, c.tile,
+				p.Occupancy, got, c.want)
+		}
+	}
 }

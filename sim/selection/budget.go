@@ -145,7 +145,7 @@ func recordOf(cfg *configs.Config, p *kernel.Plan) []Sim {
 // whole-K sample had too few waves to be extrapolated.
 func samplesAreRecord(cfg *configs.Config, p *kernel.Plan) bool {
 	whole := SampledWhole(p)
-	_, waves := gpu.ExtrapolatedLaunch(p, cfg.GPU.SMCount*p.Occupancy)
+	_, waves := gpu.ExtrapolatedLaunch(cfg, p, cfg.GPU.SMCount*p.Occupancy)
 	return (cfg.Sim.ExtrapolateWaves && (whole || LongInK(cfg, p))) ||
 		(whole && (!waves || !p.Schedule.WaveExtrapolable()))
 }
@@ -161,7 +161,7 @@ func simOf(cfg *configs.Config, p *kernel.Plan, waves bool, runs int) Sim {
 	slots := max(1, cfg.GPU.SMCount*p.Occupancy)
 	extrapolated := false
 	if waves {
-		s.CTAs, extrapolated = gpu.ExtrapolatedLaunch(p, slots)
+		s.CTAs, extrapolated = gpu.ExtrapolatedLaunch(cfg, p, slots)
 	}
 	if gpu.FastForwards(cfg, p, extrapolated) {
 		s.LastWave = s.CTAs - (kernel.CeilDiv(s.CTAs, slots)-1)*slots
