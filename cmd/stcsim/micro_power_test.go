@@ -56,7 +56,7 @@ func TestMicroPower(t *testing.T) {
 // (database.md: 75.64, 75.88 and 75.48 TFLOPS, torch.mm on torch.randn
 // fp16, FP32 accumulation, 30 calls after 6 warm-up, the best of 1024^3
 // to 10240^3) beat the 71.2 TFLOPS of 82 SMs x 512 FLOP/clk at 1695 MHz,
-// so the board held at least 1801 MHz (75.88 / (82 x 512)). The model's
+// so the board held at least 1807 MHz (75.88 TFLOPS / (82 x 512)). The model's
 // tensor-bound fp16 kernel at random-data activity must therefore fit
 // the limit at 1815 MHz (the next 15-MHz step): GA102 event energies
 // raised until a 3090 GEMM is capped below its boost would fail here
@@ -78,7 +78,7 @@ func TestGA102GEMMAboveBoostWithinLimit(t *testing.T) {
 		found = true
 		if r.ClockMHz != 1815 || r.PowerW > out.LimitW || r.CappedMHz != 1815 {
 			t.Errorf("tc-dense-fp16 at %d MHz: %.1f W, capped at %d MHz (limit %.0f W); "+
-				"the measured RTX 3090 sustains >= 1801 MHz within it",
+				"the measured RTX 3090 sustains >= 1807 MHz within it",
 				r.ClockMHz, r.PowerW, r.CappedMHz, out.LimitW)
 		}
 	}
