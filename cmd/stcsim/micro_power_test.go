@@ -86,3 +86,37 @@ func TestGA102GEMMAboveBoostWithinLimit(t *testing.T) {
 		t.Fatalf("no tc-dense-fp16 point: %s", raw)
 	}
 }
+
+// On the GA102 V/f table the capped clock follows the limit: the RTX
+// A6000's tensor-bound fp16 kernel (full-rate FP32 accumulation, near
+// its 300 W limit at the 1800 MHz boost) runs no faster under a lower
+// limit, strictly slower at 200 W than at 300 W, and within each limit.
+func TestGA102CappedClockFallsWithLimit(t *testing.T) {
+	prev, first := 0, 0
+	for _, limit := range []string{"300", "250", "200"} {
+		var out microPowerOutput
+		raw, code := captureStdout(t, func() int {
+			return dispatch([]string{"micro", "power", "--config", "rtx-a6000",
+				"--set", "power.limit_w=" + limit, "--format", "json"})
+		})
+		if err := json.Unmarshal([]byte(raw), &out); err != nil || code != exitOK {
+			t.Fatalf("limit %s: %v: %s", limit, err, raw)
+		}
+		for _, r := range out.Results {
+			if r.Kernel != "tc-dense-fp16" {
+				continue
+			}
+			if r.CappedW > out.LimitW || (prev != 0 && r.CappedMHz > prev) {
+				t.Errorf("limit %s W: capped at %d MHz, %.1f W (previous limit's clock %d MHz)",
+					limit, r.CappedMHz, r.CappedW, prev)
+			}
+			if first == 0 {
+				first = r.CappedMHz
+			}
+			prev = r.CappedMHz
+		}
+	}
+	if prev == 0 || prev >= first {
+		t.Errorf("200 W limit: capped at %d MHz, not below the 300 W limit's %d", prev, first)
+	}
+}
