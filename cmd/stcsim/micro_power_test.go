@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/stcsim/stcsim/sim"
 )
 
 // micro power's points order as the kernels' activity does: idle below a
@@ -62,29 +64,32 @@ func TestMicroPower(t *testing.T) {
 // raised until a 3090 GEMM is capped below its boost would fail here
 // (docs/log/2026-12-08-ga102-power.md).
 func TestGA102GEMMAboveBoostWithinLimit(t *testing.T) {
+	r, limit := microPowerDenseFP16(t, "--config", "rtx3090", "--set", "gpu.clock_mhz=1815")
+	if r.ClockMHz != 1815 || r.PowerW > limit || r.CappedMHz != 1815 {
+		t.Errorf("tc-dense-fp16 at %d MHz: %.1f W, capped at %d MHz (limit %.0f W); "+
+			"the measured RTX 3090 sustains >= 1807 MHz within it",
+			r.ClockMHz, r.PowerW, r.CappedMHz, limit)
+	}
+}
+
+// microPowerDenseFP16 runs stcsim micro power with args and returns its
+// tc-dense-fp16 point and the limit it ran under.
+func microPowerDenseFP16(t *testing.T, args ...string) (sim.PowerPoint, float64) {
+	t.Helper()
 	var out microPowerOutput
 	raw, code := captureStdout(t, func() int {
-		return dispatch([]string{"micro", "power", "--config", "rtx3090",
-			"--set", "gpu.clock_mhz=1815", "--format", "json"})
+		return dispatch(append([]string{"micro", "power", "--format", "json"}, args...))
 	})
 	if err := json.Unmarshal([]byte(raw), &out); err != nil || code != exitOK {
-		t.Fatalf("%v: %s", err, raw)
+		t.Fatalf("%v: %v: %s", args, err, raw)
 	}
-	found := false
 	for _, r := range out.Results {
-		if r.Kernel != "tc-dense-fp16" {
-			continue
-		}
-		found = true
-		if r.ClockMHz != 1815 || r.PowerW > out.LimitW || r.CappedMHz != 1815 {
-			t.Errorf("tc-dense-fp16 at %d MHz: %.1f W, capped at %d MHz (limit %.0f W); "+
-				"the measured RTX 3090 sustains >= 1807 MHz within it",
-				r.ClockMHz, r.PowerW, r.CappedMHz, out.LimitW)
+		if r.Kernel == "tc-dense-fp16" {
+			return r, out.LimitW
 		}
 	}
-	if !found {
-		t.Fatalf("no tc-dense-fp16 point: %s", raw)
-	}
+	t.Fatalf("%v: no tc-dense-fp16 point: %s", args, raw)
+	return sim.PowerPoint{}, 0
 }
 
 // On the GA102 V/f table the capped clock follows the limit: the RTX
@@ -94,29 +99,17 @@ func TestGA102GEMMAboveBoostWithinLimit(t *testing.T) {
 func TestGA102CappedClockFallsWithLimit(t *testing.T) {
 	prev, first := 0, 0
 	for _, limit := range []string{"300", "250", "200"} {
-		var out microPowerOutput
-		raw, code := captureStdout(t, func() int {
-			return dispatch([]string{"micro", "power", "--config", "rtx-a6000",
-				"--set", "power.limit_w=" + limit, "--format", "json"})
-		})
-		if err := json.Unmarshal([]byte(raw), &out); err != nil || code != exitOK {
-			t.Fatalf("limit %s: %v: %s", limit, err, raw)
+		r, w := microPowerDenseFP16(t, "--config", "rtx-a6000", "--set", "power.limit_w="+limit)
+		if r.CappedW > w || (prev != 0 && r.CappedMHz > prev) {
+			t.Errorf("limit %s W: capped at %d MHz, %.1f W (previous limit's clock %d MHz)",
+				limit, r.CappedMHz, r.CappedW, prev)
 		}
-		for _, r := range out.Results {
-			if r.Kernel != "tc-dense-fp16" {
-				continue
-			}
-			if r.CappedW > out.LimitW || (prev != 0 && r.CappedMHz > prev) {
-				t.Errorf("limit %s W: capped at %d MHz, %.1f W (previous limit's clock %d MHz)",
-					limit, r.CappedMHz, r.CappedW, prev)
-			}
-			if first == 0 {
-				first = r.CappedMHz
-			}
-			prev = r.CappedMHz
+		if first == 0 {
+			first = r.CappedMHz
 		}
+		prev = r.CappedMHz
 	}
-	if prev == 0 || prev >= first {
+	if prev >= first {
 		t.Errorf("200 W limit: capped at %d MHz, not below the 300 W limit's %d", prev, first)
 	}
 }
