@@ -40,6 +40,14 @@ var publishedPowers = []publishedPower{
 		"config's board static power is set from it"},
 	{"idle", "a100-80gb", 1155, 68.37, "nvidia-smi -q, A100-SXM4-80GB at " +
 		"1155 MHz, one process resident, load not stated (public dump)"},
+	{"dram-stream", "a100-40gb", 1410, 229.5, "RRZE-HPC gpu-benches " +
+		"gpu-roofline/alex_a100_40.txt, its 0 lines: eight A100-SXM4-40GB boards reading " +
+		"two float arrays at 1372 GB/s (one subtraction per pair) at 1410 MHz, the most " +
+		"NVML power of 21 samples over 2.1 s, 224-239 W, median 229.5 W; held out"},
+	{"dram-stream", "a40", 1740, 206.5, "RRZE-HPC gpu-benches " +
+		"gpu-roofline/alex_a40.txt, its 0 lines: eight A40 boards (GA102) reading two " +
+		"float arrays at 679 GB/s at 1740 MHz, the most NVML power of 21 samples over " +
+		"2.1 s, 204-211 W, median 206.5 W; held out"},
 }
 
 // microPowerOutput is the JSON document of stcsim micro power.
