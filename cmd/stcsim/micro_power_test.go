@@ -53,21 +53,22 @@ func TestMicroPower(t *testing.T) {
 	}
 }
 
-// The RTX 3090 runs a long fp16 GEMM above its rated boost within its
-// 350 W limit: three boards in zzc0721/torch-performance-test-data
-// (database.md: 75.64, 75.88 and 75.48 TFLOPS, torch.mm on torch.randn
-// fp16, FP32 accumulation, 30 calls after 6 warm-up, the best of 1024^3
-// to 10240^3) beat the 71.2 TFLOPS of 82 SMs x 512 FLOP/clk at 1695 MHz,
-// so the board held at least 1807 MHz (75.88 TFLOPS / (82 x 512)). The model's
-// tensor-bound fp16 kernel at random-data activity must therefore fit
-// the limit at 1815 MHz (the next 15-MHz step): GA102 event energies
-// raised until a 3090 GEMM is capped below its boost would fail here
-// (docs/log/2026-12-08-ga102-power.md).
-func TestGA102GEMMAboveBoostWithinLimit(t *testing.T) {
-	r, limit := microPowerDenseFP16(t, "--config", "rtx3090", "--set", "gpu.clock_mhz=1815")
-	if r.ClockMHz != 1815 || r.PowerW > limit || r.CappedMHz != 1815 {
+// The RTX 3090 runs its fp16 GEMMs at about its rated boost at its
+// 350 W limit, not below it: one board held under a lower 315 W cap ran
+// a GEMM-bound LLM prefill at 1635-1650 MHz (ashalliants/ninfer-3090 PR
+// 72), and three boards at their stock limits (350 W and up, not stated)
+// ran torch.mm on torch.randn fp16 at 75.5-75.9 TFLOPS
+// (zzc0721/torch-performance-test-data database.md), above the 71.2
+// TFLOPS of 82 SMs x 512 FLOP/clk at 1695 MHz, so at 1807 MHz or more.
+// The model's tensor-bound fp16 kernel at random-data activity must
+// therefore keep the rated 1695 MHz within 350 W: GA102 event energies
+// raised until a 3090 GEMM is capped below its boost would contradict
+// both (docs/log/2026-12-08-ga102-power.md).
+func TestRTX3090GEMMNotCappedBelowBoost(t *testing.T) {
+	r, limit := microPowerDenseFP16(t, "--config", "rtx3090")
+	if r.ClockMHz != 1695 || r.PowerW > limit || r.CappedMHz != 1695 {
 		t.Errorf("tc-dense-fp16 at %d MHz: %.1f W, capped at %d MHz (limit %.0f W); "+
-			"the measured RTX 3090 sustains >= 1807 MHz within it",
+			"measured RTX 3090s run GEMMs at 1635 MHz under 315 W and 1807 MHz or more at their stock limits",
 			r.ClockMHz, r.PowerW, r.CappedMHz, limit)
 	}
 }
