@@ -269,7 +269,9 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memcfg.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
-	l.Range("sim.retime_probe_ksteps", c.Sim.RetimeProbeKSteps, 0, 1<<20)
+	if c.Sim.RetimeProbeKSteps < 0 {
+		l.Add("sim.retime_probe_ksteps", "must be >= 0 (got %d; 0 re-times the whole kernel)", c.Sim.RetimeProbeKSteps)
+	}
 	if c.Sim.PruneTolerance < 0 {
 		l.Add("sim.prune_tolerance", "must be >= 0 (got %g)", c.Sim.PruneTolerance)
 	}
