@@ -13,7 +13,10 @@ import (
 // cycles), and every CTA of a kernel long in K meets them in the same
 // steady k-steps. So instead of the whole kernel at each clock, a probe,
 // the same grid cut to sim.retime_probe_ksteps k-steps per CTA
-// (kernel.Plan.WithKSteps), runs at the locked clock once and at each
+// (kernel.Plan.WithKSteps; wave-extrapolated from its tracked waves and
+// its last where it has two more, kernel.Plan.RetimeProbe: both probes
+// alike, so that what extrapolation misses cancels in their change),
+// runs at the locked clock once and at each
 // clock tried, and every counter of the locked record (cycles, the
 // tensor-core account, traffic, energy events) moves by the same
 // counter's change between the probe's two runs, scaled up to the
@@ -59,7 +62,9 @@ func probeOf(cfg *configs.Config, p *kernel.Plan) *kernel.Plan {
 		min(p.KSteps, p.LastKSteps) < 2*n {
 		return nil
 	}
-	return p.WithKSteps(n)
+	probe := p.WithKSteps(n)
+	probe.RetimeProbe = true
+	return probe
 }
 
 // scaledByProbe is record k at probe at's clock: each counter of k

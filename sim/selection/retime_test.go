@@ -23,10 +23,11 @@ const probeRetimeTol = 0.025
 // 16 SMs. A DRAM-bound kernel (2048x64x4096 at 100 GB/s, 128 k-steps)
 // re-timed at 1005 MHz runs 28 % fewer cycles than at the locked clock:
 // the probe's must come within probeRetimeTol of the whole run's (the
-// locked record itself would not). Two dense compute-bound kernels above
-// a 90 W limit, pinned to the prefill's two-CTA-per-SM tile, capped
-// (CapClock) both ways: the same clock or one step apart, capped time and
-// energy within probeRetimeTol.
+// locked record itself would not). Three dense compute-bound kernels
+// above a 90 W limit, pinned to the prefill's two-CTA-per-SM tile (the
+// third of 5 waves, its probes extrapolated from 4), capped (CapClock)
+// both ways: the same clock or one step apart, capped time and energy
+// within probeRetimeTol.
 func TestProbeRetimeAgrees(t *testing.T) {
 	t.Parallel()
 	within := func(what string, got, want float64) {
@@ -90,7 +91,8 @@ func TestProbeRetimeAgrees(t *testing.T) {
 	for _, c := range []struct {
 		m, n, k int
 		over    []string
-	}{{1024, 1024, 4096, nil}, {2048, 1024, 2048, []string{"dram.bandwidth_gbps=150"}}} {
+	}{{1024, 1024, 4096, nil}, {2048, 1024, 2048, []string{"dram.bandwidth_gbps=150"}},
+		{1024, 2560, 2048, nil}} {
 		cfg := load(append([]string{"power.limit_w=90", "kernel.force=128x128x32_64x64_s5"}, c.over...)...)
 		k := sel(cfg, c.m, c.n, c.k)
 		p, err := CapClock(cfg, k, nil)
@@ -108,6 +110,10 @@ func TestProbeRetimeAgrees(t *testing.T) {
 		}
 		if d := p.ClockMHz - w.ClockMHz; d > cfg.Power.ClockStepMHz || -d > cfg.Power.ClockStepMHz {
 			t.Errorf("%dx%dx%d: capped at %d MHz with probes, %d whole", c.m, c.n, c.k, p.ClockMHz, w.ClockMHz)
+		}
+		_, extrapolated := gpu.ExtrapolatedLaunch(cfg, probeOf(cfg, k.Plan), 16*k.Plan.Occupancy)
+		if waves := k.Plan.Waves(16); extrapolated != (waves >= 5) {
+			t.Errorf("%dx%dx%d: %d waves, probe extrapolated %v", c.m, c.n, c.k, waves, extrapolated)
 		}
 		us := func(r *gpu.Result) float64 { return float64(r.Cycles) / float64(r.ClockMHz) }
 		within("capped time", us(p), us(w))
