@@ -13,10 +13,10 @@ import (
 // probeRetimeTol is how far the probe re-timing (sim.retime_probe_ksteps)
 // may put a kernel's cycles, capped time and energy from the whole
 // re-timing's; the clock it picks may be one V/f step (power.clock_step_mhz)
-// away. The whole re-timing's own cycles move by up to 3 % between
-// neighbouring clocks (1024x1024x4096 below: -3.2 % at 1305 MHz against
-// the locked run, where the probe says -0.3 %), so a closer bound would
-// test where the last CTAs land.
+// away. Where the whole re-timing's last CTAs land moves its cycles more
+// than the clock does on a tensor-bound kernel (1024x1024x4096 below:
+// -3.2 % at 1305 MHz against the locked run, where the probes say -0.3 %
+// at 1320 MHz), so a closer bound would test where the last CTAs land.
 const probeRetimeTol = 0.025
 
 // TestProbeRetimeAgrees holds the probe re-timing to the whole one on
