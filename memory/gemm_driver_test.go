@@ -20,7 +20,9 @@ type gemmTraffic struct {
 	stages       int
 	sparse, beta bool
 	sms          int
-	l2KB         int // L2 size override (0: the config's)
+	l2KB         int     // L2 size override (0: the config's)
+	cycleBound   float64 // fast against detailed (0: TestFastAgreesWithDetailed's 5 %)
+	dramBound    float64 // the same for DRAM bytes (0: 2 %)
 }
 
 func (g gemmTraffic) String() string {
