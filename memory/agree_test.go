@@ -7,7 +7,7 @@ import (
 
 // TestFastAgreesWithDetailed runs small GEMM-like traffic through both
 // granularities: DRAM bytes must agree within 2 %, total cycles within 5 %
-// (two cases with their own bounds, below, for the partitions' copies).
+// (the 320 KiB L2 case: DRAM bytes within 3 %, below).
 func TestFastAgreesWithDetailed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("detailed memory model: minutes; run without -short")
@@ -32,14 +32,10 @@ func TestFastAgreesWithDetailed(t *testing.T) {
 			sms: 32},
 		// The partitions' copies: each A tile is read by 16 SMs of each
 		// L2 partition at once (the SMs of the partition that is not
-		// its home hit their copies). A known divergence: fast 10514
-		// cycles, detailed 8972 (+17.2 %); with the copies' hits booked
-		// on no slice, fast 9138; without replication 9522 and 9161. The
-		// copy hits book the partition's slice calendars when a request
-		// is made, behind the bookings of requests still queued at
-		// their SMs' ports (docs/memory.md, Fast versus detailed).
+		// its home hit their copies). With calendarScan 8 fast was
+		// 17 % slower here (10514 against 8972 cycles): see server.go.
 		{m: 256, n: 4096, k: 256, bm: 128, bn: 128, bk: 64, stages: 4,
-			sms: 32, cycleBound: 0.20},
+			sms: 32},
 	}
 	for _, g := range cases {
 		t.Run(g.String(), func(t *testing.T) {
@@ -62,12 +58,8 @@ func TestFastAgreesWithDetailed(t *testing.T) {
 			if d := relDiff(fd, dd); d > dramBound {
 				t.Errorf("DRAM bytes differ by %.1f %% (> %.0f %%)", 100*d, 100*dramBound)
 			}
-			bound := 0.05
-			if g.cycleBound > 0 {
-				bound = g.cycleBound
-			}
-			if d := relDiff(fc, dc); d > bound {
-				t.Errorf("cycles differ by %.1f %% (> %.0f %%)", 100*d, 100*bound)
+			if d := relDiff(fc, dc); d > 0.05 {
+				t.Errorf("cycles differ by %.1f %% (> 5 %%)", 100*d)
 			}
 		})
 	}

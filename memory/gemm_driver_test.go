@@ -21,8 +21,7 @@ type gemmTraffic struct {
 	sparse, beta bool
 	sms          int
 	l2KB         int     // L2 size override (0: the config's)
-	cycleBound   float64 // fast against detailed (0: TestFastAgreesWithDetailed's 5 %)
-	dramBound    float64 // the same for DRAM bytes (0: 2 %)
+	dramBound    float64 // fast against detailed, DRAM bytes (0: 2 %)
 }
 
 func (g gemmTraffic) String() string {
