@@ -20,7 +20,8 @@ type gemmTraffic struct {
 	stages       int
 	sparse, beta bool
 	sms          int
-	l2KB         int // L2 size override (0: the config's)
+	l2KB         int     // L2 size override (0: the config's)
+	dramBound    float64 // fast against detailed, DRAM bytes (0: 2 %)
 }
 
 func (g gemmTraffic) String() string {
