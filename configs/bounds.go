@@ -92,6 +92,7 @@ var Bounds = []Bound{
 	{"area.disabled_sms", 0, 1024},
 	{"area.operand_path_mm", 0, 100},
 	{"sim.prune_tolerance", 0, 0.05},
+	{"sim.retime_probe_ksteps", 0, 65536},
 }
 
 // unbounded keys take any value of their type.

@@ -208,6 +208,12 @@ type SimConfig struct {
 	// FastForward leaves out the middle of each wave's steady k-steps
 	// and extends the run by the rate measured before (sim/fastforward.go).
 	FastForward bool `yaml:"fast_forward"`
+	// RetimeProbeKSteps, when > 0, re-times a power-capped kernel whose
+	// CTAs run at least twice as many k-steps from a probe of this many
+	// k-steps per CTA simulated at the locked and the capped clock, the
+	// locked record scaled by the probe's change (docs/fast-paths.md);
+	// 0 simulates the whole kernel again at each clock.
+	RetimeProbeKSteps int `yaml:"retime_probe_ksteps"`
 	// JitterRuns is the size of the selection ensemble: every candidate
 	// and the chosen kernel run this many times, run 0 unperturbed and
 	// the others with seeded CTA dispatch offsets and same-cycle tie
@@ -263,6 +269,9 @@ func (c *Config) Validate() check.List {
 	l = append(l, c.Kernel.validate(c).Prefix("kernel")...)
 	l.OneOf("sim.memory_granularity", c.Sim.MemoryGranularity, memcfg.Granularities()...)
 	l.Range("sim.jitter_runs", c.Sim.JitterRuns, 1, 64)
+	if c.Sim.RetimeProbeKSteps < 0 {
+		l.Add("sim.retime_probe_ksteps", "must be >= 0 (got %d; 0 re-times the whole kernel)", c.Sim.RetimeProbeKSteps)
+	}
 	if c.Sim.PruneTolerance < 0 {
 		l.Add("sim.prune_tolerance", "must be >= 0 (got %g)", c.Sim.PruneTolerance)
 	}

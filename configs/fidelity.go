@@ -17,6 +17,7 @@ func fidelityKeys(c *Config) []struct {
 		{"sim.extrapolate_waves", c.Sim.ExtrapolateWaves},
 		{"sim.extrapolate_ksteps", c.Sim.ExtrapolateKSteps},
 		{"sim.fast_forward", c.Sim.FastForward},
+		{"sim.retime_probe_ksteps", c.Sim.RetimeProbeKSteps},
 		{"sim.jitter_runs", c.Sim.JitterRuns},
 		{"sim.prune_tolerance", c.Sim.PruneTolerance},
 		{"sim.fidelity", c.Sim.Fidelity},

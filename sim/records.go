@@ -355,6 +355,11 @@ func (r *runner) record(j layerJob, k *gpu.Result) (LayerResult, powerInputs, er
 		res.Note = joinNote(res.Note, fmt.Sprintf("extrapolated in K from "+
 			"%d and %d of %d k-steps", selection.KSamples[0], selection.KSamples[1], k.Plan.KSteps))
 	}
+	if k.ProbeKSteps > 0 {
+		res.Note = joinNote(res.Note, fmt.Sprintf("re-timed at %d MHz from "+
+			"probes of %d k-steps per CTA at the locked clock and this one",
+			k.ClockMHz, k.ProbeKSteps))
+	}
 	if k.KBounded {
 		res.Note = joinNote(res.Note, "the K fit was flatter than the tensor cores allow "+
 			"(its first sample queued): raised to their time per added k-step")

@@ -101,7 +101,8 @@ const minExtrapolatedWaves = 8
 const longCTAKSteps = 128
 
 // minWavesFor is the fewest waves plan p needs to be wave-extrapolated
-// under cfg: minExtrapolatedWaves, or for long CTAs (longCTAKSteps) at
+// under cfg: minExtrapolatedWaves, or for a power-cap re-timing probe
+// (kernel.Plan.RetimeProbe) its tracked waves and two, or for long CTAs (longCTAKSteps) at
 // two or more per SM whose tensor cores bind rather than the DRAM
 // (tensorBound) its tracked waves and two (one left out, and the last).
 // A DRAM-bound kernel's CTAs keep in step, and the fast-forward leaves
@@ -109,6 +110,9 @@ const longCTAKSteps = 128
 // sparse, 64x64x64_32x32_s6, 5 waves on 16 SMs at 230 GB/s: 68 % of its
 // k-steps, -0.08 % against the full run in cycles either way).
 func minWavesFor(cfg *configs.Config, p *kernel.Plan) int {
+	if p.RetimeProbe { // only its change between two clocks is used
+		return TrackedWaves(p) + 2
+	}
 	if p.Schedule != kernel.GEMV && p.Occupancy >= 2 && min(p.KSteps, p.LastKSteps) >= longCTAKSteps &&
 		tensorBound(cfg, p) {
 		return TrackedWaves(p) + 2

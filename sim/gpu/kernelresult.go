@@ -51,6 +51,10 @@ type Result struct {
 	// KBounded: the K fit was raised to the tensor cores' time for the
 	// k-steps it adds (selection's extendInK).
 	KBounded bool
+	// ProbeKSteps, when > 0: re-timed at its clock from probes of this
+	// many k-steps per CTA at the locked clock and this one
+	// (sim.retime_probe_ksteps; selection's retime.go).
+	ProbeKSteps int
 	// FastForwarded is the k-steps (all CTAs together) the steady-state
 	// fast-forward left out (sim.fast_forward, fastforward.go).
 	FastForwarded uint64

@@ -130,6 +130,10 @@ type Plan struct {
 	// KSampled: a sample of K extrapolation (withKSteps), not the plan
 	// itself.
 	KSampled bool
+	// RetimeProbe: a K sample that probes a clock for the power cap's
+	// re-timing (sim/selection's retime.go), wave-extrapolated from its
+	// tracked waves and its last wherever it has that many.
+	RetimeProbe bool
 
 	Shape    Shape
 	Tile     configs.TileConfig

@@ -83,7 +83,7 @@ func BudgetOf(cfg *configs.Config, plans []*kernel.Plan) Budget {
 		b.Records = append(b.Records, record)
 		var retime []Sim
 		if cfg.GPU.ClockPolicy == energy.PowerCapped {
-			retime = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
+			retime = retimesOf(cfg, p)
 		}
 		b.Retimes = append(b.Retimes, retime)
 	}
@@ -104,10 +104,20 @@ func LockedRetimes(cfg *configs.Config, plans []*kernel.Plan) [][]Sim {
 	}
 	for i, p := range plans {
 		if PredictedPower(cfg, p) > cfg.Power.LimitW {
-			out[i] = []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
+			out[i] = retimesOf(cfg, p)
 		}
 	}
 	return out
+}
+
+// retimesOf is the simulations of p's power-capped re-timing: the
+// whole kernel at RetimedClocks clocks, or its probe (probeOf) at those
+// and the locked clock.
+func retimesOf(cfg *configs.Config, p *kernel.Plan) []Sim {
+	if probe := probeOf(cfg, p); probe != nil {
+		return []Sim{simOf(cfg, probe, cfg.Sim.ExtrapolateWaves, RetimedClocks+1)}
+	}
+	return []Sim{simOf(cfg, p, cfg.Sim.ExtrapolateWaves, RetimedClocks)}
 }
 
 // samplesOf is the simulations that estimate p for the ranking, each run

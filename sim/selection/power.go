@@ -49,7 +49,9 @@ func runSelected(cfg *configs.Config, plans []*kernel.Plan, obs gpu.Observer) (*
 }
 
 // CapClock finds the highest clock at which the kernel's simulated power
-// fits the limit, re-simulating the kernel at each clock it tries.
+// fits the limit, re-simulating the kernel at each clock it tries (the
+// whole kernel, or under sim.retime_probe_ksteps a probe short in K:
+// retime.go).
 func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result, error) {
 	pw := cfg.Power
 	if kernelPower(cfg, k) <= pw.LimitW {
@@ -57,11 +59,12 @@ func CapClock(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) (*gpu.Result
 	}
 	clocks := pw.Clocks(cfg.GPU.ClockMHz)
 	runs := map[int]*gpu.Result{cfg.GPU.ClockMHz: k}
+	retime := retimerFor(cfg, k, obs)
 	fits := func(mhz int) (bool, error) {
 		r, ok := runs[mhz]
 		if !ok {
 			var err error
-			if r, err = simulate(configAt(cfg, mhz), k.Plan, gpu.Options{Observer: obs}); err != nil {
+			if r, err = retime(mhz); err != nil {
 				return false, err
 			}
 			runs[mhz] = r
