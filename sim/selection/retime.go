@@ -4,6 +4,7 @@ import (
 	"github.com/stcsim/stcsim/configs"
 	"github.com/stcsim/stcsim/sim/gpu"
 	"github.com/stcsim/stcsim/sim/kernel"
+	"github.com/stcsim/stcsim/sim/sm"
 )
 
 // Probe re-timing (sim.retime_probe_ksteps): the power cap's re-timing
@@ -49,7 +50,7 @@ func retimerFor(cfg *configs.Config, k *gpu.Result, obs gpu.Observer) retimer {
 		if err != nil {
 			return nil, err
 		}
-		return scaledByProbe(k, locked, at), nil
+		return scaledByProbe(k, locked, at, cfg.GPU.SMCount), nil
 	}
 }
 
@@ -75,18 +76,24 @@ func probeOf(cfg *configs.Config, p *kernel.Plan) *kernel.Plan {
 // 1005 and 705 MHz the change so scaled came within 2 % of the whole
 // re-timing, where scaling each counter by its ratio in the probe (which
 // takes the fixed costs as moving alike) was 6 % off (retime_test.go).
-func scaledByProbe(k, locked, at *gpu.Result) *gpu.Result {
+func scaledByProbe(k, locked, at *gpu.Result, sms int) *gpu.Result {
 	scale := float64(k.Plan.TotalKSteps()) / float64(max(1, at.Plan.TotalKSteps()))
 	f := func(x, l, a uint64) uint64 {
 		return uint64(max(0, float64(x)+(float64(a)-float64(l))*scale) + 0.5)
 	}
 	r := *k
-	r.Cycles = f(k.Cycles, locked.Cycles, at.Cycles)
+	// The cycles move by the probes' change in their time less the
+	// last-wave idle (sm.WhyWaves over the tensor cores): which SM takes
+	// the last CTAs is a race the clock can flip (one SM running two
+	// CTAs on alone at one clock, none at the next), and in a probe of
+	// short CTAs that flip is a share of its time the whole kernel's
+	// would not have, multiplied here by the k-steps ratio. The record's
+	// own last wave, tail and straggler are kept.
+	r.Cycles = uint64(max(0, float64(k.Cycles)+(workOf(at, sms)-workOf(locked, sms))*scale) + 0.5)
 	r.TCBusy = f(k.TCBusy, locked.TCBusy, at.TCBusy)
 	r.SmemBytes = f(k.SmemBytes, locked.SmemBytes, at.SmemBytes)
 	r.FlushCycles = f(k.FlushCycles, locked.FlushCycles, at.FlushCycles)
 	r.WritebackBytes = f(k.WritebackBytes, locked.WritebackBytes, at.WritebackBytes)
-	r.TailCycles = f(k.TailCycles, locked.TailCycles, at.TailCycles)
 	r.Mem = k.Mem
 	r.Act = k.Act
 	gpu.Extend(r.Mem.Counters(), locked.Mem.Counters(), at.Mem.Counters(), f)
@@ -94,12 +101,23 @@ func scaledByProbe(k, locked, at *gpu.Result) *gpu.Result {
 	busy := f(k.Busy, locked.Busy, at.Busy)
 	var idle = k.Idle
 	for i := range idle {
-		idle[i] = f(k.Idle[i], locked.Idle[i], at.Idle[i])
+		if sm.Reason(i) != sm.WhyWaves {
+			idle[i] = f(k.Idle[i], locked.Idle[i], at.Idle[i])
+		}
 	}
 	r.SetAccount(busy, idle, f(k.Prologue, locked.Prologue, at.Prologue))
-	r.Straggler.Alone = f(k.Straggler.Alone, locked.Straggler.Alone, at.Straggler.Alone)
 	r.RunCycles = nil // as a whole re-timing: one unperturbed run
 	r.ClockMHz = at.ClockMHz
 	r.ProbeKSteps = at.Plan.KSteps
 	return &r
+}
+
+// workOf is r's time less its last wave's idle, on sms SMs: the mean
+// cycles until its SM's last CTA ended, over the tensor cores of the
+// SMs that ran one (the first wave goes one CTA to each SM before any
+// gets a second, so min(sms, CTAs) of them; the others' whole time is
+// last-wave idle).
+func workOf(r *gpu.Result, sms int) float64 {
+	used := float64(r.TCUnits) * float64(min(sms, r.Plan.CTAs)) / float64(max(1, sms))
+	return (float64(r.TCUnits)*float64(r.Cycles) - float64(r.Idle[sm.WhyWaves])) / max(1, used)
 }
