@@ -32,16 +32,9 @@ type lineOp struct {
 	addr  uint64 // slice-local address
 	bytes uint64
 	write bool
-	// copyHit: a read served by the requester's partition's copy
-	// (agent.copies), not sent to an Akita slice
-	copyHit bool
-	// fills: the copy this sector's read from the home fills (a key of
-	// agent.filling), if any
-	fills     copyRef
-	fillsCopy bool
-	lat       float64
-	xfer      *transfer
-	idx       int // the line's index in its request
+	lat   float64
+	xfer  *transfer
+	idx   int // the line's index in its request
 }
 
 // transfer is one Read or Write: done runs when its last line arrives.
@@ -76,13 +69,6 @@ type agent struct {
 	last      uint64
 	inflight  map[string]*lineOp
 	l1        l1Model
-	// copies are the copies of other partitions' lines each slice holds
-	// (params.copyAt), tags only, as L1 is: see enqueue
-	copies []*tagArray
-	// filling counts, per copy, the sectors on their way from the home:
-	// a read of a copy with a fill in flight goes to the home too (an
-	// MSHR merge there), not served before its data
-	filling   map[copyRef]int
 	classOf   map[uint64]Class
 	flushTodo []int
 	flushWait int
@@ -102,13 +88,6 @@ func newAgent(engine akita.Engine, clk clock.Clock, p params,
 		sliceReqs: make([]uint64, p.slices),
 		inflight:  map[string]*lineOp{}, classOf: classOf,
 		l1: newL1Model(p)}
-	if p.replicate {
-		a.filling = map[copyRef]int{}
-		a.copies = make([]*tagArray, p.slices)
-		for i := range a.copies {
-			a.copies[i] = newTagArray(p.l2Sets, p.l2Ways)
-		}
-	}
 	a.TickingComponent = akita.NewTickingComponent(p.name+".Agent", engine,
 		clk.Freq, a)
 	for i := 0; i < p.slices; i++ {
@@ -165,19 +144,20 @@ func (a *agent) throughL1(now uint64, sm int, class Class, s lineSpan,
 
 // enqueue queues one request per sector: the Akita slices are built with
 // sector-sized blocks, so that hits, misses and DRAM traffic are counted
-// in sectors as in the fast model. With replication (the fast model's
-// lineRemote), a read of a line homed in another partition looks up the
-// requester's partition's copy first: its hits are served there (copyHit,
-// the near latency, the copy slice's credit); the rest go to the home
-// slice at the far latency and fill the copy. A write goes to the home,
-// updates the requester's copy and drops the others, accepted at the
-// near latency. The copies are tag arrays beside the Akita slices, so
-// they do not take room from the slices' own lines (a divergence from
-// the fast model, docs/memory.md).
+// in sectors as in the fast model.
 func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
 	x *transfer, idx int) {
 	sl, local := a.p.amap.slice(line)
 	lat := a.p.hitLatency(sm, sl)
+	a.classOf[line] = class
+	for m := mask; m != 0; m &= m - 1 {
+		sec := uint64(bits.TrailingZeros64(m))
+		op := &lineOp{slice: sl,
+			addr:  local*a.p.lineBytes + sec*a.p.secBytes,
+			bytes: a.p.secBytes, write: write, lat: lat, xfer: x, idx: idx}
+		a.queues[sm] = append(a.queues[sm], op)
+		x.remaining++
+	}
 	n := uint64(bits.OnesCount64(mask))
 	a.stats.L2Bytes += n * a.p.secBytes
 	a.stats.PerClass[class].L2Bytes += n * a.p.secBytes
@@ -186,76 +166,6 @@ func (a *agent) enqueue(sm int, class Class, line, mask uint64, write bool,
 	} else {
 		a.readSectors += n
 	}
-	a.classOf[line] = class
-	if a.copies != nil {
-		hp, rp := a.p.partOfSlice(sl), a.p.partitionOf(sm)
-		if write {
-			a.dropCopies(line, sl, rp)
-		}
-		if rp != hp {
-			var ref copyRef
-			ref.slice, ref.key = a.p.copyAt(line, hp, rp)
-			miss, _ := a.copies[ref.slice].access(ref.key, mask, false, class)
-			if write {
-				lat = a.p.nearLat
-			} else {
-				if a.filling[ref] > 0 {
-					miss = mask
-				}
-				a.queue(sm, ref.slice, local, mask&^miss, false, true, a.p.nearLat, x, idx)
-				a.filling[ref] += bits.OnesCount64(miss)
-				a.queue(sm, sl, local, miss, false, false, lat, x, idx).fill(ref)
-				return
-			}
-		}
-	}
-	a.queue(sm, sl, local, mask, write, false, lat, x, idx)
-}
-
-// copyRef names a copy: its slice and its key there.
-type copyRef struct {
-	slice int
-	key   uint64
-}
-
-// ops are the sector requests of one line queued together.
-type ops []*lineOp
-
-// fill marks ops as filling copy ref.
-func (o ops) fill(ref copyRef) {
-	for _, op := range o {
-		op.fills = ref
-		op.fillsCopy = true
-	}
-}
-
-// dropCopies drops the copies of line (homed in slice sl) held by
-// partitions other than keep (fast.invalidateCopies).
-func (a *agent) dropCopies(line uint64, sl int, keep int) {
-	hp := a.p.partOfSlice(sl)
-	for part := 0; part < a.p.partitions; part++ {
-		if part != hp && part != keep {
-			cs, key := a.p.copyAt(line, hp, part)
-			a.copies[cs].invalidate(key)
-		}
-	}
-}
-
-// queue queues a line's sectors in mask for slice sl and returns their
-// requests.
-func (a *agent) queue(sm, sl int, local, mask uint64, write, copyHit bool,
-	lat float64, x *transfer, idx int) ops {
-	first := len(a.queues[sm])
-	for m := mask; m != 0; m &= m - 1 {
-		sec := uint64(bits.TrailingZeros64(m))
-		op := &lineOp{slice: sl,
-			addr:  local*a.p.lineBytes + sec*a.p.secBytes,
-			bytes: a.p.secBytes, write: write, copyHit: copyHit, lat: lat,
-			xfer: x, idx: idx}
-		a.queues[sm] = append(a.queues[sm], op)
-		x.remaining++
-	}
-	return a.queues[sm][first:]
 }
 
 // Tick issues queued requests within each SM's port credit, then sends
@@ -348,11 +258,6 @@ func (a *agent) issueSM(now akita.VTimeInSec, sm int) bool {
 }
 
 func (a *agent) send(now akita.VTimeInSec, op *lineOp) bool {
-	if op.copyHit {
-		a.sliceReqs[op.slice]++
-		a.respond(now, op, op.lat)
-		return true
-	}
 	dst := a.slices[op.slice].GetPortByName("Top")
 	src := a.toL2[op.slice]
 	var msg akita.Msg
@@ -392,25 +297,15 @@ func (a *agent) receiveFrom(now akita.VTimeInSec, p akita.Port) bool {
 		if op.write {
 			rest = oneWay(op.lat) - akitaHitCycles
 		}
-		a.respond(now, op, rest)
-		if op.fillsCopy {
-			if a.filling[op.fills]--; a.filling[op.fills] == 0 {
-				delete(a.filling, op.fills)
-			}
-		}
+		at := a.cb.Clock.Cycle(now) + uint64(max(0, math.Round(rest)))
+		x, idx := op.xfer, op.idx
+		a.cb.At(a, at, func() {
+			a.lineArrived(x, idx, at)
+			a.arrive(x, at, true)
+		})
 		progress = true
 	}
 	return progress
-}
-
-// respond delivers op's sector to its SM rest cycles after now.
-func (a *agent) respond(now akita.VTimeInSec, op *lineOp, rest float64) {
-	at := a.cb.Clock.Cycle(now) + uint64(max(0, math.Round(rest)))
-	x, idx := op.xfer, op.idx
-	a.cb.At(a, at, func() {
-		a.lineArrived(x, idx, at)
-		a.arrive(x, at, true)
-	})
 }
 
 // lineArrived counts a sector of a cp.async line in and reports the line

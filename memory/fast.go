@@ -250,21 +250,14 @@ func (f *fast) sectorBytes(mask uint64) float64 {
 }
 
 // lineL2 books a line on its slice and, for missing sectors, on its DRAM
-// channel, and returns when the line is done. A line homed in another
-// partition than the requester's goes to lineRemote.
+// channel, and returns when the line is done.
 func (f *fast) lineL2(q *request, line, mask uint64) float64 {
 	sl, local := f.p.amap.slice(line)
-	if f.p.replicate {
-		if rp := f.p.partitionOf(q.sm); rp != f.p.partOfSlice(sl) {
-			return f.lineRemote(q, line, mask, sl, local, rp)
-		} else if q.write {
-			f.invalidateCopies(line, sl, rp)
-		}
-	}
 	bytes := f.sectorBytes(mask)
 	at := q.issue
 	q.issue += bytes / f.p.portRate
-	f.countL2(q.class, bytes)
+	f.stats.L2Bytes += uint64(bytes)
+	f.stats.PerClass[q.class].L2Bytes += uint64(bytes)
 	miss, ev := f.l2[sl].access(local, mask, q.write, q.class)
 	if ev.sectors != 0 {
 		at = f.evict(at, sl, ev)
@@ -282,24 +275,8 @@ func (f *fast) lineL2(q *request, line, mask uint64) float64 {
 		f.stats.L2HitSectors += uint64(bits.OnesCount64(mask))
 		return end + oneWay(lat)
 	}
-	return f.serveHome(q, line, mask, miss, sl, end, lat)
-}
-
-// countL2 counts bytes moved between an SM and the L2.
-func (f *fast) countL2(c Class, bytes float64) {
-	f.stats.L2Bytes += uint64(bytes)
-	f.stats.PerClass[c].L2Bytes += uint64(bytes)
-}
-
-// serveHome finishes a read of the sectors mask at the line's home slice
-// sl, whose tags were just looked up (the slice's last access; miss: the
-// sectors it lacked) and whose booking ends at end: hits wait for a fill
-// in flight, misses are read from DRAM. lat is the round trip from the
-// requester to the home.
-func (f *fast) serveHome(q *request, line, mask, miss uint64, sl int, end, lat float64) float64 {
-	t := f.l2[sl]
-	done := max(end, t.readyAt()) + lat
-	if t.readyAt() > end {
+	done := max(end, f.l2[sl].readyAt()) + lat
+	if f.l2[sl].readyAt() > end {
 		q.cur.merged = true // waits for a fill in flight from DRAM
 	}
 	nMiss := uint64(bits.OnesCount64(miss))
@@ -307,100 +284,10 @@ func (f *fast) serveHome(q *request, line, mask, miss uint64, sl int, end, lat f
 	f.stats.L2HitSectors += uint64(bits.OnesCount64(mask)) - nMiss
 	if miss != 0 {
 		filled, arrived := f.fill(q, end, line, miss, lat)
-		t.filledAt(filled)
+		f.l2[sl].filledAt(filled)
 		done = max(done, arrived)
 	}
 	return done
-}
-
-// lineRemote serves a line homed in slice sl of another partition than
-// the requester's (rp), with replication: the line is looked up in its
-// copy slice of rp (a hit: the near latency); the sectors missing there
-// go on to the home slice (the far latency; DRAM beyond it on a miss
-// there) and are filled into the copy too. A sector's bytes are booked
-// on the slice that serves it: the copy's for a hit there, else the
-// home's. While a copy's fill is on its way, a read of it goes to the
-// home too (as an MSHR merge there), as the detailed model's does. A write is accepted by rp (the near
-// latency: its copy is updated, allocated clean, no slice time) and
-// goes on to the home, which takes it dirty (the one owner, which
-// writes it back) and books it on its slice; any other partition's
-// copy is dropped.
-func (f *fast) lineRemote(q *request, line, mask uint64, sl int, local uint64, rp int) float64 {
-	hp := f.p.partOfSlice(sl)
-	cs, key := f.p.copyAt(line, hp, rp)
-	ct := f.l2[cs]
-	bytes := f.sectorBytes(mask)
-	at := q.issue
-	q.issue += bytes / f.p.portRate
-	f.countL2(q.class, bytes)
-	cmiss, cev := ct.access(key, mask, false, q.class)
-	if cev.sectors != 0 {
-		at = f.evict(at, cs, cev)
-	}
-	if ct.readyAt() > at+readyEps {
-		cmiss = mask // the copy's fill is on its way: to the home (merged there)
-	}
-	q.cur.sectors = bits.OnesCount64(mask)
-	if q.write {
-		f.invalidateCopies(line, sl, rp)
-		return f.writeHome(q, sl, local, mask, at)
-	}
-	done := at
-	if hit := mask &^ cmiss; hit != 0 {
-		hbytes := f.sectorBytes(hit)
-		end := f.slice[cs].reserve(at, hbytes)
-		q.cur.slice = end - at - hbytes/f.p.sliceRate
-		q.cur.lat = f.p.nearLat + hbytes/f.p.sliceRate
-		done = end + f.p.nearLat
-		f.stats.L2HitSectors += uint64(bits.OnesCount64(hit))
-	}
-	if cmiss == 0 {
-		return done
-	}
-	hmiss, hev := f.l2[sl].access(local, cmiss, false, q.class)
-	if hev.sectors != 0 {
-		at = f.evict(at, sl, hev)
-	}
-	mbytes := f.sectorBytes(cmiss)
-	end := f.slice[sl].reserve(at, mbytes)
-	q.cur.slice = end - at - mbytes/f.p.sliceRate
-	q.cur.lat = f.p.farLat + mbytes/f.p.sliceRate
-	done = max(done, f.serveHome(q, line, cmiss, hmiss, sl, end, f.p.farLat))
-	ct.filledAt(done - f.p.nearLat) // till then, a read of the copy goes to the home
-	return done
-}
-
-// readyEps is how much later than a line's issue a copy's fill must
-// arrive to count as on its way: the fill's cycle comes from sums in
-// floating point, so an arrival equal to the issue in exact arithmetic
-// must not depend on the kernel's start cycle through rounding.
-const readyEps = 1e-6
-
-// writeHome books a write from another partition on the line's home
-// slice sl, which takes it dirty.
-func (f *fast) writeHome(q *request, sl int, local, mask uint64, at float64) float64 {
-	_, ev := f.l2[sl].access(local, mask, true, q.class)
-	if ev.sectors != 0 {
-		at = f.evict(at, sl, ev)
-	}
-	cost := f.sectorBytes(mask) * f.p.writeCost
-	end := f.slice[sl].reserve(at, cost)
-	q.cur.slice = end - at - cost/f.p.sliceRate
-	q.cur.lat = f.p.nearLat + cost/f.p.sliceRate
-	f.stats.L2HitSectors += uint64(q.cur.sectors)
-	return end + oneWay(f.p.nearLat)
-}
-
-// invalidateCopies drops the copies of line (homed in slice sl) held by
-// partitions other than keep (a write makes them stale).
-func (f *fast) invalidateCopies(line uint64, sl int, keep int) {
-	hp := f.p.partOfSlice(sl)
-	for part := 0; part < f.p.partitions; part++ {
-		if part != hp && part != keep {
-			cs, key := f.p.copyAt(line, hp, part)
-			f.l2[cs].invalidate(key)
-		}
-	}
 }
 
 // oneWay is the latency of a write: done when L2 has accepted the data,
@@ -489,20 +376,21 @@ func (f *fast) Launch(at uint64) {
 }
 
 // Touch implements Toucher: every line's sectors are looked up and
-// filled as a read from SM sm's are (its copies included), and counted
-// as its traffic (L2 bytes, hits and misses, the DRAM reads of the
-// misses and the write-backs of dirty victims), but no server is
-// booked: the time is the caller's. The DRAM buses' direction moves as
-// that traffic would move it.
-func (f *fast) Touch(sm int, class Class, r Region) {
+// filled as a read's are, and counted as its traffic (L2 bytes, hits and
+// misses, the DRAM reads of the misses and the write-backs of dirty
+// victims), but no server is booked: the time is the caller's. The DRAM
+// buses' direction moves as that traffic would move it.
+func (f *fast) Touch(class Class, r Region) {
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
+		sl, local := f.p.amap.slice(s.line)
 		bytes := uint64(f.sectorBytes(s.mask))
 		f.stats.L2Bytes += bytes
 		f.stats.PerClass[class].L2Bytes += bytes
-		miss := f.tagLine(sm, class, s.line, s.mask, false, func(sl int, ev eviction) {
+		miss, ev := f.l2[sl].access(local, s.mask, false, class)
+		if ev.sectors != 0 {
 			wb := f.countWriteBack(ev)
 			f.buses[f.p.amap.channel(f.p.amap.lineOf(sl, ev.local))].cost(true, wb)
-		})
+		}
 		n := uint64(bits.OnesCount64(miss))
 		f.stats.L2MissSectors += n
 		f.stats.L2HitSectors += uint64(bits.OnesCount64(s.mask)) - n
@@ -515,51 +403,14 @@ func (f *fast) Touch(sm int, class Class, r Region) {
 	})
 }
 
-// tagLine does the tag work of an access from SM sm to a line, as
-// lineL2 and lineRemote do it, in no time: the copy in the requester's
-// partition, then the home for what the copy lacked (a write: the home
-// dirty, the other partitions' copies dropped). It returns the sectors
-// read from DRAM (missing at the home) and tells evicted of each dirty
-// victim, with its slice.
-func (f *fast) tagLine(sm int, class Class, line, mask uint64, write bool,
-	evicted func(sl int, ev eviction)) uint64 {
-	sl, local := f.p.amap.slice(line)
-	if f.p.replicate {
-		hp, rp := f.p.partOfSlice(sl), f.p.partitionOf(sm)
-		if write {
-			f.invalidateCopies(line, sl, rp)
-		}
-		if rp != hp {
-			cs, key := f.p.copyAt(line, hp, rp)
-			miss, ev := f.l2[cs].access(key, mask, false, class)
-			if ev.sectors != 0 {
-				evicted(cs, ev)
-			}
-			if !write {
-				mask = miss
-			}
-			if mask == 0 {
-				return 0
-			}
-		}
-	}
-	miss, ev := f.l2[sl].access(local, mask, write, class)
-	if ev.sectors != 0 {
-		evicted(sl, ev)
-	}
-	if write {
-		return 0
-	}
-	return miss
-}
-
-// Warm implements Warmer: as an access from SM sm, its copies included.
-func (f *fast) Warm(sm int, class Class, r Region, write bool) {
+// Warm implements Warmer.
+func (f *fast) Warm(class Class, r Region, write bool) {
 	r.forEachLine(f.p.lineBytes, f.p.secBytes, func(s lineSpan) {
-		f.tagLine(sm, class, s.line, s.mask, write, func(int, eviction) {})
+		sl, local := f.p.amap.slice(s.line)
+		t := f.l2[sl]
+		t.access(local, s.mask, write, class)
 		if write {
-			sl, _ := f.p.amap.slice(s.line)
-			f.l2[sl].markWarm(s.mask)
+			t.markWarm(s.mask)
 		}
 	})
 }

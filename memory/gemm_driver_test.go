@@ -20,8 +20,7 @@ type gemmTraffic struct {
 	stages       int
 	sparse, beta bool
 	sms          int
-	l2KB         int     // L2 size override (0: the config's)
-	dramBound    float64 // fast against detailed, DRAM bytes (0: 2 %)
+	l2KB         int // L2 size override (0: the config's)
 }
 
 func (g gemmTraffic) String() string {

@@ -50,20 +50,18 @@ type Hierarchy interface {
 // time it extrapolates, so that later reads find in L2 what the full run
 // would have left there and the traffic is the full run's. A dirty line
 // it evicts is counted as written back, without booking its channel.
-// sm is the SM that would have read the region (its L2 partition keeps
-// a copy).
 type Toucher interface {
-	Touch(sm int, class Class, r Region)
+	Touch(class Class, r Region)
 }
 
 // Warmer is a hierarchy whose L2 can be brought, before a kernel starts,
 // to the state an earlier kernel left it in (kernel.l2_start: repeat).
-// Warm looks up and fills r's lines as an access from SM sm of the
-// earlier kernel did (with its copies in sm's L2 partition), dirty when write, evicting by the L2's own policy; nothing is
+// Warm looks up and fills r's lines as an access of the earlier kernel
+// did, dirty when write, evicting by the L2's own policy; nothing is
 // counted, no time passes and no dirty victim reaches DRAM (the earlier
 // kernel's traffic is not this one's).
 type Warmer interface {
-	Warm(sm int, class Class, r Region, write bool)
+	Warm(class Class, r Region, write bool)
 	// InheritedWrites are the DRAM writes so far (DRAMWriteBytes and each
 	// class's) of sectors Warm left dirty and the kernel did not write
 	// again: the earlier kernel's output, written back within this one.
@@ -142,14 +140,10 @@ type params struct {
 	lineBytes, secBytes uint64
 	slices, partitions  int
 	slicesPerPart       int
-	// replicate: a line is cached in the requester's partition whatever
-	// its home (more than one partition; see copySlice)
-	replicate           bool
 	l2Sets, l2Ways      int
 	l1Sets, l1Ways      int
 	amap                addressMap
-	pmap                addressMap // over one partition's slices (copyAt)
-	sliceRate, chanRate float64    // bytes per cycle
+	sliceRate, chanRate float64 // bytes per cycle
 	portRate, l1Rate    float64
 	nearLat, farLat     float64
 	dramExtra           float64 // DRAM access beyond an L2 hit
@@ -172,13 +166,10 @@ func deriveParams(cfg Config, clk clock.Clock, numSMs int) params {
 		lineBytes: uint64(l2.LineBytes), secBytes: uint64(l2.SectorBytes),
 		slices: slices, partitions: l2.Partitions,
 		slicesPerPart: l2.SlicesPerPartition,
-		replicate:     l2.Partitions > 1,
 		l2Sets:        sliceBytes / (l2.LineBytes * l2.Ways), l2Ways: l2.Ways,
 		l1Sets: l1Bytes / (cfg.L1.LineBytes * cfg.L1.Ways),
 		l1Ways: cfg.L1.Ways,
 		amap: addressMap{slices: uint64(slices),
-			channels: uint64(cfg.DRAM.Channels), xor: l2.Hash == "xor"},
-		pmap: addressMap{slices: uint64(l2.SlicesPerPartition),
 			channels: uint64(cfg.DRAM.Channels), xor: l2.Hash == "xor"},
 		sliceRate: float64(l2.BytesPerClk) * l2.Efficiency / float64(slices),
 		chanRate:  chanGBps * 1e9 / float64(clk.Freq),
@@ -206,25 +197,4 @@ func (p *params) hitLatency(sm, s int) float64 {
 		return p.nearLat
 	}
 	return p.farLat
-}
-
-// partOfSlice is the partition slice s belongs to.
-func (p *params) partOfSlice(s int) int { return s / p.slicesPerPart }
-
-// copyTagBit is the bit a copy's tag-array key adds to the line's tag
-// (the key over the set count): a copy sits in the set of the line's
-// local number, beside the slice's own lines, with a tag no line of
-// that slice has (below 2^31 sets of lines, some petabytes).
-const copyTagBit = 31
-
-// copyAt is where partition part caches its copy of line, homed in
-// partition home: the slice and the key in its tag array. The copies are
-// spread over the partition's slices by the address map's construction
-// over blocks of slicesPerPart lines (pmap), as the home lines are over
-// all slices, and sit in the sets of their number there, beside the
-// slice's own lines, with a tag none of them has.
-func (p *params) copyAt(line uint64, home, part int) (slice int, key uint64) {
-	s, local := p.pmap.slice(line)
-	o := uint64((home - part + p.partitions) % p.partitions)
-	return part*p.slicesPerPart + s, local + o*uint64(p.l2Sets)<<copyTagBit
 }

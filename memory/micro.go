@@ -163,18 +163,9 @@ func (m micro) figures() []figure {
 // lines would find none.
 func (m micro) partitioned() bool { return m.cfg.L2.Partitions > 1 }
 
-// latency is a latency plateau. l2_far is the far hit: lines homed in
-// the other partition and cached there only, warmed by an SM of that
-// partition (farSM), so that SM 0's timed loads, each to a line it has
-// not touched, go to the home (with replication, lines SM 0 itself
-// warmed would be near hits on its partition's copies).
 func (m micro) latency(level string, ws uint64, home homeFilter) MicroResult {
-	warmSM := microSM
-	if level == "l2_far" {
-		warmSM = m.numSMs - 1
-	}
 	return MicroResult{Kind: "latency", Level: level, Unit: "cycles",
-		Value: m.chaseFrom(ws, home, warmSM), WorkingSetBytes: ws}
+		Value: m.chase(ws, home), WorkingSetBytes: ws}
 }
 
 // sweep is the latency-vs-working-set curve, for all lines and for lines
@@ -219,11 +210,6 @@ const chaseMeasured = 4096
 // than L2 is not warmed: with LRU a cyclic chase over it misses on every
 // load, as a cold one does.
 func (m micro) chase(ws uint64, home homeFilter) float64 {
-	return m.chaseFrom(ws, home, microSM)
-}
-
-// chaseFrom is chase with the warming pass made by SM warmSM.
-func (m micro) chaseFrom(ws uint64, home homeFilter, warmSM int) float64 {
 	e, h, p := m.build()
 	lines := m.chaseLines(p, ws, home)
 	var total, count uint64
@@ -239,11 +225,7 @@ func (m micro) chaseFrom(ws uint64, home homeFilter, warmSM int) float64 {
 		}
 		r := Region{Base: lines[i%len(lines)] * p.lineBytes, Rows: 1,
 			RowBytes: 8, Pitch: 8}
-		sm := microSM
-		if i < warm {
-			sm = warmSM
-		}
-		h.Read(now, sm, AValues, r, true, func(c uint64) {
+		h.Read(now, microSM, AValues, r, true, func(c uint64) {
 			if i >= warm {
 				total += c - now
 				count++

@@ -36,7 +36,7 @@ type l2StreamKernel struct {
 // size 8063: 202 GB/s, 579 cycles a CTA at 1410 MHz, 62 more than the
 // model gives without it); the write kernel's line there (303 GB/s, the
 // store path idle) agrees within 4 % (docs/log/2026-12-07-l2-store.md).
-const l2StreamThreadCycles = 121
+const l2StreamThreadCycles = 62
 
 // gpu-l2-stream's shape of the rows (640 threads x 2 CTAs per SM, 62.5 %
 // occupancy: the read kernel still bound per thread and within 3 %, the

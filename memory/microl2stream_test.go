@@ -44,17 +44,13 @@ var l2StreamMeasured = []struct {
 }
 
 // TestL2StreamMatchesA100 holds the gpu-l2-stream model with the
-// config's l2.write_ratio to a100_80.txt's occupancy sweep. The read
-// kernel (bound per thread: it rises with every step) is within 3 % at
-// 96 x 1, the line l2StreamThreadCycles is fitted on; above it, with the
-// partitions' copies making every load a near hit, the model outruns the
-// hardware more at each step (+5 % at 256 x 2, +15 % at 640 x 2, +32 %
-// at 100 %; before the copies, when half the loads were far, within 3 %
-// up to 62.5 %: docs/log/2026-12-08-l2-partitions.md), bounded at 35 %.
-// The write kernel is within 6 % below 62.5 % occupancy; from 62.5 % on,
-// where it is bound by the L2's store path (flat at 2.59 TB/s on the
-// hardware while the read kernel keeps rising), within 3 %; at 100 %
-// +5.8 % (docs/log/2026-12-07-l2-store.md), bounded at 15 %.
+// config's l2.write_ratio to a100_80.txt's occupancy sweep: up to 62.5 %
+// occupancy the read kernel (bound per thread: it rises with every step)
+// within 3 % and the write kernel within 5 %; from 62.5 % on, where the
+// write kernel is bound by the L2's store path (flat at 2.59 TB/s on the
+// hardware while the read kernel keeps rising), within 3 %. At 100 % both
+// are fast on the model (read +12.8 %, write +6.6 %: docs/log/
+// 2026-12-07-l2-store.md), bounded here at 15 %.
 func TestL2StreamMatchesA100(t *testing.T) {
 	m, launch := l2StreamModel(t, 0)
 	prev := 0.0
@@ -69,15 +65,12 @@ func TestL2StreamMatchesA100(t *testing.T) {
 				row.threads, row.perSM, read, prev)
 		}
 		prev = read
-		boundR, boundW := 0.35, 0.06
-		if row.threads == 96 {
-			boundR = 0.03 // the line l2StreamThreadCycles is fitted on
-		}
+		boundR, boundW := 0.03, 0.05
 		if row.threads >= 640 {
 			boundW = 0.03
 		}
 		if row.threads >= 768 {
-			boundW = 0.15
+			boundR, boundW = 0.15, 0.15
 		}
 		if math.Abs(er) > boundR || math.Abs(ew) > boundW {
 			t.Errorf("%d x %d: read %+.1f %%, write %+.1f %%: want within %.0f %% and %.0f %%",
@@ -85,9 +78,7 @@ func TestL2StreamMatchesA100(t *testing.T) {
 		}
 	}
 	stream := m.bandwidth("l2", m.l2Bytes()/4, false, false).Value
-	// 0.7 before the partitions' copies; with every load a near hit the
-	// kernel reaches 0.70 of the streamer (docs/log/2026-12-08-l2-partitions.md)
-	if prev > 0.75*stream {
+	if prev > 0.7*stream {
 		t.Errorf("read kernel at 100 %%: %.0f GB/s, not bound per thread (L2 streamer %.0f)",
 			prev, stream)
 	}
@@ -156,35 +147,6 @@ func TestMicroL2StreamShapes(t *testing.T) {
 		{640, 0, 1 << 20}, {640, 2, 31}} {
 		if _, err := MicroL2Stream(c, clk, 108, launch, true, s); err == nil {
 			t.Errorf("shape %+v: no error", s)
-		}
-	}
-}
-
-// TestL2StreamLeavesTheL2AtHalfItsSize: gpu-l2-stream's kernels over a
-// growing buffer (a100_80.txt: every CTA sweeps one buffer from all SMs,
-// so every line is read by SMs of both partitions) keep the L2's rate up
-// to about 20 MiB and fall to the DRAM's by 30-39 MiB, where the copies
-// no longer fit one partition (docs/log/2026-12-07-short-k.md, section
-// 3: 640 x 2 read 2123 / 2106 / 1280 GB/s at 3.9 / 16.2 / 38.9 MiB,
-// write 2595 / 2597 / 1890; 1024 x 2 read 2860 / 2837 / 1726, write
-// 2427 / 2425 / 1871). Without the copies the model kept its L2 rate to
-// 40 MB (38.9 MiB within 1 % of 3.9 MiB on all four).
-func TestL2StreamLeavesTheL2AtHalfItsSize(t *testing.T) {
-	m, launch := l2StreamModel(t, 0)
-	for _, threads := range []int{640, 1024} {
-		for _, store := range []bool{false, true} {
-			at := func(sizeKB int) float64 {
-				k := m.l2StreamKernel(store, launch)
-				k.buffer = uint64(sizeKB*1024/16+1) * l2StreamElemBytes
-				return k.shape(threads, 2).run() * 1.41
-			}
-			small, mid, big := at(8063), at(33199), at(79737)
-			t.Logf("%d x 2 store %v: %.0f / %.0f / %.0f GB/s at 3.9 / 16.2 / 38.9 MiB",
-				threads, store, small, mid, big)
-			if mid < 0.85*small || big > 0.8*small {
-				t.Errorf("%d x 2 store %v: 16.2 MiB at %.2f and 38.9 MiB at %.2f of the 3.9 MiB rate; want >= 0.85 and <= 0.8",
-					threads, store, mid/small, big/small)
-			}
 		}
 	}
 }

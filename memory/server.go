@@ -81,15 +81,8 @@ func (c *calendar) clear() {
 
 // calendarScan is how many windows a booking searches for free capacity
 // before it joins the end of the backlog: under overload the windows in
-// between are (nearly) full, and this bounds the cost of a booking. It
-// was 8: with the L2 partitions' copies, requests booked far ahead (an
-// SM's port backlog of several k-steps) left the windows in between
-// partly free, and a booking that found 8 full ones jumped behind them:
-// on TestFastAgreesWithDetailed's partition case fast took 10514 cycles
-// against detailed's 8972; 8882 at 16, 8610 at 32 and 64, where the fast
-// model's FastRead benchmark ran at 1.0 and 0.65 M lines/s against 1.1-1.5
-// at 8 and 16 (docs/log/2026-12-08-l2-partitions.md).
-const calendarScan = 16
+// between are (nearly) full, and this bounds the cost of a booking.
+const calendarScan = 8
 
 // reserve books bytes arriving at cycle at (not before the epoch) and
 // returns when the last of them has been served.

@@ -189,14 +189,3 @@ func (t *tagArray) cleanAll(fn func(eviction)) {
 		}
 	}
 }
-
-// invalidate drops the line with key local, if the store holds it (a
-// copy whose home was written). A copy is never dirty: nothing is lost.
-func (t *tagArray) invalidate(local uint64) {
-	set, tag := t.split(local)
-	if e := t.find(set*t.ways, tag); e >= 0 {
-		t.setTag(e, 0)
-		t.entry[e] = tagEntry{}
-		t.stamp[e] = 0
-	}
-}

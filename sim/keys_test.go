@@ -112,19 +112,12 @@ func TestEveryKeyDrivesTheInstructionSM(t *testing.T) {
 		{sets: []string{"sm.max_ctas=1"}, want: +1},
 		{sets: []string{"sm.registers=32768"}, want: +1},
 		{sets: []string{"sm.register_file_bytes_per_clk=64"}, want: +1},
-		// The same width in 32 banks of 12 B: a 128-B register is one
-		// bank's for 11 cycles, where 2 banks of 192 B serve it in one.
-		// (8 banks of 48 B, 3 cycles, move this tensor-bound kernel by
-		// less than its run-to-run noise of about 0.5 %: -0.6 % with the
-		// L2 partitions' copies, docs/log/2026-12-08-l2-partitions.md.)
-		{sets: []string{"sm.register_file_banks=32"}, want: +1},
+		// The same width in 8 banks of 48 B: an HMMA's operands no longer
+		// split evenly, and a bank's share rounds up to whole cycles.
+		{sets: []string{"sm.register_file_banks=8"}, want: +1},
 		{sets: []string{"sm.barrier_latency=200"}, want: +1},
 		{sets: []string{"sm.cta_launch_latency=2000"}, want: +1},
-		// 2000 cycles between CTA dispatches spread the 16 CTAs' starts
-		// over 30 000 cycles, as long as the kernel; 500 (7 500 cycles)
-		// staggers the first wave, which can as well relieve its
-		// contention (-0.8 % with the L2 partitions' copies).
-		{sets: []string{"sm.cta_dispatch_interval=2000"}, want: +1},
+		{sets: []string{"sm.cta_dispatch_interval=500"}, want: +1},
 		{sets: []string{"sm.kernel_launch_latency=5000"}, want: +1},
 		{sets: []string{"shared_memory.carveout_kb=100"}, want: +1},
 		{sets: []string{"shared_memory.bytes_per_clk=32"}, want: +1},

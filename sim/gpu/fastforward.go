@@ -361,7 +361,7 @@ func (f *fastForward) touch() {
 		for _, c := range f.resident {
 			if d < f.st(c).skip {
 				for _, r := range c.Tiles(f.st(c).lastK + 1 + c.Plan.Tile.Stages + d) {
-					t.Touch(c.SM.ID, r.Class, r.Region)
+					t.Touch(r.Class, r.Region)
 				}
 			}
 		}

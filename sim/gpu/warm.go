@@ -44,17 +44,14 @@ func (g *GPU) warmL2() error {
 		for i := start; i < min(start+wave, p.CTAs); i++ {
 			ctas = append(ctas, kernel.NewCTA(p, i))
 		}
-		warmWave(w, ctas, len(g.sms))
+		warmWave(w, ctas)
 	}
 	return nil
 }
 
 // warmWave replays one wave's accesses: segment by segment, each
-// segment's k-steps across the wave's CTAs, then their epilogues. CTA i
-// is replayed as an access from SM i mod sms, where the GPU deals the
-// first wave (Run: slot by slot over the SMs); the SM's L2 partition
-// keeps the copies.
-func warmWave(w memory.Warmer, ctas []kernel.CTA, sms int) {
+// segment's k-steps across the wave's CTAs, then their epilogues.
+func warmWave(w memory.Warmer, ctas []kernel.CTA) {
 	for seg := 0; ; seg++ {
 		steps := -1
 		for i := range ctas {
@@ -69,7 +66,7 @@ func warmWave(w memory.Warmer, ctas []kernel.CTA, sms int) {
 			for i := range ctas {
 				if c := &ctas[i]; c.Seg == seg && k < c.Steps {
 					for _, r := range c.Tiles(k) {
-						w.Warm(c.Index%sms, r.Class, r.Region, false)
+						w.Warm(r.Class, r.Region, false)
 					}
 				}
 			}
@@ -78,10 +75,10 @@ func warmWave(w memory.Warmer, ctas []kernel.CTA, sms int) {
 			if c := &ctas[i]; c.Seg == seg {
 				reads, writes := c.EpilogueTiles()
 				for _, r := range reads {
-					w.Warm(c.Index%sms, r.Class, r.Region, false)
+					w.Warm(r.Class, r.Region, false)
 				}
 				for _, r := range writes {
-					w.Warm(c.Index%sms, r.Class, r.Region, true)
+					w.Warm(r.Class, r.Region, true)
 				}
 			}
 		}
