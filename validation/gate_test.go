@@ -12,19 +12,15 @@ import (
 // microbenchmark (the row l2.efficiency is calibrated on: the gate keeps
 // it there), and the FP16 peak of the tensor-core microbenchmark.
 // Each kind's tolerance is its goal in docs/validation.md as a bound on
-// one row (held-out dense GEMM time 8 %; memory microbenchmarks 10 %;
-// peaks 1 %: the published peak is an achieved one, 0.3 % under the
-// whitepaper's), except where this row misses the goal: the sparse time
-// and the speedup, at +9.7 % and -8.2 % since the A100's L2 partitions
-// keep copies of far-homed lines (the loop's 31 MB working set no longer
-// fits the two partitions' 20 MB each: 9.1 MB read from DRAM where
-// there were none; docs/log/2026-12-08-relanded.md), are bounded at
-// 10 %, so that a change moving them further still fails. The measured
-// values come from the points file, never from here.
+// one row (held-out GEMM times 8 %; speedup 8 %, the goal's 6 % MAPE
+// being over all rows, this one's -5.8 % among them; memory
+// microbenchmarks 10 %; peaks 1 %: the published peak is an achieved
+// one, 0.3 % under the whitepaper's). The measured values come from the
+// points file, never from here.
 var gateRows = []string{"linear-768x3072x3072", "bw-l2", "peak-fp16"}
 
 var gateTolerance = map[string]float64{
-	"gemm_dense_time": 0.08, "gemm_sparse_time": 0.10, "gemm_speedup": 0.10,
+	"gemm_dense_time": 0.08, "gemm_sparse_time": 0.08, "gemm_speedup": 0.08,
 	"bandwidth": 0.10, "peak": 0.01,
 }
 
