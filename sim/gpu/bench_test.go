@@ -65,8 +65,8 @@ func benchModes(b *testing.B, cfg *configs.Config, k int, tile configs.TileConfi
 // small: the dense weight GEMMs' winner (128x128x32_64x64_s5, two CTAs
 // per SM, 128 k-steps per CTA) on a quarter of the A100's SMs, with the
 // prefill's 2.4 waves (1024x2048x4096 FP16 on 27 SMs), simulated with
-// the default fast paths. Its CPU per op is the prefill's CPU per warp
-// k-step ([the fourth prefill log](../../docs/log/2026-12-08-prefill-speed-fourth.md)).
+// the default fast paths: what the prefill's CPU per warp k-step is made
+// of (docs/log/2026-12-08-prefill-speed-fourth.md).
 func BenchmarkPrefillDenseWinner(b *testing.B) {
 	cfg := loadTest(b, "gpu.sm_count=27")
 	var tile configs.TileConfig
