@@ -22,16 +22,24 @@ type tagArray struct {
 	wide       []uint64 // tags after the first that does not (nil before)
 	stamp      []uint64 // LRU: last use
 	entry      []tagEntry
+	dirty      []tagDirty
+	class      []uint8 // class that last wrote each entry's line
 	clock      uint64
 	last       int // entry of the last access
 }
 
-// tagEntry is the state of one cached line.
+// tagEntry is what every lookup of a cached line reads: 16 bytes, four
+// to one of the host's 64-B cache lines (on a large L2 the lookup's cache
+// miss is the fast model's largest cost). What only a write, an eviction
+// and the warm pass read is kept apart: tagDirty and tagArray.class.
 type tagEntry struct {
 	valid uint64  // sector mask
-	dirty uint64  // sector mask
 	ready float64 // cycle the line's last fill arrives
-	class uint8   // class that last wrote the line
+}
+
+// tagDirty is a cached line's dirty state.
+type tagDirty struct {
+	dirty uint64 // sector mask
 	// warm are the dirty sectors the warm pass (kernel.l2_start: repeat)
 	// left, not written since: the earlier kernel's output.
 	warm uint64
@@ -40,7 +48,8 @@ type tagEntry struct {
 func newTagArray(sets, ways int) *tagArray {
 	n := sets * ways
 	t := &tagArray{sets: sets, ways: ways, narrow: make([]uint32, n),
-		stamp: make([]uint64, n), entry: make([]tagEntry, n)}
+		stamp: make([]uint64, n), entry: make([]tagEntry, n), dirty: make([]tagDirty, n),
+		class: make([]uint8, n)}
 	if sets&(sets-1) == 0 {
 		t.pow2 = true
 		for 1<<t.shift < sets {
@@ -107,11 +116,12 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	e := t.find(base, tag)
 	if e < 0 {
 		e = t.victim(base)
-		if v := &t.entry[e]; t.tagAt(e) != 0 && v.dirty != 0 {
-			ev = eviction{t.lineOf(e), v.dirty, Class(v.class), v.warm}
+		if v := &t.dirty[e]; t.tagAt(e) != 0 && v.dirty != 0 {
+			ev = eviction{t.lineOf(e), v.dirty, Class(t.class[e]), v.warm}
 		}
 		t.setTag(e, tag)
-		t.entry[e] = tagEntry{class: t.entry[e].class}
+		t.entry[e] = tagEntry{}
+		t.dirty[e] = tagDirty{}
 	}
 	t.last = e
 	t.stamp[e] = t.clock
@@ -119,9 +129,10 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 	miss = mask &^ en.valid
 	en.valid |= mask
 	if write {
-		en.dirty |= mask
-		en.warm &^= mask
-		en.class = uint8(c)
+		d := &t.dirty[e]
+		d.dirty |= mask
+		d.warm &^= mask
+		t.class[e] = uint8(c)
 	}
 	return miss, ev
 }
@@ -129,8 +140,8 @@ func (t *tagArray) access(local, mask uint64, write bool, c Class) (
 // markWarm records that the dirty sectors in mask of the last accessed
 // line were left by the warm pass, not by the running kernel.
 func (t *tagArray) markWarm(mask uint64) {
-	en := &t.entry[t.last]
-	en.warm |= mask & en.dirty
+	d := &t.dirty[t.last]
+	d.warm |= mask & d.dirty
 }
 
 // find is the entry of set base holding tag, or -1.
@@ -183,9 +194,9 @@ func (t *tagArray) filledAt(c float64) {
 // cleanAll reports every dirty line to fn and marks it clean.
 func (t *tagArray) cleanAll(fn func(eviction)) {
 	for e := range t.entry {
-		if en := &t.entry[e]; t.tagAt(e) != 0 && en.dirty != 0 {
-			fn(eviction{t.lineOf(e), en.dirty, Class(en.class), en.warm})
-			en.dirty, en.warm = 0, 0
+		if d := &t.dirty[e]; t.tagAt(e) != 0 && d.dirty != 0 {
+			fn(eviction{t.lineOf(e), d.dirty, Class(t.class[e]), d.warm})
+			d.dirty, d.warm = 0, 0
 		}
 	}
 }

@@ -60,3 +60,29 @@ func benchModes(b *testing.B, cfg *configs.Config, k int, tile configs.TileConfi
 		b.Run(name, func(b *testing.B) { bench(b, p) })
 	}
 }
+
+// BenchmarkPrefillDenseWinner is the cold LLM prefill's hot kernel in
+// small: the dense weight GEMMs' winner (128x128x32_64x64_s5, two CTAs
+// per SM, 128 k-steps per CTA) on a quarter of the A100's SMs, with the
+// prefill's 2.4 waves (1024x2048x4096 FP16 on 27 SMs), simulated with
+// the default fast paths: what the prefill's CPU per warp k-step is made
+// of (docs/log/2026-12-08-prefill-speed-fourth.md).
+func BenchmarkPrefillDenseWinner(b *testing.B) {
+	cfg := loadTest(b, "gpu.sm_count=27")
+	var tile configs.TileConfig
+	for _, t := range cfg.Kernel.Candidates {
+		if t.Name() == "128x128x32_64x64_s5" {
+			tile = t
+		}
+	}
+	g := kernel.Shape{M: 1024, N: 2048, K: 4096, Batch: 1, Precision: tensorcore.FP16}
+	p, err := kernel.New(cfg, g, tile, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := Simulate(cfg, p, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
